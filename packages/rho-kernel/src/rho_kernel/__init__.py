@@ -1,0 +1,3 @@
+"""rho's plugin kernel."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,124 @@
+"""The configuration schema (`~/.rho/config.toml` merged with `<project>/.rho/config.toml`)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=False)
+
+
+class AgentConfig(_Section):
+    """`[agent]`: model selection and loop limits."""
+
+    model: str | None = None
+    provider: str | None = None
+    max_iterations: int = Field(32, ge=1)
+    retry_budget: int = Field(4, ge=0)
+    initial_backoff_ms: int = Field(500, ge=0)
+    token_budget: int = Field(32768, ge=256)
+    completion_reserve: int = Field(8192, ge=1)
+    stuck_loop_threshold: int = Field(3, ge=0)
+    max_consecutive_empty: int = Field(5, ge=0)
+    show_reasoning: bool = False
+    reasoning_effort: str | None = None
+    auto_compact_threshold: int = Field(0, ge=0, le=100)
+    compaction_mode: Literal["mechanical", "llm"] = "mechanical"
+    first_token_timeout_secs: float = Field(90, ge=0)
+    stream_idle_timeout_secs: float = Field(60, ge=0)
+
+
+class ProviderConfig(_Section):
+    """One `[[providers]]` entry."""
+
+    name: str | None = None
+    preset: str | None = None
+    type: str | None = None
+    endpoint: str | None = None
+    api: Literal["chat_completions", "responses"] | None = None
+    api_key_env: str | None = None
+    default_model: str | None = None
+    models_endpoint: str | None = None
+
+
+ApprovalMode = Literal["auto", "ask", "deny"]
+
+
+class ApprovalConfig(_Section):
+    """`[approval]`: per-tool overrides of the risk-based policy."""
+
+    per_tool: dict[str, ApprovalMode] = Field(default_factory=dict)
+
+
+class ShellConfig(_Section):
+    """`[shell]`: additions to the command denylist."""
+
+    denied_commands: list[str] = Field(default_factory=list)
+    denied_flag_combos: list[list[str]] = Field(default_factory=list)
+
+
+class ContextConfig(_Section):
+    """`[context]`: which project context files are scanned."""
+
+    scan_list: list[str] = Field(
+        default_factory=lambda: ["AGENTS.md", ".agents.md", "CLAUDE.md", ".cursorrules", ".rho/prompt.md"]
+    )
+
+
+class RedactionConfig(_Section):
+    """`[redaction]`: secret redaction of tool output."""
+
+    enabled: bool = True
+    custom_patterns: list[str] = Field(default_factory=list)
+
+
+class MemoryConfig(_Section):
+    """`[memory]`: the project knowledge base."""
+
+    enabled: bool = False
+
+
+class SystemPromptConfig(_Section):
+    """`[system_prompt]`: fragments appended to the system prompt."""
+
+    extensions: list[str] = Field(default_factory=list)
+
+
+class PluginsConfig(_Section):
+    """`[plugins]`: plugins (by registered name) that must not be loaded."""
+
+    disabled: list[str] = Field(default_factory=list)
+
+
+class RhoConfig(_Section):
+    """The whole merged configuration. Every field has a default, so an empty file is valid."""
+
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    providers: list[ProviderConfig] = Field(default_factory=list)
+    provider: ProviderConfig | None = None  # legacy single-provider table
+    approval: ApprovalConfig = Field(default_factory=ApprovalConfig)
+    shell: ShellConfig = Field(default_factory=ShellConfig)
+    context: ContextConfig = Field(default_factory=ContextConfig)
+    redaction: RedactionConfig = Field(default_factory=RedactionConfig)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
+    system_prompt: SystemPromptConfig = Field(default_factory=SystemPromptConfig)
+    plugins: PluginsConfig = Field(default_factory=PluginsConfig)
+    extensions: dict[str, Any] = Field(default_factory=dict)
+
+
+__all__ = [
+    "AgentConfig",
+    "ApprovalConfig",
+    "ApprovalMode",
+    "ContextConfig",
+    "MemoryConfig",
+    "PluginsConfig",
+    "ProviderConfig",
+    "RedactionConfig",
+    "RhoConfig",
+    "ShellConfig",
+    "SystemPromptConfig",
+]

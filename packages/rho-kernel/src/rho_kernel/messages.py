@@ -1,0 +1,114 @@
+"""Chat messages as they are kept in sessions and sent to models."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant", "tool"]
+FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
+
+
+class FunctionCall(BaseModel):
+    """The function part of a model-issued tool call; `arguments` is a JSON string."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str
+    arguments: str = ""
+
+
+class ToolCall(BaseModel):
+    """One tool call requested by the model inside an assistant message."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+    @property
+    def name(self) -> str:
+        """The called tool's name."""
+        return self.function.name
+
+    @property
+    def arguments(self) -> str:
+        """The raw JSON argument string, exactly as the model produced it."""
+        return self.function.arguments
+
+
+class TextPart(BaseModel):
+    """A text content block (the list form of `content`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ChatMessage(BaseModel):
+    """A message in the conversation (OpenAI Chat Completions shape).
+
+    `finish_reason` is kept on assistant messages and `is_error` on tool messages; neither is
+    sent to the model. Unknown fields are ignored so older and newer session files load.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    role: Role
+    content: str | list[TextPart] = ""
+    tool_calls: list[ToolCall] | None = None
+    tool_call_id: str | None = None
+    finish_reason: FinishReason | None = None
+    is_error: bool | None = None
+
+    @property
+    def text(self) -> str:
+        """The message text, joining text blocks when content is a list."""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(part.text for part in self.content)
+
+    @classmethod
+    def system(cls, text: str) -> ChatMessage:
+        return cls(role="system", content=text)
+
+    @classmethod
+    def user(cls, text: str) -> ChatMessage:
+        return cls(role="user", content=text)
+
+    @classmethod
+    def assistant(
+        cls,
+        text: str,
+        tool_calls: list[ToolCall] | None = None,
+        finish_reason: FinishReason | None = None,
+    ) -> ChatMessage:
+        return cls(
+            role="assistant", content=text, tool_calls=tool_calls or None, finish_reason=finish_reason
+        )
+
+    @classmethod
+    def tool_result(cls, tool_call_id: str, output: str, is_error: bool) -> ChatMessage:
+        return cls(role="tool", content=output, tool_call_id=tool_call_id, is_error=is_error)
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON form persisted in sessions and returned by `getMessages`."""
+        record = self.model_dump(exclude_none=True)
+        if self.role == "tool":
+            record["is_error"] = bool(self.is_error)
+        return record
+
+    def to_wire(self) -> dict[str, Any]:
+        """The Chat Completions form sent to a model (no rho-only fields)."""
+        wire: dict[str, Any] = {"role": self.role, "content": self.text}
+        if self.tool_calls:
+            wire["tool_calls"] = [call.model_dump() for call in self.tool_calls]
+        if self.tool_call_id is not None:
+            wire["tool_call_id"] = self.tool_call_id
+        return wire
+
+
+__all__ = ["ChatMessage", "FinishReason", "FunctionCall", "Role", "TextPart", "ToolCall"]

@@ -1,0 +1,116 @@
+"""The provider-neutral request, stream events, usage and errors every protocol service speaks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rho_kernel.messages import ToolCall
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token usage reported by a model for one request (or summed over several)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    total_tokens: int = 0
+    cost: float | None = None  # provider-reported cost, when the provider sends one
+
+    def add(self, other: Usage) -> None:
+        """Accumulate `other` into this usage."""
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cached_tokens += other.cached_tokens
+        self.reasoning_tokens += other.reasoning_tokens
+        self.total_tokens += other.total_tokens
+        if other.cost is not None:
+            self.cost = (self.cost or 0.0) + other.cost
+
+
+@dataclass(slots=True)
+class ModelRequest:
+    """One request to a model: wire-neutral messages (Chat Completions shaped dicts) and tools.
+
+    `tools` holds `{"name", "description", "parameters"}` dicts; each protocol service
+    renders them in its own shape.
+    """
+
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+
+
+@dataclass(slots=True)
+class TextDelta:
+    """A piece of the assistant's reply text."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class ReasoningDelta:
+    """A piece of reasoning (chain of thought or its summary)."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class ModelResponse:
+    """The whole decoded response: the last event of every successful stream."""
+
+    text: str = ""
+    reasoning: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage | None = None
+    finish_reason: str | None = None
+
+
+StreamEvent = TextDelta | ReasoningDelta | ModelResponse
+
+
+class ProviderError(Exception):
+    """A failed model request.
+
+    `kind` is one of "connect" (nothing answered), "http" (an error status), "timeout",
+    "stream" (an error inside the stream) or "decode" (a malformed body). `retryable` tells the
+    loop whether backing off and retrying may help; `retry_after` is the server's hint in seconds.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        provider: str = "",
+        endpoint: str = "",
+        status: int | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.provider = provider
+        self.endpoint = endpoint
+        self.status = status
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+    def __str__(self) -> str:
+        return self.message
+
+
+__all__ = [
+    "ModelRequest",
+    "ModelResponse",
+    "ProviderError",
+    "ReasoningDelta",
+    "StreamEvent",
+    "TextDelta",
+    "Usage",
+]

@@ -1,0 +1,90 @@
+"""The tool contract: risk, phase, results, the execution context and the `Tool` base."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rho_kernel.cancel import CancelToken
+    from rho_kernel.config.model import RhoConfig
+    from rho_kernel.security.sandbox import SandboxRoot
+    from rho_kernel.session.store import Session
+
+
+class Risk(StrEnum):
+    """How dangerous a tool is; the approval policy decides from it (wire labels)."""
+
+    READ = "read"
+    WRITE = "write"
+    DESTRUCTIVE = "destructive"
+    NETWORK = "network"
+
+
+class Phase(StrEnum):
+    """The phase of work a tool belongs to, declared by the tool itself."""
+
+    EXPLORATION = "exploration"
+    EXECUTION = "execution"
+    VERIFICATION = "verification"
+    CONCLUSION = "conclusion"
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """What a tool returns: text for the model, an error flag, and details the model never sees."""
+
+    output: str
+    is_error: bool = False
+    details: Any = None
+
+    @classmethod
+    def error(cls, output: str, details: Any = None) -> ToolResult:
+        return cls(output=output, is_error=True, details=details)
+
+
+class ToolError(Exception):
+    """Raised by a tool to fail with a message meant for the model (no traceback)."""
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a tool may use while executing.
+
+    `root` is the sandbox every file or shell access must go through, `config` the merged
+    configuration, `cancel` the turn's cancellation token, `session` a handle on the running
+    session (None outside a session), and `stash` per-plugin state keyed by the plugin.
+    """
+
+    root: SandboxRoot
+    config: RhoConfig
+    cancel: CancelToken
+    session: Session | None = None
+    stash: dict[Any, Any] = field(default_factory=dict)
+
+
+class Tool:
+    """Base class for tools that need state; stateless ones use the `@tool` decorator.
+
+    Subclasses set `name`, `description`, `parameters` (a JSON Schema object), `risk` and
+    optionally `phase`, and implement `execute`. `execute` receives the decoded argument
+    object; it validates it itself (or through `validate`) and returns a `ToolResult`.
+    Raising `ToolError` (or any exception) becomes an error result for the model.
+    """
+
+    name: str = ""
+    description: str = ""
+    parameters: dict[str, Any] = {"type": "object", "properties": {}}
+    risk: Risk = Risk.READ
+    phase: Phase | None = None
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
+
+    def schema(self) -> dict[str, Any]:
+        """The tool definition sent to the model (name, description, parameters)."""
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+
+__all__ = ["Phase", "Risk", "Tool", "ToolContext", "ToolError", "ToolResult"]
