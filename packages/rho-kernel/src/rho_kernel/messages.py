@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
@@ -63,6 +63,15 @@ class ChatMessage(BaseModel):
     tool_call_id: str | None = None
     finish_reason: FinishReason | None = None
     is_error: bool | None = None
+    _wire: dict[str, Any] | None = PrivateAttr(default=None)
+
+    def __eq__(self, other: object) -> bool:
+        # The private wire cache must not take part in equality.
+        if not isinstance(other, ChatMessage):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def text(self) -> str:
@@ -102,12 +111,15 @@ class ChatMessage(BaseModel):
         return record
 
     def to_wire(self) -> dict[str, Any]:
-        """The Chat Completions form sent to a model (no rho-only fields)."""
+        """The Chat Completions form sent to a model (no rho-only fields); computed once."""
+        if self._wire is not None:
+            return self._wire
         wire: dict[str, Any] = {"role": self.role, "content": self.text}
         if self.tool_calls:
             wire["tool_calls"] = [call.model_dump() for call in self.tool_calls]
         if self.tool_call_id is not None:
             wire["tool_call_id"] = self.tool_call_id
+        self._wire = wire
         return wire
 
 

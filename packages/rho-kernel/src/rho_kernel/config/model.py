@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Section(BaseModel):
@@ -64,7 +64,13 @@ class ContextConfig(_Section):
     """`[context]`: which project context files are scanned."""
 
     scan_list: list[str] = Field(
-        default_factory=lambda: ["AGENTS.md", ".agents.md", "CLAUDE.md", ".cursorrules", ".rho/prompt.md"]
+        default_factory=lambda: [
+            "AGENTS.md",
+            ".agents.md",
+            "CLAUDE.md",
+            ".cursorrules",
+            ".rho/prompt.md",
+        ]
     )
 
 
@@ -93,6 +99,33 @@ class PluginsConfig(_Section):
     disabled: list[str] = Field(default_factory=list)
 
 
+class ExtensionPermissions(_Section):
+    """`[extensions.defaults]` or `[extensions.per_extension."<name>"]`.
+
+    Every field is optional: None means "not set here" (a per-extension value overrides the
+    defaults field by field; unset everywhere means the extension host's own default).
+    """
+
+    network: bool | None = None
+    commands: bool | None = None
+    max_memory_mb: int | None = Field(None, ge=1)
+    max_execution_time_s: float | None = Field(None, gt=0)
+    allow_paths: list[str] | None = None
+
+
+class ExtensionsConfig(_Section):
+    """The typed shape of `[extensions]` (kept as a plain dict in `RhoConfig.extensions`).
+
+    The loader validates `[extensions]` against this model so that type errors are reported
+    with the file and key; extension hosts can parse `RhoConfig.extensions` with it.
+    """
+
+    enabled: list[str] = Field(default_factory=list)
+    disabled: list[str] = Field(default_factory=list)
+    defaults: ExtensionPermissions = Field(default_factory=ExtensionPermissions)
+    per_extension: dict[str, ExtensionPermissions] = Field(default_factory=dict)
+
+
 class RhoConfig(_Section):
     """The whole merged configuration. Every field has a default, so an empty file is valid."""
 
@@ -108,12 +141,21 @@ class RhoConfig(_Section):
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
     extensions: dict[str, Any] = Field(default_factory=dict)
 
+    @model_validator(mode="after")
+    def _adopt_legacy_provider(self) -> RhoConfig:
+        """The legacy `[provider]` table is used only when there is no `[[providers]]`."""
+        if not self.providers and self.provider is not None:
+            self.providers = [self.provider]
+        return self
+
 
 __all__ = [
     "AgentConfig",
     "ApprovalConfig",
     "ApprovalMode",
     "ContextConfig",
+    "ExtensionPermissions",
+    "ExtensionsConfig",
     "MemoryConfig",
     "PluginsConfig",
     "ProviderConfig",

@@ -1,0 +1,172 @@
+"""Every hook a rho plugin can implement, read top to bottom.
+
+Plugins implement hooks with `rho_kernel.hookimpl` and are found through the `rho` entry-point
+group. An implementation may accept any subset of a hook's arguments (pluggy's rule), so new
+arguments can be added without breaking old plugins. Registration hooks (`rho_register_*`)
+return lists; the host calls each implementation on its own so that every contribution is
+attributed to the plugin that made it and one broken plugin cannot take the others down.
+
+All hooks are synchronous and cheap: they contribute objects, and the objects do their I/O
+asynchronously on rho's single asyncio loop.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from rho_kernel.config.model import ApprovalMode, RhoConfig
+    from rho_kernel.loop.approval import ApprovalGate
+    from rho_kernel.loop.compaction import CompactionStrategy
+    from rho_kernel.loop.observer import Observer
+    from rho_kernel.messages import ToolCall
+    from rho_kernel.providers.service import ServiceFactory
+    from rho_kernel.rpc import RpcMethod
+    from rho_kernel.runtime import Runtime
+    from rho_kernel.tools.base import Risk, Tool, ToolResult
+    from rho_kernel.tools.intercept import Interception
+
+hookspec = pluggy.HookspecMarker("rho")
+
+
+# ── Tools ────────────────────────────────────────────────────────────────────
+
+
+@hookspec
+def rho_register_tools(config: RhoConfig, root: Path) -> list[Tool]:
+    """Contribute tools to the model.
+
+    Called once at startup, after configuration is loaded. Return a list of `Tool` instances
+    or `@tool`-decorated functions (an empty list, or None, contributes nothing). Two tools
+    with the same name are a startup error naming both plugins.
+
+    :param config: the merged configuration.
+    :param root: the canonical project (sandbox) root.
+
+    Added in 0.1.
+    """
+
+
+# ── Providers ────────────────────────────────────────────────────────────────
+
+
+@hookspec
+def rho_register_provider_services() -> list[ServiceFactory]:
+    """Contribute wire-protocol services (e.g. "chat_completions", "responses").
+
+    Return `ServiceFactory` objects; a provider's `api` setting selects the factory with the
+    same `api`. Called once at startup. The kernel's own Chat Completions service is
+    contributed through this hook.
+
+    Added in 0.1.
+    """
+
+
+# ── Loop ─────────────────────────────────────────────────────────────────────
+
+
+@hookspec
+def rho_register_compaction_strategies() -> list[CompactionStrategy]:
+    """Contribute compaction strategies, selected by name with `[agent] compaction_mode`.
+
+    Called once at startup. Added in 0.1.
+    """
+
+
+@hookspec(firstresult=True)
+def rho_approval_policy(tool_name: str, risk: Risk, config: RhoConfig) -> ApprovalMode | None:
+    """Decide whether a tool call runs without asking ("auto"), asks ("ask") or is refused ("deny").
+
+    Called before every tool call that was not blocked. The first non-None result wins;
+    None means "no opinion". The kernel's built-in policy (registered as `rho.approval`)
+    answers from `[approval.per_tool]`, then from the risk: read → auto, anything else → ask.
+
+    Added in 0.1.
+    """
+
+
+@hookspec(firstresult=True)
+def rho_approval_gate(config: RhoConfig) -> ApprovalGate | None:
+    """Provide the gate that asks a human when the policy says "ask".
+
+    Called once per prompt; the first non-None result wins. With no gate at all, calls that
+    need approval are denied. The RPC host provides a gate that sends `approval/request` and
+    waits for `approvalResponse`.
+
+    Added in 0.1.
+    """
+
+
+@hookspec
+def rho_register_observers(config: RhoConfig) -> list[Observer]:
+    """Contribute observers that receive the loop's live events (see `Observer`).
+
+    Called once per prompt. Added in 0.1.
+    """
+
+
+@hookspec
+def rho_before_tool_call(call: ToolCall, arguments: dict[str, Any], tool: Tool | None) -> Interception | None:
+    """Intercept a tool call before approval and execution.
+
+    Called for every tool call the model makes, in plugin order. Return `Block(reason)` to
+    refuse it (the first Block wins and no later implementation is asked), `Rewrite(arguments)`
+    to replace the decoded arguments seen by later implementations and by the tool, or None to
+    let it pass. `tool` is None when the model named a tool that does not exist.
+
+    Added in 0.1.
+    """
+
+
+@hookspec
+def rho_after_tool_call(call: ToolCall, result: ToolResult) -> ToolResult | None:
+    """See, and optionally replace, a tool's result before it is redacted and stored.
+
+    Called after every executed call. Return a `ToolResult` to replace the result (later
+    implementations see the replacement) or None to keep it.
+
+    Added in 0.1.
+    """
+
+
+# ── Prompt ───────────────────────────────────────────────────────────────────
+
+
+@hookspec
+def rho_system_prompt_fragments(config: RhoConfig, root: Path) -> list[str]:
+    """Contribute text appended to the system prompt of new sessions.
+
+    Called once when a session is created. Return a list of strings (each appended after a
+    blank line), in plugin order. Added in 0.1.
+    """
+
+
+# ── Protocol ─────────────────────────────────────────────────────────────────
+
+
+@hookspec
+def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
+    """Contribute JSON-RPC methods (see `RpcMethod`); handlers may keep `runtime`.
+
+    Called once when the RPC server starts. A method name contributed twice is a startup
+    error naming both plugins. Added in 0.1.
+    """
+
+
+# ── Lifecycle ────────────────────────────────────────────────────────────────
+
+
+@hookspec
+def rho_startup(runtime: Runtime) -> None:
+    """Called once after the runtime is assembled and before the host accepts requests.
+
+    Keep it quick: heavy work belongs in the background or on first use. Added in 0.1.
+    """
+
+
+@hookspec
+def rho_shutdown(runtime: Runtime) -> None:
+    """Called once when rho shuts down cleanly (end of input or a signal). Added in 0.1."""

@@ -1,0 +1,410 @@
+"""The agent loop: thinking → awaiting_approval → executing_tool → … → idle."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rho_kernel.cancel import Cancelled, CancelToken
+from rho_kernel.loop.approval import ApprovalDecision, ApprovalGate, ApprovalRequest
+from rho_kernel.loop.observer import Observer
+from rho_kernel.loop.result import (
+    AgentError,
+    AgentResult,
+    FinishReason,
+    OutcomeKind,
+    RunUsage,
+    ToolCallRecord,
+)
+from rho_kernel.messages import ChatMessage, ToolCall
+from rho_kernel.providers.events import (
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    ReasoningDelta,
+    TextDelta,
+)
+from rho_kernel.tools.base import Risk, ToolContext, ToolError, ToolResult
+from rho_kernel.tools.intercept import Block
+
+if TYPE_CHECKING:
+    from rho_kernel.config.model import RhoConfig
+    from rho_kernel.plugins import PluginHost
+    from rho_kernel.providers.service import LlmService
+    from rho_kernel.security.sandbox import SandboxRoot
+    from rho_kernel.session.store import Session
+    from rho_kernel.tools.registry import ToolRegistry
+
+EMPTY_REPLY_NUDGE = (
+    "Your previous response was empty. Please provide a tool call or text response and try again."
+)
+EMPTY_REPLY_GIVE_UP = (
+    "The model returned empty responses consecutively and was unable to continue. "
+    "Try rephrasing the request or switching to a more capable model."
+)
+TURN_ERROR_KIND = "rho.turn_error.v1"
+
+
+@dataclass
+class LoopParams:
+    """Everything one run of the loop needs besides the session and the message."""
+
+    service: LlmService
+    model: str
+    tools: ToolRegistry
+    plugins: PluginHost
+    config: RhoConfig
+    root: SandboxRoot
+    cancel: CancelToken = field(default_factory=CancelToken)
+    observers: Sequence[Observer] = ()
+    gate: ApprovalGate | None = None
+    steering: deque[str] = field(default_factory=deque)
+    provider_name: str = ""
+    endpoint: str = ""
+
+
+class _RetryBudgetExhausted(Exception):
+    def __init__(self, error: ProviderError, attempts: int) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.attempts = attempts
+
+
+class _Redirected(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class AgentLoop:
+    """Runs one prompt to its end against a session; create one per prompt."""
+
+    def __init__(self, session: Session, params: LoopParams) -> None:
+        self.session = session
+        self.p = params
+        self.agent = params.config.agent
+        self.usage = RunUsage()
+        self.records: list[ToolCallRecord] = []
+        self.iterations = 0
+        self.started = time.monotonic()
+        self.last_text = ""
+
+    # ── events ──────────────────────────────────────────────────────────────
+
+    async def emit(self, method: str, *args: Any) -> None:
+        for observer in self.p.observers:
+            try:
+                await getattr(observer, method)(*args)
+            except Exception as exc:  # an observer must never stop the loop
+                print(f"rho: observer {type(observer).__name__}.{method} failed: {exc}", file=sys.stderr)
+
+    async def state(self, state: str) -> None:
+        await self.emit("on_state_change", state)
+
+    # ── the loop ────────────────────────────────────────────────────────────
+
+    async def run(self, message: str) -> AgentResult:
+        """Append `message` as a user turn and loop until the model answers or a guard stops it."""
+        await self.emit("on_agent_start")
+        self.session.append_message(ChatMessage.user(message))
+        try:
+            result = await self._loop()
+        except AgentError as exc:
+            self._record_turn_error(exc)
+            await self.state("idle")
+            await self.emit("on_agent_error", exc.message)
+            raise
+        await self.state("idle")
+        await self.emit("on_agent_end", result)
+        return result
+
+    async def _loop(self) -> AgentResult:
+        empty_streak = 0
+        while True:
+            if self.p.cancel.cancelled:
+                return self._finish("cancelled")
+            if self.iterations >= self.agent.max_iterations:
+                return self._finish("max_iterations")
+            await self.state("thinking")
+            try:
+                response = await self._call_model()
+            except Cancelled:
+                return self._finish("cancelled")
+            except _RetryBudgetExhausted as exc:
+                if exc.error.kind == "connect":
+                    raise AgentError(exc.error.message, "client") from None
+                self.last_text = (
+                    f"The model request failed after {exc.attempts} attempts: {exc.error.message}"
+                )
+                self._record_turn_error(AgentError(str(exc.error), "client"))
+                return self._finish("retry_budget_exhausted")
+            except ProviderError as exc:
+                raise AgentError(exc.message, "client") from None
+            self.iterations += 1
+
+            if not response.text and not response.tool_calls and not response.reasoning:
+                if response.finish_reason != "content_filter":
+                    empty_streak += 1
+                    limit = self.agent.max_consecutive_empty
+                    if limit and empty_streak >= limit:
+                        self.last_text = EMPTY_REPLY_GIVE_UP
+                        return self._finish("consecutive_empty_responses")
+                    self.session.append_message(ChatMessage.user(EMPTY_REPLY_NUDGE))
+                    continue
+            empty_streak = 0
+
+            finish = response.finish_reason
+            self.session.append_message(
+                ChatMessage.assistant(
+                    response.text,
+                    tool_calls=response.tool_calls,
+                    finish_reason=finish if finish in _PERSISTED_FINISH else None,
+                )
+            )
+            self.last_text = self._format_reply(response)
+            if not response.tool_calls:
+                return self._finish("stop")
+            try:
+                await self._run_batch(response.tool_calls)
+            except _Redirected as redirect:
+                self.session.append_message(ChatMessage.user(redirect.message))
+                continue
+            except Cancelled:
+                return self._finish("cancelled")
+            while self.p.steering:
+                self.session.append_message(ChatMessage.user(self.p.steering.popleft()))
+
+    def _finish(self, reason: FinishReason) -> AgentResult:
+        return AgentResult(
+            reply=self.last_text,
+            iterations=self.iterations,
+            usage=self.usage,
+            tool_calls=self.records,
+            duration_ms=int((time.monotonic() - self.started) * 1000),
+            finish_reason=reason,
+        )
+
+    def _format_reply(self, response: ModelResponse) -> str:
+        if not response.reasoning:
+            return response.text
+        if self.agent.show_reasoning:
+            return f"<thinking>\n{response.reasoning}\n</thinking>\n\n{response.text}"
+        return f"[reasoning: ~{len(response.reasoning) // 4} tokens]\n\n{response.text}"
+
+    def _record_turn_error(self, error: AgentError) -> None:
+        try:
+            self.session.append_custom(
+                TURN_ERROR_KIND, {"category": error.category, "error": error.message}
+            )
+        except Exception as exc:  # recording the failure must not hide it
+            print(f"rho: could not record the turn error: {exc}", file=sys.stderr)
+
+    # ── model calls ─────────────────────────────────────────────────────────
+
+    def _request(self) -> ModelRequest:
+        return ModelRequest(
+            model=self.p.model,
+            messages=[message.to_wire() for message in self.session.path_messages()],
+            tools=self.p.tools.schemas(),
+            max_tokens=self.agent.completion_reserve,
+            reasoning_effort=self.agent.reasoning_effort,
+        )
+
+    async def _call_model(self) -> ModelResponse:
+        attempt = 0
+        request = self._request()
+        while True:
+            try:
+                response = await self.p.cancel.run(self._stream(request))
+            except ProviderError as exc:
+                if not exc.retryable:
+                    raise
+                if attempt >= self.agent.retry_budget:
+                    raise _RetryBudgetExhausted(exc, attempt + 1) from None
+                attempt += 1
+                backoff = self.agent.initial_backoff_ms / 1000 * 2 ** min(attempt, 6)
+                delay = max(backoff, exc.retry_after or 0.0)
+                print(
+                    f"rho: {exc.message} — retrying in {delay:.1f}s "
+                    f"(attempt {attempt} of {self.agent.retry_budget})",
+                    file=sys.stderr,
+                )
+                await self.p.cancel.run(asyncio.sleep(delay))
+                continue
+            self.usage.request_count += 1
+            if response.usage is not None:
+                self.usage.tokens.add(response.usage)
+                if response.usage.cost is not None:
+                    self.usage.total_cost += response.usage.cost
+            iteration_usage = _usage_wire(response)
+            await self.emit("on_usage", self.iterations + 1, iteration_usage, {})
+            return response
+
+    async def _stream(self, request: ModelRequest) -> ModelResponse:
+        async for event in self.p.service.stream(request):
+            if isinstance(event, TextDelta):
+                await self.emit("on_text_delta", event.text)
+            elif isinstance(event, ReasoningDelta):
+                await self.emit("on_reasoning_delta", event.text)
+            else:
+                return event
+        raise ProviderError(
+            "the model stream ended without a response", kind="decode", provider=self.p.provider_name
+        )
+
+    # ── tools ───────────────────────────────────────────────────────────────
+
+    async def _run_batch(self, calls: list[ToolCall]) -> None:
+        for index, call in enumerate(calls):
+            if self.p.cancel.cancelled:
+                self._skip_rest(calls[index:], "Tool call cancelled before it ran.")
+                raise Cancelled()
+            try:
+                await self._run_call(call)
+            except _Redirected:
+                self._skip_rest(calls[index + 1 :], "Tool call skipped: the user redirected the turn.")
+                raise
+            except Cancelled:
+                self._skip_rest(calls[index + 1 :], "Tool call cancelled before it ran.")
+                raise
+
+    def _skip_rest(self, calls: list[ToolCall], text: str) -> None:
+        # Every tool call of an assistant message needs a result, or the next request is invalid.
+        for call in calls:
+            self.session.append_message(ChatMessage.tool_result(call.id, text, True))
+
+    async def _run_call(self, call: ToolCall) -> None:
+        name = call.name
+        await self.emit("on_tool_call", name, call.arguments)
+        tool = self.p.tools.get(name)
+        try:
+            decoded = json.loads(call.arguments) if call.arguments.strip() else {}
+        except (json.JSONDecodeError, RecursionError) as exc:
+            await self._finish_call(
+                call,
+                ToolResult.error(
+                    f"{name}: the arguments are not valid JSON ({exc}). "
+                    "Send the arguments as one JSON object."
+                ),
+                "error",
+            )
+            return
+        if not isinstance(decoded, dict):
+            await self._finish_call(
+                call,
+                ToolResult.error(f"{name}: the arguments must be a JSON object, got {type(decoded).__name__}"),
+                "error",
+            )
+            return
+        arguments: dict[str, Any] = decoded
+
+        intercepted = self.p.plugins.intercept(call, arguments, tool)
+        if isinstance(intercepted, Block):
+            await self._finish_call(call, ToolResult.error(f"Tool call blocked: {intercepted.reason}"), "blocked")
+            return
+        arguments = intercepted
+
+        if tool is None:
+            available = ", ".join(sorted(t.name for t in self.p.tools)) or "none"
+            await self._finish_call(
+                call,
+                ToolResult.error(f"unknown tool '{name}'. Available tools: {available}"),
+                "error",
+            )
+            return
+
+        risk = tool.risk
+        mode = self.p.plugins.first(
+            "rho_approval_policy", tool_name=name, risk=risk, config=self.p.config
+        ) or ("auto" if risk == Risk.READ else "ask")
+        if mode == "deny":
+            await self.emit("on_tool_denied", name)
+            await self._finish_call(
+                call,
+                ToolResult.error(f"Tool call denied by policy: [approval.per_tool] {name} = \"deny\"."),
+                "denied",
+            )
+            return
+        if mode == "ask":
+            decision = await self._ask(call, risk)
+            if decision.kind == "redirect":
+                await self._finish_call(call, ToolResult.error("Tool call redirected by user."), "denied")
+                raise _Redirected(decision.message or "")
+            if decision.kind == "denied":
+                await self.emit("on_tool_denied", name)
+                await self._finish_call(call, ToolResult.error("Tool call denied by user."), "denied")
+                return
+
+        await self.state("executing_tool")
+        started = time.monotonic()
+        ctx = ToolContext(root=self.p.root, config=self.p.config, cancel=self.p.cancel, session=self.session)
+        cancelled = False
+        try:
+            result = await self.p.cancel.run(tool.execute(arguments, ctx))
+            if not isinstance(result, ToolResult):
+                result = ToolResult.error(f"{name}: the tool returned {type(result).__name__}, not a ToolResult")
+        except Cancelled:
+            result = ToolResult.error("Tool call cancelled.")
+            cancelled = True
+        except ToolError as exc:
+            result = ToolResult.error(str(exc))
+        except Exception as exc:
+            result = ToolResult.error(f"{name}: {type(exc).__name__}: {exc}")
+        duration = int((time.monotonic() - started) * 1000)
+        result = self.p.plugins.after_tool_call(call, result)
+        await self._finish_call(call, result, "error" if result.is_error else "success", duration)
+        if cancelled:
+            raise Cancelled()
+
+    async def _ask(self, call: ToolCall, risk: Risk) -> ApprovalDecision:
+        await self.state("awaiting_approval")
+        await self.emit("on_approval_requested", call.name, call.arguments, risk)
+        if self.p.gate is None:
+            return ApprovalDecision.denied()
+        request = ApprovalRequest(tool=call.name, arguments=call.arguments, risk=risk, call_id=call.id)
+        return await self.p.cancel.run(self.p.gate.request(request))
+
+    async def _finish_call(
+        self, call: ToolCall, result: ToolResult, outcome: OutcomeKind, duration_ms: int | None = None
+    ) -> None:
+        self.session.append_message(ChatMessage.tool_result(call.id, result.output, result.is_error))
+        self.records.append(
+            ToolCallRecord(
+                name=call.name,
+                arguments=call.arguments,
+                outcome=outcome,
+                output=result.output,
+                duration_ms=duration_ms,
+            )
+        )
+        await self.emit("on_tool_result", call.name, result)
+
+
+_PERSISTED_FINISH = {"stop", "tool_calls", "length", "content_filter"}
+
+
+def _usage_wire(response: ModelResponse) -> dict[str, Any]:
+    usage = response.usage
+    if usage is None:
+        return {"inputTokens": 0, "outputTokens": 0, "cachedTokens": 0, "cost": 0.0, "requestCount": 1}
+    return {
+        "inputTokens": usage.input_tokens,
+        "outputTokens": usage.output_tokens,
+        "cachedTokens": usage.cached_tokens,
+        "cost": usage.cost or 0.0,
+        "requestCount": 1,
+    }
+
+
+async def run_loop(session: Session, message: str, params: LoopParams) -> AgentResult:
+    """Run one prompt: see `AgentLoop`. Raises `AgentError` on failure (recorded in the session)."""
+    return await AgentLoop(session, params).run(message)
+
+
+__all__ = ["EMPTY_REPLY_NUDGE", "TURN_ERROR_KIND", "AgentLoop", "LoopParams", "run_loop"]

@@ -1,0 +1,382 @@
+"""Shared httpx plumbing for the protocol services: the client and error mapping.
+
+Only the provider protocol modules import this module (and with it httpx), on the first request.
+Every failure is turned into a `ProviderError` whose message names the provider or endpoint and
+says what to do, and whose `retryable` flag tells the agent loop whether to back off and retry.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import socket
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from rho_kernel.providers.events import ProviderError
+
+CONNECT_TIMEOUT = 30.0
+"""Seconds allowed to open a connection (read timeouts are enforced per stream)."""
+
+RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
+"""HTTP statuses worth retrying after a back-off."""
+
+ERROR_BODY_LIMIT = 64 * 1024
+"""At most this many bytes of an error body are read."""
+
+SNIPPET_CHARS = 300
+
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "[::1]"})
+_TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.IGNORECASE | re.DOTALL)
+_SPACE = re.compile(r"\s+")
+
+
+def build_client(*, connect_timeout: float = CONNECT_TIMEOUT) -> httpx.AsyncClient:
+    """A new `httpx.AsyncClient` for model requests.
+
+    Connecting may take `connect_timeout` seconds; reads have no httpx timeout because the
+    services enforce first-token and idle timeouts per stream. Proxy and other environment
+    settings are ignored, and redirects are not followed (a redirect is reported as an error).
+    """
+    timeout = httpx.Timeout(
+        connect=connect_timeout, read=None, write=connect_timeout, pool=connect_timeout
+    )
+    return httpx.AsyncClient(timeout=timeout, trust_env=False, follow_redirects=False)
+
+
+def is_local_endpoint(endpoint: str) -> bool:
+    """Whether `endpoint` points at this machine (localhost or a loopback address)."""
+    try:
+        host = (urlsplit(endpoint).hostname or "").lower()
+    except ValueError:
+        return False
+    return host in _LOCAL_HOSTS or host.startswith("127.")
+
+
+def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a `Retry-After` value (delta seconds or an HTTP date), or None."""
+    if value is None:
+        return None
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        pass
+    else:
+        return max(0.0, seconds) if seconds == seconds else None  # reject NaN
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    current = time.time() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+def retry_after_from_headers(headers: Mapping[str, str]) -> float | None:
+    """The retry hint in seconds from `retry-after-ms` or `Retry-After`, if any."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(0.0, float(millis) / 1000.0)
+        except ValueError:
+            pass
+    return parse_retry_after(headers.get("retry-after"))
+
+
+def _label(provider: str, endpoint: str) -> str:
+    return provider or endpoint or "model provider"
+
+
+def _shorten(text: str, limit: int = SNIPPET_CHARS) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    if len(text) > limit:
+        return text[: limit - 1].rstrip() + "…"
+    return text
+
+
+def error_message_from_payload(payload: Any) -> str | None:
+    """The human message (with its code) of a JSON error payload, or None if it has none.
+
+    Understands `{"error": {"message", "code", "type"}}`, `{"error": "text"}`,
+    `{"message": ...}`, `{"detail": ...}` and a one-element list of those.
+    """
+    if isinstance(payload, list) and payload:
+        payload = payload[0]
+    if not isinstance(payload, dict):
+        return None
+    error = payload.get("error", payload)
+    if isinstance(error, str):
+        return error or None
+    if not isinstance(error, dict):
+        return None
+    message = error.get("message")
+    if message is None:
+        message = error.get("detail")
+    if message is not None and not isinstance(message, str):
+        message = json.dumps(message, ensure_ascii=False)
+    code = error.get("code")
+    if code is None:
+        code = error.get("type")
+    if not message:
+        return f"code {code}" if code not in (None, "") else None
+    if code not in (None, "") and str(code) not in message:
+        return f"{message} (code {code})"
+    return message
+
+
+def body_snippet(body: bytes, content_type: str = "") -> str:
+    """A short, single-line description of an error body: its error message or its start."""
+    text = body.decode("utf-8", "replace").strip()
+    if not text:
+        return "(empty body)"
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        payload = None
+    message = error_message_from_payload(payload) if payload is not None else None
+    if message:
+        return _shorten(message)
+    if "html" in content_type.lower() or text.lstrip().startswith("<"):
+        text = _TAG.sub(" ", text)
+    return _shorten(text)
+
+
+def _status_hint(status: int) -> str:
+    if status in (401, 403):
+        return " Check the API key (api_key_env) for this provider."
+    if status == 404:
+        return " Check the endpoint URL and the model name."
+    if status == 429:
+        return " The provider is rate limiting requests."
+    if 300 <= status < 400:
+        return " Point the endpoint at the final URL."
+    return ""
+
+
+def http_status_error(
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes,
+    *,
+    endpoint: str,
+    provider: str,
+    reason: str = "",
+) -> ProviderError:
+    """The `ProviderError` (kind "http") for a response with an error or redirect status."""
+    label = _label(provider, endpoint)
+    status_text = f"HTTP {status}" + (f" {reason}" if reason else "")
+    detail = body_snippet(body, headers.get("content-type", ""))
+    if 300 <= status < 400 and headers.get("location"):
+        detail = f"redirect to {headers['location']}"
+    detail = detail.rstrip(".")
+    message = f"{label}: {status_text} from {endpoint}: {detail}.{_status_hint(status)}"
+    retryable = status in RETRYABLE_STATUSES
+    return ProviderError(
+        message,
+        kind="http",
+        provider=provider,
+        endpoint=endpoint,
+        status=status,
+        retryable=retryable,
+        retry_after=retry_after_from_headers(headers) if retryable else None,
+    )
+
+
+async def read_error_body(response: httpx.Response, limit: int = ERROR_BODY_LIMIT) -> bytes:
+    """Read at most `limit` bytes of a streamed response body (for error messages)."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            parts.append(chunk)
+            size += len(chunk)
+            if size >= limit:
+                break
+    except httpx.HTTPError:
+        pass  # a partial body is good enough for a message
+    return b"".join(parts)[:limit]
+
+
+def media_type(content_type: str) -> str:
+    """The lower-case media type of a Content-Type value, without parameters."""
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+async def check_response(
+    response: httpx.Response,
+    *,
+    endpoint: str,
+    provider: str,
+    expected: str = "text/event-stream",
+) -> None:
+    """Raise a `ProviderError` unless `response` is a 2xx with the `expected` media type.
+
+    Error and redirect statuses give kind "http" (the body is read for the message); a success
+    with another content type (an HTML page, an empty body, plain JSON) gives kind "decode".
+    """
+    status = response.status_code
+    if status >= 300 or status < 200:
+        body = await read_error_body(response)
+        raise http_status_error(
+            status,
+            response.headers,
+            body,
+            endpoint=endpoint,
+            provider=provider,
+            reason=response.reason_phrase,
+        )
+    content_type = response.headers.get("content-type", "")
+    if media_type(content_type) == expected:
+        return
+    body = await read_error_body(response, 4096)
+    label = _label(provider, endpoint)
+    shown = content_type or "no Content-Type"
+    what = "an empty body" if not body.strip() else f"body starting {body_snippet(body)!r}"
+    raise ProviderError(
+        f"{label}: expected a {expected} stream from {endpoint} but got HTTP {status} with "
+        f"{shown} and {what}. Check that the endpoint URL is the provider's streaming API "
+        "(e.g. ending in /v1/chat/completions).",
+        kind="decode",
+        provider=provider,
+        endpoint=endpoint,
+        status=status,
+        retryable=False,
+    )
+
+
+def _exception_chain(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain and len(chain) < 10:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def _connect_reason(exc: BaseException) -> str:
+    chain = _exception_chain(exc)
+    for cause in chain:
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, socket.gaierror):
+            return "host name not found"
+    text = str(exc).strip()
+    lowered = " ".join(str(cause) for cause in chain).lower()
+    if "refused" in lowered:
+        return "connection refused"
+    if (
+        "name or service not known" in lowered
+        or "nodename nor servname" in lowered
+        or "getaddrinfo" in lowered
+        or "name resolution" in lowered
+        or "no address associated" in lowered
+    ):
+        return "host name not found"
+    if isinstance(exc, httpx.ConnectTimeout) or "timed out" in lowered:
+        return "timed out"
+    if "certificate" in lowered or "ssl" in lowered:
+        return f"TLS error: {_shorten(text, 160)}"
+    if "unreachable" in lowered:
+        return "network unreachable"
+    return _shorten(text, 160) or type(exc).__name__
+
+
+def connect_error(exc: BaseException, *, endpoint: str, provider: str) -> ProviderError:
+    """The `ProviderError` (kind "connect", retryable) for a connection that could not open."""
+    reason = _connect_reason(exc)
+    if is_local_endpoint(endpoint):
+        hint = "is the model server running? Start it"
+    else:
+        hint = "check the endpoint URL and your network connection"
+    message = (
+        f"could not connect to {endpoint} ({reason}): {hint}, "
+        "or pass --endpoint/--model, or configure [[providers]]"
+    )
+    if provider:
+        message = f"{provider}: {message}"
+    return ProviderError(
+        message, kind="connect", provider=provider, endpoint=endpoint, retryable=True
+    )
+
+
+def transport_error(
+    exc: Exception, *, endpoint: str, provider: str, responded: bool
+) -> ProviderError:
+    """Map an httpx (or URL) exception to a `ProviderError`.
+
+    `responded` says whether response headers had arrived: a dropped connection before that is
+    a "connect" failure, after it a "stream" failure. Both are retryable, as are timeouts; a bad
+    URL and a body that cannot be decoded are not.
+    """
+    label = _label(provider, endpoint)
+    if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
+        return ProviderError(
+            f"{label}: invalid endpoint URL {endpoint!r} ({exc}): use a full URL such as "
+            "http://localhost:1234/v1/chat/completions",
+            kind="connect",
+            provider=provider,
+            endpoint=endpoint,
+            retryable=False,
+        )
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.ProxyError):
+        return connect_error(exc, endpoint=endpoint, provider=provider)
+    if isinstance(exc, httpx.TimeoutException):
+        return ProviderError(
+            f"{label}: request to {endpoint} timed out ({type(exc).__name__})",
+            kind="timeout",
+            provider=provider,
+            endpoint=endpoint,
+            retryable=True,
+        )
+    if isinstance(exc, httpx.DecodingError):
+        return ProviderError(
+            f"{label}: could not decode the response body from {endpoint}: {exc}",
+            kind="decode",
+            provider=provider,
+            endpoint=endpoint,
+            retryable=False,
+        )
+    detail = _shorten(str(exc), 200) or type(exc).__name__
+    if not responded:
+        return ProviderError(
+            f"{label}: the connection to {endpoint} failed before a response arrived "
+            f"({detail}); the server may have crashed or closed the connection",
+            kind="connect",
+            provider=provider,
+            endpoint=endpoint,
+            retryable=True,
+        )
+    return ProviderError(
+        f"{label}: the stream from {endpoint} broke off ({detail})",
+        kind="stream",
+        provider=provider,
+        endpoint=endpoint,
+        retryable=True,
+    )
+
+
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "RETRYABLE_STATUSES",
+    "body_snippet",
+    "build_client",
+    "check_response",
+    "connect_error",
+    "error_message_from_payload",
+    "http_status_error",
+    "is_local_endpoint",
+    "media_type",
+    "parse_retry_after",
+    "read_error_body",
+    "retry_after_from_headers",
+    "transport_error",
+]

@@ -1,0 +1,193 @@
+"""Which provider and model a run talks to: presets, CLI overrides, config, defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from rho_kernel.config.model import ProviderConfig, RhoConfig
+
+DEFAULT_ENDPOINT = "http://localhost:1234/v1/chat/completions"
+DEFAULT_MODEL = "anthropic/claude-sonnet-4"
+MODEL_ENV = "RHO_MODEL"
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """A built-in provider preset."""
+
+    name: str
+    endpoint: str
+    api: str = "chat_completions"
+    models_endpoint: str | None = None
+    key_env_hint: str | None = None
+
+
+PRESETS: dict[str, Preset] = {
+    "lm-studio": Preset("lm-studio", "http://localhost:1234/v1/chat/completions"),
+    "ollama": Preset("ollama", "http://localhost:11434/v1/chat/completions"),
+    "openrouter": Preset(
+        "openrouter", "https://openrouter.ai/api/v1/chat/completions", key_env_hint="OPENROUTER_API_KEY"
+    ),
+    "openai": Preset(
+        "openai", "https://api.openai.com/v1/responses", api="responses", key_env_hint="OPENAI_API_KEY"
+    ),
+    "groq": Preset(
+        "groq", "https://api.groq.com/openai/v1/chat/completions", key_env_hint="GROQ_API_KEY"
+    ),
+    "zai": Preset(
+        "zai",
+        "https://api.z.ai/api/paas/v4/chat/completions",
+        models_endpoint="https://api.z.ai/api/v1/models",
+        key_env_hint="ZAI_API_KEY",
+    ),
+    "zai-coding": Preset(
+        "zai", "https://api.z.ai/api/coding/paas/v4/chat/completions", key_env_hint="ZAI_API_KEY"
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedProvider:
+    """A provider ready to use: where to send requests, which protocol, and which key."""
+
+    name: str
+    endpoint: str
+    api: str
+    api_key_env: str | None
+    default_model: str | None
+    models_endpoint: str
+
+    @property
+    def api_key(self) -> str | None:
+        """The key read from `api_key_env` now (None when unset or empty)."""
+        if not self.api_key_env:
+            return None
+        return os.environ.get(self.api_key_env) or None
+
+    @property
+    def is_local(self) -> bool:
+        """Whether the endpoint is on this machine (localhost or a loopback address)."""
+        return is_local_endpoint(self.endpoint)
+
+
+def is_local_endpoint(endpoint: str) -> bool:
+    """True for localhost, *.localhost, 127.0.0.0/8 and ::1."""
+    host = (urlsplit(endpoint).hostname or "").lower()
+    return (
+        host in ("localhost", "::1", "0:0:0:0:0:0:0:1")
+        or host.endswith(".localhost")
+        or host.startswith("127.")
+    )
+
+
+def derive_models_endpoint(endpoint: str) -> str:
+    """Strip a trailing `/chat/completions` or `/responses` and append `/models`."""
+    base = endpoint.rstrip("/")
+    for suffix in ("/chat/completions", "/responses"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    return f"{base}/models"
+
+
+def resolve_entry(entry: ProviderConfig, index: int = 0) -> ResolvedProvider:
+    """Apply the preset (explicit fields win) and fill in the derived fields."""
+    preset = PRESETS.get(entry.preset) if entry.preset else None
+    endpoint = entry.endpoint or (preset.endpoint if preset else None) or DEFAULT_ENDPOINT
+    api = entry.api or (preset.api if preset else "chat_completions")
+    if entry.models_endpoint:
+        models = entry.models_endpoint
+    elif preset and preset.models_endpoint and endpoint == preset.endpoint:
+        models = preset.models_endpoint
+    else:
+        models = derive_models_endpoint(endpoint)
+    name = (
+        entry.name
+        or (preset.name if preset else None)
+        or entry.type
+        or urlsplit(endpoint).hostname
+        or f"provider-{index}"
+    )
+    return ResolvedProvider(
+        name=name,
+        endpoint=endpoint,
+        api=api,
+        api_key_env=entry.api_key_env,
+        default_model=entry.default_model,
+        models_endpoint=models,
+    )
+
+
+def configured_providers(config: RhoConfig) -> list[ResolvedProvider]:
+    """Every configured provider, resolved (the legacy `[provider]` when no `[[providers]]`)."""
+    entries = config.providers or ([config.provider] if config.provider else [])
+    return [resolve_entry(entry, index) for index, entry in enumerate(entries)]
+
+
+def resolve_provider(
+    config: RhoConfig, *, endpoint: str | None = None, api_key_env: str | None = None
+) -> ResolvedProvider:
+    """The active provider: `--endpoint`, else `agent.provider`, else the first, else the default."""
+    if endpoint:
+        return ResolvedProvider(
+            name=urlsplit(endpoint).hostname or "endpoint",
+            endpoint=endpoint,
+            api="chat_completions",
+            api_key_env=api_key_env,
+            default_model=None,
+            models_endpoint=derive_models_endpoint(endpoint),
+        )
+    providers = configured_providers(config)
+    chosen: ResolvedProvider | None = None
+    if config.agent.provider:
+        chosen = next((p for p in providers if p.name == config.agent.provider), None)
+        if chosen is None:
+            names = ", ".join(p.name for p in providers) or "none configured"
+            raise ValueError(
+                f"[agent] provider = \"{config.agent.provider}\" names no configured provider ({names})"
+            )
+    elif providers:
+        chosen = providers[0]
+    if chosen is None:
+        chosen = resolve_entry(ProviderConfig(name="local", endpoint=DEFAULT_ENDPOINT))
+    if api_key_env:
+        chosen = ResolvedProvider(
+            name=chosen.name,
+            endpoint=chosen.endpoint,
+            api=chosen.api,
+            api_key_env=api_key_env,
+            default_model=chosen.default_model,
+            models_endpoint=chosen.models_endpoint,
+        )
+    return chosen
+
+
+def resolve_model(config: RhoConfig, provider: ResolvedProvider, *, cli_model: str | None = None) -> str:
+    """CLI → agent.model → the active provider's default → the first provider's → RHO_MODEL → built-in."""
+    if cli_model:
+        return cli_model
+    if config.agent.model:
+        return config.agent.model
+    if provider.default_model:
+        return provider.default_model
+    for other in configured_providers(config):
+        if other.default_model:
+            return other.default_model
+    return os.environ.get(MODEL_ENV) or DEFAULT_MODEL
+
+
+__all__ = [
+    "DEFAULT_ENDPOINT",
+    "DEFAULT_MODEL",
+    "PRESETS",
+    "Preset",
+    "ResolvedProvider",
+    "configured_providers",
+    "derive_models_endpoint",
+    "is_local_endpoint",
+    "resolve_entry",
+    "resolve_model",
+    "resolve_provider",
+]

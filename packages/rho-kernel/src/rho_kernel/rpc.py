@@ -1,0 +1,55 @@
+"""What a plugin contributes to the JSON-RPC surface: methods and their errors."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+# JSON-RPC 2.0 error codes.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+
+class RpcError(Exception):
+    """Raised by a method handler to answer with a JSON-RPC error object."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+@dataclass(frozen=True, slots=True)
+class RpcMethod:
+    """One JSON-RPC method.
+
+    `handler(params)` receives an instance of `params_model` (a pydantic model validated from
+    the request's params; -32602 when they do not fit) and returns an instance of
+    `result_model` or a plain dict. `concurrent=True` methods (or those for whose raw params a
+    `concurrent` callable answers True) are handled the moment they are read, even while a
+    prompt runs; the others run one at a time in arrival order.
+    `summary` becomes the method's description in the OpenRPC document.
+    """
+
+    name: str
+    handler: Callable[[Any], Awaitable[Any]]
+    params_model: type | None = None
+    result_model: type | None = None
+    summary: str = ""
+    concurrent: bool | Callable[[dict[str, Any]], bool] = False
+
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "RpcError",
+    "RpcMethod",
+]

@@ -1,0 +1,135 @@
+"""Where session files live, and finding them without loading their entries.
+
+Layout: `<home>/.rho/sessions/<project_hash>/<created_at_secs>_<session_id>.jsonl`, where
+`project_hash` is the first 16 lower-hex chars of the SHA-256 of the canonical project root.
+Listing reads only each file's header line and counts the remaining non-blank lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from rho_kernel.session.entries import Header, SessionError
+
+
+def rho_home(home: Path | None = None) -> Path:
+    """rho's per-user directory: `<home>/.rho`, home defaulting to $HOME, $USERPROFILE or /tmp."""
+    if home is None:
+        home = Path(os.environ.get("HOME") or os.environ.get("USERPROFILE") or "/tmp")
+    return Path(home) / ".rho"
+
+
+def project_hash(project_root: Path) -> str:
+    """The first 16 lower-hex chars of the SHA-256 of the canonical project root path."""
+    canonical = Path(project_root).resolve()
+    return hashlib.sha256(os.fsencode(str(canonical))).hexdigest()[:16]
+
+
+def sessions_dir(project_root: Path, home: Path | None = None) -> Path:
+    """The directory holding the project's session files."""
+    return rho_home(home) / "sessions" / project_hash(project_root)
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """What a session listing shows about one session file."""
+
+    path: Path
+    id: str
+    created_at_secs: int
+    cwd: str
+    mtime_secs: int
+    size_kb: int
+    entry_count: int
+
+
+def read_session_info(path: Path) -> SessionInfo | None:
+    """Read a session file's header and count its entry lines, or None if the header is unreadable.
+
+    Only the header is parsed; `entry_count` is the number of non-blank lines after it.
+    """
+    try:
+        with path.open("rb") as file:
+            stat = os.fstat(file.fileno())
+            header_line = b""
+            for raw in file:
+                if raw.strip():
+                    header_line = raw
+                    break
+            if not header_line:
+                return None
+            try:
+                record = json.loads(header_line)
+                if not isinstance(record, dict) or record.get("type") != "Header":
+                    return None
+                header = Header.model_validate(record)
+                header.check_supported()
+            except (ValueError, SessionError):
+                return None
+            entry_count = sum(1 for raw in file if raw.strip())
+    except OSError:
+        return None
+    return SessionInfo(
+        path=path,
+        id=header.id,
+        created_at_secs=header.created_at_secs,
+        cwd=header.cwd,
+        mtime_secs=int(stat.st_mtime),
+        size_kb=stat.st_size // 1024,
+        entry_count=entry_count,
+    )
+
+
+def list_sessions(
+    project_root: Path, home: Path | None = None, limit: int | None = None
+) -> list[SessionInfo]:
+    """The project's sessions, most recently modified first (at most `limit` of them).
+
+    Files whose header cannot be read are skipped.
+    """
+    directory = sessions_dir(project_root, home)
+    candidates: list[tuple[int, str, Path]] = []
+    try:
+        with os.scandir(directory) as scan:
+            for item in scan:
+                if not item.name.endswith(".jsonl"):
+                    continue
+                try:
+                    if not item.is_file():
+                        continue
+                    mtime_ns = item.stat().st_mtime_ns
+                except OSError:
+                    continue
+                candidates.append((mtime_ns, item.name, Path(item.path)))
+    except OSError:
+        return []
+    candidates.sort(reverse=True)
+    infos: list[SessionInfo] = []
+    for _, _, path in candidates:
+        if limit is not None and len(infos) >= limit:
+            break
+        info = read_session_info(path)
+        if info is not None:
+            infos.append(info)
+    return infos
+
+
+def find_latest_session(project_root: Path, home: Path | None = None) -> Path | None:
+    """The most recently modified readable session file of the project, if any."""
+    latest = list_sessions(project_root, home, limit=1)
+    return latest[0].path if latest else None
+
+
+__all__ = [
+    "SessionInfo",
+    "find_latest_session",
+    "list_sessions",
+    "project_hash",
+    "read_session_info",
+    "rho_home",
+    "sessions_dir",
+]

@@ -1,0 +1,242 @@
+"""A scripted OpenAI-compatible HTTP server for tests (also for third-party plugin authors).
+
+`ScriptedServer` listens on 127.0.0.1 on an ephemeral port and serves from a background thread,
+so it works from synchronous and asynchronous tests alike. Each POST to a path ending in
+`/chat/completions` or `/responses` takes the next reply from the script, in order; when the
+script is empty the server answers HTTP 500 with a JSON error so the test fails visibly.
+`GET .../models` lists the configured models. Every request is recorded.
+
+    with ScriptedServer([text_reply("hello")]) as server:
+        ...  # point the client at server.chat_url
+        assert server.requests[0].json["model"] == "m"
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import socketserver
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+from rho_kernel.testing.replies import ErrorReply, RawReply, Reply
+
+EMPTY_SCRIPT_MESSAGE = "scripted server: no reply left in the script"
+
+_CONNECTION_ERRORS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
+
+
+@dataclass
+class RecordedRequest:
+    """One request the server received (headers with lower-case names)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    json: Any | None
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # never wait for handler threads (a hang must not block stop())
+    allow_reuse_address = True
+
+    def __init__(self, scripted: ScriptedServer) -> None:
+        self.scripted = scripted
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind looks up the host's FQDN, which may stall without DNS.
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name = str(host)
+        self.server_port = int(port)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], _CONNECTION_ERRORS):
+            return  # the client went away (e.g. a cancelled stream): not a server bug
+        super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"  # one request per connection; bodies end when it closes
+    disable_nagle_algorithm = True
+    server: _HTTPServer
+
+    @property
+    def stop_event(self) -> threading.Event:
+        return self.server.scripted.stop_event
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _record(self) -> RecordedRequest:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length > 0 else b""
+        parsed: Any | None = None
+        if body:
+            try:
+                parsed = json.loads(body)
+            except ValueError:
+                parsed = None
+        request = RecordedRequest(
+            method=self.command,
+            path=self.path,
+            headers={name.lower(): value for name, value in self.headers.items()},
+            body=body,
+            json=parsed,
+        )
+        self.server.scripted._record(request)
+        return request
+
+    def _serve(self, reply: Reply) -> None:
+        with contextlib.suppress(_CONNECTION_ERRORS):
+            reply.write(self)
+        self.close_connection = True
+
+    def do_POST(self) -> None:
+        request = self._record()
+        path = urlsplit(request.path).path.rstrip("/")
+        if path.endswith("/chat/completions") or path.endswith("/responses"):
+            self._serve(self.server.scripted._next_reply())
+        else:
+            self._serve(ErrorReply(404, {"error": {"message": f"no such path: {path}"}}))
+
+    def do_GET(self) -> None:
+        request = self._record()
+        path = urlsplit(request.path).path.rstrip("/")
+        if path.endswith("/models"):
+            models = [{"id": name, "object": "model"} for name in self.server.scripted.models]
+            body = json.dumps({"object": "list", "data": models}).encode()
+            self._serve(RawReply(200, body, "application/json"))
+        else:
+            self._serve(ErrorReply(404, {"error": {"message": f"no such path: {path}"}}))
+
+
+class ScriptedServer:
+    """A real HTTP server on 127.0.0.1 that answers model requests from a script of replies."""
+
+    def __init__(self, replies: Iterable[Reply] = (), *, models: Sequence[str] = ()) -> None:
+        self.models: list[str] = list(models)
+        self.requests: list[RecordedRequest] = []
+        self.stop_event = threading.Event()
+        self._script: deque[Reply] = deque(replies)
+        self._cond = threading.Condition()
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> ScriptedServer:
+        """Bind an ephemeral port and start serving in a daemon thread; returns self."""
+        if self._httpd is not None:
+            return self
+        self.stop_event.clear()
+        self._httpd = _HTTPServer(self)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"ScriptedServer:{self._httpd.server_port}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the listening socket, without waiting for hung replies."""
+        httpd = self._httpd
+        if httpd is None:
+            return
+        self._httpd = None
+        self.stop_event.set()  # wakes HangReply and delayed SSEReply writers
+        httpd.shutdown()
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+            self._thread = None
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        """The listening port (the server must be started)."""
+        if self._httpd is None:
+            raise RuntimeError("ScriptedServer is not running: call start() first")
+        return self._httpd.server_port
+
+    @property
+    def url(self) -> str:
+        """The base URL, `http://127.0.0.1:<port>`."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def chat_url(self) -> str:
+        """The Chat Completions endpoint."""
+        return self.url + "/v1/chat/completions"
+
+    @property
+    def responses_url(self) -> str:
+        """The Responses endpoint."""
+        return self.url + "/v1/responses"
+
+    @property
+    def models_url(self) -> str:
+        """The model list endpoint."""
+        return self.url + "/v1/models"
+
+    def add(self, *replies: Reply) -> None:
+        """Append replies to the script (thread-safe)."""
+        with self._cond:
+            self._script.extend(replies)
+
+    @property
+    def remaining(self) -> int:
+        """How many replies are still waiting in the script."""
+        with self._cond:
+            return len(self._script)
+
+    def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[RecordedRequest]:
+        """Block until at least `n` requests arrived; return them (TimeoutError otherwise)."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: len(self.requests) >= n, timeout):
+                raise TimeoutError(
+                    f"ScriptedServer got {len(self.requests)} request(s), expected {n}"
+                )
+            return list(self.requests)
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._cond:
+            self.requests.append(request)
+            self._cond.notify_all()
+
+    def _next_reply(self) -> Reply:
+        with self._cond:
+            if self._script:
+                return self._script.popleft()
+        return ErrorReply(500, {"error": {"message": EMPTY_SCRIPT_MESSAGE}})
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (bound, then closed)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+__all__ = ["EMPTY_SCRIPT_MESSAGE", "RecordedRequest", "ScriptedServer", "free_port"]

@@ -1,0 +1,176 @@
+"""`@tool`: turn a plain (sync or async) function into a `Tool`."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import re
+from collections.abc import Callable
+from typing import Any, get_type_hints, overload
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from rho_kernel.tools.base import Phase, Risk, Tool, ToolContext, ToolResult
+
+_ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$")
+_ARG_LINE = re.compile(r"^\s+(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
+
+
+def _split_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """The description (text before an `Args:` section) and per-argument descriptions."""
+    description: list[str] = []
+    params: dict[str, str] = {}
+    section: str | None = None
+    arg_indent: int | None = None
+    current: str | None = None
+    for line in inspect.cleandoc(doc).splitlines() if doc else []:
+        indent = len(line) - len(line.lstrip())
+        if indent == 0 and line.strip():
+            section = "args" if _ARGS_HEADER.match(line) else ("other" if section else None)
+            if section:
+                current = None
+                continue
+        if section is None:
+            description.append(line)
+        elif section == "args" and line.strip():
+            match = _ARG_LINE.match(line)
+            if match and (arg_indent is None or indent <= arg_indent):
+                arg_indent = indent
+                current = match.group(1)
+                params[current] = match.group(2).strip()
+            elif current:
+                params[current] = f"{params[current]} {line.strip()}".strip()
+    return "\n".join(description).strip(), params
+
+
+def _strip_titles(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+def _format_validation_error(tool_name: str, error: ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        problems.append(f"{where}: {item['msg']}")
+    return f"{tool_name}: invalid arguments: " + "; ".join(problems)
+
+
+class FunctionTool(Tool):
+    """A tool backed by a function; arguments are validated by a pydantic model of its signature."""
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        risk: Risk | str = Risk.READ,
+        phase: Phase | str | None = None,
+    ) -> None:
+        self.func = func
+        self.name = name or func.__name__
+        doc_description, param_docs = _split_docstring(func.__doc__ or "")
+        self.description = description if description is not None else doc_description
+        self.risk = Risk(risk)
+        self.phase = Phase(phase) if phase is not None else None
+        self.is_async = inspect.iscoroutinefunction(func)
+        hints = get_type_hints(func)
+        fields: dict[str, Any] = {}
+        self.context_param: str | None = None
+        for param in inspect.signature(func).parameters.values():
+            annotation = hints.get(param.name, Any)
+            if annotation is ToolContext or param.name == "ctx":
+                self.context_param = param.name
+                continue
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                raise TypeError(f"@tool {self.name}: *args/**kwargs are not supported")
+            default = ... if param.default is inspect.Parameter.empty else param.default
+            fields[param.name] = (
+                annotation,
+                Field(default, description=param_docs.get(param.name)),
+            )
+        self.args_model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+            f"{self.name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+        )
+        schema = _strip_titles(self.args_model.model_json_schema())
+        schema.setdefault("properties", {})
+        self.parameters = schema
+
+    def validate(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Validated keyword arguments for the function; raises `ValidationError`."""
+        model = self.args_model.model_validate(args)
+        return {name: getattr(model, name) for name in type(model).model_fields}
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        try:
+            kwargs = self.validate(args)
+        except ValidationError as exc:
+            return ToolResult.error(_format_validation_error(self.name, exc))
+        if self.context_param:
+            kwargs[self.context_param] = ctx
+        if self.is_async:
+            value = await self.func(**kwargs)
+        else:
+            value = await asyncio.to_thread(self.func, **kwargs)
+        return _to_result(value)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Calling the decorated name still calls the original function."""
+        return self.func(*args, **kwargs)
+
+
+def _to_result(value: Any) -> ToolResult:
+    if isinstance(value, ToolResult):
+        return value
+    if isinstance(value, str):
+        return ToolResult(value)
+    if value is None:
+        return ToolResult("")
+    return ToolResult(json.dumps(value, ensure_ascii=False, default=str))
+
+
+@overload
+def tool(func: Callable[..., Any], /) -> FunctionTool: ...
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    risk: Risk | str = Risk.READ,
+    phase: Phase | str | None = None,
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+
+def tool(
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    risk: Risk | str = Risk.READ,
+    phase: Phase | str | None = None,
+) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+    """Make a tool from a function.
+
+    The JSON Schema comes from the signature (types, defaults) and the docstring (the text
+    before an `Args:` section is the description; `name: text` lines under `Args:` describe
+    parameters). Arguments are validated with pydantic before the call; invalid ones become an
+    error result for the model. The function may be sync (run in a worker thread) or async,
+    may take a `ctx: ToolContext` parameter, and may return a str, a `ToolResult`, or any
+    JSON-serialisable value.
+    """
+
+    def wrap(function: Callable[..., Any]) -> FunctionTool:
+        return FunctionTool(function, name=name, description=description, risk=risk, phase=phase)
+
+    if func is not None:
+        return wrap(func)
+    return wrap
+
+
+__all__ = ["FunctionTool", "tool"]

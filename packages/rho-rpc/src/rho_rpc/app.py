@@ -1,0 +1,108 @@
+"""The RPC host: assembles the runtime, the server and the client peer, and runs until EOF."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from rho_kernel.rpc import RpcMethod
+from rho_kernel.runtime import Runtime, StartupError
+
+from rho_rpc import __version__
+from rho_rpc.diagnostics import report
+from rho_rpc.peer import RpcPeer
+from rho_rpc.server import JsonRpcServer
+from rho_rpc.transport import StdoutWriter, read_lines
+from rho_rpc.wire import NoParams
+
+
+def collect_methods(runtime: Runtime) -> dict[str, RpcMethod]:
+    """Every plugin's RPC methods by name; a name contributed twice is a StartupError."""
+    methods: dict[str, RpcMethod] = {}
+    owners: dict[str, str] = {}
+    for plugin, method in runtime.plugins.collect("rho_register_rpc_methods", runtime=runtime):
+        if not isinstance(method, RpcMethod):
+            report(f"plugin '{plugin}' contributed {method!r}, which is not an RpcMethod (ignored)")
+            continue
+        if method.name in methods:
+            raise StartupError(
+                f"RPC method '{method.name}' is contributed by both plugin '{owners[method.name]}' "
+                f"and plugin '{plugin}'"
+            )
+        methods[method.name] = method
+        owners[method.name] = plugin
+    return methods
+
+
+def add_discover(methods: dict[str, RpcMethod]) -> None:
+    """Add `rpc.discover`, which returns the OpenRPC document of `methods`."""
+
+    async def discover(_: NoParams) -> dict[str, Any]:
+        from rho_rpc.openrpc import build_openrpc
+
+        return build_openrpc(methods, __version__)
+
+    methods["rpc.discover"] = RpcMethod(
+        "rpc.discover", discover, NoParams, None, "The OpenRPC document of this server.", True
+    )
+
+
+async def serve(runtime: Runtime) -> None:
+    """Announce `ready`, answer requests until end of input, then shut down cleanly."""
+    writer = StdoutWriter()
+    server: JsonRpcServer
+    peer = RpcPeer(lambda method, params: server.notify(method, params))
+    runtime.stash[RpcPeer] = peer
+    methods = collect_methods(runtime)
+    add_discover(methods)
+    server = JsonRpcServer(methods, writer.write_line)
+    runtime.plugins.call_each("rho_startup", runtime=runtime)
+    session = runtime.session
+    server.notify(
+        "ready",
+        {
+            "version": __version__,
+            "model": runtime.model,
+            "provider": runtime.provider.name,
+            "cwd": str(runtime.root.path),
+            "sessionPath": str(session.path or ""),
+        },
+    )
+    _session_hint(runtime)
+
+    lines = read_lines()
+
+    async def until_eof() -> Any:
+        async for line in lines:
+            yield line
+        peer.close_input()
+
+    try:
+        await server.serve(until_eof())
+    finally:
+        runtime.plugins.call_each("rho_shutdown", runtime=runtime)
+        await runtime.aclose("transport EOF")
+
+
+def _session_hint(runtime: Runtime) -> None:
+    path = runtime.session.path
+    if path is None:
+        return
+    others = [p for p in path.parent.glob("*.jsonl") if p != path]
+    report(f"session: {path}")
+    if others:
+        report(
+            f"  ({len(others)} previous session(s) for this project — use rho -c to resume the latest)"
+        )
+
+
+def run(runtime: Runtime) -> int:
+    """Run the server on stdio; the process exit code."""
+    try:
+        asyncio.run(serve(runtime))
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+__all__ = ["add_discover", "collect_methods", "run", "serve"]

@@ -1,0 +1,77 @@
+"""The `rho` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rho_rpc import __version__
+
+DESCRIPTION = (
+    "rho: a headless coding agent. Speaks JSON-RPC 2.0 (one JSON message per line) on "
+    "stdin/stdout; diagnostics go to stderr. See docs/protocol.md."
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (also used to document the flags)."""
+    parser = argparse.ArgumentParser(prog="rho", description=DESCRIPTION)
+    parser.add_argument("-m", "--model", help="model id (overrides config)")
+    parser.add_argument(
+        "--endpoint",
+        help="Chat Completions endpoint URL (implies consent to send data there)",
+    )
+    parser.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    parser.add_argument("--root", type=Path, help="project root (default: detected from the cwd)")
+    parser.add_argument("--max-iterations", type=int, metavar="N", help="model round trips per prompt")
+    parser.add_argument("--token-budget", type=int, metavar="N", help="context window in tokens")
+    parser.add_argument("-s", "--system", metavar="PROMPT", help="replace the built-in system prompt")
+    sessions = parser.add_mutually_exclusive_group()
+    sessions.add_argument("--ephemeral", action="store_true", help="keep the session in memory only")
+    sessions.add_argument(
+        "-c", "--continue", dest="continue_latest", action="store_true",
+        help="resume the most recent session of this project",
+    )
+    sessions.add_argument("--session", type=Path, metavar="PATH", help="resume this session file")
+    parser.add_argument("--version", action="version", version=f"rho {__version__}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `rho` console script; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    for flag, value in (("--max-iterations", args.max_iterations), ("--token-budget", args.token_budget)):
+        if value is not None and value < 1:
+            print(f"rho: error: {flag} must be at least 1", file=sys.stderr)
+            return 2
+
+    from rho_kernel.config.loader import ConfigError
+    from rho_kernel.runtime import Runtime, RuntimeOptions, StartupError
+    from rho_kernel.security.sandbox import SandboxError
+
+    from rho_rpc.app import run
+
+    options = RuntimeOptions(
+        root=args.root,
+        model=args.model,
+        endpoint=args.endpoint,
+        api_key_env=args.api_key_env,
+        ephemeral=args.ephemeral,
+        continue_latest=args.continue_latest,
+        session_path=args.session,
+        max_iterations=args.max_iterations,
+        token_budget=args.token_budget,
+        system_prompt=args.system,
+        plugin_modules=(("rho-rpc", "rho_rpc.plugin"),),
+    )
+    try:
+        runtime = Runtime.build(options)
+    except (ConfigError, StartupError, SandboxError) as exc:
+        print(f"rho: error: {exc}", file=sys.stderr)
+        return 2
+    return run(runtime)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

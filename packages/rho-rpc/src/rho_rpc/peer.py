@@ -1,0 +1,98 @@
+"""The connected client as the agent sees it: notifications out, approvals in."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from rho_kernel.loop.approval import ApprovalDecision, ApprovalRequest
+from rho_kernel.loop.observer import Observer
+from rho_kernel.loop.result import AgentResult
+from rho_kernel.tools.base import Risk, ToolResult
+
+Notify = Callable[[str, dict[str, Any] | None], None]
+
+
+class RpcPeer(Observer):
+    """Turns loop events into notifications and is the approval gate of RPC mode.
+
+    An `approval/request` notification is sent and the call waits for `approvalResponse`.
+    Once the input has ended no answer can come, so pending and later requests are denied.
+    """
+
+    def __init__(self, notify: Notify) -> None:
+        self.notify = notify
+        self._pending: asyncio.Future[ApprovalDecision] | None = None
+        self.input_closed = False
+
+    # ── approval gate ───────────────────────────────────────────────────────
+
+    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Ask the client; waits for `approvalResponse` (denied once input has ended)."""
+        if self.input_closed:
+            return ApprovalDecision.denied()
+        future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+        self._pending = future
+        self.notify(
+            "approval/request",
+            {"tool": request.tool, "arguments": request.arguments, "risk": str(request.risk)},
+        )
+        try:
+            return await future
+        finally:
+            if self._pending is future:
+                self._pending = None
+
+    def answer(self, approved: bool, message: str | None) -> bool:
+        """Resolve the pending approval; False when none is pending (a no-op)."""
+        future = self._pending
+        if future is None or future.done():
+            return False
+        if approved:
+            future.set_result(ApprovalDecision.approved())
+        elif message:
+            future.set_result(ApprovalDecision.redirect(message))
+        else:
+            future.set_result(ApprovalDecision.denied())
+        return True
+
+    def close_input(self) -> None:
+        """Input ended: deny whatever is pending and everything asked from now on."""
+        self.input_closed = True
+        self.answer(False, None)
+
+    # ── observer ────────────────────────────────────────────────────────────
+
+    async def on_agent_start(self) -> None:
+        self.notify("agent/start", None)
+
+    async def on_state_change(self, state: str) -> None:
+        self.notify("state/change", {"state": state})
+
+    async def on_text_delta(self, delta: str) -> None:
+        self.notify("message/delta", {"delta": delta})
+
+    async def on_reasoning_delta(self, delta: str) -> None:
+        self.notify("reasoning/delta", {"delta": delta})
+
+    async def on_tool_call(self, name: str, arguments: str) -> None:
+        self.notify("tool/call", {"name": name, "arguments": arguments})
+
+    async def on_tool_denied(self, name: str) -> None:
+        self.notify("tool/denied", {"name": name})
+
+    async def on_tool_result(self, name: str, result: ToolResult) -> None:
+        self.notify("tool/result", {"name": name, "is_error": result.is_error, "output": result.output})
+
+    async def on_agent_end(self, result: AgentResult) -> None:
+        self.notify("agent/end", result.to_wire())
+
+    async def on_agent_error(self, error: str) -> None:
+        self.notify("agent/error", {"error": error})
+
+    async def on_approval_requested(self, name: str, arguments: str, risk: Risk) -> None:
+        """Sent by `request` instead, so that a gate-less run sends nothing."""
+
+
+__all__ = ["RpcPeer"]

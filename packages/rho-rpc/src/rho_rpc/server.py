@@ -1,0 +1,247 @@
+"""JSON-RPC 2.0 dispatch: requests, notifications, batches, errors, and the two lanes.
+
+Methods marked concurrent are answered the moment they are read (so `abort` and
+`approvalResponse` work while a prompt runs); all others run one at a time in arrival order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from rho_kernel.rpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    RpcError,
+    RpcMethod,
+)
+
+from rho_rpc.transport import Oversize
+
+_MISSING = object()
+DEBUG_ENV = "RHO_DEBUG"
+
+
+def _dumps(message: dict[str, Any] | list[Any]) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def error_response(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    """A JSON-RPC error response object."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "error": error, "id": request_id}
+
+
+def _valid_id(value: Any) -> bool:
+    return value is None or isinstance(value, str) or (
+        isinstance(value, (int, float)) and not isinstance(value, bool)
+    )
+
+
+def _describe_validation(error: ValidationError) -> tuple[str, list[dict[str, Any]]]:
+    details = []
+    for item in error.errors(include_url=False, include_context=False, include_input=False):
+        where = ".".join(str(part) for part in item["loc"]) or "params"
+        details.append({"param": where, "problem": item["msg"]})
+    text = "; ".join(f"{d['param']}: {d['problem']}" for d in details)
+    return f"Invalid params: {text}", details
+
+
+class JsonRpcServer:
+    """Reads lines, dispatches them to `RpcMethod`s and writes responses through `send`."""
+
+    def __init__(self, methods: dict[str, RpcMethod], send: Callable[[bytes], None]) -> None:
+        self.methods = methods
+        self._send = send
+        self._queue: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]] | None] = (
+            asyncio.Queue()
+        )
+        self._pending: set[asyncio.Task[Any]] = set()
+
+    # ── output ──────────────────────────────────────────────────────────────
+
+    def send(self, message: dict[str, Any] | list[Any]) -> None:
+        """Write one JSON message as a line."""
+        self._send(_dumps(message))
+
+    def notify(self, method: str, params: dict[str, Any] | BaseModel | None = None) -> None:
+        """Send a notification (no id)."""
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if isinstance(params, BaseModel):
+            params = params.model_dump(mode="json", exclude_none=True)
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+
+    # ── main loop ───────────────────────────────────────────────────────────
+
+    async def serve(self, lines: AsyncIterator[bytes | Oversize]) -> None:
+        """Handle every line until end of input, then finish the queued work."""
+        worker = asyncio.create_task(self._worker())
+        async for line in lines:
+            self.handle_line(line)
+        await self._queue.put(None)
+        await worker
+        if self._pending:
+            await asyncio.gather(*self._pending, return_exceptions=True)
+
+    async def _worker(self) -> None:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            run, future = item
+            try:
+                future.set_result(await run())
+            except BaseException as exc:  # delivered to the waiting response task
+                if not future.done():
+                    future.set_exception(exc)
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise
+
+    def handle_line(self, line: bytes | Oversize) -> None:
+        """Parse one line and start handling it; responses are written when ready."""
+        if isinstance(line, Oversize):
+            self.send(
+                error_response(
+                    None, INVALID_REQUEST, f"Invalid Request: message of {line.size} bytes is too large"
+                )
+            )
+            return
+        if not line.strip():
+            return
+        try:
+            message = json.loads(line)
+        except RecursionError:
+            self.send(error_response(None, PARSE_ERROR, "Parse error: JSON nested too deeply"))
+            return
+        except (ValueError, UnicodeDecodeError) as exc:
+            self.send(error_response(None, PARSE_ERROR, f"Parse error: {exc}"))
+            return
+        if isinstance(message, list):
+            if not message:
+                self.send(error_response(None, INVALID_REQUEST, "Invalid Request: empty batch"))
+                return
+            futures = [self._dispatch(item) for item in message]
+            self._track(self._answer_batch(futures))
+        else:
+            self._track(self._answer_one(self._dispatch(message)))
+
+    def _track(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _answer_one(self, future: asyncio.Future[dict[str, Any] | None]) -> None:
+        response = await future
+        if response is not None:
+            self.send(response)
+
+    async def _answer_batch(self, futures: list[asyncio.Future[dict[str, Any] | None]]) -> None:
+        responses = [r for r in await asyncio.gather(*futures) if r is not None]
+        if responses:
+            self.send(responses)
+
+    # ── one request ─────────────────────────────────────────────────────────
+
+    def _dispatch(self, message: Any) -> asyncio.Future[dict[str, Any] | None]:
+        """Validate a request object and schedule it; the future yields its response (or None)."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[dict[str, Any] | None] = loop.create_future()
+        if not isinstance(message, dict):
+            done.set_result(error_response(None, INVALID_REQUEST, "Invalid Request: expected an object"))
+            return done
+        request_id = message.get("id", _MISSING)
+        is_notification = request_id is _MISSING
+        if not is_notification and not _valid_id(request_id):
+            done.set_result(
+                error_response(None, INVALID_REQUEST, "Invalid Request: id must be a string, number or null")
+            )
+            return done
+        reply_id = None if is_notification else request_id
+        if message.get("jsonrpc") != "2.0":
+            done.set_result(error_response(reply_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'))
+            return done
+        method_name = message.get("method")
+        if not isinstance(method_name, str):
+            done.set_result(error_response(reply_id, INVALID_REQUEST, "Invalid Request: method must be a string"))
+            return done
+        params = message.get("params", _MISSING)
+        if params is not _MISSING and not isinstance(params, (dict, list)):
+            done.set_result(
+                error_response(reply_id, INVALID_REQUEST, "Invalid Request: params must be an object or array")
+            )
+            return done
+
+        def respond(response: dict[str, Any]) -> None:
+            if not done.done():
+                done.set_result(None if is_notification else response)
+
+        method = self.methods.get(method_name)
+        if method is None:
+            respond(error_response(reply_id, METHOD_NOT_FOUND, f"Method not found: {method_name}"))
+            return done
+        raw = {} if params is _MISSING else params
+        if isinstance(raw, list):
+            if raw:
+                respond(error_response(reply_id, INVALID_PARAMS, "Invalid params: pass params by name (an object)"))
+                return done
+            raw = {}
+
+        try:
+            validated = method.params_model.model_validate(raw) if method.params_model else raw
+        except ValidationError as exc:
+            text, details = _describe_validation(exc)
+            respond(error_response(reply_id, INVALID_PARAMS, text, details))
+            return done
+
+        async def run() -> Any:
+            return await method.handler(validated)
+
+        async def call() -> None:
+            try:
+                if self._is_concurrent(method, raw):
+                    result = await run()
+                else:
+                    queued: asyncio.Future[Any] = loop.create_future()
+                    await self._queue.put((run, queued))
+                    result = await queued
+            except RpcError as exc:
+                respond(error_response(reply_id, exc.code, exc.message, exc.data))
+                return
+            except Exception as exc:
+                self._log_internal(method_name, exc)
+                respond(error_response(reply_id, INTERNAL_ERROR, f"Internal error: {exc}"))
+                return
+            if isinstance(result, BaseModel):
+                result = result.model_dump(mode="json", exclude_none=True)
+            respond({"jsonrpc": "2.0", "result": result if result is not None else {}, "id": reply_id})
+
+        self._track(call())
+        return done
+
+    @staticmethod
+    def _is_concurrent(method: RpcMethod, raw: dict[str, Any]) -> bool:
+        concurrent = method.concurrent
+        return bool(concurrent(raw)) if callable(concurrent) else bool(concurrent)
+
+    @staticmethod
+    def _log_internal(method: str, exc: BaseException) -> None:
+        print(f"rho: internal error in {method}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        if os.environ.get(DEBUG_ENV):
+            import traceback
+
+            traceback.print_exception(exc, file=sys.stderr)
+
+
+__all__ = ["JsonRpcServer", "error_response"]

@@ -1,0 +1,99 @@
+"""Newline-delimited JSON over stdio: a line reader for stdin and a writer for stdout."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator, Callable
+
+#: Longest accepted line; a longer one is discarded and answered with an error.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
+class Oversize:
+    """Stands in for a line that was longer than `MAX_LINE_BYTES` (its bytes were dropped)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
+async def read_lines(fd: int = 0, *, max_line: int = MAX_LINE_BYTES) -> AsyncIterator[bytes | Oversize]:
+    """Yield complete lines (without the newline) from `fd` until end of input.
+
+    Reading happens on a daemon thread so pipes, files and terminals all work; the final line
+    need not end with a newline.
+    """
+    loop = asyncio.get_running_loop()
+    chunks: asyncio.Queue[bytes] = asyncio.Queue()
+
+    def pump() -> None:
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                data = b""
+            loop.call_soon_threadsafe(chunks.put_nowait, data)
+            if not data:
+                return
+
+    threading.Thread(target=pump, name="rho-stdin", daemon=True).start()
+    buffer = bytearray()
+    discarding = 0  # bytes dropped from an oversize line still being read
+    while True:
+        data = await chunks.get()
+        if not data:
+            break
+        start = 0
+        while True:
+            newline = data.find(b"\n", start)
+            if newline < 0:
+                piece = data[start:]
+                if discarding:
+                    discarding += len(piece)
+                elif len(buffer) + len(piece) > max_line:
+                    discarding = len(buffer) + len(piece)
+                    buffer.clear()
+                else:
+                    buffer += piece
+                break
+            piece = data[start:newline]
+            start = newline + 1
+            if discarding:
+                yield Oversize(discarding + len(piece))
+                discarding = 0
+            elif len(buffer) + len(piece) > max_line:
+                size = len(buffer) + len(piece)
+                buffer.clear()
+                yield Oversize(size)
+            else:
+                buffer += piece
+                line = bytes(buffer)
+                buffer.clear()
+                yield line
+    if discarding:
+        yield Oversize(discarding)
+    elif buffer:
+        yield bytes(buffer)
+
+
+class StdoutWriter:
+    """Writes one protocol line at a time to stdout; stops quietly when the reader went away."""
+
+    def __init__(self, fd: int = 1, on_closed: Callable[[], None] | None = None) -> None:
+        self.fd = fd
+        self.closed = False
+        self.on_closed = on_closed
+
+    def write_line(self, data: bytes) -> None:
+        if self.closed:
+            return
+        view = memoryview(data + b"\n")
+        try:
+            while view:
+                written = os.write(self.fd, view)
+                view = view[written:]
+        except (BrokenPipeError, OSError):
+            self.closed = True
+            if self.on_closed:
+                self.on_closed()

@@ -1,0 +1,283 @@
+"""The JSON-RPC wire types: every method's params and result, and every notification.
+
+These pydantic models validate incoming params and are the single source of the OpenRPC
+document (`rpc.discover`, `docs/openrpc.json`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Params(BaseModel):
+    """Base of method params: strict types, unknown members ignored."""
+
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+
+class Result(BaseModel):
+    """Base of method results."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class NoParams(Params):
+    """The method takes no params."""
+
+
+class EmptyResult(Result):
+    """An empty object: the request was accepted."""
+
+
+# ── prompt / abort / approval ───────────────────────────────────────────────
+
+
+class PromptParams(Params):
+    """`prompt`: run a user message through the agent, or steer the running turn."""
+
+    message: str = Field(min_length=1, description="The user's message (must not be empty).")
+    steer: bool = Field(
+        False,
+        description="Queue the message as mid-turn steering, injected at the next tool-batch seam; "
+        "answered at once with {}.",
+    )
+
+
+class PromptResult(Result):
+    """`prompt` result: `reply` when the turn ended, `error` when it failed (see agent/error)."""
+
+    reply: str | None = None
+    error: str | None = None
+
+
+class ApprovalResponseParams(Params):
+    """`approvalResponse`: answer the pending `approval/request`."""
+
+    approved: bool = Field(description="True runs the tool call; false denies it.")
+    message: str | None = Field(
+        None,
+        description="With approved=false: redirect — the tool batch is abandoned and this text "
+        "becomes a new user turn.",
+    )
+
+
+# ── state and messages ──────────────────────────────────────────────────────
+
+
+class GetStateResult(Result):
+    """`getState` result."""
+
+    model: str
+    provider: str
+    cwd: str
+    messageCount: int
+    sessionId: str
+    sessionPath: str = Field(description='The session file; "" for an in-memory session.')
+    busy: bool = Field(description="Whether a prompt is running.")
+
+
+class GetMessagesResult(Result):
+    """`getMessages` result: the messages on the current branch, oldest first."""
+
+    messages: list[dict[str, Any]]
+
+
+class NewSessionResult(Result):
+    """`newSession` result."""
+
+    sessionId: str
+    path: str = Field(description='The new session file; "" for an in-memory session.')
+
+
+# ── tools and plugins ───────────────────────────────────────────────────────
+
+
+class ToolInfo(BaseModel):
+    """A tool the model can call."""
+
+    name: str
+    description: str
+    risk: Literal["read", "write", "destructive", "network"]
+    parameters: dict[str, Any]
+    plugin: str | None = Field(None, description="The plugin that contributed the tool.")
+
+
+class ListToolsResult(Result):
+    """`listTools` result."""
+
+    tools: list[ToolInfo]
+
+
+class PluginEntry(BaseModel):
+    """A loaded plugin."""
+
+    name: str
+    version: str | None
+    hooks: list[str]
+
+
+class ListPluginsResult(Result):
+    """`listPlugins` result."""
+
+    plugins: list[PluginEntry]
+    failed: list[dict[str, str]] = Field(
+        default_factory=list, description="Plugins that failed to load: {name, error}."
+    )
+
+
+# ── sessions ────────────────────────────────────────────────────────────────
+
+
+class SessionEntry(BaseModel):
+    """A saved session of this project."""
+
+    path: str
+    id: str
+    mtimeSecs: int
+    sizeKb: int
+    entryCount: int
+    latest: bool = Field(description="The session `rho -c` would resume.")
+
+
+class ListSessionsResult(Result):
+    """`listSessions` result: the 10 most recent sessions, newest first."""
+
+    sessions: list[SessionEntry]
+
+
+class ResumeSessionParams(Params):
+    """`resumeSession`: continue a saved session."""
+
+    path: str = Field(min_length=1, description="Path of the session's .jsonl file.")
+
+
+class ResumeSessionResult(Result):
+    """`resumeSession` result."""
+
+    path: str
+    sessionId: str
+    model: str
+    cwd: str
+    entryCount: int
+
+
+# ── notifications (rho → client) ────────────────────────────────────────────
+
+
+class ReadyParams(BaseModel):
+    """`ready`: sent once, before anything else."""
+
+    version: str
+    model: str
+    provider: str
+    cwd: str
+    sessionPath: str
+
+
+class StateChangeParams(BaseModel):
+    """`state/change`."""
+
+    state: Literal["idle", "thinking", "awaiting_approval", "executing_tool"]
+
+
+class DeltaParams(BaseModel):
+    """`message/delta` and `reasoning/delta`: a piece of streamed text."""
+
+    delta: str
+
+
+class ToolCallParams(BaseModel):
+    """`tool/call`: the model called a tool (arguments is the raw JSON string)."""
+
+    name: str
+    arguments: str
+
+
+class ToolResultParams(BaseModel):
+    """`tool/result`: a tool call's result as the model sees it."""
+
+    name: str
+    is_error: bool
+    output: str
+
+
+class ToolDeniedParams(BaseModel):
+    """`tool/denied`."""
+
+    name: str
+
+
+class ApprovalRequestParams(BaseModel):
+    """`approval/request`: answer with `approvalResponse`."""
+
+    tool: str
+    arguments: str
+    risk: Literal["read", "write", "destructive", "network"]
+
+
+class UsageTotals(BaseModel):
+    """Token usage of a run."""
+
+    inputTokens: int
+    outputTokens: int
+    cachedTokens: int
+    totalTokens: int
+    totalCost: float
+    requestCount: int
+
+
+class ToolOutcome(BaseModel):
+    """How a tool call ended; `output` is present for non-success outcomes."""
+
+    kind: Literal["success", "error", "denied", "blocked"]
+    output: str | None = None
+
+
+class ToolCallSummary(BaseModel):
+    """One tool call of the run."""
+
+    name: str
+    arguments: str
+    outcome: ToolOutcome
+    durationMs: int | None = None
+
+
+class AgentEndParams(BaseModel):
+    """`agent/end`: the structured result of a finished prompt."""
+
+    reply: str
+    iterations: int
+    usage: UsageTotals
+    toolCalls: list[ToolCallSummary]
+    durationMs: int
+    finishReason: Literal[
+        "stop", "max_iterations", "cancelled", "retry_budget_exhausted", "consecutive_empty_responses"
+    ]
+
+
+class AgentErrorParams(BaseModel):
+    """`agent/error`: the prompt failed."""
+
+    error: str
+
+
+class NoNotificationParams(BaseModel):
+    """The notification carries no params."""
+
+
+#: Notification name → params model, in the order a turn emits them.
+NOTIFICATIONS: dict[str, type[BaseModel]] = {
+    "ready": ReadyParams,
+    "agent/start": NoNotificationParams,
+    "state/change": StateChangeParams,
+    "message/delta": DeltaParams,
+    "reasoning/delta": DeltaParams,
+    "tool/call": ToolCallParams,
+    "approval/request": ApprovalRequestParams,
+    "tool/denied": ToolDeniedParams,
+    "tool/result": ToolResultParams,
+    "agent/end": AgentEndParams,
+    "agent/error": AgentErrorParams,
+}

@@ -1,0 +1,38 @@
+"""Fixtures that start the real `rho` process against a scripted server on loopback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from rho_process import RhoProcess  # type: ignore[import-not-found]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    return root.resolve()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def start_rho(project: Path, home: Path) -> Iterator[Callable[..., RhoProcess]]:
+    started: list[RhoProcess] = []
+
+    def start(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> RhoProcess:
+        process = RhoProcess(list(args), cwd=cwd or project, home=home, env=env)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        process.kill()

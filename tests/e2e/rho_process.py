@@ -1,0 +1,131 @@
+"""Drive the real `rho` console script over stdin/stdout."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+RHO = str(Path(sys.executable).with_name("rho"))
+
+
+class RhoProcess:
+    """A running `rho` with helpers to send requests and read protocol lines."""
+
+    def __init__(self, args: list[str], *, cwd: Path, home: Path, env: dict[str, str] | None = None) -> None:
+        full_env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("RHO_", "OPENAI", "OPENROUTER"))
+        }
+        full_env.update({"HOME": str(home), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"})
+        full_env.update(env or {})
+        self.proc = subprocess.Popen(
+            [RHO, *args],
+            cwd=cwd,
+            env=full_env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self.seen: list[dict[str, Any]] = []
+        self.raw: list[bytes] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+        self._next_id = 1000
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    # ── sending ────────────────────────────────────────────────────────────
+
+    def send_raw(self, data: bytes | str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data.encode() if isinstance(data, str) else data)
+        self.proc.stdin.flush()
+
+    def send(self, message: dict[str, Any] | list[Any]) -> None:
+        self.send_raw(json.dumps(message) + "\n")
+
+    def request(self, method: str, params: dict[str, Any] | None = None, *, id: Any = None) -> Any:
+        if id is None:
+            self._next_id += 1
+            id = self._next_id
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "id": id}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return id
+
+    def call(self, method: str, params: dict[str, Any] | None = None, timeout: float = 20) -> dict[str, Any]:
+        """Send a request and return its response (notifications before it are kept in `seen`)."""
+        request_id = self.request(method, params)
+        return self.wait_for(lambda m: m.get("id") == request_id and "method" not in m, timeout)
+
+    def close_stdin(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+
+    # ── reading ────────────────────────────────────────────────────────────
+
+    def read(self, timeout: float = 20) -> dict[str, Any] | list[Any]:
+        line = self.lines.get(timeout=timeout)
+        if line is None:
+            raise EOFError("rho closed stdout; stderr:\n" + self.stderr_text())
+        self.raw.append(line)
+        message = json.loads(line)
+        if isinstance(message, dict):
+            self.seen.append(message)
+        return message
+
+    def wait_for(self, predicate: Any, timeout: float = 20) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no matching message; seen: {self.seen[-10:]}")
+            message = self.read(remaining)
+            if predicate(message):
+                return message
+
+    def notification(self, method: str, timeout: float = 20) -> dict[str, Any]:
+        return self.wait_for(lambda m: isinstance(m, dict) and m.get("method") == method, timeout)
+
+    def methods_seen(self) -> list[str]:
+        return [m["method"] for m in self.seen if "method" in m]
+
+    def finish(self, timeout: float = 20) -> int:
+        """Close stdin, read everything left and wait for exit; returns the exit code."""
+        if self.proc.stdin and not self.proc.stdin.closed:
+            self.close_stdin()
+        code = self.proc.wait(timeout=timeout)
+        while True:
+            try:
+                line = self.lines.get(timeout=5)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.raw.append(line)
+            message = json.loads(line)
+            if isinstance(message, dict):
+                self.seen.append(message)
+        return code
+
+    def stderr_text(self) -> str:
+        if self.proc.poll() is None:
+            return "(still running)"
+        assert self.proc.stderr is not None
+        return self.proc.stderr.read().decode(errors="replace")
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)

@@ -1,0 +1,299 @@
+"""Prompts through the real `rho` process against a scripted model server on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from rho_kernel.testing import ErrorReply, HangReply, ScriptedServer, text_reply, tool_call_reply
+from rho_process import RhoProcess  # type: ignore[import-not-found]
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as scripted:
+        yield scripted
+
+
+def _start(start_rho, server: ScriptedServer, *extra: str) -> RhoProcess:  # type: ignore[no-untyped-def]
+    process = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", *extra)
+    assert process.read()["method"] == "ready"
+    return process
+
+
+def _write_config(project: Path, text: str) -> None:
+    (project / ".rho").mkdir(exist_ok=True)
+    (project / ".rho" / "config.toml").write_text(text)
+
+
+def test_text_prompt_notifications_in_order(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    server.add(text_reply("hello", chunks=2))
+    rho = _start(start_rho, server, "--ephemeral")
+    response = rho.call("prompt", {"message": "say hello"})
+    assert response["result"] == {"reply": "hello"}
+    methods = rho.methods_seen()
+    assert methods[:2] == ["agent/start", "state/change"]
+    assert methods.count("message/delta") == 2
+    assert methods[-2:] == ["state/change", "agent/end"]
+    end = rho.seen[-2]["params"]
+    assert end["reply"] == "hello" and end["finishReason"] == "stop" and end["iterations"] == 1
+    assert end["usage"]["requestCount"] == 1 and end["usage"]["inputTokens"] == 10
+    assert rho.seen[-3]["params"] == {"state": "idle"}
+    assert server.requests[0].json["model"] == "scripted-model"
+    assert rho.finish() == 0
+
+
+def test_read_file_round_trip(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    (project / "notes.txt").write_text("alpha\nbeta\n")
+    server.add(tool_call_reply("read_file", {"path": "notes.txt", "hashline": False}), text_reply("read it"))
+    rho = _start(start_rho, server, "--ephemeral")
+    assert rho.call("prompt", {"message": "read notes"})["result"]["reply"] == "read it"
+    tool_result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
+    assert tool_result == {"name": "read_file", "is_error": False, "output": "<context>\nalpha\nbeta\n<context:end>"}
+    assert "approval/request" not in rho.methods_seen()
+    sent = server.requests[1].json["messages"][-1]
+    assert sent["role"] == "tool" and "alpha" in sent["content"]
+
+
+def test_write_file_waits_for_approval(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    server.add(tool_call_reply("write_file", {"path": "out/new.txt", "content": "hi"}), text_reply("written"))
+    rho = _start(start_rho, server, "--ephemeral")
+    prompt_id = rho.request("prompt", {"message": "write"})
+    request = rho.notification("approval/request")["params"]
+    assert request["tool"] == "write_file" and request["risk"] == "write"
+    assert json.loads(request["arguments"]) == {"path": "out/new.txt", "content": "hi"}
+    assert not (project / "out" / "new.txt").exists()
+    state = rho.call("getState")["result"]  # answered while the turn waits
+    assert state["busy"] is True
+    rho.request("approvalResponse", {"approved": True})
+    response = rho.wait_for(lambda m: m.get("id") == prompt_id)
+    assert response["result"]["reply"] == "written"
+    assert (project / "out" / "new.txt").read_text() == "hi"
+
+
+def test_denied_write_continues_the_turn(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}), text_reply("ok"))
+    rho = _start(start_rho, server, "--ephemeral")
+    prompt_id = rho.request("prompt", {"message": "write"})
+    rho.notification("approval/request")
+    rho.request("approvalResponse", {"approved": False})
+    response = rho.wait_for(lambda m: m.get("id") == prompt_id)
+    assert response["result"]["reply"] == "ok"
+    assert "tool/denied" in rho.methods_seen()
+    assert not (project / "x.txt").exists()
+    end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
+    assert end["toolCalls"][0]["outcome"] == {"kind": "denied", "output": "Tool call denied by user."}
+
+
+def test_redirect_becomes_a_user_turn(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}), text_reply("ok"))
+    rho = _start(start_rho, server, "--ephemeral")
+    prompt_id = rho.request("prompt", {"message": "write"})
+    rho.notification("approval/request")
+    rho.request("approvalResponse", {"approved": False, "message": "write y.txt instead"})
+    rho.wait_for(lambda m: m.get("id") == prompt_id)
+    assert "tool/denied" not in rho.methods_seen()
+    assert server.requests[1].json["messages"][-1] == {"role": "user", "content": "write y.txt instead"}
+
+
+def test_policy_from_project_config(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    _write_config(project, '[approval.per_tool]\nwrite_file = "deny"\nread_file = "ask"\n')
+    server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}), text_reply("denied"))
+    rho = _start(start_rho, server, "--ephemeral")
+    assert rho.call("prompt", {"message": "w"})["result"]["reply"] == "denied"
+    assert "approval/request" not in rho.methods_seen()
+    assert "tool/denied" in rho.methods_seen()
+    assert not (project / "x.txt").exists()
+
+
+def test_hostile_path_is_an_error_result(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    server.add(tool_call_reply("read_file", {"path": "../../etc/passwd"}), text_reply("blocked"))
+    rho = _start(start_rho, server, "--ephemeral")
+    rho.call("prompt", {"message": "r"})
+    result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
+    assert result["is_error"] is True and "outside" in result["output"]
+
+
+def test_unknown_tool_and_bad_arguments(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    server.add(tool_call_reply("no_such_tool", {}), tool_call_reply("read_file", "{not json"), text_reply("fine"))
+    rho = _start(start_rho, server, "--ephemeral")
+    assert rho.call("prompt", {"message": "x"})["result"]["reply"] == "fine"
+    results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
+    assert "unknown tool 'no_such_tool'" in results[0]["output"]
+    assert "not valid JSON" in results[1]["output"]
+    assert all(r["is_error"] for r in results)
+
+
+def test_max_iterations_is_an_agent_end(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    (project / "a.txt").write_text("a")
+    server.add(tool_call_reply("read_file", {"path": "a.txt"}))
+    rho = _start(start_rho, server, "--ephemeral", "--max-iterations", "1")
+    assert "result" in rho.call("prompt", {"message": "loop"})
+    end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
+    assert end["finishReason"] == "max_iterations"
+
+
+def test_abort_interrupts_the_model_request(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    server.add(HangReply(60))
+    rho = _start(start_rho, server, "--ephemeral")
+    prompt_id = rho.request("prompt", {"message": "wait"})
+    server.wait_for_requests(1, timeout=10)
+    started = time.monotonic()
+    assert rho.call("abort")["result"] == {}
+    rho.wait_for(lambda m: m.get("id") == prompt_id, timeout=10)
+    assert time.monotonic() - started < 5
+    end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
+    assert end["finishReason"] == "cancelled"
+
+
+def test_abort_while_awaiting_approval(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}))
+    rho = _start(start_rho, server, "--ephemeral")
+    prompt_id = rho.request("prompt", {"message": "w"})
+    rho.notification("approval/request")
+    rho.request("abort")
+    rho.wait_for(lambda m: m.get("id") == prompt_id)
+    end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
+    assert end["finishReason"] == "cancelled"
+    assert not (project / "x.txt").exists()
+
+
+def test_unreachable_endpoint_is_a_clear_agent_error(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    _write_config(project, "[agent]\nretry_budget = 0\n")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    endpoint = f"http://127.0.0.1:{port}/v1/chat/completions"
+    rho = start_rho("--ephemeral", "--endpoint", endpoint)
+    rho.read()
+    response = rho.call("prompt", {"message": "hi"})
+    assert endpoint in response["result"]["error"]
+    error = next(m for m in rho.seen if m.get("method") == "agent/error")["params"]["error"]
+    assert endpoint in error and "--endpoint" in error
+    assert rho.finish() == 0
+    assert "Traceback" not in rho.stderr_text()
+
+
+def test_default_endpoint_is_named_when_nothing_answers(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    _write_config(project, "[agent]\nretry_budget = 0\n")
+    rho = start_rho("--ephemeral")
+    rho.read()
+    response = rho.call("prompt", {"message": "hi"})
+    assert "localhost:1234/v1/chat/completions" in response["result"]["error"]
+
+
+def test_retry_budget_exhausted_is_an_agent_end(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    _write_config(project, "[agent]\nretry_budget = 1\ninitial_backoff_ms = 1\n")
+    server.add(ErrorReply(503, {"error": {"message": "overloaded"}}), ErrorReply(503, {"error": {"message": "overloaded"}}))
+    rho = _start(start_rho, server, "--ephemeral")
+    rho.call("prompt", {"message": "hi"})
+    end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
+    assert end["finishReason"] == "retry_budget_exhausted"
+    assert "agent/error" not in rho.methods_seen()
+
+
+def test_consecutive_empty_responses_is_an_agent_end(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    _write_config(project, "[agent]\nmax_consecutive_empty = 2\n")
+    server.add(text_reply(""), text_reply(""))
+    rho = _start(start_rho, server, "--ephemeral")
+    rho.call("prompt", {"message": "hi"})
+    end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
+    assert end["finishReason"] == "consecutive_empty_responses"
+
+
+def test_piped_prompt_then_eof_still_answers(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    server.add(text_reply("bye"))
+    rho = start_rho("--endpoint", server.chat_url, "--ephemeral")
+    rho.request("prompt", {"message": "hi"}, id=1)
+    rho.close_stdin()
+    assert rho.finish() == 0
+    assert {"jsonrpc": "2.0", "result": {"reply": "bye"}, "id": 1} in rho.seen
+
+
+def test_steering_prompt_is_acknowledged_at_once(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "1"}), text_reply("done"))
+    rho = _start(start_rho, server, "--ephemeral")
+    prompt_id = rho.request("prompt", {"message": "w"})
+    rho.notification("approval/request")
+    assert rho.call("prompt", {"message": "also y", "steer": True})["result"] == {}
+    rho.request("approvalResponse", {"approved": True})
+    rho.wait_for(lambda m: m.get("id") == prompt_id)
+    assert server.requests[1].json["messages"][-1] == {"role": "user", "content": "also y"}
+
+
+# ── sessions ───────────────────────────────────────────────────────────────
+
+
+def _session_file(rho: RhoProcess) -> Path:
+    return Path(rho.call("getState")["result"]["sessionPath"])
+
+
+def test_session_survives_a_crash_and_resumes_with_c(start_rho, server: ScriptedServer, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
+    (project / "a.txt").write_text("a")
+    server.add(tool_call_reply("read_file", {"path": "a.txt"}), text_reply("first answer"))
+    rho = _start(start_rho, server)
+    path = _session_file(rho)
+    assert path.parent.parent == home / ".rho" / "sessions"
+    rho.call("prompt", {"message": "first"})
+    os.kill(rho.proc.pid, signal.SIGKILL)
+    rho.proc.wait(timeout=10)
+
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines[0]["type"] == "Header" and lines[0]["version"] == 2
+    tool_line = next(l for l in lines if l.get("payload", {}).get("Message", {}).get("role") == "tool")
+    assert tool_line["payload"]["Message"]["is_error"] is False
+
+    server.add(text_reply("second answer"))
+    again = _start(start_rho, server, "-c")
+    assert _session_file(again) == path
+    messages = again.call("getMessages")["result"]["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant"]
+    again.call("prompt", {"message": "second"})
+    assert [m["role"] for m in server.requests[-1].json["messages"]][-2:] == ["assistant", "user"]
+    assert again.finish() == 0
+    assert json.loads(path.read_text().splitlines()[-1])["payload"] == {"SessionEnded": {"reason": "transport EOF"}}
+
+
+def test_torn_last_line_is_skipped_on_resume(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    server.add(text_reply("answer"))
+    rho = _start(start_rho, server)
+    path = _session_file(rho)
+    rho.call("prompt", {"message": "q"})
+    os.kill(rho.proc.pid, signal.SIGKILL)
+    rho.proc.wait(timeout=10)
+    with path.open("ab") as handle:
+        handle.write(b'{"type":"Entry","id":"deadbeef","parent_id":nu')
+    again = _start(start_rho, server, "--session", str(path))
+    messages = again.call("getMessages")["result"]["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant"]
+    assert again.finish() == 0
+    assert "torn" in again.stderr_text().lower() or "skipp" in again.stderr_text().lower()
+    for line in path.read_text().splitlines():
+        json.loads(line)
+
+
+def test_clear_new_session_list_and_resume(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    server.add(text_reply("one"))
+    rho = _start(start_rho, server)
+    first = _session_file(rho)
+    rho.call("prompt", {"message": "q"})
+    assert rho.call("clear")["result"] == {}
+    assert [m["role"] for m in rho.call("getMessages")["result"]["messages"]] == ["system"]
+    created = rho.call("newSession")["result"]
+    assert created["path"] != str(first) and Path(created["path"]).exists()
+    time.sleep(0.05)
+    os.utime(created["path"])
+    sessions = rho.call("listSessions")["result"]["sessions"]
+    assert [s["path"] for s in sessions] == [created["path"], str(first)]
+    assert [s["latest"] for s in sessions] == [True, False]
+    resumed = rho.call("resumeSession", {"path": str(first)})["result"]
+    assert resumed["path"] == str(first) and resumed["entryCount"] >= 4
+    bad = rho.call("resumeSession", {"path": str(first.parent / "missing.jsonl")})
+    assert bad["error"]["code"] == -32603 and "missing.jsonl" in bad["error"]["message"]
+    assert rho.finish() == 0

@@ -1,0 +1,226 @@
+"""JSON-RPC 2.0 conformance of the real `rho` process (no model needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rho_process import RHO, RhoProcess  # type: ignore[import-not-found]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def rho(start_rho) -> RhoProcess:  # type: ignore[no-untyped-def]
+    process = start_rho("--ephemeral")
+    ready = process.read()
+    assert ready["method"] == "ready"
+    return process
+
+
+def test_ready_comes_first_and_names_the_model(start_rho) -> None:  # type: ignore[no-untyped-def]
+    process = start_rho("--ephemeral", "-m", "my-model")
+    first = process.read()
+    assert first["jsonrpc"] == "2.0" and first["method"] == "ready" and "id" not in first
+    assert first["params"]["model"] == "my-model"
+    assert first["params"]["sessionPath"] == ""
+    assert process.finish() == 0
+
+
+def test_parse_error_has_null_id(rho: RhoProcess) -> None:
+    rho.send_raw(b"this is not json\n")
+    response = rho.read()
+    assert response["id"] is None and response["error"]["code"] == -32700
+
+
+def test_invalid_utf8_is_a_parse_error(rho: RhoProcess) -> None:
+    rho.send_raw(b'{"jsonrpc":"2.0","method":"getState","id":1,"x":"\xff"}\n')
+    assert rho.read()["error"]["code"] == -32700
+
+
+@pytest.mark.parametrize(
+    ("message", "expected_id"),
+    [
+        ({"method": "getState", "id": 7}, 7),  # no jsonrpc
+        ({"jsonrpc": "1.0", "method": "getState", "id": "a"}, "a"),
+        ({"jsonrpc": "2.0", "method": 5, "id": 8}, 8),
+        ({"jsonrpc": "2.0", "id": 9}, 9),  # no method
+        ({"jsonrpc": "2.0", "method": "getState", "id": {"x": 1}}, None),  # bad id type
+        ({"jsonrpc": "2.0", "method": "getState", "id": True}, None),
+        ({"jsonrpc": "2.0", "method": "getState", "params": "str", "id": 10}, 10),
+    ],
+)
+def test_invalid_requests(rho: RhoProcess, message: dict[str, object], expected_id: object) -> None:
+    rho.send(message)
+    response = rho.read()
+    assert response["error"]["code"] == -32600
+    assert response["id"] == expected_id
+
+
+def test_non_object_message_is_invalid(rho: RhoProcess) -> None:
+    rho.send_raw(b"42\n")
+    response = rho.read()
+    assert response == {"jsonrpc": "2.0", "error": response["error"], "id": None}
+    assert response["error"]["code"] == -32600
+
+
+def test_unknown_method(rho: RhoProcess) -> None:
+    response = rho.call("frobnicate")
+    assert response["error"] == {"code": -32601, "message": "Method not found: frobnicate"}
+
+
+def test_notifications_get_no_response_even_when_unknown(rho: RhoProcess) -> None:
+    rho.send({"jsonrpc": "2.0", "method": "frobnicate"})
+    rho.send({"jsonrpc": "2.0", "method": "getState"})
+    response = rho.call("getState")
+    assert "result" in response
+    assert [m for m in rho.seen if "id" in m] == [response]
+
+
+@pytest.mark.parametrize(
+    ("params", "fragment"),
+    [
+        ({}, "message"),
+        ({"message": 5}, "message"),
+        ({"message": ""}, "message"),
+        ({"message": "   "}, "blank"),
+        ({"message": "hi", "steer": "yes"}, "steer"),
+    ],
+)
+def test_invalid_params(rho: RhoProcess, params: dict[str, object], fragment: str) -> None:
+    response = rho.call("prompt", params)
+    assert response["error"]["code"] == -32602
+    assert fragment in response["error"]["message"]
+
+
+def test_positional_params_are_refused(rho: RhoProcess) -> None:
+    assert rho.call("prompt", ["hi"])["error"]["code"] == -32602  # type: ignore[arg-type]
+
+
+def test_batch(rho: RhoProcess) -> None:
+    rho.send(
+        [
+            {"jsonrpc": "2.0", "method": "getState", "id": 1},
+            {"jsonrpc": "2.0", "method": "getState"},
+            {"jsonrpc": "2.0", "method": "nope", "id": 2},
+            1,
+        ]
+    )
+    batch = rho.read()
+    assert isinstance(batch, list) and len(batch) == 3
+    by_id = {str(r["id"]): r for r in batch}
+    assert "result" in by_id["1"]
+    assert by_id["2"]["error"]["code"] == -32601
+    assert by_id["None"]["error"]["code"] == -32600
+
+
+def test_empty_batch_and_notification_only_batch(rho: RhoProcess) -> None:
+    rho.send_raw(b"[]\n")
+    assert rho.read()["error"]["code"] == -32600
+    rho.send([{"jsonrpc": "2.0", "method": "getState"}])
+    response = rho.call("getState")
+    assert "result" in response
+
+
+def test_deeply_nested_and_oversize_lines(rho: RhoProcess) -> None:
+    rho.send_raw(b"[" * 200_000 + b"\n")
+    assert rho.read()["error"]["code"] == -32700
+    rho.send_raw(b'{"x":"' + b"a" * (17 * 1024 * 1024) + b'"}\n')
+    response = rho.read(timeout=60)
+    assert response["error"]["code"] == -32600 and "too large" in response["error"]["message"]
+    assert "result" in rho.call("getState")
+
+
+def test_end_of_input_exits_cleanly_without_traceback(rho: RhoProcess) -> None:
+    rho.send_raw(b"garbage\n")
+    assert rho.finish() == 0
+    stderr = rho.stderr_text()
+    assert "Traceback" not in stderr
+    assert all(json.loads(line) for line in rho.raw)  # stdout is protocol only
+
+
+def test_rpc_discover_matches_the_committed_document(rho: RhoProcess) -> None:
+    document = rho.call("rpc.discover")["result"]
+    committed = json.loads((ROOT / "docs" / "openrpc.json").read_text())
+    assert document == committed, "docs/openrpc.json is stale: run `uv run python -m rho_rpc.openrpc > docs/openrpc.json`"
+    names = {m["name"] for m in document["methods"]}
+    assert {"prompt", "abort", "clear", "newSession", "getState", "getMessages", "listTools",
+            "listSessions", "resumeSession", "approvalResponse", "listPlugins"} <= names
+
+
+def test_list_tools_and_plugins(rho: RhoProcess) -> None:
+    tools = {t["name"]: t for t in rho.call("listTools")["result"]["tools"]}
+    assert tools["read_file"]["risk"] == "read"
+    assert tools["write_file"]["risk"] == "write"
+    assert tools["read_file"]["plugin"] == "rho-tools-fs"
+    assert "path" in tools["read_file"]["parameters"]["properties"]
+    plugins = {p["name"]: p for p in rho.call("listPlugins")["result"]["plugins"]}
+    assert {"rho.providers", "rho.approval", "rho-rpc", "rho-tools-fs"} <= set(plugins)
+    assert "rho_register_tools" in plugins["rho-tools-fs"]["hooks"]
+
+
+def test_get_state_and_messages(rho: RhoProcess, project: Path) -> None:
+    state = rho.call("getState")["result"]
+    assert state["cwd"] == str(project)
+    assert state["messageCount"] == 1
+    assert state["busy"] is False
+    messages = rho.call("getMessages")["result"]["messages"]
+    assert [m["role"] for m in messages] == ["system"]
+    assert str(project) in messages[0]["content"]
+
+
+def test_approval_response_outside_a_flow_is_a_no_op(rho: RhoProcess) -> None:
+    assert rho.call("approvalResponse", {"approved": True})["result"] == {}
+    assert rho.call("abort")["result"] == {}
+
+
+def test_version_and_help() -> None:
+    import subprocess
+
+    version = subprocess.run([RHO, "--version"], capture_output=True, text=True, timeout=30)
+    assert version.returncode == 0 and version.stdout.startswith("rho ")
+    help_text = subprocess.run([RHO, "--help"], capture_output=True, text=True, timeout=30)
+    for flag in ("--model", "--endpoint", "--api-key-env", "--ephemeral", "--continue", "--session", "--root"):
+        assert flag in help_text.stdout
+
+
+def test_mutually_exclusive_session_flags(start_rho) -> None:  # type: ignore[no-untyped-def]
+    process = start_rho("--ephemeral", "-c")
+    assert process.finish() == 2
+    assert "not allowed with" in process.stderr_text()
+
+
+def test_invalid_config_is_a_clear_startup_error(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    (project / ".rho").mkdir()
+    (project / ".rho" / "config.toml").write_text('[agent]\nmax_iterations = "lots"\n')
+    process = start_rho()
+    assert process.finish() == 2
+    stderr = process.stderr_text()
+    assert "config.toml" in stderr and "agent.max_iterations" in stderr
+    assert "Traceback" not in stderr
+    assert process.raw == []
+
+
+def test_continue_without_a_session_is_a_clear_error(start_rho) -> None:  # type: ignore[no-untyped-def]
+    process = start_rho("-c")
+    assert process.finish() == 2
+    assert "no previous session" in process.stderr_text()
+
+
+def test_a_broken_plugin_is_skipped_and_rho_still_starts(start_rho, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    site = tmp_path / "site"
+    dist = site / "broken_rho_plugin-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-rho-plugin\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[rho]\nbroken = broken_rho_plugin\n")
+    (site / "broken_rho_plugin.py").write_text("import does_not_exist_anywhere\n")
+    process = start_rho("--ephemeral", env={"PYTHONPATH": str(site)})
+    assert process.read()["method"] == "ready"
+    failed = process.call("listPlugins")["result"]["failed"]
+    assert failed and failed[0]["name"] == "broken"
+    assert process.finish() == 0
+    stderr = process.stderr_text()
+    assert "plugin 'broken' skipped" in stderr and "does_not_exist_anywhere" in stderr
+    assert "Traceback" not in stderr

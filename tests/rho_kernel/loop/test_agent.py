@@ -1,0 +1,356 @@
+"""The agent loop in-process, against the scripted server over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from rho_kernel import Block, Rewrite, Risk, ToolContext, ToolResult, hookimpl, tool
+from rho_kernel.cancel import CancelToken
+from rho_kernel.config.model import RhoConfig
+from rho_kernel.loop.agent import EMPTY_REPLY_NUDGE
+from rho_kernel.loop.result import AgentError
+from rho_kernel.testing import (
+    ErrorReply,
+    HangReply,
+    RecordingObserver,
+    ScriptedServer,
+    approve_all,
+    deny_all,
+    in_memory_session,
+    redirect_all,
+    run_prompt,
+    text_reply,
+    tool_call_reply,
+    tool_calls_reply,
+)
+
+calls: list[str] = []
+
+
+@tool(risk="read")
+def lookup(key: str) -> str:
+    """Look a key up."""
+    calls.append(key)
+    return f"value of {key}"
+
+
+@tool(risk="write")
+def store(key: str) -> str:
+    """Store a key."""
+    calls.append(f"store:{key}")
+    return "stored"
+
+
+@tool(risk="read")
+async def slow(ctx: ToolContext) -> str:
+    """Wait a long time."""
+    await asyncio.sleep(30)
+    return "never"
+
+
+@pytest.fixture(autouse=True)
+def _reset_calls() -> None:
+    calls.clear()
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as scripted:
+        yield scripted
+
+
+def _config(**agent: object) -> RhoConfig:
+    return RhoConfig.model_validate({"agent": {"initial_backoff_ms": 1, **agent}})
+
+
+async def test_text_reply_ends_with_stop(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(text_reply("hello there", usage={"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}))
+    observer = RecordingObserver()
+    result = await run_prompt("hi", endpoint=server.chat_url, root=tmp_path, observers=[observer])
+    assert result.reply == "hello there"
+    assert result.finish_reason == "stop"
+    assert result.iterations == 1
+    assert result.usage.tokens.input_tokens == 12
+    assert result.usage.request_count == 1
+    names = observer.names()
+    assert names[0] == "on_agent_start"
+    assert names[-1] == "on_agent_end"
+    assert ("on_state_change", ("thinking",)) in observer.events
+    assert observer.events[-2] == ("on_state_change", ("idle",))
+    body = server.requests[0].json
+    assert body["model"] == "test-model"
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+
+
+async def test_read_tool_runs_without_asking_and_result_goes_back(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(tool_call_reply("lookup", {"key": "k1"}, call_id="c1"), text_reply("done"))
+    gate = deny_all()
+    session = in_memory_session(tmp_path)
+    result = await run_prompt("go", endpoint=server.chat_url, root=tmp_path, tools=[lookup], gate=gate, session=session)
+    assert calls == ["k1"]
+    assert gate.requests == []
+    assert result.reply == "done"
+    assert result.iterations == 2
+    assert [r.outcome for r in result.tool_calls] == ["success"]
+    second = server.requests[1].json["messages"]
+    assert second[-1] == {"role": "tool", "content": "value of k1", "tool_call_id": "c1"}
+    assert second[-2]["tool_calls"][0]["function"] == {"name": "lookup", "arguments": '{"key": "k1"}'}
+    roles = [m.role for m in session.path_messages()]
+    assert roles == ["system", "user", "assistant", "tool", "assistant"]
+
+
+async def test_write_tool_asks_and_denial_continues(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(tool_call_reply("store", {"key": "x"}), text_reply("ok, not stored"))
+    gate = deny_all()
+    observer = RecordingObserver()
+    result = await run_prompt(
+        "store x", endpoint=server.chat_url, root=tmp_path, tools=[store], gate=gate, observers=[observer]
+    )
+    assert calls == []
+    assert [r.tool for r in gate.requests] == ["store"]
+    assert gate.requests[0].risk is Risk.WRITE
+    assert result.tool_calls[0].outcome == "denied"
+    assert ("on_tool_denied", ("store",)) in observer.events
+    assert server.requests[1].json["messages"][-1]["content"] == "Tool call denied by user."
+    assert result.finish_reason == "stop"
+
+
+async def test_approved_write_runs(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(tool_call_reply("store", {"key": "x"}), text_reply("stored"))
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[store], gate=approve_all())
+    assert calls == ["store:x"]
+    assert result.tool_calls[0].outcome == "success"
+    assert result.tool_calls[0].duration_ms is not None
+
+
+async def test_no_gate_means_denied(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(tool_call_reply("store", {"key": "x"}), text_reply("k"))
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[store])
+    assert calls == [] and result.tool_calls[0].outcome == "denied"
+
+
+@pytest.mark.parametrize(("mode", "ran", "asked"), [("auto", True, False), ("deny", False, False), ("ask", True, True)])
+async def test_per_tool_override(server: ScriptedServer, tmp_path: Path, mode: str, ran: bool, asked: bool) -> None:
+    server.add(tool_call_reply("store", {"key": "x"}), text_reply("k"))
+    gate = approve_all()
+    config = RhoConfig.model_validate({"approval": {"per_tool": {"store": mode}}})
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[store], gate=gate, config=config)
+    assert (calls == ["store:x"]) is ran
+    assert bool(gate.requests) is asked
+    if mode == "deny":
+        assert result.tool_calls[0].outcome == "denied"
+        assert "denied by policy" in result.tool_calls[0].output
+
+
+async def test_per_tool_ask_applies_to_read_tools(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(tool_call_reply("lookup", {"key": "x"}), text_reply("k"))
+    gate = deny_all()
+    config = RhoConfig.model_validate({"approval": {"per_tool": {"lookup": "ask"}}})
+    await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[lookup], gate=gate, config=config)
+    assert calls == [] and len(gate.requests) == 1
+
+
+async def test_redirect_abandons_the_batch_and_adds_a_user_turn(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(
+        tool_calls_reply([("store", {"key": "a"}), ("lookup", {"key": "b"})]),
+        text_reply("redirected"),
+    )
+    observer = RecordingObserver()
+    result = await run_prompt(
+        "s", endpoint=server.chat_url, root=tmp_path, tools=[store, lookup],
+        gate=redirect_all("use the other file"), observers=[observer],
+    )
+    assert calls == []
+    assert "on_tool_denied" not in observer.names()
+    messages = server.requests[1].json["messages"]
+    assert [m["role"] for m in messages[-4:]] == ["assistant", "tool", "tool", "user"]
+    assert messages[-3]["content"] == "Tool call redirected by user."
+    assert messages[-1]["content"] == "use the other file"
+    assert result.reply == "redirected"
+
+
+async def test_unknown_tool_and_invalid_json_become_error_results(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(
+        tool_calls_reply([("nope", {}), ("lookup", '{"key": ')]),
+        text_reply("recovered"),
+    )
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[lookup])
+    assert result.reply == "recovered"
+    first, second = result.tool_calls
+    assert first.outcome == "error" and "unknown tool 'nope'" in first.output and "lookup" in first.output
+    assert second.outcome == "error" and "not valid JSON" in second.output
+    results = [m for m in server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert len(results) == 2
+
+
+async def test_invalid_arguments_become_an_error_result(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(tool_call_reply("lookup", {"wrong": 1}), text_reply("k"))
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[lookup])
+    assert result.tool_calls[0].outcome == "error"
+    assert "invalid arguments" in result.tool_calls[0].output
+
+
+async def test_a_raising_tool_becomes_an_error_result(server: ScriptedServer, tmp_path: Path) -> None:
+    @tool
+    def explode() -> str:
+        """Fail."""
+        raise ValueError("kaput")
+
+    server.add(tool_call_reply("explode", {}), text_reply("k"))
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[explode])
+    assert result.tool_calls[0].output == "explode: ValueError: kaput"
+
+
+async def test_max_iterations(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(tool_call_reply("lookup", {"key": "a"}), tool_call_reply("lookup", {"key": "b"}))
+    result = await run_prompt(
+        "s", endpoint=server.chat_url, root=tmp_path, tools=[lookup], config=_config(max_iterations=2)
+    )
+    assert result.finish_reason == "max_iterations"
+    assert result.iterations == 2
+    assert calls == ["a", "b"]
+
+
+async def test_cancel_interrupts_a_model_request_in_flight(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(HangReply(30))
+    cancel = CancelToken()
+    task = asyncio.create_task(run_prompt("s", endpoint=server.chat_url, root=tmp_path, cancel=cancel))
+    server.wait_for_requests(1)
+    cancel.cancel()
+    result = await asyncio.wait_for(task, 5)
+    assert result.finish_reason == "cancelled"
+
+
+async def test_cancel_during_a_tool_answers_every_call(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(tool_calls_reply([("slow", {}), ("lookup", {"key": "a"})]))
+    cancel = CancelToken()
+    session = in_memory_session(tmp_path)
+    task = asyncio.create_task(
+        run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[slow, lookup], cancel=cancel, session=session)
+    )
+    await asyncio.sleep(0.5)
+    cancel.cancel()
+    result = await asyncio.wait_for(task, 5)
+    assert result.finish_reason == "cancelled"
+    assert calls == []
+    tool_messages = [m for m in session.path_messages() if m.role == "tool"]
+    assert [m.text for m in tool_messages] == ["Tool call cancelled.", "Tool call cancelled before it ran."]
+
+
+async def test_retry_then_success(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(ErrorReply(503, {"error": {"message": "busy"}}), text_reply("finally"))
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, config=_config())
+    assert result.reply == "finally" and len(server.requests) == 2
+
+
+async def test_retry_budget_exhausted_is_a_finish_reason(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(*[ErrorReply(500, {"error": {"message": "down"}}) for _ in range(3)])
+    session = in_memory_session(tmp_path)
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, config=_config(retry_budget=2), session=session)
+    assert result.finish_reason == "retry_budget_exhausted"
+    assert len(server.requests) == 3
+    assert session.read_custom("rho.turn_error.v1")["category"] == "client"
+
+
+async def test_client_error_is_an_agent_error_recorded_in_the_session(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(ErrorReply(400, {"error": {"message": "model not found"}}))
+    session = in_memory_session(tmp_path)
+    with pytest.raises(AgentError, match="model not found"):
+        await run_prompt("s", endpoint=server.chat_url, root=tmp_path, session=session)
+    assert "model not found" in session.read_custom("rho.turn_error.v1")["error"]
+
+
+async def test_unreachable_endpoint_is_an_agent_error_naming_it(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    endpoint = f"http://127.0.0.1:{port}/v1/chat/completions"
+    with pytest.raises(AgentError) as info:
+        await run_prompt("s", endpoint=endpoint, root=tmp_path, config=_config(retry_budget=1))
+    assert endpoint in info.value.message
+
+
+async def test_consecutive_empty_responses(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(text_reply(""), text_reply(""))
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, config=_config(max_consecutive_empty=2))
+    assert result.finish_reason == "consecutive_empty_responses"
+    assert server.requests[1].json["messages"][-1]["content"] == EMPTY_REPLY_NUDGE
+
+
+async def test_interception_blocks_and_rewrites(server: ScriptedServer, tmp_path: Path) -> None:
+    class Guard:
+        @hookimpl
+        def rho_before_tool_call(self, call, arguments):  # type: ignore[no-untyped-def]
+            if arguments.get("key") == "secret":
+                return Block("no secrets")
+            return Rewrite({"key": arguments["key"].upper()})
+
+    class After:
+        @hookimpl
+        def rho_after_tool_call(self, result):  # type: ignore[no-untyped-def]
+            return ToolResult(result.output + "!", result.is_error)
+
+    server.add(tool_calls_reply([("lookup", {"key": "secret"}), ("lookup", {"key": "b"})]), text_reply("k"))
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[lookup], plugins=[Guard(), After()])
+    assert calls == ["B"]
+    assert result.tool_calls[0].outcome == "blocked"
+    assert result.tool_calls[0].output == "Tool call blocked: no secrets"
+    assert result.tool_calls[1].output == "value of B!"
+
+
+async def test_steering_is_injected_at_the_batch_seam(server: ScriptedServer, tmp_path: Path) -> None:
+    from collections import deque
+
+    from rho_kernel.loop.agent import LoopParams, run_loop
+    from rho_kernel.plugins import PluginHost
+    from rho_kernel.providers.chat_completions import ChatCompletionsService
+    from rho_kernel.security.sandbox import SandboxRoot
+    from rho_kernel.tools import ToolRegistry
+
+    server.add(tool_call_reply("lookup", {"key": "a"}), text_reply("k"))
+    registry = ToolRegistry()
+    registry.register(lookup, "test")
+    steering: deque[str] = deque(["also check b"])
+    host = PluginHost(autoload=False)
+    host.load_defaults()
+    service = ChatCompletionsService(server.chat_url, None, "scripted")
+    params = LoopParams(
+        service=service, model="m", tools=registry, plugins=host, config=RhoConfig(),
+        root=SandboxRoot(tmp_path), steering=steering,
+    )
+    await run_loop(in_memory_session(tmp_path), "s", params)
+    await service.aclose()
+    last = server.requests[1].json["messages"]
+    assert [m["role"] for m in last[-2:]] == ["tool", "user"]
+    assert last[-1]["content"] == "also check b"
+    assert not steering
+
+
+async def test_reasoning_is_summarised_in_the_reply(server: ScriptedServer, tmp_path: Path) -> None:
+    server.add(text_reply("answer", reasoning="x" * 40))
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path)
+    assert result.reply == "[reasoning: ~10 tokens]\n\nanswer"
+    server.add(text_reply("answer", reasoning="think"))
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, config=_config(show_reasoning=True))
+    assert result.reply == "<thinking>\nthink\n</thinking>\n\nanswer"
+
+
+def test_agent_result_wire_shape() -> None:
+    from rho_kernel.loop.result import AgentResult, RunUsage, ToolCallRecord
+
+    result = AgentResult(
+        reply="r", iterations=1, usage=RunUsage(), duration_ms=5, finish_reason="stop",
+        tool_calls=[ToolCallRecord("t", "{}", "success", "out", 3), ToolCallRecord("u", "{}", "denied", "no")],
+    )
+    wire = result.to_wire()
+    assert wire["toolCalls"] == [
+        {"name": "t", "arguments": "{}", "outcome": {"kind": "success"}, "durationMs": 3},
+        {"name": "u", "arguments": "{}", "outcome": {"kind": "denied", "output": "no"}},
+    ]
+    assert json.loads(json.dumps(wire))["finishReason"] == "stop"

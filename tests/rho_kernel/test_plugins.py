@@ -1,0 +1,121 @@
+"""PluginHost: built-ins, entry points, broken plugins, attribution."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from rho_kernel import hookimpl, tool
+from rho_kernel.config.model import RhoConfig
+from rho_kernel.plugins import DEFAULT_PLUGINS, PluginHost
+
+
+def _host() -> tuple[PluginHost, list[str]]:
+    reports: list[str] = []
+    host = PluginHost(autoload=False, report=reports.append)
+    return host, reports
+
+
+def test_defaults_register_under_their_names() -> None:
+    host, reports = _host()
+    host.load_defaults()
+    names = {info.name for info in host.plugins()}
+    assert {name for name, _ in DEFAULT_PLUGINS} <= names
+    assert reports == []
+
+
+def test_a_disabled_default_is_not_registered() -> None:
+    host = PluginHost(autoload=False, disabled=["rho.approval"])
+    host.load_defaults()
+    assert "rho.approval" not in {info.name for info in host.plugins()}
+
+
+def test_misspelled_hook_is_rejected_and_reported() -> None:
+    class Typo:
+        @hookimpl
+        def rho_register_tool(self) -> list[object]:  # missing the final "s"
+            return []
+
+    host, reports = _host()
+    assert host.register(Typo(), "typo") is False
+    assert "typo" not in {info.name for info in host.plugins()}
+    assert any("typo" in line and "rho_register_tool" in line for line in reports)
+
+
+def test_a_raising_implementation_is_skipped_and_the_others_still_count() -> None:
+    @tool
+    def ok_tool() -> str:
+        """Fine."""
+        return "ok"
+
+    class Broken:
+        @hookimpl
+        def rho_register_tools(self) -> list[object]:
+            raise RuntimeError("boom")
+
+    class Good:
+        @hookimpl
+        def rho_register_tools(self) -> list[object]:
+            return [ok_tool]
+
+    host, reports = _host()
+    host.register(Broken(), "broken")
+    host.register(Good(), "good")
+    items = host.collect("rho_register_tools", config=RhoConfig(), root=Path("."))
+    assert items == [("good", ok_tool)]
+    assert any("broken" in line and "boom" in line for line in reports)
+
+
+def test_a_non_list_contribution_is_reported_and_ignored() -> None:
+    class Wrong:
+        @hookimpl
+        def rho_register_tools(self) -> object:
+            return "not a list"
+
+    host, reports = _host()
+    host.register(Wrong(), "wrong")
+    assert host.collect("rho_register_tools") == []
+    assert any("wrong" in line and "expected a list" in line for line in reports)
+
+
+def test_entry_point_that_fails_to_import_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dist = tmp_path / "broken_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[rho]\nbroken = broken_plugin_mod\n")
+    (tmp_path / "broken_plugin_mod.py").write_text("raise ImportError('missing dependency xyz')\n")
+    (tmp_path / "fine-2.0.dist-info").mkdir()
+    (tmp_path / "fine-2.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: fine\nVersion: 2.0\n")
+    (tmp_path / "fine-2.0.dist-info" / "entry_points.txt").write_text("[rho]\nfine = fine_plugin_mod\n")
+    (tmp_path / "fine_plugin_mod.py").write_text(
+        textwrap.dedent(
+            """
+            from rho_kernel import hookimpl
+
+            @hookimpl
+            def rho_system_prompt_fragments():
+                return ["from fine"]
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    reports: list[str] = []
+    host = PluginHost(autoload=True, report=reports.append)
+    host.load_entrypoints()
+    infos = {info.name: info for info in host.plugins()}
+    assert "broken" not in infos
+    assert infos["fine"].version == "2.0"
+    assert infos["fine"].hooks == ["rho_system_prompt_fragments"]
+    assert any("broken" in line and "missing dependency xyz" in line for line in reports)
+    assert [f for _, f in host.collect("rho_system_prompt_fragments")] == ["from fine"]
+    sys.modules.pop("fine_plugin_mod", None)
+
+
+def test_autoload_switch_loads_no_entry_points(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RHO_DISABLE_PLUGIN_AUTOLOAD", "1")
+    host = PluginHost()
+    host.load_entrypoints()
+    assert host.plugins() == []

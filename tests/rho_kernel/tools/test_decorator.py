@@ -1,0 +1,88 @@
+"""@tool: schema from signature and docstring, validation, sync and async functions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rho_kernel import Risk, ToolContext, ToolResult, tool
+from rho_kernel.cancel import CancelToken
+from rho_kernel.config.model import RhoConfig
+from rho_kernel.security.sandbox import SandboxRoot
+
+
+@tool(risk="read")
+def shout(text: str, times: int = 1) -> str:
+    """Return the text in upper case, repeated.
+
+    Args:
+        text: What to shout.
+        times: How many times to
+            repeat it.
+    """
+    return " ".join([text.upper()] * times)
+
+
+@tool(risk=Risk.WRITE, phase="execution", name="remember")
+async def remember_async(items: list[str], ctx: ToolContext) -> dict[str, object]:
+    """Store items."""
+    return {"count": len(items), "root": str(ctx.root.path)}
+
+
+def _ctx(tmp_path: Path) -> ToolContext:
+    return ToolContext(root=SandboxRoot(tmp_path), config=RhoConfig(), cancel=CancelToken())
+
+
+def test_schema_comes_from_signature_and_docstring() -> None:
+    assert shout.name == "shout"
+    assert shout.description == "Return the text in upper case, repeated."
+    assert shout.risk is Risk.READ
+    assert shout.parameters == {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "text": {"type": "string", "description": "What to shout."},
+            "times": {"type": "integer", "default": 1, "description": "How many times to repeat it."},
+        },
+        "required": ["text"],
+    }
+
+
+def test_context_parameter_is_not_in_the_schema() -> None:
+    assert set(remember_async.parameters["properties"]) == {"items"}
+    assert remember_async.name == "remember"
+    assert str(remember_async.phase) == "execution"
+
+
+async def test_sync_function_runs(tmp_path: Path) -> None:
+    result = await shout.execute({"text": "hi", "times": 2}, _ctx(tmp_path))
+    assert result == ToolResult("HI HI")
+
+
+async def test_async_function_gets_context_and_json_result(tmp_path: Path) -> None:
+    result = await remember_async.execute({"items": ["a", "b"]}, _ctx(tmp_path))
+    assert not result.is_error
+    assert result.output == f'{{"count": 2, "root": "{tmp_path.resolve()}"}}'
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        ({}, "text: Field required"),
+        ({"text": 3}, "text: Input should be a valid string"),
+        ({"text": "a", "times": "many"}, "times: Input should be a valid integer"),
+        ({"text": "a", "volume": 11}, "volume: Extra inputs are not permitted"),
+    ],
+)
+async def test_invalid_arguments_become_an_error_result(
+    tmp_path: Path, args: dict[str, object], fragment: str
+) -> None:
+    result = await shout.execute(args, _ctx(tmp_path))
+    assert result.is_error
+    assert result.output.startswith("shout: invalid arguments: ")
+    assert fragment in result.output
+
+
+def test_decorated_function_is_still_callable() -> None:
+    assert shout("x", times=3) == "X X X"
