@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
 from rho_process import RhoProcess  # type: ignore[import-not-found]
 
 

@@ -18,9 +18,13 @@ RHO = str(Path(sys.executable).with_name("rho"))
 class RhoProcess:
     """A running `rho` with helpers to send requests and read protocol lines."""
 
-    def __init__(self, args: list[str], *, cwd: Path, home: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, args: list[str], *, cwd: Path, home: Path, env: dict[str, str] | None = None
+    ) -> None:
         full_env = {
-            k: v for k, v in os.environ.items() if not k.startswith(("RHO_", "OPENAI", "OPENROUTER"))
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("RHO_", "OPENAI", "OPENROUTER"))
         }
         full_env.update({"HOME": str(home), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"})
         full_env.update(env or {})
@@ -64,7 +68,9 @@ class RhoProcess:
         self.send(message)
         return id
 
-    def call(self, method: str, params: dict[str, Any] | None = None, timeout: float = 20) -> dict[str, Any]:
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, timeout: float = 20
+    ) -> dict[str, Any]:
         """Send a request and return its response (notifications before it are kept in `seen`)."""
         request_id = self.request(method, params)
         return self.wait_for(lambda m: m.get("id") == request_id and "method" not in m, timeout)

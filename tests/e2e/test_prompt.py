@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
+from rho_process import RhoProcess  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ErrorReply, HangReply, ScriptedServer, text_reply, tool_call_reply
-from rho_process import RhoProcess  # type: ignore[import-not-found]
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def test_text_prompt_notifications_in_order(start_rho, server: ScriptedServer) -
     response = rho.call("prompt", {"message": "say hello"})
     assert response["result"] == {"reply": "hello"}
     methods = rho.methods_seen()
-    assert methods[:2] == ["agent/start", "state/change"]
+    assert methods[:3] == ["ready", "agent/start", "state/change"]
     assert methods.count("message/delta") == 2
     assert methods[-2:] == ["state/change", "agent/end"]
     end = rho.seen[-2]["params"]
@@ -51,18 +51,28 @@ def test_text_prompt_notifications_in_order(start_rho, server: ScriptedServer) -
 
 def test_read_file_round_trip(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
     (project / "notes.txt").write_text("alpha\nbeta\n")
-    server.add(tool_call_reply("read_file", {"path": "notes.txt", "hashline": False}), text_reply("read it"))
+    server.add(
+        tool_call_reply("read_file", {"path": "notes.txt", "hashline": False}),
+        text_reply("read it"),
+    )
     rho = _start(start_rho, server, "--ephemeral")
     assert rho.call("prompt", {"message": "read notes"})["result"]["reply"] == "read it"
     tool_result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
-    assert tool_result == {"name": "read_file", "is_error": False, "output": "<context>\nalpha\nbeta\n<context:end>"}
+    assert tool_result == {
+        "name": "read_file",
+        "is_error": False,
+        "output": "<context>\nalpha\nbeta\n<context:end>",
+    }
     assert "approval/request" not in rho.methods_seen()
     sent = server.requests[1].json["messages"][-1]
     assert sent["role"] == "tool" and "alpha" in sent["content"]
 
 
 def test_write_file_waits_for_approval(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
-    server.add(tool_call_reply("write_file", {"path": "out/new.txt", "content": "hi"}), text_reply("written"))
+    server.add(
+        tool_call_reply("write_file", {"path": "out/new.txt", "content": "hi"}),
+        text_reply("written"),
+    )
     rho = _start(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "write"})
     request = rho.notification("approval/request")["params"]
@@ -88,7 +98,10 @@ def test_denied_write_continues_the_turn(start_rho, server: ScriptedServer, proj
     assert "tool/denied" in rho.methods_seen()
     assert not (project / "x.txt").exists()
     end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
-    assert end["toolCalls"][0]["outcome"] == {"kind": "denied", "output": "Tool call denied by user."}
+    assert end["toolCalls"][0]["outcome"] == {
+        "kind": "denied",
+        "output": "Tool call denied by user.",
+    }
 
 
 def test_redirect_becomes_a_user_turn(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
@@ -99,12 +112,17 @@ def test_redirect_becomes_a_user_turn(start_rho, server: ScriptedServer) -> None
     rho.request("approvalResponse", {"approved": False, "message": "write y.txt instead"})
     rho.wait_for(lambda m: m.get("id") == prompt_id)
     assert "tool/denied" not in rho.methods_seen()
-    assert server.requests[1].json["messages"][-1] == {"role": "user", "content": "write y.txt instead"}
+    assert server.requests[1].json["messages"][-1] == {
+        "role": "user",
+        "content": "write y.txt instead",
+    }
 
 
 def test_policy_from_project_config(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
     _write_config(project, '[approval.per_tool]\nwrite_file = "deny"\nread_file = "ask"\n')
-    server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}), text_reply("denied"))
+    server.add(
+        tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}), text_reply("denied")
+    )
     rho = _start(start_rho, server, "--ephemeral")
     assert rho.call("prompt", {"message": "w"})["result"]["reply"] == "denied"
     assert "approval/request" not in rho.methods_seen()
@@ -121,7 +139,11 @@ def test_hostile_path_is_an_error_result(start_rho, server: ScriptedServer, proj
 
 
 def test_unknown_tool_and_bad_arguments(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
-    server.add(tool_call_reply("no_such_tool", {}), tool_call_reply("read_file", "{not json"), text_reply("fine"))
+    server.add(
+        tool_call_reply("no_such_tool", {}),
+        tool_call_reply("read_file", "{not json"),
+        text_reply("fine"),
+    )
     rho = _start(start_rho, server, "--ephemeral")
     assert rho.call("prompt", {"message": "x"})["result"]["reply"] == "fine"
     results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
@@ -188,9 +210,14 @@ def test_default_endpoint_is_named_when_nothing_answers(start_rho, project: Path
     assert "localhost:1234/v1/chat/completions" in response["result"]["error"]
 
 
-def test_retry_budget_exhausted_is_an_agent_end(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_retry_budget_exhausted_is_an_agent_end(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
     _write_config(project, "[agent]\nretry_budget = 1\ninitial_backoff_ms = 1\n")
-    server.add(ErrorReply(503, {"error": {"message": "overloaded"}}), ErrorReply(503, {"error": {"message": "overloaded"}}))
+    server.add(
+        ErrorReply(503, {"error": {"message": "overloaded"}}),
+        ErrorReply(503, {"error": {"message": "overloaded"}}),
+    )
     rho = _start(start_rho, server, "--ephemeral")
     rho.call("prompt", {"message": "hi"})
     end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
@@ -198,7 +225,9 @@ def test_retry_budget_exhausted_is_an_agent_end(start_rho, server: ScriptedServe
     assert "agent/error" not in rho.methods_seen()
 
 
-def test_consecutive_empty_responses_is_an_agent_end(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_consecutive_empty_responses_is_an_agent_end(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
     _write_config(project, "[agent]\nmax_consecutive_empty = 2\n")
     server.add(text_reply(""), text_reply(""))
     rho = _start(start_rho, server, "--ephemeral")
@@ -216,7 +245,9 @@ def test_piped_prompt_then_eof_still_answers(start_rho, server: ScriptedServer) 
     assert {"jsonrpc": "2.0", "result": {"reply": "bye"}, "id": 1} in rho.seen
 
 
-def test_steering_prompt_is_acknowledged_at_once(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_steering_prompt_is_acknowledged_at_once(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
     server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "1"}), text_reply("done"))
     rho = _start(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "w"})
@@ -234,7 +265,9 @@ def _session_file(rho: RhoProcess) -> Path:
     return Path(rho.call("getState")["result"]["sessionPath"])
 
 
-def test_session_survives_a_crash_and_resumes_with_c(start_rho, server: ScriptedServer, home: Path, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_session_survives_a_crash_and_resumes_with_c(
+    start_rho, server: ScriptedServer, home: Path, project: Path
+) -> None:  # type: ignore[no-untyped-def]
     (project / "a.txt").write_text("a")
     server.add(tool_call_reply("read_file", {"path": "a.txt"}), text_reply("first answer"))
     rho = _start(start_rho, server)
@@ -246,7 +279,9 @@ def test_session_survives_a_crash_and_resumes_with_c(start_rho, server: Scripted
 
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert lines[0]["type"] == "Header" and lines[0]["version"] == 2
-    tool_line = next(l for l in lines if l.get("payload", {}).get("Message", {}).get("role") == "tool")
+    tool_line = next(
+        x for x in lines if x.get("payload", {}).get("Message", {}).get("role") == "tool"
+    )
     assert tool_line["payload"]["Message"]["is_error"] is False
 
     server.add(text_reply("second answer"))
@@ -257,7 +292,9 @@ def test_session_survives_a_crash_and_resumes_with_c(start_rho, server: Scripted
     again.call("prompt", {"message": "second"})
     assert [m["role"] for m in server.requests[-1].json["messages"]][-2:] == ["assistant", "user"]
     assert again.finish() == 0
-    assert json.loads(path.read_text().splitlines()[-1])["payload"] == {"SessionEnded": {"reason": "transport EOF"}}
+    assert json.loads(path.read_text().splitlines()[-1])["payload"] == {
+        "SessionEnded": {"reason": "transport EOF"}
+    }
 
 
 def test_torn_last_line_is_skipped_on_resume(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from rho_process import RHO, RhoProcess  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,10 +143,23 @@ def test_end_of_input_exits_cleanly_without_traceback(rho: RhoProcess) -> None:
 def test_rpc_discover_matches_the_committed_document(rho: RhoProcess) -> None:
     document = rho.call("rpc.discover")["result"]
     committed = json.loads((ROOT / "docs" / "openrpc.json").read_text())
-    assert document == committed, "docs/openrpc.json is stale: run `uv run python -m rho_rpc.openrpc > docs/openrpc.json`"
+    assert document == committed, (
+        "docs/openrpc.json is stale: run `uv run python -m rho_rpc.openrpc > docs/openrpc.json`"
+    )
     names = {m["name"] for m in document["methods"]}
-    assert {"prompt", "abort", "clear", "newSession", "getState", "getMessages", "listTools",
-            "listSessions", "resumeSession", "approvalResponse", "listPlugins"} <= names
+    assert {
+        "prompt",
+        "abort",
+        "clear",
+        "newSession",
+        "getState",
+        "getMessages",
+        "listTools",
+        "listSessions",
+        "resumeSession",
+        "approvalResponse",
+        "listPlugins",
+    } <= names
 
 
 def test_list_tools_and_plugins(rho: RhoProcess) -> None:
@@ -182,7 +194,15 @@ def test_version_and_help() -> None:
     version = subprocess.run([RHO, "--version"], capture_output=True, text=True, timeout=30)
     assert version.returncode == 0 and version.stdout.startswith("rho ")
     help_text = subprocess.run([RHO, "--help"], capture_output=True, text=True, timeout=30)
-    for flag in ("--model", "--endpoint", "--api-key-env", "--ephemeral", "--continue", "--session", "--root"):
+    for flag in (
+        "--model",
+        "--endpoint",
+        "--api-key-env",
+        "--ephemeral",
+        "--continue",
+        "--session",
+        "--root",
+    ):
         assert flag in help_text.stdout
 
 

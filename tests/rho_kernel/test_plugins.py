@@ -81,15 +81,21 @@ def test_a_non_list_contribution_is_reported_and_ignored() -> None:
     assert any("wrong" in line and "expected a list" in line for line in reports)
 
 
-def test_entry_point_that_fails_to_import_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_entry_point_that_fails_to_import_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     dist = tmp_path / "broken_plugin-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[rho]\nbroken = broken_plugin_mod\n")
     (tmp_path / "broken_plugin_mod.py").write_text("raise ImportError('missing dependency xyz')\n")
     (tmp_path / "fine-2.0.dist-info").mkdir()
-    (tmp_path / "fine-2.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: fine\nVersion: 2.0\n")
-    (tmp_path / "fine-2.0.dist-info" / "entry_points.txt").write_text("[rho]\nfine = fine_plugin_mod\n")
+    (tmp_path / "fine-2.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: fine\nVersion: 2.0\n"
+    )
+    (tmp_path / "fine-2.0.dist-info" / "entry_points.txt").write_text(
+        "[rho]\nfine = fine_plugin_mod\n"
+    )
     (tmp_path / "fine_plugin_mod.py").write_text(
         textwrap.dedent(
             """

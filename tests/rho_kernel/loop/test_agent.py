@@ -68,7 +68,11 @@ def _config(**agent: object) -> RhoConfig:
 
 
 async def test_text_reply_ends_with_stop(server: ScriptedServer, tmp_path: Path) -> None:
-    server.add(text_reply("hello there", usage={"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}))
+    server.add(
+        text_reply(
+            "hello there", usage={"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}
+        )
+    )
     observer = RecordingObserver()
     result = await run_prompt("hi", endpoint=server.chat_url, root=tmp_path, observers=[observer])
     assert result.reply == "hello there"
@@ -86,11 +90,15 @@ async def test_text_reply_ends_with_stop(server: ScriptedServer, tmp_path: Path)
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
 
 
-async def test_read_tool_runs_without_asking_and_result_goes_back(server: ScriptedServer, tmp_path: Path) -> None:
+async def test_read_tool_runs_without_asking_and_result_goes_back(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     server.add(tool_call_reply("lookup", {"key": "k1"}, call_id="c1"), text_reply("done"))
     gate = deny_all()
     session = in_memory_session(tmp_path)
-    result = await run_prompt("go", endpoint=server.chat_url, root=tmp_path, tools=[lookup], gate=gate, session=session)
+    result = await run_prompt(
+        "go", endpoint=server.chat_url, root=tmp_path, tools=[lookup], gate=gate, session=session
+    )
     assert calls == ["k1"]
     assert gate.requests == []
     assert result.reply == "done"
@@ -98,7 +106,10 @@ async def test_read_tool_runs_without_asking_and_result_goes_back(server: Script
     assert [r.outcome for r in result.tool_calls] == ["success"]
     second = server.requests[1].json["messages"]
     assert second[-1] == {"role": "tool", "content": "value of k1", "tool_call_id": "c1"}
-    assert second[-2]["tool_calls"][0]["function"] == {"name": "lookup", "arguments": '{"key": "k1"}'}
+    assert second[-2]["tool_calls"][0]["function"] == {
+        "name": "lookup",
+        "arguments": '{"key": "k1"}',
+    }
     roles = [m.role for m in session.path_messages()]
     assert roles == ["system", "user", "assistant", "tool", "assistant"]
 
@@ -108,7 +119,12 @@ async def test_write_tool_asks_and_denial_continues(server: ScriptedServer, tmp_
     gate = deny_all()
     observer = RecordingObserver()
     result = await run_prompt(
-        "store x", endpoint=server.chat_url, root=tmp_path, tools=[store], gate=gate, observers=[observer]
+        "store x",
+        endpoint=server.chat_url,
+        root=tmp_path,
+        tools=[store],
+        gate=gate,
+        observers=[observer],
     )
     assert calls == []
     assert [r.tool for r in gate.requests] == ["store"]
@@ -121,7 +137,9 @@ async def test_write_tool_asks_and_denial_continues(server: ScriptedServer, tmp_
 
 async def test_approved_write_runs(server: ScriptedServer, tmp_path: Path) -> None:
     server.add(tool_call_reply("store", {"key": "x"}), text_reply("stored"))
-    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[store], gate=approve_all())
+    result = await run_prompt(
+        "s", endpoint=server.chat_url, root=tmp_path, tools=[store], gate=approve_all()
+    )
     assert calls == ["store:x"]
     assert result.tool_calls[0].outcome == "success"
     assert result.tool_calls[0].duration_ms is not None
@@ -133,12 +151,18 @@ async def test_no_gate_means_denied(server: ScriptedServer, tmp_path: Path) -> N
     assert calls == [] and result.tool_calls[0].outcome == "denied"
 
 
-@pytest.mark.parametrize(("mode", "ran", "asked"), [("auto", True, False), ("deny", False, False), ("ask", True, True)])
-async def test_per_tool_override(server: ScriptedServer, tmp_path: Path, mode: str, ran: bool, asked: bool) -> None:
+@pytest.mark.parametrize(
+    ("mode", "ran", "asked"), [("auto", True, False), ("deny", False, False), ("ask", True, True)]
+)
+async def test_per_tool_override(
+    server: ScriptedServer, tmp_path: Path, mode: str, ran: bool, asked: bool
+) -> None:
     server.add(tool_call_reply("store", {"key": "x"}), text_reply("k"))
     gate = approve_all()
     config = RhoConfig.model_validate({"approval": {"per_tool": {"store": mode}}})
-    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[store], gate=gate, config=config)
+    result = await run_prompt(
+        "s", endpoint=server.chat_url, root=tmp_path, tools=[store], gate=gate, config=config
+    )
     assert (calls == ["store:x"]) is ran
     assert bool(gate.requests) is asked
     if mode == "deny":
@@ -150,19 +174,27 @@ async def test_per_tool_ask_applies_to_read_tools(server: ScriptedServer, tmp_pa
     server.add(tool_call_reply("lookup", {"key": "x"}), text_reply("k"))
     gate = deny_all()
     config = RhoConfig.model_validate({"approval": {"per_tool": {"lookup": "ask"}}})
-    await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[lookup], gate=gate, config=config)
+    await run_prompt(
+        "s", endpoint=server.chat_url, root=tmp_path, tools=[lookup], gate=gate, config=config
+    )
     assert calls == [] and len(gate.requests) == 1
 
 
-async def test_redirect_abandons_the_batch_and_adds_a_user_turn(server: ScriptedServer, tmp_path: Path) -> None:
+async def test_redirect_abandons_the_batch_and_adds_a_user_turn(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     server.add(
         tool_calls_reply([("store", {"key": "a"}), ("lookup", {"key": "b"})]),
         text_reply("redirected"),
     )
     observer = RecordingObserver()
     result = await run_prompt(
-        "s", endpoint=server.chat_url, root=tmp_path, tools=[store, lookup],
-        gate=redirect_all("use the other file"), observers=[observer],
+        "s",
+        endpoint=server.chat_url,
+        root=tmp_path,
+        tools=[store, lookup],
+        gate=redirect_all("use the other file"),
+        observers=[observer],
     )
     assert calls == []
     assert "on_tool_denied" not in observer.names()
@@ -173,7 +205,9 @@ async def test_redirect_abandons_the_batch_and_adds_a_user_turn(server: Scripted
     assert result.reply == "redirected"
 
 
-async def test_unknown_tool_and_invalid_json_become_error_results(server: ScriptedServer, tmp_path: Path) -> None:
+async def test_unknown_tool_and_invalid_json_become_error_results(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     server.add(
         tool_calls_reply([("nope", {}), ("lookup", '{"key": ')]),
         text_reply("recovered"),
@@ -181,20 +215,28 @@ async def test_unknown_tool_and_invalid_json_become_error_results(server: Script
     result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[lookup])
     assert result.reply == "recovered"
     first, second = result.tool_calls
-    assert first.outcome == "error" and "unknown tool 'nope'" in first.output and "lookup" in first.output
+    assert (
+        first.outcome == "error"
+        and "unknown tool 'nope'" in first.output
+        and "lookup" in first.output
+    )
     assert second.outcome == "error" and "not valid JSON" in second.output
     results = [m for m in server.requests[1].json["messages"] if m["role"] == "tool"]
     assert len(results) == 2
 
 
-async def test_invalid_arguments_become_an_error_result(server: ScriptedServer, tmp_path: Path) -> None:
+async def test_invalid_arguments_become_an_error_result(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     server.add(tool_call_reply("lookup", {"wrong": 1}), text_reply("k"))
     result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[lookup])
     assert result.tool_calls[0].outcome == "error"
     assert "invalid arguments" in result.tool_calls[0].output
 
 
-async def test_a_raising_tool_becomes_an_error_result(server: ScriptedServer, tmp_path: Path) -> None:
+async def test_a_raising_tool_becomes_an_error_result(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     @tool
     def explode() -> str:
         """Fail."""
@@ -208,29 +250,46 @@ async def test_a_raising_tool_becomes_an_error_result(server: ScriptedServer, tm
 async def test_max_iterations(server: ScriptedServer, tmp_path: Path) -> None:
     server.add(tool_call_reply("lookup", {"key": "a"}), tool_call_reply("lookup", {"key": "b"}))
     result = await run_prompt(
-        "s", endpoint=server.chat_url, root=tmp_path, tools=[lookup], config=_config(max_iterations=2)
+        "s",
+        endpoint=server.chat_url,
+        root=tmp_path,
+        tools=[lookup],
+        config=_config(max_iterations=2),
     )
     assert result.finish_reason == "max_iterations"
     assert result.iterations == 2
     assert calls == ["a", "b"]
 
 
-async def test_cancel_interrupts_a_model_request_in_flight(server: ScriptedServer, tmp_path: Path) -> None:
+async def test_cancel_interrupts_a_model_request_in_flight(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     server.add(HangReply(30))
     cancel = CancelToken()
-    task = asyncio.create_task(run_prompt("s", endpoint=server.chat_url, root=tmp_path, cancel=cancel))
-    server.wait_for_requests(1)
+    task = asyncio.create_task(
+        run_prompt("s", endpoint=server.chat_url, root=tmp_path, cancel=cancel)
+    )
+    await asyncio.to_thread(server.wait_for_requests, 1)
     cancel.cancel()
     result = await asyncio.wait_for(task, 5)
     assert result.finish_reason == "cancelled"
 
 
-async def test_cancel_during_a_tool_answers_every_call(server: ScriptedServer, tmp_path: Path) -> None:
+async def test_cancel_during_a_tool_answers_every_call(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     server.add(tool_calls_reply([("slow", {}), ("lookup", {"key": "a"})]))
     cancel = CancelToken()
     session = in_memory_session(tmp_path)
     task = asyncio.create_task(
-        run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[slow, lookup], cancel=cancel, session=session)
+        run_prompt(
+            "s",
+            endpoint=server.chat_url,
+            root=tmp_path,
+            tools=[slow, lookup],
+            cancel=cancel,
+            session=session,
+        )
     )
     await asyncio.sleep(0.5)
     cancel.cancel()
@@ -238,7 +297,10 @@ async def test_cancel_during_a_tool_answers_every_call(server: ScriptedServer, t
     assert result.finish_reason == "cancelled"
     assert calls == []
     tool_messages = [m for m in session.path_messages() if m.role == "tool"]
-    assert [m.text for m in tool_messages] == ["Tool call cancelled.", "Tool call cancelled before it ran."]
+    assert [m.text for m in tool_messages] == [
+        "Tool call cancelled.",
+        "Tool call cancelled before it ran.",
+    ]
 
 
 async def test_retry_then_success(server: ScriptedServer, tmp_path: Path) -> None:
@@ -247,16 +309,26 @@ async def test_retry_then_success(server: ScriptedServer, tmp_path: Path) -> Non
     assert result.reply == "finally" and len(server.requests) == 2
 
 
-async def test_retry_budget_exhausted_is_a_finish_reason(server: ScriptedServer, tmp_path: Path) -> None:
+async def test_retry_budget_exhausted_is_a_finish_reason(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     server.add(*[ErrorReply(500, {"error": {"message": "down"}}) for _ in range(3)])
     session = in_memory_session(tmp_path)
-    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, config=_config(retry_budget=2), session=session)
+    result = await run_prompt(
+        "s",
+        endpoint=server.chat_url,
+        root=tmp_path,
+        config=_config(retry_budget=2),
+        session=session,
+    )
     assert result.finish_reason == "retry_budget_exhausted"
     assert len(server.requests) == 3
     assert session.read_custom("rho.turn_error.v1")["category"] == "client"
 
 
-async def test_client_error_is_an_agent_error_recorded_in_the_session(server: ScriptedServer, tmp_path: Path) -> None:
+async def test_client_error_is_an_agent_error_recorded_in_the_session(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     server.add(ErrorReply(400, {"error": {"message": "model not found"}}))
     session = in_memory_session(tmp_path)
     with pytest.raises(AgentError, match="model not found"):
@@ -278,7 +350,9 @@ async def test_unreachable_endpoint_is_an_agent_error_naming_it(tmp_path: Path) 
 
 async def test_consecutive_empty_responses(server: ScriptedServer, tmp_path: Path) -> None:
     server.add(text_reply(""), text_reply(""))
-    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, config=_config(max_consecutive_empty=2))
+    result = await run_prompt(
+        "s", endpoint=server.chat_url, root=tmp_path, config=_config(max_consecutive_empty=2)
+    )
     assert result.finish_reason == "consecutive_empty_responses"
     assert server.requests[1].json["messages"][-1]["content"] == EMPTY_REPLY_NUDGE
 
@@ -296,15 +370,21 @@ async def test_interception_blocks_and_rewrites(server: ScriptedServer, tmp_path
         def rho_after_tool_call(self, result):  # type: ignore[no-untyped-def]
             return ToolResult(result.output + "!", result.is_error)
 
-    server.add(tool_calls_reply([("lookup", {"key": "secret"}), ("lookup", {"key": "b"})]), text_reply("k"))
-    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[lookup], plugins=[Guard(), After()])
+    server.add(
+        tool_calls_reply([("lookup", {"key": "secret"}), ("lookup", {"key": "b"})]), text_reply("k")
+    )
+    result = await run_prompt(
+        "s", endpoint=server.chat_url, root=tmp_path, tools=[lookup], plugins=[Guard(), After()]
+    )
     assert calls == ["B"]
     assert result.tool_calls[0].outcome == "blocked"
     assert result.tool_calls[0].output == "Tool call blocked: no secrets"
     assert result.tool_calls[1].output == "value of B!"
 
 
-async def test_steering_is_injected_at_the_batch_seam(server: ScriptedServer, tmp_path: Path) -> None:
+async def test_steering_is_injected_at_the_batch_seam(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     from collections import deque
 
     from rho_kernel.loop.agent import LoopParams, run_loop
@@ -321,8 +401,13 @@ async def test_steering_is_injected_at_the_batch_seam(server: ScriptedServer, tm
     host.load_defaults()
     service = ChatCompletionsService(server.chat_url, None, "scripted")
     params = LoopParams(
-        service=service, model="m", tools=registry, plugins=host, config=RhoConfig(),
-        root=SandboxRoot(tmp_path), steering=steering,
+        service=service,
+        model="m",
+        tools=registry,
+        plugins=host,
+        config=RhoConfig(),
+        root=SandboxRoot(tmp_path),
+        steering=steering,
     )
     await run_loop(in_memory_session(tmp_path), "s", params)
     await service.aclose()
@@ -337,7 +422,9 @@ async def test_reasoning_is_summarised_in_the_reply(server: ScriptedServer, tmp_
     result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path)
     assert result.reply == "[reasoning: ~10 tokens]\n\nanswer"
     server.add(text_reply("answer", reasoning="think"))
-    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, config=_config(show_reasoning=True))
+    result = await run_prompt(
+        "s", endpoint=server.chat_url, root=tmp_path, config=_config(show_reasoning=True)
+    )
     assert result.reply == "<thinking>\nthink\n</thinking>\n\nanswer"
 
 
@@ -345,8 +432,15 @@ def test_agent_result_wire_shape() -> None:
     from rho_kernel.loop.result import AgentResult, RunUsage, ToolCallRecord
 
     result = AgentResult(
-        reply="r", iterations=1, usage=RunUsage(), duration_ms=5, finish_reason="stop",
-        tool_calls=[ToolCallRecord("t", "{}", "success", "out", 3), ToolCallRecord("u", "{}", "denied", "no")],
+        reply="r",
+        iterations=1,
+        usage=RunUsage(),
+        duration_ms=5,
+        finish_reason="stop",
+        tool_calls=[
+            ToolCallRecord("t", "{}", "success", "out", 3),
+            ToolCallRecord("u", "{}", "denied", "no"),
+        ],
     )
     wire = result.to_wire()
     assert wire["toolCalls"] == [

@@ -43,7 +43,11 @@ def test_schema_comes_from_signature_and_docstring() -> None:
         "additionalProperties": False,
         "properties": {
             "text": {"type": "string", "description": "What to shout."},
-            "times": {"type": "integer", "default": 1, "description": "How many times to repeat it."},
+            "times": {
+                "type": "integer",
+                "default": 1,
+                "description": "How many times to repeat it.",
+            },
         },
         "required": ["text"],
     }

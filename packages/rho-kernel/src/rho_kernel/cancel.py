@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable
 from typing import TypeVar
 
@@ -49,8 +50,6 @@ class CancelToken:
         if work.done():
             return work.result()
         work.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError, Exception):  # abandoned: outcome unused
             await work
-        except (asyncio.CancelledError, Exception):  # the abandoned outcome no longer matters
-            pass
         raise Cancelled()

@@ -109,7 +109,9 @@ def rho_register_observers(config: RhoConfig) -> list[Observer]:
 
 
 @hookspec
-def rho_before_tool_call(call: ToolCall, arguments: dict[str, Any], tool: Tool | None) -> Interception | None:
+def rho_before_tool_call(
+    call: ToolCall, arguments: dict[str, Any], tool: Tool | None
+) -> Interception | None:
     """Intercept a tool call before approval and execution.
 
     Called for every tool call the model makes, in plugin order. Return `Block(reason)` to

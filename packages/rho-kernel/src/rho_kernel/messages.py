@@ -96,7 +96,10 @@ class ChatMessage(BaseModel):
         finish_reason: FinishReason | None = None,
     ) -> ChatMessage:
         return cls(
-            role="assistant", content=text, tool_calls=tool_calls or None, finish_reason=finish_reason
+            role="assistant",
+            content=text,
+            tool_calls=tool_calls or None,
+            finish_reason=finish_reason,
         )
 
     @classmethod

@@ -12,16 +12,12 @@ from typing import Any
 
 import pluggy
 
-from rho_kernel import hookspecs
+from rho_kernel import builtins, hookspecs
+from rho_kernel.builtins import DEFAULT_PLUGINS
 
 hookimpl = pluggy.HookimplMarker("rho")
 
-#: The kernel's own plugins, registered by name before any entry point; each can be disabled
-#: with `[plugins] disabled = ["<name>"]`.
-DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
-    ("rho.providers", "rho_kernel.providers.plugin"),
-    ("rho.approval", "rho_kernel.loop.policy"),
-)
+KERNEL_PLUGIN_NAME = "rho-kernel"
 
 #: Set to a non-empty value to load no entry-point plugins (built-ins still load).
 DISABLE_AUTOLOAD_ENV = "RHO_DISABLE_PLUGIN_AUTOLOAD"
@@ -84,6 +80,7 @@ class PluginHost:
 
     def load_defaults(self, extra: Iterable[tuple[str, str]] = ()) -> None:
         """Register the kernel's built-ins (and `extra` (name, module) pairs) by import path."""
+        self.register(builtins, KERNEL_PLUGIN_NAME, _version_of("rho_kernel"))
         for name, module_path in (*DEFAULT_PLUGINS, *extra):
             if name in self.disabled:
                 continue
@@ -165,7 +162,9 @@ class PluginHost:
             try:
                 outcome = impl.function(**{n: kwargs[n] for n in impl.argnames if n in kwargs})
             except Exception as exc:
-                self.report(f"rho: plugin '{impl.plugin_name}' failed in rho_before_tool_call: {exc}")
+                self.report(
+                    f"rho: plugin '{impl.plugin_name}' failed in rho_before_tool_call: {exc}"
+                )
                 continue
             if isinstance(outcome, Block):
                 return outcome
@@ -182,7 +181,9 @@ class PluginHost:
             try:
                 outcome = impl.function(**{n: kwargs[n] for n in impl.argnames if n in kwargs})
             except Exception as exc:
-                self.report(f"rho: plugin '{impl.plugin_name}' failed in rho_after_tool_call: {exc}")
+                self.report(
+                    f"rho: plugin '{impl.plugin_name}' failed in rho_after_tool_call: {exc}"
+                )
                 continue
             if isinstance(outcome, ToolResult):
                 result = outcome

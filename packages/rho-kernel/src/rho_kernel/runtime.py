@@ -116,7 +116,9 @@ class Runtime:
         plugins.load_entrypoints()
 
         tools = ToolRegistry()
-        for plugin_name, item in plugins.collect("rho_register_tools", config=config, root=root.path):
+        for plugin_name, item in plugins.collect(
+            "rho_register_tools", config=config, root=root.path
+        ):
             try:
                 tools.register(item, plugin_name)
             except TypeError as exc:
@@ -174,7 +176,9 @@ class Runtime:
 
     def system_prompt(self) -> str:
         """Base prompt (or `--system`), environment, then fragments from plugins and config."""
-        parts = [self.options.system_prompt.strip() if self.options.system_prompt else base_prompt()]
+        parts = [
+            self.options.system_prompt.strip() if self.options.system_prompt else base_prompt()
+        ]
         parts.append(
             "# Environment\n"
             f"Project root (working directory): {self.root.path}\n"
@@ -209,7 +213,13 @@ class Runtime:
                     f"provider '{provider.name}' uses api \"{provider.api}\", which no installed "
                     f"plugin provides (available: {known})"
                 )
-            service = factory.create(provider.endpoint, provider.api_key, provider.name)
+            service = factory.create(
+                provider.endpoint,
+                provider.api_key,
+                provider.name,
+                first_token_timeout=self.config.agent.first_token_timeout_secs,
+                idle_timeout=self.config.agent.stream_idle_timeout_secs,
+            )
             self._services[key] = service
         return service
 
@@ -287,10 +297,9 @@ class Runtime:
         for service in self._services.values():
             try:
                 await service.aclose()
-            except Exception:
-                pass
+            except Exception as exc:  # closing must not hide the shutdown
+                self.plugins.report(f"rho: closing the model connection failed: {exc}")
         self._services.clear()
 
 
 __all__ = ["Runtime", "RuntimeOptions", "StartupError", "base_prompt"]
-

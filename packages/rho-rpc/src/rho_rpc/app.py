@@ -7,7 +7,6 @@ from typing import Any
 
 from rho_kernel.rpc import RpcMethod
 from rho_kernel.runtime import Runtime, StartupError
-
 from rho_rpc import __version__
 from rho_rpc.diagnostics import report
 from rho_rpc.peer import RpcPeer

@@ -22,15 +22,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--endpoint",
         help="Chat Completions endpoint URL (implies consent to send data there)",
     )
-    parser.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    parser.add_argument(
+        "--api-key-env", metavar="VAR", help="environment variable holding the API key"
+    )
     parser.add_argument("--root", type=Path, help="project root (default: detected from the cwd)")
-    parser.add_argument("--max-iterations", type=int, metavar="N", help="model round trips per prompt")
+    parser.add_argument(
+        "--max-iterations", type=int, metavar="N", help="model round trips per prompt"
+    )
     parser.add_argument("--token-budget", type=int, metavar="N", help="context window in tokens")
-    parser.add_argument("-s", "--system", metavar="PROMPT", help="replace the built-in system prompt")
+    parser.add_argument(
+        "-s", "--system", metavar="PROMPT", help="replace the built-in system prompt"
+    )
     sessions = parser.add_mutually_exclusive_group()
-    sessions.add_argument("--ephemeral", action="store_true", help="keep the session in memory only")
     sessions.add_argument(
-        "-c", "--continue", dest="continue_latest", action="store_true",
+        "--ephemeral", action="store_true", help="keep the session in memory only"
+    )
+    sessions.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
         help="resume the most recent session of this project",
     )
     sessions.add_argument("--session", type=Path, metavar="PATH", help="resume this session file")
@@ -41,7 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `rho` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
-    for flag, value in (("--max-iterations", args.max_iterations), ("--token-budget", args.token_budget)):
+    for flag, value in (
+        ("--max-iterations", args.max_iterations),
+        ("--token-budget", args.token_budget),
+    ):
         if value is not None and value < 1:
             print(f"rho: error: {flag} must be at least 1", file=sys.stderr)
             return 2
@@ -49,7 +63,6 @@ def main(argv: list[str] | None = None) -> int:
     from rho_kernel.config.loader import ConfigError
     from rho_kernel.runtime import Runtime, RuntimeOptions, StartupError
     from rho_kernel.security.sandbox import SandboxError
-
     from rho_rpc.app import run
 
     options = RuntimeOptions(

@@ -7,7 +7,6 @@ from pathlib import Path
 from rho_kernel.loop.result import AgentError
 from rho_kernel.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError, RpcMethod
 from rho_kernel.runtime import Runtime, StartupError
-
 from rho_rpc.peer import RpcPeer
 from rho_rpc.wire import (
     ApprovalResponseParams,
@@ -150,27 +149,85 @@ def core_methods(runtime: Runtime) -> list[RpcMethod]:
         return raw.get("steer") is True
 
     return [
-        RpcMethod("prompt", prompt, PromptParams, PromptResult,
-                  "Run a user message through the agent (or steer the running turn).", steering),
-        RpcMethod("abort", abort, NoParams, EmptyResult,
-                  "Cancel the running prompt, including a model request in flight.", True),
-        RpcMethod("approvalResponse", approval_response, ApprovalResponseParams, EmptyResult,
-                  "Answer the pending approval/request (outside a flow: a no-op).", True),
-        RpcMethod("clear", clear, NoParams, EmptyResult,
-                  "Branch back to the system message; the old branch stays on disk."),
+        RpcMethod(
+            "prompt",
+            prompt,
+            PromptParams,
+            PromptResult,
+            "Run a user message through the agent (or steer the running turn).",
+            steering,
+        ),
+        RpcMethod(
+            "abort",
+            abort,
+            NoParams,
+            EmptyResult,
+            "Cancel the running prompt, including a model request in flight.",
+            True,
+        ),
+        RpcMethod(
+            "approvalResponse",
+            approval_response,
+            ApprovalResponseParams,
+            EmptyResult,
+            "Answer the pending approval/request (outside a flow: a no-op).",
+            True,
+        ),
+        RpcMethod(
+            "clear",
+            clear,
+            NoParams,
+            EmptyResult,
+            "Branch back to the system message; the old branch stays on disk.",
+        ),
         RpcMethod("newSession", new_session, NoParams, NewSessionResult, "Start a new session."),
-        RpcMethod("getState", get_state, NoParams, GetStateResult,
-                  "Model, provider, project root and message count.", True),
-        RpcMethod("getMessages", get_messages, NoParams, GetMessagesResult,
-                  "The messages on the current branch.", True),
-        RpcMethod("listTools", list_tools, NoParams, ListToolsResult,
-                  "The tools the model can call.", True),
-        RpcMethod("listPlugins", list_plugins, NoParams, ListPluginsResult,
-                  "Loaded plugins with versions and hooks, and the ones that failed.", True),
-        RpcMethod("listSessions", list_sessions, NoParams, ListSessionsResult,
-                  "The 10 most recent sessions of this project.", True),
-        RpcMethod("resumeSession", resume_session, ResumeSessionParams, ResumeSessionResult,
-                  "Continue a saved session."),
+        RpcMethod(
+            "getState",
+            get_state,
+            NoParams,
+            GetStateResult,
+            "Model, provider, project root and message count.",
+            True,
+        ),
+        RpcMethod(
+            "getMessages",
+            get_messages,
+            NoParams,
+            GetMessagesResult,
+            "The messages on the current branch.",
+            True,
+        ),
+        RpcMethod(
+            "listTools",
+            list_tools,
+            NoParams,
+            ListToolsResult,
+            "The tools the model can call.",
+            True,
+        ),
+        RpcMethod(
+            "listPlugins",
+            list_plugins,
+            NoParams,
+            ListPluginsResult,
+            "Loaded plugins with versions and hooks, and the ones that failed.",
+            True,
+        ),
+        RpcMethod(
+            "listSessions",
+            list_sessions,
+            NoParams,
+            ListSessionsResult,
+            "The 10 most recent sessions of this project.",
+            True,
+        ),
+        RpcMethod(
+            "resumeSession",
+            resume_session,
+            ResumeSessionParams,
+            ResumeSessionResult,
+            "Continue a saved session.",
+        ),
     ]
 
 

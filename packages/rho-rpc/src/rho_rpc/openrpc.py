@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel
-from rho_kernel.rpc import RpcMethod
 
+from rho_kernel.rpc import RpcMethod
 from rho_rpc.wire import NOTIFICATIONS
 
 OPENRPC_VERSION = "1.3.2"
@@ -47,7 +47,10 @@ def build_openrpc(methods: dict[str, RpcMethod], version: str) -> dict[str, Any]
             "params": _params(method.params_model, defs),
         }
         if method.result_model is not None:
-            entry["result"] = {"name": f"{name}Result", "schema": _schema(method.result_model, defs)}
+            entry["result"] = {
+                "name": f"{name}Result",
+                "schema": _schema(method.result_model, defs),
+            }
         else:
             entry["result"] = {"name": f"{name}Result", "schema": {"type": "object"}}
         described.append(entry)
@@ -78,13 +81,15 @@ def main() -> None:
     from pathlib import Path
 
     from rho_kernel.runtime import Runtime, RuntimeOptions
-
     from rho_rpc import __version__
     from rho_rpc.app import add_discover, collect_methods
 
     with tempfile.TemporaryDirectory() as tmp:
         options = RuntimeOptions(
-            cwd=Path(tmp), root=Path(tmp), ephemeral=True, plugin_modules=(("rho-rpc", "rho_rpc.plugin"),)
+            cwd=Path(tmp),
+            root=Path(tmp),
+            ephemeral=True,
+            plugin_modules=(("rho-rpc", "rho_rpc.plugin"),),
         )
         methods = collect_methods(Runtime.build(options))
         add_discover(methods)

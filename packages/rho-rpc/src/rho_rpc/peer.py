@@ -83,7 +83,9 @@ class RpcPeer(Observer):
         self.notify("tool/denied", {"name": name})
 
     async def on_tool_result(self, name: str, result: ToolResult) -> None:
-        self.notify("tool/result", {"name": name, "is_error": result.is_error, "output": result.output})
+        self.notify(
+            "tool/result", {"name": name, "is_error": result.is_error, "output": result.output}
+        )
 
     async def on_agent_end(self, result: AgentResult) -> None:
         self.notify("agent/end", result.to_wire())

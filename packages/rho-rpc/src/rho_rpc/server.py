@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+
 from rho_kernel.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -23,7 +24,6 @@ from rho_kernel.rpc import (
     RpcError,
     RpcMethod,
 )
-
 from rho_rpc.transport import Oversize
 
 _MISSING = object()
@@ -43,8 +43,10 @@ def error_response(request_id: Any, code: int, message: str, data: Any = None) -
 
 
 def _valid_id(value: Any) -> bool:
-    return value is None or isinstance(value, str) or (
-        isinstance(value, (int, float)) and not isinstance(value, bool)
+    return (
+        value is None
+        or isinstance(value, str)
+        or (isinstance(value, (int, float)) and not isinstance(value, bool))
     )
 
 
@@ -63,9 +65,9 @@ class JsonRpcServer:
     def __init__(self, methods: dict[str, RpcMethod], send: Callable[[bytes], None]) -> None:
         self.methods = methods
         self._send = send
-        self._queue: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]] | None] = (
-            asyncio.Queue()
-        )
+        self._queue: asyncio.Queue[
+            tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]] | None
+        ] = asyncio.Queue()
         self._pending: set[asyncio.Task[Any]] = set()
 
     # ── output ──────────────────────────────────────────────────────────────
@@ -114,7 +116,9 @@ class JsonRpcServer:
         if isinstance(line, Oversize):
             self.send(
                 error_response(
-                    None, INVALID_REQUEST, f"Invalid Request: message of {line.size} bytes is too large"
+                    None,
+                    INVALID_REQUEST,
+                    f"Invalid Request: message of {line.size} bytes is too large",
                 )
             )
             return
@@ -159,27 +163,39 @@ class JsonRpcServer:
         loop = asyncio.get_running_loop()
         done: asyncio.Future[dict[str, Any] | None] = loop.create_future()
         if not isinstance(message, dict):
-            done.set_result(error_response(None, INVALID_REQUEST, "Invalid Request: expected an object"))
+            done.set_result(
+                error_response(None, INVALID_REQUEST, "Invalid Request: expected an object")
+            )
             return done
         request_id = message.get("id", _MISSING)
         is_notification = request_id is _MISSING
         if not is_notification and not _valid_id(request_id):
             done.set_result(
-                error_response(None, INVALID_REQUEST, "Invalid Request: id must be a string, number or null")
+                error_response(
+                    None, INVALID_REQUEST, "Invalid Request: id must be a string, number or null"
+                )
             )
             return done
         reply_id = None if is_notification else request_id
         if message.get("jsonrpc") != "2.0":
-            done.set_result(error_response(reply_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'))
+            done.set_result(
+                error_response(reply_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"')
+            )
             return done
         method_name = message.get("method")
         if not isinstance(method_name, str):
-            done.set_result(error_response(reply_id, INVALID_REQUEST, "Invalid Request: method must be a string"))
+            done.set_result(
+                error_response(
+                    reply_id, INVALID_REQUEST, "Invalid Request: method must be a string"
+                )
+            )
             return done
         params = message.get("params", _MISSING)
         if params is not _MISSING and not isinstance(params, (dict, list)):
             done.set_result(
-                error_response(reply_id, INVALID_REQUEST, "Invalid Request: params must be an object or array")
+                error_response(
+                    reply_id, INVALID_REQUEST, "Invalid Request: params must be an object or array"
+                )
             )
             return done
 
@@ -194,7 +210,11 @@ class JsonRpcServer:
         raw = {} if params is _MISSING else params
         if isinstance(raw, list):
             if raw:
-                respond(error_response(reply_id, INVALID_PARAMS, "Invalid params: pass params by name (an object)"))
+                respond(
+                    error_response(
+                        reply_id, INVALID_PARAMS, "Invalid params: pass params by name (an object)"
+                    )
+                )
                 return done
             raw = {}
 
@@ -208,14 +228,15 @@ class JsonRpcServer:
         async def run() -> Any:
             return await method.handler(validated)
 
+        queued: asyncio.Future[Any] | None = None
+        if not self._is_concurrent(method, raw):
+            # Enqueue now, in arrival order, so end of input cannot overtake it.
+            queued = loop.create_future()
+            self._queue.put_nowait((run, queued))
+
         async def call() -> None:
             try:
-                if self._is_concurrent(method, raw):
-                    result = await run()
-                else:
-                    queued: asyncio.Future[Any] = loop.create_future()
-                    await self._queue.put((run, queued))
-                    result = await queued
+                result = await (queued if queued is not None else run())
             except RpcError as exc:
                 respond(error_response(reply_id, exc.code, exc.message, exc.data))
                 return
@@ -225,7 +246,9 @@ class JsonRpcServer:
                 return
             if isinstance(result, BaseModel):
                 result = result.model_dump(mode="json", exclude_none=True)
-            respond({"jsonrpc": "2.0", "result": result if result is not None else {}, "id": reply_id})
+            respond(
+                {"jsonrpc": "2.0", "result": result if result is not None else {}, "id": reply_id}
+            )
 
         self._track(call())
         return done

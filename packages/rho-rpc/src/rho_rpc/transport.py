@@ -18,7 +18,9 @@ class Oversize:
         self.size = size
 
 
-async def read_lines(fd: int = 0, *, max_line: int = MAX_LINE_BYTES) -> AsyncIterator[bytes | Oversize]:
+async def read_lines(
+    fd: int = 0, *, max_line: int = MAX_LINE_BYTES
+) -> AsyncIterator[bytes | Oversize]:
     """Yield complete lines (without the newline) from `fd` until end of input.
 
     Reading happens on a daemon thread so pipes, files and terminals all work; the final line

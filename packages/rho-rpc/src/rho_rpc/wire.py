@@ -253,7 +253,11 @@ class AgentEndParams(BaseModel):
     toolCalls: list[ToolCallSummary]
     durationMs: int
     finishReason: Literal[
-        "stop", "max_iterations", "cancelled", "retry_budget_exhausted", "consecutive_empty_responses"
+        "stop",
+        "max_iterations",
+        "cancelled",
+        "retry_budget_exhausted",
+        "consecutive_empty_responses",
     ]
 
 

@@ -45,6 +45,13 @@ def frame(body: str) -> str:
     return f"{OPEN_TAG}\n{escape_framing(body)}\n{CLOSE_TAG}"
 
 
+def _drop_final_newline(text: str) -> str:
+    """Raw text without its last line ending (the frame supplies the newline before the tag)."""
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith("\n") else text
+
+
 def _sandbox_hint(ctx: ToolContext) -> str:
     return (
         f"Paths are relative to the project root ({ctx.root.path}); "
@@ -83,7 +90,7 @@ def _read(target: Path, shown: str, hashline: bool) -> ToolResult:
             f"{MAX_READ_BYTES} bytes = 10 MiB). Search it or read a slice of it instead."
         )
     text = data.decode("utf-8", errors="replace")
-    body = format_hashlines(text) if hashline else text
+    body = format_hashlines(text) if hashline else _drop_final_newline(text)
     return ToolResult(frame(body))
 
 

@@ -102,7 +102,10 @@ class AgentLoop:
             try:
                 await getattr(observer, method)(*args)
             except Exception as exc:  # an observer must never stop the loop
-                print(f"rho: observer {type(observer).__name__}.{method} failed: {exc}", file=sys.stderr)
+                print(
+                    f"rho: observer {type(observer).__name__}.{method} failed: {exc}",
+                    file=sys.stderr,
+                )
 
     async def state(self, state: str) -> None:
         await self.emit("on_state_change", state)
@@ -148,15 +151,14 @@ class AgentLoop:
                 raise AgentError(exc.message, "client") from None
             self.iterations += 1
 
-            if not response.text and not response.tool_calls and not response.reasoning:
-                if response.finish_reason != "content_filter":
-                    empty_streak += 1
-                    limit = self.agent.max_consecutive_empty
-                    if limit and empty_streak >= limit:
-                        self.last_text = EMPTY_REPLY_GIVE_UP
-                        return self._finish("consecutive_empty_responses")
-                    self.session.append_message(ChatMessage.user(EMPTY_REPLY_NUDGE))
-                    continue
+            if _is_empty(response):
+                empty_streak += 1
+                limit = self.agent.max_consecutive_empty
+                if limit and empty_streak >= limit:
+                    self.last_text = EMPTY_REPLY_GIVE_UP
+                    return self._finish("consecutive_empty_responses")
+                self.session.append_message(ChatMessage.user(EMPTY_REPLY_NUDGE))
+                continue
             empty_streak = 0
 
             finish = response.finish_reason
@@ -255,7 +257,9 @@ class AgentLoop:
             else:
                 return event
         raise ProviderError(
-            "the model stream ended without a response", kind="decode", provider=self.p.provider_name
+            "the model stream ended without a response",
+            kind="decode",
+            provider=self.p.provider_name,
         )
 
     # ── tools ───────────────────────────────────────────────────────────────
@@ -268,7 +272,9 @@ class AgentLoop:
             try:
                 await self._run_call(call)
             except _Redirected:
-                self._skip_rest(calls[index + 1 :], "Tool call skipped: the user redirected the turn.")
+                self._skip_rest(
+                    calls[index + 1 :], "Tool call skipped: the user redirected the turn."
+                )
                 raise
             except Cancelled:
                 self._skip_rest(calls[index + 1 :], "Tool call cancelled before it ran.")
@@ -298,7 +304,9 @@ class AgentLoop:
         if not isinstance(decoded, dict):
             await self._finish_call(
                 call,
-                ToolResult.error(f"{name}: the arguments must be a JSON object, got {type(decoded).__name__}"),
+                ToolResult.error(
+                    f"{name}: the arguments must be a JSON object, got {type(decoded).__name__}"
+                ),
                 "error",
             )
             return
@@ -306,7 +314,9 @@ class AgentLoop:
 
         intercepted = self.p.plugins.intercept(call, arguments, tool)
         if isinstance(intercepted, Block):
-            await self._finish_call(call, ToolResult.error(f"Tool call blocked: {intercepted.reason}"), "blocked")
+            await self._finish_call(
+                call, ToolResult.error(f"Tool call blocked: {intercepted.reason}"), "blocked"
+            )
             return
         arguments = intercepted
 
@@ -327,28 +337,38 @@ class AgentLoop:
             await self.emit("on_tool_denied", name)
             await self._finish_call(
                 call,
-                ToolResult.error(f"Tool call denied by policy: [approval.per_tool] {name} = \"deny\"."),
+                ToolResult.error(
+                    f'Tool call denied by policy: [approval.per_tool] {name} = "deny".'
+                ),
                 "denied",
             )
             return
         if mode == "ask":
             decision = await self._ask(call, risk)
             if decision.kind == "redirect":
-                await self._finish_call(call, ToolResult.error("Tool call redirected by user."), "denied")
+                await self._finish_call(
+                    call, ToolResult.error("Tool call redirected by user."), "denied"
+                )
                 raise _Redirected(decision.message or "")
             if decision.kind == "denied":
                 await self.emit("on_tool_denied", name)
-                await self._finish_call(call, ToolResult.error("Tool call denied by user."), "denied")
+                await self._finish_call(
+                    call, ToolResult.error("Tool call denied by user."), "denied"
+                )
                 return
 
         await self.state("executing_tool")
         started = time.monotonic()
-        ctx = ToolContext(root=self.p.root, config=self.p.config, cancel=self.p.cancel, session=self.session)
+        ctx = ToolContext(
+            root=self.p.root, config=self.p.config, cancel=self.p.cancel, session=self.session
+        )
         cancelled = False
         try:
             result = await self.p.cancel.run(tool.execute(arguments, ctx))
             if not isinstance(result, ToolResult):
-                result = ToolResult.error(f"{name}: the tool returned {type(result).__name__}, not a ToolResult")
+                result = ToolResult.error(
+                    f"{name}: the tool returned {type(result).__name__}, not a ToolResult"
+                )
         except Cancelled:
             result = ToolResult.error("Tool call cancelled.")
             cancelled = True
@@ -367,13 +387,21 @@ class AgentLoop:
         await self.emit("on_approval_requested", call.name, call.arguments, risk)
         if self.p.gate is None:
             return ApprovalDecision.denied()
-        request = ApprovalRequest(tool=call.name, arguments=call.arguments, risk=risk, call_id=call.id)
+        request = ApprovalRequest(
+            tool=call.name, arguments=call.arguments, risk=risk, call_id=call.id
+        )
         return await self.p.cancel.run(self.p.gate.request(request))
 
     async def _finish_call(
-        self, call: ToolCall, result: ToolResult, outcome: OutcomeKind, duration_ms: int | None = None
+        self,
+        call: ToolCall,
+        result: ToolResult,
+        outcome: OutcomeKind,
+        duration_ms: int | None = None,
     ) -> None:
-        self.session.append_message(ChatMessage.tool_result(call.id, result.output, result.is_error))
+        self.session.append_message(
+            ChatMessage.tool_result(call.id, result.output, result.is_error)
+        )
         self.records.append(
             ToolCallRecord(
                 name=call.name,
@@ -389,10 +417,26 @@ class AgentLoop:
 _PERSISTED_FINISH = {"stop", "tool_calls", "length", "content_filter"}
 
 
+def _is_empty(response: ModelResponse) -> bool:
+    """No text, no tool call, no reasoning — and not withheld by a content filter."""
+    return (
+        not response.text
+        and not response.tool_calls
+        and not response.reasoning
+        and response.finish_reason != "content_filter"
+    )
+
+
 def _usage_wire(response: ModelResponse) -> dict[str, Any]:
     usage = response.usage
     if usage is None:
-        return {"inputTokens": 0, "outputTokens": 0, "cachedTokens": 0, "cost": 0.0, "requestCount": 1}
+        return {
+            "inputTokens": 0,
+            "outputTokens": 0,
+            "cachedTokens": 0,
+            "cost": 0.0,
+            "requestCount": 1,
+        }
     return {
         "inputTokens": usage.input_tokens,
         "outputTokens": usage.output_tokens,

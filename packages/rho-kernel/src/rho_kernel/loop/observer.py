@@ -40,7 +40,9 @@ class Observer:
     async def on_tool_result(self, name: str, result: ToolResult) -> None:
         """A call produced a result (including error results)."""
 
-    async def on_usage(self, iteration: int, usage: dict[str, Any], context: dict[str, Any]) -> None:
+    async def on_usage(
+        self, iteration: int, usage: dict[str, Any], context: dict[str, Any]
+    ) -> None:
         """A model response completed; `usage` is this iteration's, `context` a live snapshot."""
 
     async def on_agent_end(self, result: AgentResult) -> None:

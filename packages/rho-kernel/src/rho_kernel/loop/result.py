@@ -27,7 +27,11 @@ class ToolCallRecord:
         outcome: dict[str, Any] = {"kind": self.outcome}
         if self.outcome != "success" and self.output is not None:
             outcome["output"] = self.output
-        record: dict[str, Any] = {"name": self.name, "arguments": self.arguments, "outcome": outcome}
+        record: dict[str, Any] = {
+            "name": self.name,
+            "arguments": self.arguments,
+            "outcome": outcome,
+        }
         if self.duration_ms is not None:
             record["durationMs"] = self.duration_ms
         return record

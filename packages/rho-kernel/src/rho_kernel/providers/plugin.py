@@ -6,6 +6,7 @@ service is created.
 
 from __future__ import annotations
 
+from rho_kernel.plugins import hookimpl
 from rho_kernel.providers.service import LlmService, ServiceFactory
 
 
@@ -37,4 +38,10 @@ def chat_completions_factory() -> ServiceFactory:
     return ServiceFactory(api="chat_completions", create=_create_chat_completions)
 
 
-__all__ = ["chat_completions_factory"]
+@hookimpl
+def rho_register_provider_services() -> list[ServiceFactory]:
+    """The kernel's own protocol services."""
+    return [chat_completions_factory()]
+
+
+__all__ = ["chat_completions_factory", "rho_register_provider_services"]

@@ -28,10 +28,15 @@ PRESETS: dict[str, Preset] = {
     "lm-studio": Preset("lm-studio", "http://localhost:1234/v1/chat/completions"),
     "ollama": Preset("ollama", "http://localhost:11434/v1/chat/completions"),
     "openrouter": Preset(
-        "openrouter", "https://openrouter.ai/api/v1/chat/completions", key_env_hint="OPENROUTER_API_KEY"
+        "openrouter",
+        "https://openrouter.ai/api/v1/chat/completions",
+        key_env_hint="OPENROUTER_API_KEY",
     ),
     "openai": Preset(
-        "openai", "https://api.openai.com/v1/responses", api="responses", key_env_hint="OPENAI_API_KEY"
+        "openai",
+        "https://api.openai.com/v1/responses",
+        api="responses",
+        key_env_hint="OPENAI_API_KEY",
     ),
     "groq": Preset(
         "groq", "https://api.groq.com/openai/v1/chat/completions", key_env_hint="GROQ_API_KEY"
@@ -146,7 +151,7 @@ def resolve_provider(
         if chosen is None:
             names = ", ".join(p.name for p in providers) or "none configured"
             raise ValueError(
-                f"[agent] provider = \"{config.agent.provider}\" names no configured provider ({names})"
+                f'[agent] provider = "{config.agent.provider}" names no configured provider ({names})'
             )
     elif providers:
         chosen = providers[0]
@@ -164,7 +169,9 @@ def resolve_provider(
     return chosen
 
 
-def resolve_model(config: RhoConfig, provider: ResolvedProvider, *, cli_model: str | None = None) -> str:
+def resolve_model(
+    config: RhoConfig, provider: ResolvedProvider, *, cli_model: str | None = None
+) -> str:
     """CLI → agent.model → the active provider's default → the first provider's → RHO_MODEL → built-in."""
     if cli_model:
         return cli_model

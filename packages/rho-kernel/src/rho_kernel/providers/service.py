@@ -25,11 +25,13 @@ class LlmService(Protocol):
 class ServiceFactory:
     """Builds an `LlmService` for a wire protocol (`api`, e.g. "chat_completions").
 
-    `create(endpoint, api_key, provider_name)` returns the service.
+    `create(endpoint, api_key, provider_name, *, first_token_timeout, idle_timeout)` returns
+    the service; the timeouts are seconds (0 disables) and turn hung streams into retryable
+    `ProviderError`s.
     """
 
     api: str
-    create: Callable[[str, str | None, str], LlmService]
+    create: Callable[..., LlmService]
 
 
 __all__ = ["LlmService", "ServiceFactory"]

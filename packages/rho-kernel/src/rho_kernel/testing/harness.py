@@ -35,6 +35,7 @@ class RecordingObserver(Observer):
 
     def __getattribute__(self, name: str) -> Any:
         if name.startswith("on_"):
+
             async def record(*args: Any) -> None:
                 object.__getattribute__(self, "events").append((name, args))
 
@@ -74,7 +75,9 @@ async def run_prompt(
     registry = ToolRegistry()
     for tool in tools:
         registry.register(tool, "test")
-    for plugin_name, item in host.collect("rho_register_tools", config=config or RhoConfig(), root=root):
+    for plugin_name, item in host.collect(
+        "rho_register_tools", config=config or RhoConfig(), root=root
+    ):
         registry.register(item, plugin_name)
     service = ChatCompletionsService(endpoint, None, "scripted")
     params = LoopParams(

@@ -75,7 +75,8 @@ class Tool:
 
     name: str = ""
     description: str = ""
-    parameters: dict[str, Any] = {"type": "object", "properties": {}}
+    # Subclasses replace the schema as a whole; it is never mutated in place.
+    parameters: dict[str, Any] = {"type": "object", "properties": {}}  # noqa: RUF012
     risk: Risk = Risk.READ
     phase: Phase | None = None
 
