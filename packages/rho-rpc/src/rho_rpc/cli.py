@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -51,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `rho` console script; returns the exit code."""
+    # pydantic's own plugin discovery scans every installed distribution on first model
+    # creation; rho uses none, and the scan would sit on the startup path.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     args = build_parser().parse_args(argv)
     for flag, value in (
         ("--max-iterations", args.max_iterations),

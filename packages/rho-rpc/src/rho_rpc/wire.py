@@ -11,16 +11,20 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class Params(BaseModel):
+class Wire(BaseModel):
+    """Base of every wire type; schemas are built on first use, keeping them off startup."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class Params(Wire):
     """Base of method params: strict types, unknown members ignored."""
 
-    model_config = ConfigDict(strict=True, extra="ignore")
+    model_config = ConfigDict(strict=True, extra="ignore", defer_build=True)
 
 
-class Result(BaseModel):
+class Result(Wire):
     """Base of method results."""
-
-    model_config = ConfigDict(populate_by_name=True)
 
 
 class NoParams(Params):
@@ -94,7 +98,7 @@ class NewSessionResult(Result):
 # ── tools and plugins ───────────────────────────────────────────────────────
 
 
-class ToolInfo(BaseModel):
+class ToolInfo(Wire):
     """A tool the model can call."""
 
     name: str
@@ -110,7 +114,7 @@ class ListToolsResult(Result):
     tools: list[ToolInfo]
 
 
-class PluginEntry(BaseModel):
+class PluginEntry(Wire):
     """A loaded plugin."""
 
     name: str
@@ -130,7 +134,7 @@ class ListPluginsResult(Result):
 # ── sessions ────────────────────────────────────────────────────────────────
 
 
-class SessionEntry(BaseModel):
+class SessionEntry(Wire):
     """A saved session of this project."""
 
     path: str
@@ -166,7 +170,7 @@ class ResumeSessionResult(Result):
 # ── notifications (rho → client) ────────────────────────────────────────────
 
 
-class ReadyParams(BaseModel):
+class ReadyParams(Wire):
     """`ready`: sent once, before anything else."""
 
     version: str
@@ -176,26 +180,26 @@ class ReadyParams(BaseModel):
     sessionPath: str
 
 
-class StateChangeParams(BaseModel):
+class StateChangeParams(Wire):
     """`state/change`."""
 
     state: Literal["idle", "thinking", "awaiting_approval", "executing_tool"]
 
 
-class DeltaParams(BaseModel):
+class DeltaParams(Wire):
     """`message/delta` and `reasoning/delta`: a piece of streamed text."""
 
     delta: str
 
 
-class ToolCallParams(BaseModel):
+class ToolCallParams(Wire):
     """`tool/call`: the model called a tool (arguments is the raw JSON string)."""
 
     name: str
     arguments: str
 
 
-class ToolResultParams(BaseModel):
+class ToolResultParams(Wire):
     """`tool/result`: a tool call's result as the model sees it."""
 
     name: str
@@ -203,13 +207,13 @@ class ToolResultParams(BaseModel):
     output: str
 
 
-class ToolDeniedParams(BaseModel):
+class ToolDeniedParams(Wire):
     """`tool/denied`."""
 
     name: str
 
 
-class ApprovalRequestParams(BaseModel):
+class ApprovalRequestParams(Wire):
     """`approval/request`: answer with `approvalResponse`."""
 
     tool: str
@@ -217,7 +221,7 @@ class ApprovalRequestParams(BaseModel):
     risk: Literal["read", "write", "destructive", "network"]
 
 
-class UsageTotals(BaseModel):
+class UsageTotals(Wire):
     """Token usage of a run."""
 
     inputTokens: int
@@ -228,14 +232,14 @@ class UsageTotals(BaseModel):
     requestCount: int
 
 
-class ToolOutcome(BaseModel):
+class ToolOutcome(Wire):
     """How a tool call ended; `output` is present for non-success outcomes."""
 
     kind: Literal["success", "error", "denied", "blocked"]
     output: str | None = None
 
 
-class ToolCallSummary(BaseModel):
+class ToolCallSummary(Wire):
     """One tool call of the run."""
 
     name: str
@@ -244,7 +248,7 @@ class ToolCallSummary(BaseModel):
     durationMs: int | None = None
 
 
-class AgentEndParams(BaseModel):
+class AgentEndParams(Wire):
     """`agent/end`: the structured result of a finished prompt."""
 
     reply: str
@@ -261,13 +265,13 @@ class AgentEndParams(BaseModel):
     ]
 
 
-class AgentErrorParams(BaseModel):
+class AgentErrorParams(Wire):
     """`agent/error`: the prompt failed."""
 
     error: str
 
 
-class NoNotificationParams(BaseModel):
+class NoNotificationParams(Wire):
     """The notification carries no params."""
 
 

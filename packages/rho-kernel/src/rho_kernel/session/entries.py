@@ -59,7 +59,7 @@ def dump_line(record: dict[str, Any]) -> str:
 class _OnDisk(BaseModel):
     """Base for the immutable on-disk models; unknown fields are ignored on read."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 # ── Timestamps ────────────────────────────────────────────────────────────────
@@ -390,7 +390,7 @@ class LeafMovedPayload(_Payload):
     """The leaf moved from `from_` (`"from"` on disk) to `to` (written by `branch_to`)."""
 
     tag: ClassVar[str] = "LeafMoved"
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True, defer_build=True)
 
     from_: str | None = Field(default=None, alias="from")
     to: str

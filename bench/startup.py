@@ -1,0 +1,57 @@
+"""Benchmark: exec → `ready` of the real `rho` process, with every workspace package installed.
+
+Run: uv run python bench/startup.py [runs]
+Prints the median and spread, next to a bare `python -c pass` for scale.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+RHO = str(Path(sys.executable).with_name("rho"))
+
+
+def time_to_ready(cwd: Path, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [RHO, "--ephemeral"], cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    line = proc.stdout.readline()
+    elapsed = time.perf_counter() - started
+    assert b'"ready"' in line, line
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    return elapsed
+
+
+def time_bare_python() -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp) / "project"
+        (project / ".git").mkdir(parents=True)
+        env = {**os.environ, "HOME": tmp}
+        time_to_ready(project, env)  # warm the file cache
+        samples = sorted(time_to_ready(project, env) for _ in range(runs))
+        bare = sorted(time_bare_python() for _ in range(runs))
+    ms = [s * 1000 for s in samples]
+    print(f"exec → ready over {runs} runs: median {statistics.median(ms):.0f} ms, "
+          f"min {ms[0]:.0f} ms, p90 {ms[int(runs * 0.9) - 1]:.0f} ms")
+    print(f"bare `python -c pass`: median {statistics.median(bare) * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
