@@ -20,7 +20,11 @@ RHO = str(Path(sys.executable).with_name("rho"))
 def time_to_ready(cwd: Path, env: dict[str, str]) -> float:
     started = time.perf_counter()
     proc = subprocess.Popen(
-        [RHO, "--ephemeral"], cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        [RHO, "--ephemeral"],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
     assert proc.stdout is not None and proc.stdin is not None
@@ -48,8 +52,10 @@ def main() -> None:
         samples = sorted(time_to_ready(project, env) for _ in range(runs))
         bare = sorted(time_bare_python() for _ in range(runs))
     ms = [s * 1000 for s in samples]
-    print(f"exec → ready over {runs} runs: median {statistics.median(ms):.0f} ms, "
-          f"min {ms[0]:.0f} ms, p90 {ms[int(runs * 0.9) - 1]:.0f} ms")
+    print(
+        f"exec → ready over {runs} runs: median {statistics.median(ms):.0f} ms, "
+        f"min {ms[0]:.0f} ms, p90 {ms[int(runs * 0.9) - 1]:.0f} ms"
+    )
     print(f"bare `python -c pass`: median {statistics.median(bare) * 1000:.0f} ms")
 
 

@@ -85,6 +85,22 @@ def test_write_file_waits_for_approval(start_rho, server: ScriptedServer, projec
     response = rho.wait_for(lambda m: m.get("id") == prompt_id)
     assert response["result"]["reply"] == "written"
     assert (project / "out" / "new.txt").read_text() == "hi"
+    notifications = [m for m in rho.methods_seen() if m not in ("message/delta",)]
+    assert notifications == [
+        "ready",
+        "agent/start",
+        "state/change",
+        "tool/call",
+        "state/change",
+        "approval/request",
+        "state/change",
+        "tool/result",
+        "state/change",
+        "state/change",
+        "agent/end",
+    ]
+    states = [m["params"]["state"] for m in rho.seen if m.get("method") == "state/change"]
+    assert states == ["thinking", "awaiting_approval", "executing_tool", "thinking", "idle"]
 
 
 def test_denied_write_continues_the_turn(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
