@@ -350,3 +350,36 @@ def test_clear_new_session_list_and_resume(start_rho, server: ScriptedServer) ->
     bad = rho.call("resumeSession", {"path": str(first.parent / "missing.jsonl")})
     assert bad["error"]["code"] == -32603 and "missing.jsonl" in bad["error"]["message"]
     assert rho.finish() == 0
+
+
+def test_api_key_env_is_sent_as_bearer(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    server.add(text_reply("ok"))
+    rho = start_rho(
+        "--endpoint",
+        server.chat_url,
+        "--api-key-env",
+        "MY_TEST_KEY",
+        "--ephemeral",
+        env={"MY_TEST_KEY": "sk-test-123"},
+    )
+    rho.read()
+    rho.call("prompt", {"message": "hi"})
+    assert server.requests[0].headers["authorization"] == "Bearer sk-test-123"
+
+
+def test_provider_from_config_and_root_from_a_subdirectory(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    _write_config(
+        project,
+        f'[agent]\nprovider = "scripted"\n\n[[providers]]\nname = "scripted"\nendpoint = "{server.chat_url}"\n'
+        'default_model = "configured-model"\n',
+    )
+    (project / "src" / "deep").mkdir(parents=True)
+    server.add(text_reply("ok"))
+    rho = start_rho("--ephemeral", cwd=project / "src" / "deep")
+    ready = rho.read()["params"]
+    assert ready["cwd"] == str(project)
+    assert (ready["model"], ready["provider"]) == ("configured-model", "scripted")
+    rho.call("prompt", {"message": "hi"})
+    assert server.requests[0].json["model"] == "configured-model"

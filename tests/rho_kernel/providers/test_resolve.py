@@ -1,0 +1,112 @@
+"""Provider and model resolution: presets, overrides, order."""
+
+from __future__ import annotations
+
+import pytest
+
+from rho_kernel.config.model import RhoConfig
+from rho_kernel.providers.resolve import (
+    DEFAULT_ENDPOINT,
+    derive_models_endpoint,
+    is_local_endpoint,
+    resolve_model,
+    resolve_provider,
+)
+
+
+def _config(data: dict) -> RhoConfig:
+    return RhoConfig.model_validate(data)
+
+
+def test_default_is_the_local_endpoint() -> None:
+    provider = resolve_provider(RhoConfig())
+    assert provider.endpoint == DEFAULT_ENDPOINT and provider.api == "chat_completions"
+    assert provider.is_local
+
+
+def test_cli_endpoint_wins_and_carries_the_key_env() -> None:
+    config = _config({"providers": [{"preset": "openrouter"}]})
+    provider = resolve_provider(
+        config, endpoint="https://x.example/v1/chat/completions", api_key_env="K"
+    )
+    assert provider.endpoint == "https://x.example/v1/chat/completions"
+    assert provider.api_key_env == "K" and not provider.is_local
+
+
+def test_preset_fills_unset_fields_and_explicit_values_win() -> None:
+    config = _config(
+        {
+            "providers": [
+                {"preset": "openai", "api_key_env": "OPENAI_API_KEY"},
+                {
+                    "preset": "zai",
+                    "endpoint": "https://api.z.ai/api/coding/paas/v4/chat/completions",
+                    "name": "mine",
+                },
+            ]
+        }
+    )
+    openai = resolve_provider(config)
+    assert (openai.name, openai.api) == ("openai", "responses")
+    assert openai.endpoint == "https://api.openai.com/v1/responses"
+    config.agent.provider = "mine"
+    zai = resolve_provider(config)
+    assert zai.models_endpoint == "https://api.z.ai/api/coding/paas/v4/models"
+
+
+def test_agent_provider_must_name_a_provider() -> None:
+    with pytest.raises(ValueError, match="nowhere"):
+        resolve_provider(
+            _config({"agent": {"provider": "nowhere"}, "providers": [{"preset": "ollama"}]})
+        )
+
+
+def test_api_key_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_KEY", "sekret")
+    provider = resolve_provider(RhoConfig(), api_key_env="MY_KEY")
+    assert provider.api_key == "sekret"
+    monkeypatch.setenv("MY_KEY", "")
+    assert provider.api_key is None
+
+
+def test_model_resolution_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = _config(
+        {
+            "providers": [
+                {"name": "a", "default_model": "model-a"},
+                {"name": "b", "default_model": "model-b"},
+            ]
+        }
+    )
+    provider_b = resolve_provider(_config({**config.model_dump(), "agent": {"provider": "b"}}))
+    assert resolve_model(config, provider_b, cli_model="cli") == "cli"
+    config.agent.model = "configured"
+    assert resolve_model(config, provider_b) == "configured"
+    config.agent.model = None
+    assert resolve_model(config, provider_b) == "model-b"
+    plain = resolve_provider(RhoConfig())
+    assert resolve_model(config, plain) == "model-a"
+    monkeypatch.setenv("RHO_MODEL", "from-env")
+    assert resolve_model(RhoConfig(), plain) == "from-env"
+    monkeypatch.delenv("RHO_MODEL")
+    assert resolve_model(RhoConfig(), plain) == "anthropic/claude-sonnet-4"
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "local"),
+    [
+        ("http://localhost:1234/v1/chat/completions", True),
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://[::1]:8080/v1", True),
+        ("http://api.localhost/v1", True),
+        ("https://api.openai.com/v1/responses", False),
+        ("http://192.168.1.10:11434/v1", False),
+    ],
+)
+def test_local_detection(endpoint: str, local: bool) -> None:
+    assert is_local_endpoint(endpoint) is local
+
+
+def test_models_endpoint_derivation() -> None:
+    assert derive_models_endpoint("http://h/v1/chat/completions") == "http://h/v1/models"
+    assert derive_models_endpoint("http://h/v1/responses/") == "http://h/v1/models"

@@ -1,0 +1,68 @@
+"""The OpenRPC document generated from the wire models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rho_kernel.runtime import Runtime, RuntimeOptions
+from rho_rpc import __version__
+from rho_rpc.app import add_discover, collect_methods
+from rho_rpc.openrpc import build_openrpc
+
+
+def _document(tmp_path: Path) -> dict:
+    options = RuntimeOptions(
+        cwd=tmp_path, root=tmp_path, ephemeral=True, plugin_modules=(("rho-rpc", "rho_rpc.plugin"),)
+    )
+    methods = collect_methods(Runtime.build(options))
+    add_discover(methods)
+    return build_openrpc(methods, __version__)
+
+
+def test_methods_params_and_results_come_from_the_wire_models(tmp_path: Path) -> None:
+    document = _document(tmp_path)
+    assert document["openrpc"].startswith("1.")
+    methods = {m["name"]: m for m in document["methods"]}
+    prompt = methods["prompt"]
+    assert [(p["name"], p["required"]) for p in prompt["params"]] == [
+        ("message", True),
+        ("steer", False),
+    ]
+    assert prompt["params"][0]["schema"]["minLength"] == 1
+    assert set(prompt["result"]["schema"]["properties"]) == {"reply", "error"}
+    assert methods["approvalResponse"]["params"][0]["schema"] == {
+        "description": "True runs the tool call; false denies it.",
+        "title": "Approved",
+        "type": "boolean",
+    }
+    refs = str(methods["listTools"]["result"]["schema"])
+    assert "#/components/schemas/ToolInfo" in refs
+    assert "ToolInfo" in document["components"]["schemas"]
+    notifications = {n["name"] for n in document["x-notifications"]}
+    assert {"ready", "agent/end", "approval/request", "tool/result"} <= notifications
+
+
+def test_duplicate_method_names_are_a_startup_error(tmp_path: Path) -> None:
+    import pytest
+
+    from rho_kernel import hookimpl
+    from rho_kernel.rpc import RpcMethod
+    from rho_kernel.runtime import StartupError
+
+    class Clash:
+        @hookimpl
+        def rho_register_rpc_methods(self) -> list[RpcMethod]:
+            async def handler(_: object) -> dict:
+                return {}
+
+            return [RpcMethod("getState", handler)]
+
+    options = RuntimeOptions(
+        cwd=tmp_path,
+        root=tmp_path,
+        ephemeral=True,
+        plugin_modules=(("rho-rpc", "rho_rpc.plugin"),),
+        plugin_objects=(("clash", Clash()),),
+    )
+    with pytest.raises(StartupError, match="getState.*rho-rpc.*clash|getState.*clash.*rho-rpc"):
+        collect_methods(Runtime.build(options))
