@@ -81,7 +81,7 @@ def test_duplicate_tools_across_plugins_are_a_startup_error(project: Path, tmp_p
         def rho_register_tools(self) -> list[object]:
             return [read_file]
 
-    with pytest.raises(StartupError, match="read_file.*both"):
+    with pytest.raises(StartupError, match=r"read_file.*both"):
         Runtime.build(
             _options(project, tmp_path, ephemeral=True, plugin_objects=(("clash", Clash()),))
         )

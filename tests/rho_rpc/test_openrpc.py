@@ -64,5 +64,5 @@ def test_duplicate_method_names_are_a_startup_error(tmp_path: Path) -> None:
         plugin_modules=(("rho-rpc", "rho_rpc.plugin"),),
         plugin_objects=(("clash", Clash()),),
     )
-    with pytest.raises(StartupError, match="getState.*rho-rpc.*clash|getState.*clash.*rho-rpc"):
+    with pytest.raises(StartupError, match=r"getState.*rho-rpc.*clash|getState.*clash.*rho-rpc"):
         collect_methods(Runtime.build(options))
