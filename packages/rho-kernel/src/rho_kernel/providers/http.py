@@ -14,11 +14,11 @@ import socket
 import time
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
 from rho_kernel.providers.events import ProviderError
+from rho_kernel.providers.resolve import is_local_endpoint
 
 CONNECT_TIMEOUT = 30.0
 """Seconds allowed to open a connection (read timeouts are enforced per stream)."""
@@ -31,7 +31,6 @@ ERROR_BODY_LIMIT = 64 * 1024
 
 SNIPPET_CHARS = 300
 
-_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "[::1]"})
 _TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.IGNORECASE | re.DOTALL)
 _SPACE = re.compile(r"\s+")
 
@@ -47,15 +46,6 @@ def build_client(*, connect_timeout: float = CONNECT_TIMEOUT) -> httpx.AsyncClie
         connect=connect_timeout, read=None, write=connect_timeout, pool=connect_timeout
     )
     return httpx.AsyncClient(timeout=timeout, trust_env=False, follow_redirects=False)
-
-
-def is_local_endpoint(endpoint: str) -> bool:
-    """Whether `endpoint` points at this machine (localhost or a loopback address)."""
-    try:
-        host = (urlsplit(endpoint).hostname or "").lower()
-    except ValueError:
-        return False
-    return host in _LOCAL_HOSTS or host.startswith("127.")
 
 
 def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
@@ -373,7 +363,6 @@ __all__ = [
     "connect_error",
     "error_message_from_payload",
     "http_status_error",
-    "is_local_endpoint",
     "media_type",
     "parse_retry_after",
     "read_error_body",

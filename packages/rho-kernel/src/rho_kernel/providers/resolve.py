@@ -78,10 +78,13 @@ class ResolvedProvider:
 
 
 def is_local_endpoint(endpoint: str) -> bool:
-    """True for localhost, *.localhost, 127.0.0.0/8 and ::1."""
-    host = (urlsplit(endpoint).hostname or "").lower()
+    """True for localhost, *.localhost, 127.0.0.0/8, 0.0.0.0 and ::1 (False for a bad URL)."""
+    try:
+        host = (urlsplit(endpoint).hostname or "").lower()
+    except ValueError:
+        return False
     return (
-        host in ("localhost", "::1", "0:0:0:0:0:0:0:1")
+        host in ("localhost", "::1", "0:0:0:0:0:0:0:1", "0.0.0.0")
         or host.endswith(".localhost")
         or host.startswith("127.")
     )
