@@ -97,8 +97,8 @@ def test_disabled_plugin_contributes_nothing(project: Path, tmp_path: Path) -> N
 def test_unknown_api_is_reported_at_first_use(project: Path, tmp_path: Path) -> None:
     (project / ".rho").mkdir()
     (project / ".rho" / "config.toml").write_text(
-        '[[providers]]\nname = "r"\napi = "responses"\nendpoint = "http://localhost:9/v1/responses"\n'
+        '[[providers]]\nname = "r"\napi = "bogus"\nendpoint = "http://localhost:9/v1/bogus"\n'
     )
     runtime = Runtime.build(_options(project, tmp_path, ephemeral=True))
-    with pytest.raises(StartupError, match='api "responses"'):
+    with pytest.raises(StartupError, match='api "bogus"'):
         runtime.service()

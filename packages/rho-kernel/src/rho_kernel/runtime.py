@@ -13,26 +13,35 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.loader import load_config
 from rho_kernel.config.model import RhoConfig
-from rho_kernel.loop.agent import LoopParams, run_loop
+from rho_kernel.loop.agent import AgentLoop, LoopParams
+from rho_kernel.loop.observer import Observer
 from rho_kernel.loop.result import AgentResult
 from rho_kernel.messages import ChatMessage
 from rho_kernel.plugins import PluginHost
 from rho_kernel.project import find_project_root
-from rho_kernel.providers.resolve import ResolvedProvider, resolve_model, resolve_provider
+from rho_kernel.providers.consent import ConsentRequired, consent_message
+from rho_kernel.providers.resolve import (
+    ResolvedProvider,
+    configured_providers,
+    resolve_model,
+    resolve_provider,
+)
 from rho_kernel.security.sandbox import SandboxRoot
 from rho_kernel.session.discovery import SessionInfo, find_latest_session, list_sessions
+from rho_kernel.session.entries import ModelChangePayload
 from rho_kernel.session.store import Session
 from rho_kernel.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from rho_kernel.loop.approval import ApprovalGate
-    from rho_kernel.loop.observer import Observer
+    from rho_kernel.providers.catalog import ModelCatalog
     from rho_kernel.providers.service import LlmService
+    from rho_kernel.session.stats import ContextMeter
 
 
 class StartupError(Exception):
@@ -55,13 +64,54 @@ class RuntimeOptions:
     max_iterations: int | None = None
     token_budget: int | None = None
     system_prompt: str | None = None
+    compact_prompt: bool = False
+    accept_external_provider: bool = False
     plugin_modules: Sequence[tuple[str, str]] = ()
     plugin_objects: Sequence[tuple[str, object]] = ()
 
 
-def base_prompt() -> str:
-    """The built-in system prompt."""
-    return files("rho_kernel").joinpath("prompts/base.md").read_text(encoding="utf-8").strip()
+def base_prompt(compact: bool = False) -> str:
+    """The built-in system prompt (or its compact variant for small models)."""
+    name = "prompts/compact.md" if compact else "prompts/base.md"
+    return files("rho_kernel").joinpath(name).read_text(encoding="utf-8").strip()
+
+
+@dataclass(slots=True)
+class ApiUsage:
+    """Tokens, cost and requests spent by this rho process on model requests."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    total_cost: float = 0.0
+    request_count: int = 0
+
+    def to_wire(self) -> dict[str, int | float]:
+        """The `apiUsage` part of `getSessionStats`."""
+        return {
+            "totalInputTokens": self.input_tokens,
+            "totalOutputTokens": self.output_tokens,
+            "totalCachedTokens": self.cached_tokens,
+            "totalTokens": self.input_tokens + self.output_tokens,
+            "totalCost": self.total_cost,
+            "requestCount": self.request_count,
+        }
+
+
+class _UsageCounter(Observer):
+    """Adds every iteration's usage to the runtime's totals (failed prompts included)."""
+
+    def __init__(self, totals: ApiUsage) -> None:
+        self.totals = totals
+
+    async def on_usage(
+        self, iteration: int, usage: dict[str, Any], context: dict[str, Any]
+    ) -> None:
+        self.totals.input_tokens += usage["inputTokens"]
+        self.totals.output_tokens += usage["outputTokens"]
+        self.totals.cached_tokens += usage["cachedTokens"]
+        self.totals.total_cost += usage["cost"]
+        self.totals.request_count += usage["requestCount"]
 
 
 class Runtime:
@@ -77,6 +127,7 @@ class Runtime:
         tools: ToolRegistry,
         provider: ResolvedProvider,
         model: str,
+        providers: Sequence[ResolvedProvider] = (),
     ) -> None:
         self.options = options
         self.root = root
@@ -85,6 +136,8 @@ class Runtime:
         self.tools = tools
         self.provider = provider
         self.model = model
+        #: Every provider rho can switch to, the active one first.
+        self.providers: list[ResolvedProvider] = list(providers) or [provider]
         self.session: Session = Session.in_memory(root.path)
         self.steering: deque[str] = deque()
         #: Per-plugin state, keyed by something the plugin owns (a class or a module name).
@@ -92,6 +145,10 @@ class Runtime:
         self.cancel: CancelToken | None = None
         self._services: dict[tuple[str, str, str | None], LlmService] = {}
         self._turn_lock = asyncio.Lock()
+        self.api_usage = ApiUsage()
+        self.phase: str | None = None
+        self._catalog: ModelCatalog | None = None
+        self._meter: tuple[tuple[int, int, int], ContextMeter] | None = None
 
     # ── assembly ────────────────────────────────────────────────────────────
 
@@ -132,6 +189,13 @@ class Runtime:
             )
         except ValueError as exc:
             raise StartupError(str(exc)) from None
+        providers = configured_providers(config)
+        if not options.endpoint and not options.accept_external_provider:
+            refusal = consent_message(
+                [*providers, provider] if provider not in providers else providers
+            )
+            if refusal is not None:
+                raise ConsentRequired(refusal)
         model = resolve_model(config, provider, cli_model=options.model)
         runtime = cls(
             options=options,
@@ -141,6 +205,7 @@ class Runtime:
             tools=tools,
             provider=provider,
             model=model,
+            providers=[provider, *(p for p in providers if p.name != provider.name)],
         )
         runtime.session = runtime._initial_session()
         return runtime
@@ -175,10 +240,12 @@ class Runtime:
         return session
 
     def system_prompt(self) -> str:
-        """Base prompt (or `--system`), environment, then fragments from plugins and config."""
-        parts = [
-            self.options.system_prompt.strip() if self.options.system_prompt else base_prompt()
-        ]
+        """Base prompt (`--compact`: the short one; `--system` replaces it), environment, then
+        fragments from plugins and config."""
+        if self.options.system_prompt:
+            parts = [self.options.system_prompt.strip()]
+        else:
+            parts = [base_prompt(self.options.compact_prompt)]
         parts.append(
             "# Environment\n"
             f"Project root (working directory): {self.root.path}\n"
@@ -223,6 +290,78 @@ class Runtime:
             self._services[key] = service
         return service
 
+    def provider_named(self, name: str) -> ResolvedProvider | None:
+        """The known provider called `name`."""
+        return next((p for p in self.providers if p.name == name), None)
+
+    async def set_model(self, spec: str) -> ResolvedProvider:
+        """Switch model: `provider:model` directly, or a bare id on the provider that lists it.
+
+        Raises `ValueError` (with the providers checked) when no provider serves a bare id.
+        The switch is recorded in the session as a ModelChange entry.
+        """
+        from rho_kernel.providers.models import list_all_models
+
+        spec = spec.strip()
+        prefix, _, rest = spec.partition(":")
+        named = self.provider_named(prefix) if rest else None
+        if named is not None:
+            provider, model = named, rest
+        else:
+            listed, errors = await list_all_models(self.providers)
+            serving = next((name for model_id, name in listed if model_id == spec), None)
+            if serving is None:
+                checked = ", ".join(p.name for p in self.providers)
+                problems = f" ({'; '.join(errors)})" if errors else ""
+                raise ValueError(
+                    f"model '{spec}' is not listed by any provider (checked: {checked}){problems}; "
+                    "use provider:model to switch without discovery"
+                )
+            provider, model = self.provider_named(serving) or self.provider, spec
+        self.provider, self.model = provider, model
+        self.session.append_payload(ModelChangePayload(model=model))
+        return provider
+
+    async def models(self) -> tuple[list[tuple[str, str]], list[str]]:
+        """Every model of every known provider as (id, provider), and the listing failures."""
+        from rho_kernel.providers.models import list_all_models
+
+        return await list_all_models(self.providers)
+
+    async def reachability(self) -> list[bool]:
+        """Whether each known provider answers, checked concurrently with a short timeout."""
+        from rho_kernel.providers.models import check_all_reachable
+
+        return await check_all_reachable(self.providers)
+
+    # ── usage and context ───────────────────────────────────────────────────
+
+    @property
+    def catalog(self) -> ModelCatalog:
+        """Model prices and limits: the built-in table with `[[models]]` overrides."""
+        if self._catalog is None:
+            from rho_kernel.providers.catalog import ModelCatalog
+
+            self._catalog = ModelCatalog(self.config.models)
+        return self._catalog
+
+    def meter(self) -> ContextMeter:
+        """The context meter for the current budget and tool set (rebuilt when they change)."""
+        from rho_kernel.session.stats import ContextMeter, schema_tokens
+
+        agent = self.config.agent
+        key = (agent.token_budget, agent.completion_reserve, id(self.tools.schemas()))
+        if self._meter is None or self._meter[0] != key:
+            phases = {tool.name: (str(tool.phase) if tool.phase else None) for tool in self.tools}
+            meter = ContextMeter(
+                context_window=agent.token_budget,
+                completion_reserve=agent.completion_reserve,
+                tool_phases=phases,
+                overhead_tokens=schema_tokens(self.tools.schemas()),
+            )
+            self._meter = (key, meter)
+        return self._meter[1]
+
     # ── prompts ─────────────────────────────────────────────────────────────
 
     @property
@@ -246,6 +385,7 @@ class Runtime:
             ]
             if gate is None:
                 gate = self.plugins.first("rho_approval_gate", config=self.config)
+            observers = [*observers, *plugin_observers, _UsageCounter(self.api_usage)]
             params = LoopParams(
                 service=self.service(),
                 model=self.model,
@@ -254,16 +394,20 @@ class Runtime:
                 config=self.config,
                 root=self.root,
                 cancel=self.cancel,
-                observers=[*observers, *plugin_observers],
+                observers=observers,
                 gate=gate,
                 steering=self.steering,
                 provider_name=self.provider.name,
                 endpoint=self.provider.endpoint,
+                catalog=self.catalog,
+                meter=self.meter(),
             )
+            loop = AgentLoop(self.session, params)
             try:
-                return await run_loop(self.session, message, params)
+                return await loop.run(message)
             finally:
                 self.cancel = None
+                self.phase = str(loop.phase.current) if loop.phase.current else None
 
     def abort(self) -> bool:
         """Cancel the running prompt; False when none runs."""
@@ -302,4 +446,4 @@ class Runtime:
         self._services.clear()
 
 
-__all__ = ["Runtime", "RuntimeOptions", "StartupError", "base_prompt"]
+__all__ = ["ApiUsage", "Runtime", "RuntimeOptions", "StartupError", "base_prompt"]

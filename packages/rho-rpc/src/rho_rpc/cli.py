@@ -26,6 +26,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--api-key-env", metavar="VAR", help="environment variable holding the API key"
     )
+    parser.add_argument(
+        "--accept-external-provider",
+        action="store_true",
+        help="consent to sending prompts and code to the configured non-local providers",
+    )
     parser.add_argument("--root", type=Path, help="project root (default: detected from the cwd)")
     parser.add_argument(
         "--max-iterations", type=int, metavar="N", help="model round trips per prompt"
@@ -33,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--token-budget", type=int, metavar="N", help="context window in tokens")
     parser.add_argument(
         "-s", "--system", metavar="PROMPT", help="replace the built-in system prompt"
+    )
+    parser.add_argument(
+        "--compact", action="store_true", help="use the short system prompt (for small models)"
     )
     sessions = parser.add_mutually_exclusive_group()
     sessions.add_argument(
@@ -65,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
 
     from rho_kernel.config.loader import ConfigError
+    from rho_kernel.providers.consent import ConsentRequired
     from rho_kernel.runtime import Runtime, RuntimeOptions, StartupError
     from rho_kernel.security.sandbox import SandboxError
     from rho_rpc.app import run
@@ -80,10 +89,15 @@ def main(argv: list[str] | None = None) -> int:
         max_iterations=args.max_iterations,
         token_budget=args.token_budget,
         system_prompt=args.system,
+        compact_prompt=args.compact,
+        accept_external_provider=args.accept_external_provider,
         plugin_modules=(("rho-rpc", "rho_rpc.plugin"),),
     )
     try:
         runtime = Runtime.build(options)
+    except ConsentRequired as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
     except (ConfigError, StartupError, SandboxError) as exc:
         print(f"rho: error: {exc}", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rho_kernel.loop.result import AgentError
 from rho_kernel.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError, RpcMethod
@@ -12,18 +13,25 @@ from rho_rpc.wire import (
     ApprovalResponseParams,
     EmptyResult,
     GetMessagesResult,
+    GetSessionStatsResult,
     GetStateResult,
+    ListModelsResult,
     ListPluginsResult,
+    ListProvidersResult,
     ListSessionsResult,
     ListToolsResult,
+    ModelEntry,
     NewSessionResult,
     NoParams,
     PluginEntry,
     PromptParams,
     PromptResult,
+    ProviderEntry,
     ResumeSessionParams,
     ResumeSessionResult,
     SessionEntry,
+    SetModelParams,
+    SetModelResult,
     ToolInfo,
 )
 
@@ -88,10 +96,53 @@ def core_methods(runtime: Runtime) -> list[RpcMethod]:
             sessionId=session.id,
             sessionPath=str(session.path or ""),
             busy=runtime.busy,
+            phase=runtime.phase,
         )
 
     async def get_messages(_: NoParams) -> GetMessagesResult:
         return GetMessagesResult(messages=[m.to_record() for m in runtime.session.path_messages()])
+
+    async def set_model(params: SetModelParams) -> SetModelResult:
+        try:
+            provider = await runtime.set_model(params.model)
+        except ValueError as exc:
+            raise RpcError(INVALID_PARAMS, str(exc)) from None
+        snapshot = runtime.meter().snapshot(runtime.session)
+        return SetModelResult(
+            model=runtime.model,
+            provider=provider.name,
+            contextWindow=snapshot["contextWindow"],
+            estimatedUsed=snapshot["estimatedUsed"],
+            utilizationPercent=snapshot["utilizationPercent"],
+        )
+
+    async def list_models(_: NoParams) -> ListModelsResult:
+        listed, errors = await runtime.models()
+        return ListModelsResult(
+            models=[ModelEntry(id=model_id, provider=name) for model_id, name in listed],
+            errors=errors,
+        )
+
+    async def list_providers(_: NoParams) -> ListProvidersResult:
+        reachable = await runtime.reachability()
+        return ListProvidersResult(
+            providers=[
+                ProviderEntry(
+                    name=provider.name,
+                    endpoint=provider.endpoint,
+                    api=provider.api,
+                    isExternal=not provider.is_local,
+                    reachable=ok,
+                    active=provider is runtime.provider,
+                )
+                for provider, ok in zip(runtime.providers, reachable, strict=True)
+            ]
+        )
+
+    async def get_session_stats(_: NoParams) -> dict[str, Any]:
+        stats = runtime.meter().stats(runtime.session).to_wire()
+        stats["apiUsage"] = runtime.api_usage.to_wire()
+        return GetSessionStatsResult.model_validate(stats).model_dump(mode="json")
 
     async def list_tools(_: NoParams) -> ListToolsResult:
         return ListToolsResult(
@@ -219,6 +270,37 @@ def core_methods(runtime: Runtime) -> list[RpcMethod]:
             NoParams,
             ListSessionsResult,
             "The 10 most recent sessions of this project.",
+            True,
+        ),
+        RpcMethod(
+            "setModel",
+            set_model,
+            SetModelParams,
+            SetModelResult,
+            "Switch model (bare id, found on the provider that lists it, or provider:id).",
+        ),
+        RpcMethod(
+            "listModels",
+            list_models,
+            NoParams,
+            ListModelsResult,
+            "Every model of every configured provider.",
+            True,
+        ),
+        RpcMethod(
+            "listProviders",
+            list_providers,
+            NoParams,
+            ListProvidersResult,
+            "Configured providers: active, external, reachable.",
+            True,
+        ),
+        RpcMethod(
+            "getSessionStats",
+            get_session_stats,
+            NoParams,
+            GetSessionStatsResult,
+            "Context usage estimates by role, resolution and phase, and API usage.",
             True,
         ),
         RpcMethod(

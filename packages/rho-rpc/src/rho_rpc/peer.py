@@ -87,6 +87,11 @@ class RpcPeer(Observer):
             "tool/result", {"name": name, "is_error": result.is_error, "output": result.output}
         )
 
+    async def on_usage(
+        self, iteration: int, usage: dict[str, Any], context: dict[str, Any]
+    ) -> None:
+        self.notify("usage", {"iteration": iteration, "usage": usage, "context": context})
+
     async def on_agent_end(self, result: AgentResult) -> None:
         self.notify("agent/end", result.to_wire())
 

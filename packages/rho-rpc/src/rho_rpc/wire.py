@@ -80,6 +80,9 @@ class GetStateResult(Result):
     sessionId: str
     sessionPath: str = Field(description='The session file; "" for an in-memory session.')
     busy: bool = Field(description="Whether a prompt is running.")
+    phase: str | None = Field(
+        None, description="Phase of work of the current or last prompt (exploration, execution, …)."
+    )
 
 
 class GetMessagesResult(Result):
@@ -93,6 +96,116 @@ class NewSessionResult(Result):
 
     sessionId: str
     path: str = Field(description='The new session file; "" for an in-memory session.')
+
+
+# ── models and providers ────────────────────────────────────────────────────
+
+
+class SetModelParams(Params):
+    """`setModel`: switch model — a bare id (found on the provider that lists it) or `provider:id`."""
+
+    model: str = Field(
+        min_length=1, description='A model id, or "provider:model" to skip discovery.'
+    )
+
+
+class SetModelResult(Result):
+    """`setModel` result: the new model and the context it lands in."""
+
+    model: str
+    provider: str
+    contextWindow: int
+    estimatedUsed: int
+    utilizationPercent: float
+
+
+class ModelEntry(Wire):
+    """A model a provider serves."""
+
+    id: str
+    provider: str
+
+
+class ListModelsResult(Result):
+    """`listModels` result: every model of every configured provider."""
+
+    models: list[ModelEntry]
+    errors: list[str] = Field(default_factory=list, description="Providers whose listing failed.")
+
+
+class ProviderEntry(Wire):
+    """A configured provider."""
+
+    name: str
+    endpoint: str
+    api: str
+    isExternal: bool
+    reachable: bool
+    active: bool
+
+
+class ListProvidersResult(Result):
+    """`listProviders` result (reachability checked concurrently, a short timeout each)."""
+
+    providers: list[ProviderEntry]
+
+
+class RoleTokens(Wire):
+    """Estimated tokens per message role."""
+
+    system: int
+    user: int
+    assistant: int
+    tool: int
+
+
+class ResolutionTokens(Wire):
+    """Estimated tokens per entry resolution."""
+
+    full: int
+    outlined: int
+    summarized: int
+    pinned: int
+
+
+class PhaseTokens(Wire):
+    """Estimated tokens per phase of work."""
+
+    exploration: int
+    execution: int
+    verification: int
+    conclusion: int
+    unclassified: int
+
+
+class ApiUsageTotals(Wire):
+    """What this rho process spent on model requests."""
+
+    totalInputTokens: int
+    totalOutputTokens: int
+    totalCachedTokens: int
+    totalTokens: int
+    totalCost: float
+    requestCount: int
+
+
+class GetSessionStatsResult(Result):
+    """`getSessionStats` result: context usage estimates and API usage."""
+
+    contextWindow: int
+    completionReserve: int
+    estimatedUsed: int
+    estimatedRemaining: int
+    utilizationPercent: float
+    messageCount: int
+    entryCount: int
+    pathEntryCount: int
+    compactedEntryCount: int
+    compactionTokens: int
+    roleTokens: RoleTokens
+    resolutionTokens: ResolutionTokens
+    phaseTokens: PhaseTokens
+    apiUsage: ApiUsageTotals
 
 
 # ── tools and plugins ───────────────────────────────────────────────────────
@@ -265,6 +378,33 @@ class AgentEndParams(Wire):
     ]
 
 
+class IterationUsage(Wire):
+    """Usage of one model request."""
+
+    inputTokens: int
+    outputTokens: int
+    cachedTokens: int
+    cost: float
+    requestCount: int
+
+
+class ContextSnapshot(Wire):
+    """The context window right after a model request."""
+
+    estimatedUsed: int
+    contextWindow: int
+    completionReserve: int
+    utilizationPercent: float
+
+
+class UsageParams(Wire):
+    """`usage`: sent after every model request of a prompt."""
+
+    iteration: int
+    usage: IterationUsage
+    context: ContextSnapshot
+
+
 class AgentErrorParams(Wire):
     """`agent/error`: the prompt failed."""
 
@@ -286,6 +426,7 @@ NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "approval/request": ApprovalRequestParams,
     "tool/denied": ToolDeniedParams,
     "tool/result": ToolResultParams,
+    "usage": UsageParams,
     "agent/end": AgentEndParams,
     "agent/error": AgentErrorParams,
 }

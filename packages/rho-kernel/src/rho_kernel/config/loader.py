@@ -100,6 +100,43 @@ def _merge_providers(user: list[Any], project: list[Any]) -> list[Any]:
     return merged
 
 
+def _model_key(entry: Any) -> str | None:
+    """The id a `[[models]]` entry merges by, or None when it has none."""
+    if isinstance(entry, dict):
+        value = entry.get("id")
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _merge_models(user: list[Any], project: list[Any]) -> list[Any]:
+    """`[[models]]` merge by `id`: the project's entries for an id replace all of the user's.
+
+    They take the place of the user's first entry for that id; entries with new ids are
+    appended in project order.
+    """
+    by_id: dict[str, list[Any]] = {}
+    for entry in project:
+        key = _model_key(entry)
+        if key is not None:
+            by_id.setdefault(key, []).append(entry)
+    merged: list[Any] = []
+    placed: set[str] = set()
+    for entry in user:
+        key = _model_key(entry)
+        if key is not None and key in by_id:
+            if key not in placed:
+                merged.extend(copy.deepcopy(by_id[key]))
+                placed.add(key)
+            continue
+        merged.append(copy.deepcopy(entry))
+    for entry in project:
+        key = _model_key(entry)
+        if key is None or key not in placed:
+            merged.append(copy.deepcopy(entry))
+    return merged
+
+
 def _merge_extensions(user: Mapping[str, Any], project: Mapping[str, Any]) -> dict[str, Any]:
     merged = copy.deepcopy(dict(user))
     for key, value in project.items():
@@ -120,6 +157,8 @@ def merge_config_dicts(user: dict[str, Any], project: dict[str, Any]) -> dict[st
     - `[[providers]]` merge by name (`name`, else `preset`, else `endpoint`): a project entry
       replaces the user entry of the same name entirely, new names are appended, user order
       is kept;
+    - `[[models]]` merge by `id`: the project's entries for an id replace the user's entries
+      for it (at the position of the first), new ids are appended;
     - `[approval]` is replaced wholesale;
     - `[extensions]`: `defaults` merges field by field; `enabled`, `disabled` and
       `per_extension` are replaced wholesale.
@@ -129,6 +168,8 @@ def merge_config_dicts(user: dict[str, Any], project: dict[str, Any]) -> dict[st
         current = merged.get(key)
         if key == "providers" and isinstance(current, list) and isinstance(value, list):
             merged[key] = _merge_providers(current, value)
+        elif key == "models" and isinstance(current, list) and isinstance(value, list):
+            merged[key] = _merge_models(current, value)
         elif key == "extensions" and isinstance(current, dict) and isinstance(value, dict):
             merged[key] = _merge_extensions(current, value)
         elif key not in _REPLACED_TABLES and isinstance(current, dict) and isinstance(value, dict):
@@ -318,14 +359,15 @@ def _unknown_keys(
 def _suggestion(loc: tuple[Any, ...], known: list[str]) -> str:
     """A "did you mean …?" hint for an unknown key, or ""."""
     name = str(loc[-1])
-    close = difflib.get_close_matches(name, known, n=1)
-    if close:
-        return f"did you mean '{_key_path((*loc[:-1], close[0]))}'?"
     if len(loc) == 1:  # a section field written at the top level, e.g. `model = "…"`
+        # An exact field name wins over a near top-level name (`model` is not `models`).
         for section in RhoConfig.model_fields:
             nesting = _field_nesting(RhoConfig, section)
             if nesting and nesting[0] == "model" and name in nesting[1].model_fields:
                 return f"did you mean '{section}.{name}' (in the [{section}] table)?"
+    close = difflib.get_close_matches(name, known, n=1)
+    if close:
+        return f"did you mean '{_key_path((*loc[:-1], close[0]))}'?"
     return ""
 
 

@@ -38,7 +38,11 @@ class ProviderConfig(_Section):
     preset: str | None = None
     type: str | None = None
     endpoint: str | None = None
-    api: Literal["chat_completions", "responses"] | None = None
+    api: str | None = Field(
+        None,
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description='Wire protocol: "chat_completions" or "responses" (plugins may add more).',
+    )
     api_key_env: str | None = None
     default_model: str | None = None
     models_endpoint: str | None = None
@@ -93,6 +97,17 @@ class SystemPromptConfig(_Section):
     extensions: list[str] = Field(default_factory=list)
 
 
+class ModelConfig(_Section):
+    """One `[[models]]` entry: prices (USD per million tokens) and limits for a model id."""
+
+    id: str
+    provider: str | None = None
+    input_price: float | None = None
+    output_price: float | None = None
+    cached_price: float | None = None
+    context_window: int | None = Field(None, ge=1)
+
+
 class PluginsConfig(_Section):
     """`[plugins]`: plugins (by registered name) that must not be loaded."""
 
@@ -139,6 +154,7 @@ class RhoConfig(_Section):
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     system_prompt: SystemPromptConfig = Field(default_factory=SystemPromptConfig)
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
+    models: list[ModelConfig] = Field(default_factory=list)
     extensions: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -157,6 +173,7 @@ __all__ = [
     "ExtensionPermissions",
     "ExtensionsConfig",
     "MemoryConfig",
+    "ModelConfig",
     "PluginsConfig",
     "ProviderConfig",
     "RedactionConfig",

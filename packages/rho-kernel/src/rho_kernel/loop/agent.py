@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rho_kernel.cancel import Cancelled, CancelToken
 from rho_kernel.loop.approval import ApprovalDecision, ApprovalGate, ApprovalRequest
+from rho_kernel.loop.guards import PhaseTracker, StuckLoopDetector
 from rho_kernel.loop.observer import Observer
 from rho_kernel.loop.result import (
     AgentError,
@@ -36,8 +37,10 @@ from rho_kernel.tools.intercept import Block
 if TYPE_CHECKING:
     from rho_kernel.config.model import RhoConfig
     from rho_kernel.plugins import PluginHost
+    from rho_kernel.providers.catalog import ModelCatalog
     from rho_kernel.providers.service import LlmService
     from rho_kernel.security.sandbox import SandboxRoot
+    from rho_kernel.session.stats import ContextMeter
     from rho_kernel.session.store import Session
     from rho_kernel.tools.registry import ToolRegistry
 
@@ -67,6 +70,8 @@ class LoopParams:
     steering: deque[str] = field(default_factory=deque)
     provider_name: str = ""
     endpoint: str = ""
+    catalog: ModelCatalog | None = None
+    meter: ContextMeter | None = None
 
 
 class _RetryBudgetExhausted(Exception):
@@ -94,6 +99,8 @@ class AgentLoop:
         self.iterations = 0
         self.started = time.monotonic()
         self.last_text = ""
+        self.phase = PhaseTracker()
+        self.stuck = StuckLoopDetector(params.config.agent.stuck_loop_threshold)
 
     # ── events ──────────────────────────────────────────────────────────────
 
@@ -171,6 +178,7 @@ class AgentLoop:
             )
             self.last_text = self._format_reply(response)
             if not response.tool_calls:
+                self.phase.conclude()
                 return self._finish("stop")
             try:
                 await self._run_batch(response.tool_calls)
@@ -240,12 +248,19 @@ class AgentLoop:
                 await self.p.cancel.run(asyncio.sleep(delay))
                 continue
             self.usage.request_count += 1
+            cost = 0.0
             if response.usage is not None:
                 self.usage.tokens.add(response.usage)
-                if response.usage.cost is not None:
-                    self.usage.total_cost += response.usage.cost
-            iteration_usage = _usage_wire(response)
-            await self.emit("on_usage", self.iterations + 1, iteration_usage, {})
+                if self.p.catalog is not None:
+                    cost = (
+                        self.p.catalog.cost(self.p.model, response.usage, self.p.provider_name)
+                        or 0.0
+                    )
+                elif response.usage.cost is not None:
+                    cost = response.usage.cost
+                self.usage.total_cost += cost
+            context = self.p.meter.snapshot(self.session) if self.p.meter is not None else {}
+            await self.emit("on_usage", self.iterations + 1, _usage_wire(response, cost), context)
             return response
 
     async def _stream(self, request: ModelRequest) -> ModelResponse:
@@ -378,6 +393,8 @@ class AgentLoop:
             result = ToolResult.error(f"{name}: {type(exc).__name__}: {exc}")
         duration = int((time.monotonic() - started) * 1000)
         result = self.p.plugins.after_tool_call(call, result)
+        self.phase.record(tool.phase)
+        result = self.stuck.check(name, call.arguments, result)
         await self._finish_call(call, result, "error" if result.is_error else "success", duration)
         if cancelled:
             raise Cancelled()
@@ -427,21 +444,13 @@ def _is_empty(response: ModelResponse) -> bool:
     )
 
 
-def _usage_wire(response: ModelResponse) -> dict[str, Any]:
+def _usage_wire(response: ModelResponse, cost: float) -> dict[str, Any]:
     usage = response.usage
-    if usage is None:
-        return {
-            "inputTokens": 0,
-            "outputTokens": 0,
-            "cachedTokens": 0,
-            "cost": 0.0,
-            "requestCount": 1,
-        }
     return {
-        "inputTokens": usage.input_tokens,
-        "outputTokens": usage.output_tokens,
-        "cachedTokens": usage.cached_tokens,
-        "cost": usage.cost or 0.0,
+        "inputTokens": usage.input_tokens if usage else 0,
+        "outputTokens": usage.output_tokens if usage else 0,
+        "cachedTokens": usage.cached_tokens if usage else 0,
+        "cost": cost,
         "requestCount": 1,
     }
 

@@ -13,21 +13,19 @@ Decoding rules, applied to each SSE event in order:
 - the last non-null `finish_reason` and the last non-null `usage` are kept.
 
 A stream that ends without `[DONE]` still gives its response, unless it carried no data at all.
+
+The HTTP side (request, timeouts, cancellation, error mapping) lives in
+`providers.streaming.SSEStreamService`, which the Responses service shares; the decoding lives in `ChatStreamDecoder`, a pure class fed parsed
+SSE events (no network), so it can be tested and benchmarked on its own.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import secrets
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
-from rho_kernel import __version__
 from rho_kernel.messages import FunctionCall, ToolCall
 from rho_kernel.providers.events import (
     ModelRequest,
@@ -40,12 +38,10 @@ from rho_kernel.providers.events import (
 )
 from rho_kernel.providers.http import (
     RETRYABLE_STATUSES,
-    build_client,
-    check_response,
     error_message_from_payload,
-    transport_error,
 )
-from rho_kernel.providers.sse import SSEEvent, SSEParser
+from rho_kernel.providers.sse import SSEEvent
+from rho_kernel.providers.streaming import SSEStreamService, StreamDecoder
 
 _RETRYABLE_ERROR_CODES = frozenset(
     {"rate_limit_exceeded", "server_error", "overloaded", "overloaded_error", "timeout"}
@@ -93,7 +89,7 @@ def chat_usage(data: dict[str, Any]) -> Usage:
     )
 
 
-class ChatCompletionsService:
+class ChatCompletionsService(SSEStreamService):
     """An `LlmService` for any endpoint speaking OpenAI Chat Completions with SSE streaming.
 
     `first_token_timeout` bounds the time from sending the request to the first SSE event and
@@ -103,28 +99,6 @@ class ChatCompletionsService:
     """
 
     api = "chat_completions"
-
-    def __init__(
-        self,
-        endpoint: str,
-        api_key: str | None,
-        provider_name: str,
-        *,
-        first_token_timeout: float = 0,
-        idle_timeout: float = 0,
-        client: httpx.AsyncClient | None = None,
-    ) -> None:
-        self.endpoint = endpoint
-        self.api_key = api_key
-        self.provider_name = provider_name
-        self.first_token_timeout = first_token_timeout
-        self.idle_timeout = idle_timeout
-        self._client = client
-        self._owns_client = client is None
-
-    @property
-    def _label(self) -> str:
-        return self.provider_name or self.endpoint
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON request body for `request`."""
@@ -153,109 +127,17 @@ class ChatCompletionsService:
             body["reasoning_effort"] = request.reasoning_effort
         return body
 
-    def build_headers(self) -> dict[str, str]:
-        """The request headers (with `Authorization: Bearer` when an API key is set)."""
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": "text/event-stream",
-            "Accept-Encoding": "identity",
-            "User-Agent": f"rho/{__version__}",
-        }
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        return headers
-
-    def _timeout_error(self, what: str, seconds: float) -> ProviderError:
-        return ProviderError(
-            f"{self._label}: {what} within {seconds:g} s from {self.endpoint}; the model may be "
-            "overloaded or stuck (raise the timeout in config if this model is just slow)",
-            kind="timeout",
-            provider=self.provider_name,
-            endpoint=self.endpoint,
-            retryable=True,
-        )
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Send `request` and yield text/reasoning deltas, then one `ModelResponse`."""
-        if self._client is None:
-            self._client = build_client()
-        client = self._client
-        loop = asyncio.get_running_loop()
-        first = self.first_token_timeout
-        idle = self.idle_timeout
-        deadline = loop.time() + first if first > 0 else None
-        decoder = _ChatDecoder(self.provider_name, self.endpoint)
-        responded = False
-        try:
-            async with contextlib.AsyncExitStack() as stack:
-                scope = asyncio.timeout_at(deadline)
-                try:
-                    async with scope:
-                        response = await stack.enter_async_context(
-                            client.stream(
-                                "POST",
-                                self.endpoint,
-                                json=self.build_body(request),
-                                headers=self.build_headers(),
-                            )
-                        )
-                        responded = True
-                        await check_response(
-                            response, endpoint=self.endpoint, provider=self.provider_name
-                        )
-                except TimeoutError:
-                    if scope.expired():
-                        raise self._timeout_error("no response", first) from None
-                    raise
-                chunks = response.aiter_bytes()
-                stack.push_async_callback(chunks.aclose)  # type: ignore[attr-defined]
-                parser = SSEParser()
-                waiting_first = True
-                while not decoder.done:
-                    scope = asyncio.timeout_at(deadline)
-                    try:
-                        async with scope:
-                            chunk: bytes | None = await anext(chunks)
-                    except StopAsyncIteration:
-                        chunk = None
-                    except TimeoutError:
-                        if not scope.expired():
-                            raise
-                        if waiting_first:
-                            raise self._timeout_error("no stream data", first) from None
-                        raise self._timeout_error(
-                            "no stream data for too long (idle timeout)", idle
-                        ) from None
-                    events = parser.close() if chunk is None else parser.feed(chunk)
-                    for sse in events:
-                        for delta in decoder.feed(sse):
-                            yield delta
-                        if decoder.done:
-                            break
-                    if chunk is None:
-                        break
-                    if events:
-                        waiting_first = False
-                        deadline = loop.time() + idle if idle > 0 else None
-        except httpx.HTTPError as exc:
-            raise transport_error(
-                exc, endpoint=self.endpoint, provider=self.provider_name, responded=responded
-            ) from exc
-        except httpx.InvalidURL as exc:
-            raise transport_error(
-                exc, endpoint=self.endpoint, provider=self.provider_name, responded=False
-            ) from exc
-        yield decoder.finish()
-
-    async def aclose(self) -> None:
-        """Close the HTTP client if this service created it."""
-        if self._client is not None and self._owns_client:
-            await self._client.aclose()
-            self._client = None
+    def new_decoder(self) -> ChatStreamDecoder:
+        """A fresh Chat Completions decoder."""
+        return ChatStreamDecoder(self.provider_name, self.endpoint)
 
 
-class _ChatDecoder:
-    """Accumulates Chat Completions chunks into deltas and the final response."""
+class ChatStreamDecoder:
+    """Accumulates Chat Completions chunks into deltas and the final response (no I/O).
+
+    Feed it the parsed SSE events of one stream in order (`feed`), stop once `done` is True,
+    then call `finish()`. `provider` and `endpoint` only label error messages.
+    """
 
     def __init__(self, provider: str, endpoint: str) -> None:
         self.provider = provider
@@ -439,4 +321,10 @@ class _ChatDecoder:
         )
 
 
-__all__ = ["ChatCompletionsService", "chat_usage"]
+__all__ = [
+    "ChatCompletionsService",
+    "ChatStreamDecoder",
+    "SSEStreamService",
+    "StreamDecoder",
+    "chat_usage",
+]

@@ -49,6 +49,12 @@ from rho_kernel.session.entries import (
     parse_line,
     render_entry,
 )
+from rho_kernel.session.stats import (
+    ContextMeter,
+    ContextStats,
+    approximate_tokens,
+    schema_tokens,
+)
 from rho_kernel.session.store import CUSTOM_KIND, Session
 
 __all__ = [
@@ -64,6 +70,8 @@ __all__ = [
     "CompactionPayload",
     "CompactionPhase",
     "CompactionSummary",
+    "ContextMeter",
+    "ContextStats",
     "CustomMessagePayload",
     "CustomPayload",
     "Entry",
@@ -88,6 +96,7 @@ __all__ = [
     "Timestamp",
     "UnknownPayload",
     "UnknownResolution",
+    "approximate_tokens",
     "find_latest_session",
     "list_sessions",
     "new_id",
@@ -96,5 +105,6 @@ __all__ = [
     "read_session_info",
     "render_entry",
     "rho_home",
+    "schema_tokens",
     "sessions_dir",
 ]

@@ -4,7 +4,8 @@
 so it works from synchronous and asynchronous tests alike. Each POST to a path ending in
 `/chat/completions` or `/responses` takes the next reply from the script, in order; when the
 script is empty the server answers HTTP 500 with a JSON error so the test fails visibly.
-`GET .../models` lists the configured models. Every request is recorded.
+`GET .../models` lists the configured models (or serves `models_body`, with `models_status`,
+after `models_delay` seconds). Every request is recorded.
 
     with ScriptedServer([text_reply("hello")]) as server:
         ...  # point the client at server.chat_url
@@ -115,18 +116,41 @@ class _Handler(BaseHTTPRequestHandler):
         request = self._record()
         path = urlsplit(request.path).path.rstrip("/")
         if path.endswith("/models"):
-            models = [{"id": name, "object": "model"} for name in self.server.scripted.models]
-            body = json.dumps({"object": "list", "data": models}).encode()
-            self._serve(RawReply(200, body, "application/json"))
+            scripted = self.server.scripted
+            if scripted.models_delay > 0 and self.stop_event.wait(scripted.models_delay):
+                return  # the server is stopping
+            payload = scripted.models_body
+            if payload is None:
+                models = [{"id": name, "object": "model"} for name in scripted.models]
+                payload = {"object": "list", "data": models}
+            body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+            self._serve(RawReply(scripted.models_status, body, "application/json"))
         else:
             self._serve(ErrorReply(404, {"error": {"message": f"no such path: {path}"}}))
 
 
 class ScriptedServer:
-    """A real HTTP server on 127.0.0.1 that answers model requests from a script of replies."""
+    """A real HTTP server on 127.0.0.1 that answers model requests from a script of replies.
 
-    def __init__(self, replies: Iterable[Reply] = (), *, models: Sequence[str] = ()) -> None:
+    `GET .../models` answers `{"object": "list", "data": [{"id": ...}]}` built from `models`;
+    `models_body` replaces that with any JSON value (or raw bytes, sent as they are),
+    `models_status` sets the status (default 200) and `models_delay` makes the answer wait
+    that many seconds (cut short when the server stops).
+    """
+
+    def __init__(
+        self,
+        replies: Iterable[Reply] = (),
+        *,
+        models: Sequence[str] = (),
+        models_body: Any | None = None,
+        models_status: int = 200,
+        models_delay: float = 0.0,
+    ) -> None:
         self.models: list[str] = list(models)
+        self.models_body = models_body
+        self.models_status = models_status
+        self.models_delay = models_delay
         self.requests: list[RecordedRequest] = []
         self.stop_event = threading.Event()
         self._script: deque[Reply] = deque(replies)

@@ -1,0 +1,554 @@
+"""The OpenAI Responses streaming client (`POST .../responses`, SSE), used statelessly.
+
+Requests: every turn sends the whole (fitted) conversation with `store: false` and never a
+`previous_response_id`. The wire-neutral `ModelRequest.messages` (Chat Completions shaped dicts)
+are rendered as follows:
+
+- `system` (and `developer`) messages are joined with blank lines into `instructions`;
+- `user` → `{"type": "message", "role": "user", "content": [{"type": "input_text", ...}]}`;
+- `assistant` text → `{"type": "message", "role": "assistant",
+  "content": [{"type": "output_text", ...}]}` (omitted when empty), and each of its
+  `tool_calls` → `{"type": "function_call", "call_id", "name", "arguments"}`;
+- `tool` → `{"type": "function_call_output", "call_id", "output"}`.
+
+Tools are flat `{"type": "function", "name", "description", "parameters", "strict": false}`
+(`strict` is sent explicitly because the Responses API documents it as defaulting to true, which
+would reject ordinary, non-strict JSON schemas). `max_tokens` becomes `max_output_tokens`, and
+`reasoning: {"effort", "summary": "auto"}` is sent only when `reasoning_effort` is set.
+
+Decoding rules, applied to each SSE event in order (the event type is the payload's `type`,
+else the SSE `event:` name; unknown types are ignored):
+
+- `response.output_text.delta` (and `response.refusal.delta`) is reply text. A text part that
+  had no deltas takes the text of its `.done` event instead.
+- `response.reasoning_summary_text.delta` and `response.reasoning_text.delta` are reasoning.
+  Reasoning is one string made of parts (a summary part is `(item, summary_index)`, a raw
+  reasoning part `(item, content_index)`): when a delta starts a new part and some reasoning was
+  already emitted, the delta is prefixed with a blank line ("\\n\\n"). So the o3-mini recording's
+  four summary parts of 460, 517, 540 and 505 chars give 2022 + 3 x 2 = 2028 chars. A part
+  that had no deltas takes the text of its `.done` event (with the same separator rule).
+- Function calls: `response.output_item.added` with a `function_call` item registers the call
+  (its `call_id` and `name`) under the item id and its `output_index`;
+  `response.function_call_arguments.delta` appends to the call found by `item_id`, else by
+  `output_index`; `response.function_call_arguments.done` and `response.output_item.done` give
+  the final arguments, which win over the concatenated deltas. Calls keep their stream order.
+- `response.completed` and `response.incomplete` end the stream: they carry the usage and the
+  status. Function calls or text found only in the final `response.output` (a server that
+  sent no item events) are taken from there.
+- `response.failed` raises `ProviderError(kind="stream")` with `response.error`'s code and
+  message; an `error` event raises the same at once (retryable for rate-limit and server-side
+  codes). A payload that is not a JSON object raises `ProviderError(kind="decode")`.
+- A stream that ends (or sends `[DONE]`) without a terminal event raises a retryable
+  `ProviderError(kind="stream")`: the response was cut off.
+
+`finish_reason`: "length" when the response is incomplete for `max_output_tokens` (and for an
+unknown incomplete reason), "content_filter" when incomplete for `content_filter`, otherwise
+"tool_calls" when the response has function calls, otherwise "stop".
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from rho_kernel.messages import FunctionCall, ToolCall
+from rho_kernel.providers.events import (
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    Usage,
+)
+from rho_kernel.providers.http import RETRYABLE_STATUSES, error_message_from_payload
+from rho_kernel.providers.sse import SSEEvent
+from rho_kernel.providers.streaming import SSEStreamService
+
+REASONING_PART_SEPARATOR = "\n\n"
+"""Put between two reasoning parts (summary parts or reasoning items) in the reasoning text."""
+
+_RETRYABLE_ERROR_CODES = frozenset(
+    {
+        "rate_limit_exceeded",
+        "server_error",
+        "server_is_overloaded",
+        "overloaded",
+        "overloaded_error",
+        "slow_down",
+        "timeout",
+        "internal_error",
+    }
+)
+
+_EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def _text_of(content: Any) -> str:
+    """The text of a Chat Completions `content` (a string, None, or a list of parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        pieces: list[str] = []
+        for part in content:
+            if isinstance(part, str):
+                pieces.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                pieces.append(part["text"])
+        return "".join(pieces)
+    return ""
+
+
+def responses_input(messages: list[dict[str, Any]]) -> tuple[str | None, list[dict[str, Any]]]:
+    """Convert Chat Completions shaped messages to `(instructions, input items)`.
+
+    See the module docstring for the mapping. `instructions` is None when there is no system
+    message.
+    """
+    instructions: list[str] = []
+    items: list[dict[str, Any]] = []
+    for message in messages:
+        role = message.get("role")
+        text = _text_of(message.get("content"))
+        if role in ("system", "developer"):
+            if text:
+                instructions.append(text)
+        elif role == "assistant":
+            if text:
+                items.append(
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": text}],
+                    }
+                )
+            for call in message.get("tool_calls") or ():
+                if not isinstance(call, dict):
+                    continue
+                function = call.get("function")
+                function = function if isinstance(function, dict) else {}
+                arguments = function.get("arguments", "")
+                if not isinstance(arguments, str):
+                    arguments = json.dumps(arguments, ensure_ascii=False)
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": call.get("id", ""),
+                        "name": function.get("name", ""),
+                        "arguments": arguments,
+                    }
+                )
+        elif role == "tool":
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message.get("tool_call_id") or "",
+                    "output": text,
+                }
+            )
+        else:  # "user", and anything unknown is sent as user input
+            items.append(
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": text}],
+                }
+            )
+    return ("\n\n".join(instructions) if instructions else None), items
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)
+    return 0
+
+
+def responses_usage(data: dict[str, Any]) -> Usage:
+    """Convert a Responses `usage` object to `Usage`."""
+    input_tokens = _int(data.get("input_tokens"))
+    output_tokens = _int(data.get("output_tokens"))
+    total = _int(data.get("total_tokens")) or input_tokens + output_tokens
+    input_details = data.get("input_tokens_details")
+    output_details = data.get("output_tokens_details")
+    cached = _int(input_details.get("cached_tokens")) if isinstance(input_details, dict) else 0
+    reasoning = (
+        _int(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else 0
+    )
+    cost = data.get("cost")
+    return Usage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cached_tokens=cached,
+        reasoning_tokens=reasoning,
+        total_tokens=total,
+        cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+    )
+
+
+class ResponsesService(SSEStreamService):
+    """An `LlmService` for an endpoint speaking the OpenAI Responses API with SSE streaming.
+
+    Stateless: each request carries the whole conversation and `store: false`. Timeouts,
+    cancellation, client sharing and HTTP error mapping are those of `ChatCompletionsService`
+    (see `SSEStreamService`); the request body and the decoding follow the module docstring.
+    """
+
+    api = "responses"
+
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The JSON request body for `request`."""
+        instructions, items = responses_input(request.messages)
+        body: dict[str, Any] = {"model": request.model}
+        if instructions is not None:
+            body["instructions"] = instructions
+        body["input"] = items
+        body["stream"] = True
+        body["store"] = False
+        if request.tools:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "name": tool["name"],
+                    "description": tool.get("description", ""),
+                    "parameters": tool.get("parameters") or dict(_EMPTY_PARAMETERS),
+                    "strict": False,
+                }
+                for tool in request.tools
+            ]
+        if request.max_tokens is not None:
+            body["max_output_tokens"] = request.max_tokens
+        if request.reasoning_effort is not None:
+            body["reasoning"] = {"effort": request.reasoning_effort, "summary": "auto"}
+        return body
+
+    def new_decoder(self) -> ResponsesStreamDecoder:
+        """A fresh Responses decoder."""
+        return ResponsesStreamDecoder(self.provider_name, self.endpoint)
+
+
+@dataclass(slots=True)
+class _PartialCall:
+    call_id: str = ""
+    name: str = ""
+    deltas: list[str] = field(default_factory=list)
+    final: str | None = None
+
+    @property
+    def arguments(self) -> str:
+        return self.final if self.final is not None else "".join(self.deltas)
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+class ResponsesStreamDecoder:
+    """Accumulates Responses stream events into deltas and the final response (no I/O).
+
+    Feed it the parsed SSE events of one stream in order (`feed`), stop once `done` is True,
+    then call `finish()`. `provider` and `endpoint` only label error messages.
+    """
+
+    def __init__(self, provider: str, endpoint: str) -> None:
+        self.provider = provider
+        self.endpoint = endpoint
+        self.done = False
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: dict[str, _PartialCall] = {}
+        self.usage: Usage | None = None
+        self.status: str | None = None
+        self.incomplete_reason: str | None = None
+        self._terminal = False
+        self._call_at: dict[int, str] = {}  # output_index -> key in self.calls
+        self._text_parts: set[tuple[Any, ...]] = set()  # text parts that had deltas
+        self._reasoning_parts: set[tuple[Any, ...]] = set()
+        self._reasoning_part: tuple[Any, ...] | None = None
+
+    @property
+    def _label(self) -> str:
+        return self.provider or self.endpoint
+
+    # --- errors -------------------------------------------------------------------------------
+
+    def _decode_error(self, detail: str, data: str) -> ProviderError:
+        snippet = data if len(data) <= 200 else data[:199] + "…"
+        return ProviderError(
+            f"{self._label}: {detail} in the stream from {self.endpoint}: {snippet!r}",
+            kind="decode",
+            provider=self.provider,
+            endpoint=self.endpoint,
+            retryable=False,
+        )
+
+    def _stream_error(self, error: Any, what: str) -> ProviderError:
+        message = error_message_from_payload({"error": error}) or json.dumps(
+            error, ensure_ascii=False
+        )
+        status: int | None = None
+        code: Any = None
+        if isinstance(error, dict):
+            code = error.get("code")
+            if code is None:
+                code = error.get("type")
+            raw_status = error.get("status_code", error.get("status"))
+            if isinstance(raw_status, int) and not isinstance(raw_status, bool):
+                status = raw_status
+            elif isinstance(code, int) and not isinstance(code, bool):
+                status = code
+        retryable = (status in RETRYABLE_STATUSES) or (
+            isinstance(code, str) and code in _RETRYABLE_ERROR_CODES
+        )
+        return ProviderError(
+            f"{self._label}: {what}: {message}",
+            kind="stream",
+            provider=self.provider,
+            endpoint=self.endpoint,
+            retryable=retryable,
+        )
+
+    # --- decoding -----------------------------------------------------------------------------
+
+    def feed(self, sse: SSEEvent) -> list[StreamEvent]:
+        """Decode one SSE event; return the deltas it carries."""
+        data = sse.data
+        if sse.event == "error":
+            try:
+                payload: Any = json.loads(data)
+            except ValueError:
+                payload = data.strip() or "(no details)"
+            if isinstance(payload, dict) and payload.get("error") is not None:
+                payload = payload["error"]
+            raise self._stream_error(payload, "the model stream reported an error")
+        try:
+            event = json.loads(data)
+        except ValueError:
+            stripped = data.strip()
+            if not stripped:
+                return []
+            if stripped == "[DONE]":
+                self.done = True
+                return []
+            raise self._decode_error("invalid JSON event", data) from None
+        if not isinstance(event, dict):
+            raise self._decode_error("an event that is not a JSON object", data)
+        kind = event.get("type")
+        if not isinstance(kind, str):
+            kind = sse.event
+        if kind == "response.output_text.delta" or kind == "response.refusal.delta":
+            delta = event.get("delta")
+            if isinstance(delta, str) and delta:
+                self._text_parts.add((event.get("item_id"), event.get("content_index")))
+                self.text.append(delta)
+                return [TextDelta(delta)]
+            return []
+        if kind == "response.reasoning_summary_text.delta":
+            key = ("summary", event.get("item_id"), event.get("summary_index"))
+            return self._reasoning_delta(key, event.get("delta"))
+        if kind == "response.function_call_arguments.delta":
+            delta = event.get("delta")
+            if isinstance(delta, str) and delta:
+                self._call_for(event).deltas.append(delta)
+            return []
+        if kind == "response.reasoning_text.delta":
+            key = ("text", event.get("item_id"), event.get("content_index"))
+            return self._reasoning_delta(key, event.get("delta"))
+        if kind == "response.output_text.done" or kind == "response.refusal.done":
+            key = (event.get("item_id"), event.get("content_index"))
+            text = event.get("text", event.get("refusal"))
+            if key not in self._text_parts and isinstance(text, str) and text:
+                self._text_parts.add(key)
+                self.text.append(text)
+                return [TextDelta(text)]
+            return []
+        if kind == "response.reasoning_summary_text.done":
+            key = ("summary", event.get("item_id"), event.get("summary_index"))
+            if key not in self._reasoning_parts:
+                return self._reasoning_delta(key, event.get("text"))
+            return []
+        if kind == "response.reasoning_text.done":
+            key = ("text", event.get("item_id"), event.get("content_index"))
+            if key not in self._reasoning_parts:
+                return self._reasoning_delta(key, event.get("text"))
+            return []
+        if kind == "response.function_call_arguments.done":
+            arguments = event.get("arguments")
+            if isinstance(arguments, str):
+                self._call_for(event).final = arguments
+            return []
+        if kind == "response.output_item.added" or kind == "response.output_item.done":
+            item = event.get("item")
+            if isinstance(item, dict) and item.get("type") == "function_call":
+                self._register_call(item, event.get("output_index"), done=kind.endswith("done"))
+            return []
+        if kind == "response.completed" or kind == "response.incomplete":
+            return self._complete(event.get("response"), kind)
+        if kind == "response.failed":
+            response = event.get("response")
+            error: Any = response.get("error") if isinstance(response, dict) else None
+            if error is None:
+                error = "the response failed without details"
+            raise self._stream_error(error, "the response failed")
+        if kind == "error":
+            error = event.get("error")
+            if error is None:
+                error = {k: v for k, v in event.items() if k not in ("type", "sequence_number")}
+            raise self._stream_error(error, "the model stream reported an error")
+        return []
+
+    def _reasoning_delta(self, key: tuple[Any, ...], delta: Any) -> list[StreamEvent]:
+        if not isinstance(delta, str) or not delta:
+            return []
+        if key != self._reasoning_part:
+            self._reasoning_part = key
+            self._reasoning_parts.add(key)
+            if self.reasoning:
+                delta = REASONING_PART_SEPARATOR + delta
+        self.reasoning.append(delta)
+        return [ReasoningDelta(delta)]
+
+    def _call_for(self, event: dict[str, Any]) -> _PartialCall:
+        item_id = event.get("item_id")
+        if isinstance(item_id, str) and item_id in self.calls:
+            return self.calls[item_id]
+        index = event.get("output_index")
+        if isinstance(index, int) and index in self._call_at:
+            return self.calls[self._call_at[index]]
+        key = item_id if isinstance(item_id, str) and item_id else f"#{index}"
+        call = self.calls[key] = _PartialCall()
+        if isinstance(index, int):
+            self._call_at[index] = key
+        return call
+
+    def _register_call(self, item: dict[str, Any], index: Any, *, done: bool) -> None:
+        item_id = item.get("id")
+        key: str | None = None
+        if isinstance(item_id, str) and item_id in self.calls:
+            key = item_id
+        elif isinstance(index, int) and index in self._call_at:
+            key = self._call_at[index]
+        if key is None:
+            key = item_id if isinstance(item_id, str) and item_id else f"#{index}"
+            call_id = _str(item.get("call_id"))
+            if not (isinstance(item_id, str) and item_id) and call_id:
+                key = f"call:{call_id}"
+            self.calls.setdefault(key, _PartialCall())
+        if isinstance(index, int):
+            self._call_at[index] = key
+        call = self.calls[key]
+        call.call_id = call.call_id or _str(item.get("call_id"))
+        call.name = call.name or _str(item.get("name"))
+        arguments = item.get("arguments")
+        if isinstance(arguments, dict | list):
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        if isinstance(arguments, str) and (done or arguments):
+            if done:
+                call.final = arguments
+            elif not call.deltas:
+                call.deltas.append(arguments)
+
+    def _complete(self, response: Any, kind: str) -> list[StreamEvent]:
+        self.done = True
+        self._terminal = True
+        if not isinstance(response, dict):
+            self.status = "incomplete" if kind == "response.incomplete" else "completed"
+            return []
+        status = response.get("status")
+        self.status = status if isinstance(status, str) else kind.rsplit(".", 1)[-1]
+        if kind == "response.incomplete":
+            self.status = "incomplete"
+        details = response.get("incomplete_details")
+        if isinstance(details, dict) and isinstance(details.get("reason"), str):
+            self.incomplete_reason = details["reason"]
+        usage = response.get("usage")
+        if isinstance(usage, dict):
+            self.usage = responses_usage(usage)
+        return self._adopt_final_output(response.get("output"))
+
+    def _adopt_final_output(self, output: Any) -> list[StreamEvent]:
+        """Take calls and text that only the final response carries (no item events seen)."""
+        if not isinstance(output, list):
+            return []
+        known = {call.call_id for call in self.calls.values() if call.call_id}
+        texts: list[str] = []
+        for index, item in enumerate(output):
+            if not isinstance(item, dict):
+                continue
+            kind = item.get("type")
+            if kind == "function_call":
+                item_id = item.get("id")
+                if (isinstance(item_id, str) and item_id in self.calls) or (
+                    _str(item.get("call_id")) in known
+                ):
+                    continue
+                self._register_call(item, f"final-{index}", done=True)
+            elif kind == "message" and not self.text:
+                for part in item.get("content") or ():
+                    if isinstance(part, dict) and part.get("type") in ("output_text", "refusal"):
+                        text = part.get("text", part.get("refusal"))
+                        if isinstance(text, str) and text:
+                            texts.append(text)
+        if not texts:
+            return []
+        text = "".join(texts)
+        self.text.append(text)
+        return [TextDelta(text)]
+
+    def finish(self) -> ModelResponse:
+        """The final response (raises if the stream ended early or a call had no name)."""
+        if not self._terminal:
+            raise ProviderError(
+                f"{self._label}: the stream from {self.endpoint} ended before the response was "
+                "complete (no response.completed event); the server closed the connection early",
+                kind="stream",
+                provider=self.provider,
+                endpoint=self.endpoint,
+                retryable=True,
+            )
+        tool_calls: list[ToolCall] = []
+        for position, call in enumerate(self.calls.values()):
+            if not call.name:
+                raise ProviderError(
+                    f"{self._label}: the model sent function call #{position}"
+                    + (f" ({call.call_id})" if call.call_id else "")
+                    + " without a function name; the server's Responses streaming is "
+                    "incompatible or the response was cut off",
+                    kind="decode",
+                    provider=self.provider,
+                    endpoint=self.endpoint,
+                    retryable=False,
+                )
+            tool_calls.append(
+                ToolCall(
+                    id=call.call_id or f"call_{position}_{secrets.token_hex(6)}",
+                    function=FunctionCall(name=call.name, arguments=call.arguments),
+                )
+            )
+        if self.status == "incomplete":
+            finish = "content_filter" if self.incomplete_reason == "content_filter" else "length"
+        elif tool_calls:
+            finish = "tool_calls"
+        else:
+            finish = "stop"
+        return ModelResponse(
+            text="".join(self.text),
+            reasoning="".join(self.reasoning),
+            tool_calls=tool_calls,
+            usage=self.usage,
+            finish_reason=finish,
+        )
+
+
+__all__ = [
+    "REASONING_PART_SEPARATOR",
+    "ResponsesService",
+    "ResponsesStreamDecoder",
+    "responses_input",
+    "responses_usage",
+]

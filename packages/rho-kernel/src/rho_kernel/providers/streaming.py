@@ -1,0 +1,180 @@
+"""The HTTP half shared by streaming protocol services: POST JSON, decode the SSE reply.
+
+A protocol contributes a body builder and a `StreamDecoder` (a pure class fed parsed SSE
+events); `SSEStreamService` does the request, timeouts, cancellation and error mapping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+import httpx
+
+from rho_kernel import __version__
+from rho_kernel.providers.events import ModelRequest, ModelResponse, ProviderError, StreamEvent
+from rho_kernel.providers.http import build_client, check_response, transport_error
+from rho_kernel.providers.sse import SSEEvent, SSEParser
+
+
+class StreamDecoder(Protocol):
+    """Turns the SSE events of one response into deltas and the final `ModelResponse`.
+
+    `feed` decodes one event (raising `ProviderError` for in-band errors and malformed data),
+    `done` becomes True once the stream's terminal event was seen (nothing after it is read),
+    and `finish` builds the response when the stream is over.
+    """
+
+    done: bool
+
+    def feed(self, sse: SSEEvent) -> list[StreamEvent]: ...
+
+    def finish(self) -> ModelResponse: ...
+
+
+class SSEStreamService:
+    """The HTTP half of a streaming protocol service: POST a JSON body, decode the SSE reply.
+
+    Subclasses provide `api`, `build_body(request)` and `new_decoder()`. `first_token_timeout`
+    bounds the time from sending the request to the first SSE event and `idle_timeout` the gap
+    between events (seconds; 0 disables either). Pass `client` to share an `httpx.AsyncClient`;
+    otherwise the service creates one on first use and closes it in `aclose()`.
+    """
+
+    api = ""
+
+    def __init__(
+        self,
+        endpoint: str,
+        api_key: str | None,
+        provider_name: str,
+        *,
+        first_token_timeout: float = 0,
+        idle_timeout: float = 0,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.endpoint = endpoint
+        self.api_key = api_key
+        self.provider_name = provider_name
+        self.first_token_timeout = first_token_timeout
+        self.idle_timeout = idle_timeout
+        self._client = client
+        self._owns_client = client is None
+
+    @property
+    def _label(self) -> str:
+        return self.provider_name or self.endpoint
+
+    def build_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The JSON request body for `request` (protocol specific)."""
+        raise NotImplementedError
+
+    def new_decoder(self) -> StreamDecoder:
+        """A fresh decoder for one response stream (protocol specific)."""
+        raise NotImplementedError
+
+    def build_headers(self) -> dict[str, str]:
+        """The request headers (with `Authorization: Bearer` when an API key is set)."""
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream",
+            "Accept-Encoding": "identity",
+            "User-Agent": f"rho/{__version__}",
+        }
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    def _timeout_error(self, what: str, seconds: float) -> ProviderError:
+        return ProviderError(
+            f"{self._label}: {what} within {seconds:g} s from {self.endpoint}; the model may be "
+            "overloaded or stuck (raise the timeout in config if this model is just slow)",
+            kind="timeout",
+            provider=self.provider_name,
+            endpoint=self.endpoint,
+            retryable=True,
+        )
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Send `request` and yield text/reasoning deltas, then one `ModelResponse`."""
+        if self._client is None:
+            self._client = build_client()
+        client = self._client
+        loop = asyncio.get_running_loop()
+        first = self.first_token_timeout
+        idle = self.idle_timeout
+        deadline = loop.time() + first if first > 0 else None
+        decoder = self.new_decoder()
+        body = self.build_body(request)
+        responded = False
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                scope = asyncio.timeout_at(deadline)
+                try:
+                    async with scope:
+                        response = await stack.enter_async_context(
+                            client.stream(
+                                "POST",
+                                self.endpoint,
+                                json=body,
+                                headers=self.build_headers(),
+                            )
+                        )
+                        responded = True
+                        await check_response(
+                            response, endpoint=self.endpoint, provider=self.provider_name
+                        )
+                except TimeoutError:
+                    if scope.expired():
+                        raise self._timeout_error("no response", first) from None
+                    raise
+                chunks = response.aiter_bytes()
+                stack.push_async_callback(chunks.aclose)  # type: ignore[attr-defined]
+                parser = SSEParser()
+                waiting_first = True
+                while not decoder.done:
+                    scope = asyncio.timeout_at(deadline)
+                    try:
+                        async with scope:
+                            chunk: bytes | None = await anext(chunks)
+                    except StopAsyncIteration:
+                        chunk = None
+                    except TimeoutError:
+                        if not scope.expired():
+                            raise
+                        if waiting_first:
+                            raise self._timeout_error("no stream data", first) from None
+                        raise self._timeout_error(
+                            "no stream data for too long (idle timeout)", idle
+                        ) from None
+                    events = parser.close() if chunk is None else parser.feed(chunk)
+                    for sse in events:
+                        for delta in decoder.feed(sse):
+                            yield delta
+                        if decoder.done:
+                            break
+                    if chunk is None:
+                        break
+                    if events:
+                        waiting_first = False
+                        deadline = loop.time() + idle if idle > 0 else None
+        except httpx.HTTPError as exc:
+            raise transport_error(
+                exc, endpoint=self.endpoint, provider=self.provider_name, responded=responded
+            ) from exc
+        except httpx.InvalidURL as exc:
+            raise transport_error(
+                exc, endpoint=self.endpoint, provider=self.provider_name, responded=False
+            ) from exc
+        yield decoder.finish()
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this service created it."""
+        if self._client is not None and self._owns_client:
+            await self._client.aclose()
+            self._client = None
+
+
+__all__ = ["SSEStreamService", "StreamDecoder"]

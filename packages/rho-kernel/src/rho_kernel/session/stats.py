@@ -1,0 +1,312 @@
+"""Context statistics: how much of the model's window the current path uses, and on what.
+
+`approximate_tokens` is the cheap per-message estimator used for context stats and
+utilization; `ContextMeter` applies it to a session's current path, caching the estimate of
+every entry so that repeated calls (one per model request) cost a dict lookup per path
+entry rather than a re-estimate of the whole path.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rho_kernel.messages import ChatMessage
+from rho_kernel.session.entries import (
+    BranchSummaryPayload,
+    Compacted,
+    CompactionPayload,
+    Entry,
+    Full,
+    Outlined,
+    Pinned,
+    Summarized,
+    render_entry,
+)
+from rho_kernel.session.store import Session
+
+ROLES = ("system", "user", "assistant", "tool")
+"""The keys of `ContextStats.role_tokens`."""
+
+RESOLUTIONS = ("full", "outlined", "summarized", "pinned")
+"""The keys of `ContextStats.resolution_tokens`."""
+
+PHASES = ("exploration", "execution", "verification", "conclusion", "unclassified")
+"""The keys of `ContextStats.phase_tokens`."""
+
+_MESSAGE_OVERHEAD = 20
+_TOOL_MESSAGE_OVERHEAD = 10
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def approximate_tokens(message: ChatMessage) -> int:
+    """A quick token estimate of one message: ceil(bytes / 4), at least 1.
+
+    The bytes are the UTF-8 text, 20 for the message framing, for a tool message its
+    `tool_call_id` plus 10, and for each tool call its name and raw arguments.
+    """
+    size = _utf8_len(message.text) + _MESSAGE_OVERHEAD
+    if message.role == "tool":
+        size += _utf8_len(message.tool_call_id or "") + _TOOL_MESSAGE_OVERHEAD
+    for call in message.tool_calls or ():
+        size += _utf8_len(call.function.name) + _utf8_len(call.function.arguments)
+    return max(1, -(-size // 4))
+
+
+def schema_tokens(schemas: list[dict[str, Any]]) -> int:
+    """A quick token estimate of the tool definitions sent with every request.
+
+    ceil(len(json.dumps(schemas)) / 4); 0 when there are no tools.
+    """
+    if not schemas:
+        return 0
+    return math.ceil(len(json.dumps(schemas)) / 4)
+
+
+def _zeros(keys: tuple[str, ...]) -> dict[str, int]:
+    return dict.fromkeys(keys, 0)
+
+
+@dataclass(slots=True)
+class ContextStats:
+    """The token distribution of the context the next request would send.
+
+    `estimated_used` is the estimate of the rendered path messages plus the caller's
+    overhead (tool schemas); the distributions cover the rendered messages only.
+    `entry_count` counts the whole session tree, `path_entry_count` the entries from the
+    root to the leaf, and `compacted_entry_count` the path entries folded into a
+    compaction. `compaction_tokens` are the tokens of rendered Compaction and
+    BranchSummary entries (also counted under the user role).
+    """
+
+    context_window: int
+    completion_reserve: int
+    estimated_used: int = 0
+    message_count: int = 0
+    entry_count: int = 0
+    path_entry_count: int = 0
+    compacted_entry_count: int = 0
+    compaction_tokens: int = 0
+    role_tokens: dict[str, int] = field(default_factory=lambda: _zeros(ROLES))
+    resolution_tokens: dict[str, int] = field(default_factory=lambda: _zeros(RESOLUTIONS))
+    phase_tokens: dict[str, int] = field(default_factory=lambda: _zeros(PHASES))
+
+    @property
+    def prompt_budget(self) -> int:
+        """The tokens available to the prompt: window − completion reserve, at least 0."""
+        return max(0, self.context_window - self.completion_reserve)
+
+    @property
+    def utilization_percent(self) -> float:
+        """min(100, used·100 / prompt budget), to 1 decimal; 100 when the budget is 0."""
+        budget = self.prompt_budget
+        if budget <= 0:
+            return 100.0
+        return round(min(100.0, self.estimated_used * 100 / budget), 1)
+
+    @property
+    def estimated_remaining(self) -> int:
+        """The prompt budget left: budget − used, at least 0."""
+        return max(0, self.prompt_budget - self.estimated_used)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The `getSessionStats` result fields (camelCase), without `apiUsage`."""
+        return {
+            "contextWindow": self.context_window,
+            "completionReserve": self.completion_reserve,
+            "estimatedUsed": self.estimated_used,
+            "estimatedRemaining": self.estimated_remaining,
+            "utilizationPercent": self.utilization_percent,
+            "messageCount": self.message_count,
+            "entryCount": self.entry_count,
+            "pathEntryCount": self.path_entry_count,
+            "compactedEntryCount": self.compacted_entry_count,
+            "compactionTokens": self.compaction_tokens,
+            "roleTokens": {key: self.role_tokens.get(key, 0) for key in ROLES},
+            "resolutionTokens": {key: self.resolution_tokens.get(key, 0) for key in RESOLUTIONS},
+            "phaseTokens": {key: self.phase_tokens.get(key, 0) for key in PHASES},
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        """The `context` part of the `usage` notification."""
+        return {
+            "estimatedUsed": self.estimated_used,
+            "contextWindow": self.context_window,
+            "completionReserve": self.completion_reserve,
+            "utilizationPercent": self.utilization_percent,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _EntryInfo:
+    """What the meter remembers about one entry at one resolution."""
+
+    tokens: int  # 0 when the entry renders nothing
+    role: str | None = None
+    bucket: str | None = None  # resolution bucket of a rendered entry
+    compacted: bool = False
+    summary: bool = False  # a rendered Compaction / BranchSummary
+    tool_call_id: str | None = None  # of a rendered tool message
+    calls: tuple[tuple[str, str], ...] = ()  # (call id, tool name) of an assistant message
+    conclusion: bool = False  # a rendered assistant text without tool calls
+
+
+_NOT_RENDERED = _EntryInfo(tokens=0)
+_COMPACTED = _EntryInfo(tokens=0, compacted=True)
+
+
+def _bucket(entry: Entry) -> str | None:
+    resolution = entry.resolution
+    if isinstance(resolution, Full):
+        return "full"
+    if isinstance(resolution, Pinned):
+        return "pinned"
+    if isinstance(resolution, Outlined):
+        return "outlined"
+    if isinstance(resolution, Summarized):
+        return "summarized"
+    return None
+
+
+class ContextMeter:
+    """Context statistics of a session's current path.
+
+    Token estimates are cached per entry id, so each call costs a dict lookup per path
+    entry, never a re-estimate of the whole path. An entry is re-estimated only when the
+    session holds a different object for its id (entries are immutable; a resolution
+    change replaces the entry), so the cache stays correct across appends, branching and
+    resolution changes.
+
+    `context_window`, `completion_reserve`, `tool_phases` (tool name → phase, None or
+    missing = unclassified) and `overhead_tokens` (added to `estimated_used`, e.g.
+    `schema_tokens` of the tool definitions) are plain attributes that the caller may
+    update, e.g. after a model switch or a tool reload.
+    """
+
+    def __init__(
+        self,
+        *,
+        context_window: int,
+        completion_reserve: int,
+        tool_phases: Mapping[str, str | None] | None = None,
+        overhead_tokens: int = 0,
+    ) -> None:
+        self.context_window = context_window
+        self.completion_reserve = completion_reserve
+        self.tool_phases: dict[str, str | None] = dict(tool_phases or {})
+        self.overhead_tokens = overhead_tokens
+        self._cache: dict[str, tuple[Entry, _EntryInfo]] = {}
+
+    def _measure(self, entry: Entry) -> _EntryInfo:
+        """Estimate one entry (the only place `approximate_tokens` is called)."""
+        source = entry.message
+        calls = (
+            tuple((call.id, call.function.name) for call in source.tool_calls)
+            if source is not None and source.tool_calls
+            else ()
+        )
+        if isinstance(entry.resolution, Compacted):
+            return _EntryInfo(tokens=0, compacted=True, calls=calls) if calls else _COMPACTED
+        rendered = render_entry(entry)
+        if rendered is None:
+            return _EntryInfo(tokens=0, calls=calls) if calls else _NOT_RENDERED
+        return _EntryInfo(
+            tokens=approximate_tokens(rendered),
+            role=rendered.role,
+            bucket=_bucket(entry),
+            summary=isinstance(entry.payload, CompactionPayload | BranchSummaryPayload),
+            tool_call_id=rendered.tool_call_id if rendered.role == "tool" else None,
+            calls=calls,
+            conclusion=(
+                rendered.role == "assistant" and not rendered.tool_calls and bool(rendered.text)
+            ),
+        )
+
+    def _phase(self, tool_name: str | None) -> str:
+        if tool_name is None:
+            return "unclassified"
+        phase = self.tool_phases.get(tool_name)
+        if phase is None:
+            return "unclassified"
+        phase = str(phase)
+        return phase if phase in PHASES else "unclassified"
+
+    def stats(self, session: Session) -> ContextStats:
+        """The statistics of `session`'s current path."""
+        path = session.path_entries()
+        cache = self._cache
+        stats = ContextStats(
+            context_window=self.context_window,
+            completion_reserve=self.completion_reserve,
+            entry_count=session.entry_count,
+            path_entry_count=len(path),
+        )
+        role_tokens = stats.role_tokens
+        resolution_tokens = stats.resolution_tokens
+        phase_tokens = stats.phase_tokens
+        call_names: dict[str, str] = {}
+        used = 0
+        messages = 0
+        for entry in path:
+            cached = cache.get(entry.id)
+            if cached is not None and cached[0] is entry:
+                info = cached[1]
+            else:
+                info = self._measure(entry)
+                cache[entry.id] = (entry, info)
+            if info.calls:
+                call_names.update(info.calls)
+            if info.compacted:
+                stats.compacted_entry_count += 1
+            tokens = info.tokens
+            if not tokens:
+                continue
+            used += tokens
+            messages += 1
+            if info.role in role_tokens:
+                role_tokens[info.role] += tokens
+            if info.bucket is not None:
+                resolution_tokens[info.bucket] += tokens
+            if info.summary:
+                stats.compaction_tokens += tokens
+            if info.tool_call_id is not None:
+                phase = self._phase(call_names.get(info.tool_call_id))
+            elif info.conclusion:
+                phase = "conclusion"
+            else:
+                phase = "unclassified"
+            phase_tokens[phase] += tokens
+        stats.estimated_used = used + max(0, self.overhead_tokens)
+        stats.message_count = messages
+        self._prune(session)
+        return stats
+
+    def snapshot(self, session: Session) -> dict[str, Any]:
+        """The `context` part of the `usage` notification for `session`."""
+        return self.stats(session).snapshot()
+
+    def _prune(self, session: Session) -> None:
+        """Drop cached entries the session no longer holds (e.g. after a session switch)."""
+        entries = session.entries
+        if len(self._cache) <= 2 * len(entries) + 256:
+            return
+        self._cache = {
+            key: value for key, value in self._cache.items() if entries.get(key) is value[0]
+        }
+
+
+__all__ = [
+    "PHASES",
+    "RESOLUTIONS",
+    "ROLES",
+    "ContextMeter",
+    "ContextStats",
+    "approximate_tokens",
+    "schema_tokens",
+]

@@ -1,0 +1,381 @@
+"""Providers, models, resilience and loop behaviours through the real `rho` process."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from rho_process import RhoProcess  # type: ignore[import-not-found]
+
+from rho_kernel.testing import (
+    ErrorReply,
+    HangReply,
+    RawReply,
+    ScriptedServer,
+    SSEReply,
+    fixture_reply,
+    text_reply,
+    tool_call_reply,
+)
+
+STREAMS = Path(__file__).resolve().parents[1] / "fixtures" / "streams"
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer(models=["alpha-model", "beta-model"]) as scripted:
+        yield scripted
+
+
+def _config(project: Path, text: str) -> None:
+    (project / ".rho").mkdir(exist_ok=True)
+    (project / ".rho" / "config.toml").write_text(text)
+
+
+def _provider_config(
+    server: ScriptedServer, name: str = "scripted", api: str = "chat_completions"
+) -> str:
+    endpoint = server.responses_url if api == "responses" else server.chat_url
+    return f'[[providers]]\nname = "{name}"\nendpoint = "{endpoint}"\napi = "{api}"\n'
+
+
+def _ready(rho: RhoProcess) -> dict:
+    message = rho.read()
+    assert message["method"] == "ready", rho.stderr_text()
+    return message["params"]
+
+
+def _params(rho: RhoProcess, method: str) -> list[dict]:
+    return [m["params"] for m in rho.seen if m.get("method") == method]
+
+
+# ── consent ─────────────────────────────────────────────────────────────────
+
+
+def test_external_provider_needs_consent(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    _config(project, '[[providers]]\npreset = "openrouter"\napi_key_env = "OPENROUTER_API_KEY"\n')
+    refused = start_rho("--ephemeral")
+    assert refused.finish() == 2
+    stderr = refused.stderr_text()
+    assert "External provider(s) configured" in stderr and "openrouter" in stderr
+    assert "No local model server detected" in stderr
+    assert "--accept-external-provider" in stderr and "Traceback" not in stderr
+    assert refused.raw == []
+    accepted = start_rho("--ephemeral", "--accept-external-provider")
+    assert _ready(accepted)["provider"] == "openrouter"
+
+
+def test_local_provider_alongside_drops_the_no_local_header(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    _config(project, '[[providers]]\npreset = "lm-studio"\n\n[[providers]]\npreset = "groq"\n')
+    refused = start_rho("--ephemeral")
+    assert refused.finish() == 2
+    stderr = refused.stderr_text()
+    assert "groq" in stderr and "No local model server detected" not in stderr
+
+
+def test_endpoint_flag_implies_consent(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    _config(project, '[[providers]]\npreset = "openai"\n')
+    rho = start_rho("--ephemeral", "--endpoint", "http://127.0.0.1:9/v1/chat/completions")
+    assert _ready(rho)["provider"] == "127.0.0.1"
+
+
+# ── models and providers ────────────────────────────────────────────────────
+
+
+def test_set_model_with_provider_prefix_and_bare_discovery(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    with (
+        ScriptedServer(models=["first-only"]) as first,
+        ScriptedServer(models=["second-only"]) as second,
+    ):
+        _config(project, _provider_config(first, "one") + "\n" + _provider_config(second, "two"))
+        rho = start_rho()
+        assert _ready(rho)["provider"] == "one"
+        switched = rho.call("setModel", {"model": "second-only"})["result"]
+        assert (switched["model"], switched["provider"]) == ("second-only", "two")
+        assert switched["contextWindow"] == 32768 and switched["estimatedUsed"] > 0
+        second.add(text_reply("from two"))
+        assert rho.call("prompt", {"message": "hi"})["result"]["reply"] == "from two"
+        assert second.requests[-1].json["model"] == "second-only"
+
+        forced = rho.call("setModel", {"model": "one:any/model:free"})["result"]
+        assert (forced["model"], forced["provider"]) == ("any/model:free", "one")
+        missing = rho.call("setModel", {"model": "nobody-serves-this"})
+        assert (
+            missing["error"]["code"] == -32602 and "provider:model" in missing["error"]["message"]
+        )
+        state = rho.call("getState")["result"]
+        assert (state["model"], state["provider"]) == ("any/model:free", "one")
+        path = Path(state["sessionPath"])
+        assert rho.finish() == 0
+        changes = [
+            json.loads(line)["payload"]["ModelChange"]["model"]
+            for line in path.read_text().splitlines()
+            if '"ModelChange"' in line
+        ]
+        assert changes == ["second-only", "any/model:free"]
+
+
+def test_list_models_and_providers(start_rho, project: Path, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    _config(
+        project,
+        _provider_config(server, "scripted")
+        + '\n[[providers]]\nname = "gone"\nendpoint = "http://127.0.0.1:9/v1/chat/completions"\n',
+    )
+    rho = start_rho("--ephemeral")
+    _ready(rho)
+    listed = rho.call("listModels")["result"]
+    assert listed["models"] == [
+        {"id": "alpha-model", "provider": "scripted"},
+        {"id": "beta-model", "provider": "scripted"},
+    ]
+    assert len(listed["errors"]) == 1 and "gone" in listed["errors"][0]
+    started = time.monotonic()
+    providers = {p["name"]: p for p in rho.call("listProviders")["result"]["providers"]}
+    assert time.monotonic() - started < 10
+    assert providers["scripted"]["reachable"] is True and providers["scripted"]["active"] is True
+    assert providers["gone"]["reachable"] is False and providers["gone"]["active"] is False
+    assert providers["scripted"]["isExternal"] is False
+
+
+# ── protocols and recorded streams ──────────────────────────────────────────
+
+
+def test_responses_provider_from_config(start_rho, project: Path, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    _config(
+        project, _provider_config(server, "resp", api="responses") + '\n[agent]\nmodel = "gpt-4o"\n'
+    )
+    server.add(fixture_reply(STREAMS / "responses--openai-gpt-4o-text.jsonl"))
+    rho = start_rho("--ephemeral")
+    _ready(rho)
+    assert (
+        rho.call("prompt", {"message": "capital?"})["result"]["reply"]
+        == "The capital of France is Paris."
+    )
+    body = server.requests[0].json
+    assert server.requests[0].path == "/v1/responses"
+    assert body["store"] is False and "instructions" in body and "previous_response_id" not in body
+    end = _params(rho, "agent/end")[0]
+    assert end["usage"]["inputTokens"] == 278 and end["usage"]["outputTokens"] == 9
+
+
+def test_recorded_reasoning_stream_streams_reasoning_deltas(
+    start_rho, project: Path, server: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
+    _config(project, _provider_config(server) + "\n[agent]\nshow_reasoning = true\n")
+    server.add(fixture_reply(STREAMS / "chat--deepseek-reasoner-reasoning-then-text.jsonl"))
+    rho = start_rho("--ephemeral")
+    _ready(rho)
+    reply = rho.call("prompt", {"message": "Hello"})["result"]["reply"]
+    reasoning = "".join(p["delta"] for p in _params(rho, "reasoning/delta"))
+    assert len(reasoning) == 882
+    assert (
+        reply
+        == f"<thinking>\n{reasoning}\n</thinking>\n\nHello there! 😊 How can I help you today?"
+    )
+
+
+def test_reasoning_effort_is_sent(start_rho, project: Path, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    _config(project, _provider_config(server) + '\n[agent]\nreasoning_effort = "high"\n')
+    server.add(text_reply("ok"))
+    rho = start_rho("--ephemeral")
+    _ready(rho)
+    rho.call("prompt", {"message": "x"})
+    assert server.requests[0].json["reasoning_effort"] == "high"
+
+
+# ── resilience ──────────────────────────────────────────────────────────────
+
+
+def test_first_token_timeout_retries(start_rho, project: Path, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    _config(
+        project,
+        _provider_config(server)
+        + "\n[agent]\nfirst_token_timeout_secs = 0.5\ninitial_backoff_ms = 1\n",
+    )
+    server.add(HangReply(30), text_reply("second try"))
+    rho = start_rho("--ephemeral")
+    _ready(rho)
+    assert rho.call("prompt", {"message": "x"})["result"]["reply"] == "second try"
+    assert len(server.requests) == 2
+
+
+def test_stream_that_never_stops_exhausts_the_retry_budget(
+    start_rho, project: Path, server: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
+    _config(
+        project,
+        _provider_config(server)
+        + "\n[agent]\nstream_idle_timeout_secs = 0.3\nretry_budget = 1\ninitial_backoff_ms = 1\n",
+    )
+    stalled = {"choices": [{"index": 0, "delta": {"content": "par"}}]}
+    server.add(
+        SSEReply([stalled, stalled], done=False, delay=5),
+        SSEReply([stalled, stalled], done=False, delay=5),
+    )
+    rho = start_rho("--ephemeral")
+    _ready(rho)
+    rho.call("prompt", {"message": "x"})
+    assert _params(rho, "agent/end")[0]["finishReason"] == "retry_budget_exhausted"
+
+
+def test_retry_after_is_respected(start_rho, project: Path, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    _config(project, _provider_config(server) + "\n[agent]\ninitial_backoff_ms = 1\n")
+    server.add(
+        ErrorReply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "1"}),
+        text_reply("ok"),
+    )
+    rho = start_rho("--ephemeral")
+    _ready(rho)
+    started = time.monotonic()
+    assert rho.call("prompt", {"message": "x"})["result"]["reply"] == "ok"
+    assert time.monotonic() - started >= 0.95
+
+
+@pytest.mark.parametrize(
+    ("reply", "fragments"),
+    [
+        (ErrorReply(401, {"error": {"message": "bad key"}}), ["scripted", "401", "bad key"]),
+        (RawReply(200, b"<html>hi</html>", "text/html"), ["scripted", "text/html"]),
+        (SSEReply(['{"choices": [{"delta": {"content": "x"']), ["scripted"]),
+        (
+            SSEReply(
+                [
+                    {
+                        "choices": [
+                            {
+                                "index": 0,
+                                "delta": {
+                                    "tool_calls": [
+                                        {"index": 0, "id": "c", "function": {"arguments": "{}"}}
+                                    ]
+                                },
+                            }
+                        ]
+                    }
+                ]
+            ),
+            ["scripted", "name"],
+        ),
+    ],
+    ids=["4xx", "html", "truncated-json", "nameless-tool-call"],
+)
+def test_provider_failures_are_clear_agent_errors(
+    start_rho, project: Path, server: ScriptedServer, reply, fragments
+) -> None:  # type: ignore[no-untyped-def]
+    _config(project, _provider_config(server) + "\n[agent]\nretry_budget = 0\n")
+    server.add(reply)
+    rho = start_rho()
+    _ready(rho)
+    path = Path(rho.call("getState")["result"]["sessionPath"])
+    error = rho.call("prompt", {"message": "x"})["result"]["error"]
+    assert all(fragment in error for fragment in fragments), error
+    assert _params(rho, "agent/error")[0]["error"] == error
+    assert rho.call("getState")["result"]["busy"] is False
+    assert rho.finish() == 0
+    assert "Traceback" not in rho.stderr_text()
+    turn_errors = [
+        json.loads(line) for line in path.read_text().splitlines() if "rho.turn_error.v1" in line
+    ]
+    assert turn_errors[0]["payload"]["Custom"]["data"]["error"] == error
+
+
+def test_empty_200_with_no_choices_counts_as_empty(
+    start_rho, project: Path, server: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
+    _config(project, _provider_config(server) + "\n[agent]\nmax_consecutive_empty = 1\n")
+    server.add(SSEReply([{"id": "x", "choices": []}]))
+    rho = start_rho("--ephemeral")
+    _ready(rho)
+    rho.call("prompt", {"message": "x"})
+    assert _params(rho, "agent/end")[0]["finishReason"] == "consecutive_empty_responses"
+
+
+# ── loop behaviours ─────────────────────────────────────────────────────────
+
+
+def test_stuck_loop_nudge(start_rho, project: Path, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    _config(project, _provider_config(server) + "\n[agent]\nstuck_loop_threshold = 3\n")
+    (project / "a.txt").write_text("same")
+    server.add(
+        *[tool_call_reply("read_file", {"path": "a.txt"}) for _ in range(3)], text_reply("ok")
+    )
+    rho = start_rho("--ephemeral")
+    _ready(rho)
+    rho.call("prompt", {"message": "x"})
+    outputs = [p["output"] for p in _params(rho, "tool/result")]
+    assert outputs[0] == outputs[1] and outputs[0].startswith("<context>")
+    assert outputs[2].startswith("STUCK LOOP DETECTED:")
+    assert server.requests[3].json["messages"][-1]["content"].startswith("STUCK LOOP DETECTED:")
+
+
+def test_usage_notifications_cost_and_session_stats(
+    start_rho, project: Path, server: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
+    _config(
+        project,
+        _provider_config(server)
+        + '\n[agent]\nmodel = "priced-model"\n\n[[models]]\nid = "priced-model"\ninput_price = 2.0\noutput_price = 10.0\n',
+    )
+    (project / "a.txt").write_text("a")
+    usage = {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}
+    server.add(
+        tool_call_reply("read_file", {"path": "a.txt"}, usage=usage),
+        text_reply("done", usage=usage),
+    )
+    rho = start_rho("--ephemeral")
+    _ready(rho)
+    rho.call("prompt", {"message": "x"})
+    notes = _params(rho, "usage")
+    assert [n["iteration"] for n in notes] == [1, 2]
+    assert notes[0]["usage"] == {
+        "inputTokens": 1000,
+        "outputTokens": 100,
+        "cachedTokens": 0,
+        "cost": pytest.approx(0.003),
+        "requestCount": 1,
+    }
+    assert notes[1]["context"]["estimatedUsed"] > notes[0]["context"]["estimatedUsed"] > 0
+    assert notes[0]["context"]["contextWindow"] == 32768
+    end = _params(rho, "agent/end")[0]
+    assert end["usage"]["totalCost"] == pytest.approx(0.006)
+    stats = rho.call("getSessionStats")["result"]
+    assert stats["apiUsage"]["requestCount"] == 2 and stats["apiUsage"][
+        "totalCost"
+    ] == pytest.approx(0.006)
+    assert stats["messageCount"] == 5 and stats["roleTokens"]["tool"] > 0
+    assert stats["phaseTokens"]["exploration"] > 0 and stats["phaseTokens"]["conclusion"] > 0
+    assert rho.call("getState")["result"]["phase"] == "conclusion"
+
+
+def test_compact_and_system_prompt_flags(start_rho) -> None:  # type: ignore[no-untyped-def]
+    compact = start_rho("--ephemeral", "--compact")
+    _ready(compact)
+    short = compact.call("getMessages")["result"]["messages"][0]["content"]
+    normal = start_rho("--ephemeral")
+    _ready(normal)
+    full = normal.call("getMessages")["result"]["messages"][0]["content"]
+    assert len(short) < len(full)
+    custom = start_rho("--ephemeral", "-s", "Only answer in haiku.")
+    _ready(custom)
+    assert custom.call("getMessages")["result"]["messages"][0]["content"].startswith(
+        "Only answer in haiku."
+    )
+
+
+def test_finish_reason_is_persisted_on_assistant_entries(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    _config(project, _provider_config(server))
+    (project / "a.txt").write_text("a")
+    server.add(tool_call_reply("read_file", {"path": "a.txt"}), text_reply("done"))
+    rho = start_rho()
+    _ready(rho)
+    rho.call("prompt", {"message": "x"})
+    reasons = [
+        m.get("finish_reason")
+        for m in rho.call("getMessages")["result"]["messages"]
+        if m["role"] == "assistant"
+    ]
+    assert reasons == ["tool_calls", "stop"]

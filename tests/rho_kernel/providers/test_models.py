@@ -1,0 +1,220 @@
+"""Model listing and reachability against the scripted server (and a closed port)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+import pytest
+
+from rho_kernel.providers.events import ProviderError
+from rho_kernel.providers.models import (
+    check_all_reachable,
+    check_reachable,
+    fetch_models,
+    list_all_models,
+    parse_model_list,
+)
+from rho_kernel.providers.resolve import ResolvedProvider
+from rho_kernel.testing.server import ScriptedServer, free_port
+
+
+def provider(models_url: str, name: str = "prov", key_env: str | None = None) -> ResolvedProvider:
+    return ResolvedProvider(
+        name=name,
+        endpoint=models_url.rsplit("/models", 1)[0] + "/chat/completions",
+        api="chat_completions",
+        api_key_env=key_env,
+        default_model=None,
+        models_endpoint=models_url,
+    )
+
+
+def closed_provider(name: str = "down") -> ResolvedProvider:
+    return provider(f"http://127.0.0.1:{free_port()}/v1/models", name)
+
+
+@contextmanager
+def servers(count: int, **kwargs: Any) -> Iterator[list[ScriptedServer]]:
+    with ExitStack() as stack:
+        yield [stack.enter_context(ScriptedServer(**kwargs)) for _ in range(count)]
+
+
+# --- parsing ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("payload", "ids"),
+    [
+        ({"object": "list", "data": [{"id": "a"}, {"id": "b"}]}, ["a", "b"]),
+        ({"models": [{"id": "glm-4.6"}, {"slug": "glm-4.5"}]}, ["glm-4.6", "glm-4.5"]),
+        ({"data": ["x", "y", "x"]}, ["x", "y"]),
+        ([{"id": "bare"}], ["bare"]),
+        ({"data": [{"name": "no id"}, {"id": ""}, 3, None, {"id": "ok"}]}, ["ok"]),
+        ({"data": []}, []),
+        ({"error": "nope"}, None),
+        ("text", None),
+    ],
+)
+def test_parse_model_list(payload: Any, ids: list[str] | None) -> None:
+    assert parse_model_list(payload) == ids
+
+
+# --- fetch_models -----------------------------------------------------------------------------
+
+
+async def test_fetch_openai_shape_with_bearer_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RHO_TEST_MODELS_KEY", "sk-models")
+    with ScriptedServer(models=["gpt-a", "gpt-b"]) as server:
+        ids = await fetch_models(provider(server.models_url, key_env="RHO_TEST_MODELS_KEY"))
+        [recorded] = server.requests
+    assert ids == ["gpt-a", "gpt-b"]
+    assert recorded.method == "GET" and recorded.path == "/v1/models"
+    assert recorded.headers["authorization"] == "Bearer sk-models"
+
+
+async def test_fetch_without_key_sends_no_authorization() -> None:
+    with ScriptedServer(models=["m"]) as server:
+        assert await fetch_models(provider(server.models_url, key_env="RHO_TEST_UNSET_VAR")) == [
+            "m"
+        ]
+        [recorded] = server.requests
+    assert "authorization" not in recorded.headers
+
+
+async def test_fetch_zai_shape() -> None:
+    body = {"object": "list", "models": [{"id": "glm-4.6"}, {"slug": "glm-4.5-air"}]}
+    with ScriptedServer(models_body=body) as server:
+        assert await fetch_models(provider(server.models_url)) == ["glm-4.6", "glm-4.5-air"]
+
+
+async def test_fetch_http_error_names_provider_and_url() -> None:
+    body = {"error": {"message": "Invalid API key"}}
+    with ScriptedServer(models_body=body, models_status=401) as server:
+        url = server.models_url
+        with pytest.raises(ProviderError) as info:
+            await fetch_models(provider(url, "openai"))
+    error = info.value
+    assert error.kind == "http" and error.status == 401
+    assert "openai" in error.message and url in error.message
+    assert "Invalid API key" in error.message
+
+
+async def test_fetch_invalid_json_is_a_decode_error() -> None:
+    with ScriptedServer(models_body=b"<html>hi</html>") as server:
+        url = server.models_url
+        with pytest.raises(ProviderError) as info:
+            await fetch_models(provider(url))
+    assert info.value.kind == "decode"
+    assert "prov" in info.value.message and url in info.value.message
+
+
+async def test_fetch_unknown_shape_is_a_decode_error() -> None:
+    with ScriptedServer(models_body={"items": []}) as server, pytest.raises(ProviderError) as info:
+        await fetch_models(provider(server.models_url))
+    assert info.value.kind == "decode"
+    assert '"data" or "models"' in info.value.message
+
+
+async def test_fetch_connection_refused() -> None:
+    target = closed_provider()
+    with pytest.raises(ProviderError) as info:
+        await fetch_models(target)
+    assert info.value.kind == "connect"
+    assert "down" in info.value.message and target.models_endpoint in info.value.message
+
+
+async def test_fetch_timeout() -> None:
+    with ScriptedServer(models=["m"], models_delay=5) as server:
+        start = time.monotonic()
+        with pytest.raises(ProviderError) as info:
+            await fetch_models(provider(server.models_url), timeout=0.3)
+    assert time.monotonic() - start < 1.5
+    assert info.value.kind == "timeout" and info.value.retryable
+
+
+# --- check_reachable --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "reachable"), [(200, True), (401, True), (404, True), (503, False)]
+)
+async def test_reachable_by_status(status: int, reachable: bool) -> None:
+    with ScriptedServer(models_body={"data": []}, models_status=status) as server:
+        assert await check_reachable(provider(server.models_url)) is reachable
+
+
+async def test_unreachable_closed_port_and_bad_url() -> None:
+    assert await check_reachable(closed_provider()) is False
+    assert await check_reachable(provider("not a url/models")) is False
+
+
+async def test_slow_endpoint_is_unreachable_within_the_timeout() -> None:
+    with ScriptedServer(models=["m"], models_delay=5) as server:
+        start = time.monotonic()
+        assert await check_reachable(provider(server.models_url), timeout=0.3) is False
+        assert time.monotonic() - start < 1.0
+
+
+async def test_reachability_checks_run_concurrently() -> None:
+    with servers(5, models=["m"], models_delay=5) as slow, ScriptedServer(models=["m"]) as fast:
+        targets = [provider(s.models_url, f"slow{i}") for i, s in enumerate(slow)]
+        targets.insert(2, provider(fast.models_url, "fast"))
+        start = time.monotonic()
+        result = await check_all_reachable(targets, timeout=0.5)
+        elapsed = time.monotonic() - start
+    assert result == [False, False, True, False, False, False]
+    assert elapsed < 1.5  # ~one timeout, not six
+
+
+async def test_check_all_reachable_empty() -> None:
+    assert await check_all_reachable([]) == []
+
+
+# --- list_all_models --------------------------------------------------------------------------
+
+
+async def test_list_all_models_in_provider_order_with_errors() -> None:
+    with (
+        ScriptedServer(models=["a1", "a2"]) as first,
+        ScriptedServer(models_body={"models": [{"slug": "b1"}]}) as second,
+        ScriptedServer(models_body={"error": "x"}, models_status=500) as broken,
+    ):
+        providers = [
+            provider(first.models_url, "first"),
+            closed_provider("down"),
+            provider(second.models_url, "second"),
+            provider(broken.models_url, "broken"),
+        ]
+        models, errors = await list_all_models(providers)
+    assert models == [("a1", "first"), ("a2", "first"), ("b1", "second")]
+    assert len(errors) == 2
+    assert errors[0].startswith("down:") and "connection refused" in errors[0]
+    assert errors[1].startswith("broken:") and "HTTP 500" in errors[1]
+
+
+async def test_list_all_models_runs_concurrently_and_never_raises() -> None:
+    with servers(4, models=["m"], models_delay=5) as slow:
+        targets = [provider(s.models_url, f"slow{i}") for i, s in enumerate(slow)]
+        start = time.monotonic()
+        models, errors = await list_all_models(targets, timeout=0.4)
+        elapsed = time.monotonic() - start
+    assert models == []
+    assert len(errors) == 4 and all("timed out" in e for e in errors)
+    assert elapsed < 1.5
+
+
+async def test_list_all_models_empty() -> None:
+    assert await list_all_models([]) == ([], [])
+
+
+async def test_cancellation_propagates() -> None:
+    with ScriptedServer(models=["m"], models_delay=5) as server:
+        task = asyncio.create_task(list_all_models([provider(server.models_url)], timeout=10))
+        await asyncio.to_thread(server.wait_for_requests, 1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 2)
