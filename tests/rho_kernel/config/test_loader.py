@@ -177,7 +177,9 @@ def test_bad_choice_lists_the_choices(env: Env) -> None:
 
 
 def test_error_in_provider_array_uses_index(env: Env) -> None:
-    env.project('[[providers]]\npreset = "openrouter"\n\n[[providers]]\nname = "x"\napi = "Chat Completions!"\n')
+    env.project(
+        '[[providers]]\npreset = "openrouter"\n\n[[providers]]\nname = "x"\napi = "Chat Completions!"\n'
+    )
     with pytest.raises(ConfigError) as info:
         env.load()
     assert info.value.key == "providers[1].api"

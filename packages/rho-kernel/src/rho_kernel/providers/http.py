@@ -234,7 +234,7 @@ async def check_response(
     raise ProviderError(
         f"{label}: expected a {expected} stream from {endpoint} but got HTTP {status} with "
         f"{shown} and {what}. Check that the endpoint URL is the provider's streaming API "
-        "(ending in /chat/completions, or /responses for api = \"responses\").",
+        '(ending in /chat/completions, or /responses for api = "responses").',
         kind="decode",
         provider=provider,
         endpoint=endpoint,
