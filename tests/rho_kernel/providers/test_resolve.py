@@ -110,3 +110,23 @@ def test_local_detection(endpoint: str, local: bool) -> None:
 def test_models_endpoint_derivation() -> None:
     assert derive_models_endpoint("http://h/v1/chat/completions") == "http://h/v1/models"
     assert derive_models_endpoint("http://h/v1/responses/") == "http://h/v1/models"
+
+
+def test_provider_warnings() -> None:
+    from rho_kernel.providers.resolve import provider_warnings
+
+    config = _config(
+        {
+            "providers": [
+                {"preset": "groq"},
+                {"preset": "nonesuch", "name": "odd"},
+                {"name": "claude", "type": "anthropic", "endpoint": "http://localhost:9/v1"},
+                {"preset": "openai", "api_key_env": "OPENAI_API_KEY"},
+            ]
+        }
+    )
+    warnings = provider_warnings(config)
+    assert len(warnings) == 3
+    assert 'api_key_env = "GROQ_API_KEY"' in warnings[0]
+    assert "unknown preset 'nonesuch'" in warnings[1]
+    assert "type 'anthropic'" in warnings[2]

@@ -28,6 +28,7 @@ from rho_kernel.providers.consent import ConsentRequired, consent_message
 from rho_kernel.providers.resolve import (
     ResolvedProvider,
     configured_providers,
+    provider_warnings,
     resolve_model,
     resolve_provider,
 )
@@ -190,6 +191,8 @@ class Runtime:
         except ValueError as exc:
             raise StartupError(str(exc)) from None
         providers = configured_providers(config)
+        for warning in provider_warnings(config):
+            plugins.report(f"rho: {warning}")
         if not options.endpoint and not options.accept_external_provider:
             refusal = consent_message(
                 [*providers, provider] if provider not in providers else providers

@@ -128,6 +128,36 @@ def resolve_entry(entry: ProviderConfig, index: int = 0) -> ResolvedProvider:
     )
 
 
+_UNSUPPORTED_TYPES = frozenset(
+    {"anthropic", "google", "gemini", "cohere", "anyscale", "perplexity", "bedrock", "vertex"}
+)
+
+
+def provider_warnings(config: RhoConfig) -> list[str]:
+    """Startup hints about the provider entries: unknown presets, missing keys, foreign types."""
+    warnings: list[str] = []
+    entries = config.providers or ([config.provider] if config.provider else [])
+    for entry in entries:
+        label = entry.name or entry.preset or entry.endpoint or "provider"
+        preset = PRESETS.get(entry.preset) if entry.preset else None
+        if entry.preset and preset is None:
+            known = ", ".join(PRESETS)
+            warnings.append(
+                f"provider '{label}': unknown preset '{entry.preset}' ignored (known: {known})"
+            )
+        if preset and preset.key_env_hint and not entry.api_key_env:
+            warnings.append(
+                f"provider '{label}': no api_key_env set; this provider usually needs "
+                f'api_key_env = "{preset.key_env_hint}"'
+            )
+        if entry.type and entry.type.lower() in _UNSUPPORTED_TYPES:
+            warnings.append(
+                f"provider '{label}': type '{entry.type}' has its own wire format, which rho does "
+                "not speak; the endpoint must implement Chat Completions or Responses"
+            )
+    return warnings
+
+
 def configured_providers(config: RhoConfig) -> list[ResolvedProvider]:
     """Every configured provider, resolved (the legacy `[provider]` when no `[[providers]]`)."""
     entries = config.providers or ([config.provider] if config.provider else [])
@@ -197,6 +227,7 @@ __all__ = [
     "configured_providers",
     "derive_models_endpoint",
     "is_local_endpoint",
+    "provider_warnings",
     "resolve_entry",
     "resolve_model",
     "resolve_provider",
