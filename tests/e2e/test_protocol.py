@@ -244,3 +244,12 @@ def test_a_broken_plugin_is_skipped_and_rho_still_starts(start_rho, tmp_path: Pa
     stderr = process.stderr_text()
     assert "plugin 'broken' skipped" in stderr and "does_not_exist_anywhere" in stderr
     assert "Traceback" not in stderr
+
+
+def test_unwritable_sessions_directory_is_a_clear_startup_error(start_rho, home: Path) -> None:  # type: ignore[no-untyped-def]
+    (home / ".rho").write_text("a file where the .rho directory should be")
+    process = start_rho()
+    assert process.finish() == 2
+    stderr = process.stderr_text()
+    assert stderr.startswith("rho: error:") and "Traceback" not in stderr
+    assert process.raw == []

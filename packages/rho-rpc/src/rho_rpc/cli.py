@@ -101,7 +101,18 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, StartupError, SandboxError) as exc:
         print(f"rho: error: {exc}", file=sys.stderr)
         return 2
-    return run(runtime)
+    except OSError as exc:  # e.g. the sessions directory cannot be created
+        print(f"rho: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return run(runtime)
+    except Exception as exc:  # last resort: one line on stderr, never a traceback on stdout
+        print(f"rho: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        if os.environ.get("RHO_DEBUG"):
+            import traceback
+
+            traceback.print_exception(exc, file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,49 @@
+"""Model providers: the service contract, stream events, provider resolution and consent.
+
+The protocol clients (`chat_completions`, `responses`, `models`) import httpx and are loaded
+on first use; import them from their modules.
+"""
+
+from rho_kernel.providers.consent import ConsentRequired, consent_message
+from rho_kernel.providers.events import (
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    Usage,
+)
+from rho_kernel.providers.resolve import (
+    DEFAULT_ENDPOINT,
+    DEFAULT_MODEL,
+    PRESETS,
+    ResolvedProvider,
+    configured_providers,
+    is_local_endpoint,
+    resolve_model,
+    resolve_provider,
+)
+from rho_kernel.providers.service import LlmService, ServiceFactory
+
+__all__ = [
+    "DEFAULT_ENDPOINT",
+    "DEFAULT_MODEL",
+    "PRESETS",
+    "ConsentRequired",
+    "LlmService",
+    "ModelRequest",
+    "ModelResponse",
+    "ProviderError",
+    "ReasoningDelta",
+    "ResolvedProvider",
+    "ServiceFactory",
+    "StreamEvent",
+    "TextDelta",
+    "Usage",
+    "configured_providers",
+    "consent_message",
+    "is_local_endpoint",
+    "resolve_model",
+    "resolve_provider",
+]
