@@ -448,3 +448,27 @@ def test_agent_result_wire_shape() -> None:
         {"name": "u", "arguments": "{}", "outcome": {"kind": "denied", "output": "no"}},
     ]
     assert json.loads(json.dumps(wire))["finishReason"] == "stop"
+
+
+async def test_an_unexpected_failure_becomes_an_agent_error(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    # Fault injection: a full disk cannot be produced for real inside the test sandbox.
+    session = in_memory_session(tmp_path)
+    server.add(text_reply("never stored"))
+    original = session.append_message
+
+    def failing_append(message):  # type: ignore[no-untyped-def]
+        if message.role == "assistant":
+            raise OSError(28, "No space left on device")
+        return original(message)
+
+    session.append_message = failing_append  # type: ignore[method-assign]
+    observer = RecordingObserver()
+    with pytest.raises(AgentError, match="No space left") as info:
+        await run_prompt(
+            "s", endpoint=server.chat_url, root=tmp_path, session=session, observers=[observer]
+        )
+    assert info.value.category == "session"
+    assert observer.names()[-2:] == ["on_state_change", "on_agent_error"]
+    assert session.read_custom("rho.turn_error.v1")["category"] == "session"

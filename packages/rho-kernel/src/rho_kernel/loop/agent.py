@@ -126,10 +126,12 @@ class AgentLoop:
         try:
             result = await self._loop()
         except AgentError as exc:
-            self._record_turn_error(exc)
-            await self.state("idle")
-            await self.emit("on_agent_error", exc.message)
+            await self._fail(exc)
             raise
+        except Exception as exc:  # a session write failed, a plugin broke the loop, …
+            error = AgentError(f"{type(exc).__name__}: {exc}", _category(exc))
+            await self._fail(error)
+            raise error from exc
         await self.state("idle")
         await self.emit("on_agent_end", result)
         return result
@@ -189,6 +191,11 @@ class AgentLoop:
                 return self._finish("cancelled")
             while self.p.steering:
                 self.session.append_message(ChatMessage.user(self.p.steering.popleft()))
+
+    async def _fail(self, error: AgentError) -> None:
+        self._record_turn_error(error)
+        await self.state("idle")
+        await self.emit("on_agent_error", error.message)
 
     def _finish(self, reason: FinishReason) -> AgentResult:
         return AgentResult(
@@ -432,6 +439,13 @@ class AgentLoop:
 
 
 _PERSISTED_FINISH = {"stop", "tool_calls", "length", "content_filter"}
+
+
+def _category(exc: Exception) -> str:
+    """The turn-error category of an unexpected exception."""
+    from rho_kernel.session.entries import SessionError
+
+    return "session" if isinstance(exc, (SessionError, OSError)) else "agent"
 
 
 def _is_empty(response: ModelResponse) -> bool:
