@@ -36,16 +36,8 @@ from rho_kernel.providers.events import (
     TextDelta,
     Usage,
 )
-from rho_kernel.providers.http import (
-    RETRYABLE_STATUSES,
-    error_message_from_payload,
-)
 from rho_kernel.providers.sse import SSEEvent
-from rho_kernel.providers.streaming import SSEStreamService, StreamDecoder
-
-_RETRYABLE_ERROR_CODES = frozenset(
-    {"rate_limit_exceeded", "server_error", "overloaded", "overloaded_error", "timeout"}
-)
+from rho_kernel.providers.streaming import DecoderBase, SSEStreamService, StreamDecoder
 
 
 @dataclass(slots=True)
@@ -132,7 +124,7 @@ class ChatCompletionsService(SSEStreamService):
         return ChatStreamDecoder(self.provider_name, self.endpoint)
 
 
-class ChatStreamDecoder:
+class ChatStreamDecoder(DecoderBase):
     """Accumulates Chat Completions chunks into deltas and the final response (no I/O).
 
     Feed it the parsed SSE events of one stream in order (`feed`), stop once `done` is True,
@@ -140,53 +132,13 @@ class ChatStreamDecoder:
     """
 
     def __init__(self, provider: str, endpoint: str) -> None:
-        self.provider = provider
-        self.endpoint = endpoint
-        self.done = False
+        super().__init__(provider, endpoint)
         self.saw_data = False
         self.text: list[str] = []
         self.reasoning: list[str] = []
         self.calls: dict[int, _PartialCall] = {}
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
-
-    @property
-    def _label(self) -> str:
-        return self.provider or self.endpoint
-
-    def _decode_error(self, detail: str, data: str) -> ProviderError:
-        snippet = data if len(data) <= 200 else data[:199] + "…"
-        return ProviderError(
-            f"{self._label}: {detail} in the stream from {self.endpoint}: {snippet!r}",
-            kind="decode",
-            provider=self.provider,
-            endpoint=self.endpoint,
-            retryable=False,
-        )
-
-    def _stream_error(self, error: Any) -> ProviderError:
-        message = error_message_from_payload({"error": error}) or json.dumps(
-            error, ensure_ascii=False
-        )
-        status: int | None = None
-        code: Any = None
-        if isinstance(error, dict):
-            code = error.get("code")
-            raw_status = error.get("status_code", error.get("status"))
-            if isinstance(raw_status, int) and not isinstance(raw_status, bool):
-                status = raw_status
-            elif isinstance(code, int) and not isinstance(code, bool):
-                status = code
-        retryable = (status in RETRYABLE_STATUSES) or (
-            isinstance(code, str) and code in _RETRYABLE_ERROR_CODES
-        )
-        return ProviderError(
-            f"{self._label}: the model stream reported an error: {message}",
-            kind="stream",
-            provider=self.provider,
-            endpoint=self.endpoint,
-            retryable=retryable,
-        )
 
     def feed(self, sse: SSEEvent) -> list[StreamEvent]:
         """Decode one SSE event; return the deltas it carries."""
@@ -202,7 +154,7 @@ class ChatStreamDecoder:
                 payload = stripped or "(no details)"
             if isinstance(payload, dict) and payload.get("error") is not None:
                 payload = payload["error"]
-            raise self._stream_error(payload)
+            raise self._stream_error(payload, "the model stream reported an error")
         if not stripped:
             return []
         try:
@@ -213,7 +165,7 @@ class ChatStreamDecoder:
             raise self._decode_error("a chunk that is not a JSON object", data)
         self.saw_data = True
         if chunk.get("error") is not None:
-            raise self._stream_error(chunk["error"])
+            raise self._stream_error(chunk["error"], "the model stream reported an error")
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.usage = chat_usage(usage)

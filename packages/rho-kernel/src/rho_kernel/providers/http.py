@@ -354,8 +354,55 @@ def transport_error(
     )
 
 
+#: In-band error codes (in a stream's `error` object) worth retrying.
+RETRYABLE_ERROR_CODES = frozenset(
+    {
+        "rate_limit_exceeded",
+        "server_error",
+        "server_is_overloaded",
+        "overloaded",
+        "overloaded_error",
+        "slow_down",
+        "timeout",
+    }
+)
+
+
+def stream_error(
+    error: Any, *, label: str, what: str, provider: str, endpoint: str
+) -> ProviderError:
+    """A `ProviderError(kind="stream")` for an error object sent inside a stream.
+
+    Retryable when its status (`status_code`/`status`, or a numeric `code`) is retryable or its
+    code (or type) names a rate limit or server trouble.
+    """
+    message = error_message_from_payload({"error": error}) or json.dumps(error, ensure_ascii=False)
+    status: int | None = None
+    code: Any = None
+    if isinstance(error, dict):
+        code = error.get("code")
+        if code is None:
+            code = error.get("type")
+        raw_status = error.get("status_code", error.get("status"))
+        if isinstance(raw_status, int) and not isinstance(raw_status, bool):
+            status = raw_status
+        elif isinstance(code, int) and not isinstance(code, bool):
+            status = code
+    retryable = status in RETRYABLE_STATUSES or (
+        isinstance(code, str) and code in RETRYABLE_ERROR_CODES
+    )
+    return ProviderError(
+        f"{label}: {what}: {message}",
+        kind="stream",
+        provider=provider,
+        endpoint=endpoint,
+        retryable=retryable,
+    )
+
+
 __all__ = [
     "CONNECT_TIMEOUT",
+    "RETRYABLE_ERROR_CODES",
     "RETRYABLE_STATUSES",
     "body_snippet",
     "build_client",
@@ -367,5 +414,6 @@ __all__ = [
     "parse_retry_after",
     "read_error_body",
     "retry_after_from_headers",
+    "stream_error",
     "transport_error",
 ]

@@ -1,4 +1,4 @@
-"""The built-in provider factories contributed by the kernel.
+"""The built-in provider factories contributed by the kernel (plugin `rho.providers`).
 
 Importing this module does not import httpx: a protocol module is loaded when its first
 service is created.
@@ -6,11 +6,16 @@ service is created.
 
 from __future__ import annotations
 
+import importlib
+from functools import partial
+
 from rho_kernel.plugins import hookimpl
 from rho_kernel.providers.service import LlmService, ServiceFactory
 
 
-def _create_chat_completions(
+def _create(
+    module: str,
+    class_name: str,
     endpoint: str,
     api_key: str | None,
     provider_name: str,
@@ -18,9 +23,8 @@ def _create_chat_completions(
     first_token_timeout: float = 0,
     idle_timeout: float = 0,
 ) -> LlmService:
-    from rho_kernel.providers.chat_completions import ChatCompletionsService
-
-    return ChatCompletionsService(
+    service_class = getattr(importlib.import_module(module), class_name)
+    return service_class(
         endpoint,
         api_key,
         provider_name,
@@ -30,40 +34,26 @@ def _create_chat_completions(
 
 
 def chat_completions_factory() -> ServiceFactory:
-    """The factory for the "chat_completions" protocol (OpenAI Chat Completions over SSE).
+    """The "chat_completions" protocol: OpenAI Chat Completions over SSE.
 
-    `create(endpoint, api_key, provider_name)` returns a `ChatCompletionsService`; it also
-    accepts the keyword arguments `first_token_timeout` and `idle_timeout` (seconds, 0 = off).
+    `create(endpoint, api_key, provider_name, *, first_token_timeout=0, idle_timeout=0)`
+    returns a `ChatCompletionsService` (timeouts in seconds, 0 = off).
     """
-    return ServiceFactory(api="chat_completions", create=_create_chat_completions)
-
-
-def _create_responses(
-    endpoint: str,
-    api_key: str | None,
-    provider_name: str,
-    *,
-    first_token_timeout: float = 0,
-    idle_timeout: float = 0,
-) -> LlmService:
-    from rho_kernel.providers.responses import ResponsesService
-
-    return ResponsesService(
-        endpoint,
-        api_key,
-        provider_name,
-        first_token_timeout=first_token_timeout,
-        idle_timeout=idle_timeout,
+    return ServiceFactory(
+        api="chat_completions",
+        create=partial(_create, "rho_kernel.providers.chat_completions", "ChatCompletionsService"),
     )
 
 
 def responses_factory() -> ServiceFactory:
-    """The factory for the "responses" protocol (OpenAI Responses over SSE, stateless).
+    """The "responses" protocol: OpenAI Responses over SSE (stateless, `store: false`).
 
-    `create(endpoint, api_key, provider_name)` returns a `ResponsesService`; it also accepts
-    the keyword arguments `first_token_timeout` and `idle_timeout` (seconds, 0 = off).
+    `create(...)` as for `chat_completions_factory`, returning a `ResponsesService`.
     """
-    return ServiceFactory(api="responses", create=_create_responses)
+    return ServiceFactory(
+        api="responses",
+        create=partial(_create, "rho_kernel.providers.responses", "ResponsesService"),
+    )
 
 
 @hookimpl

@@ -63,25 +63,12 @@ from rho_kernel.providers.events import (
     TextDelta,
     Usage,
 )
-from rho_kernel.providers.http import RETRYABLE_STATUSES, error_message_from_payload
 from rho_kernel.providers.sse import SSEEvent
-from rho_kernel.providers.streaming import SSEStreamService
+from rho_kernel.providers.streaming import DecoderBase, SSEStreamService
 
 REASONING_PART_SEPARATOR = "\n\n"
 """Put between two reasoning parts (summary parts or reasoning items) in the reasoning text."""
 
-_RETRYABLE_ERROR_CODES = frozenset(
-    {
-        "rate_limit_exceeded",
-        "server_error",
-        "server_is_overloaded",
-        "overloaded",
-        "overloaded_error",
-        "slow_down",
-        "timeout",
-        "internal_error",
-    }
-)
 
 _EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -248,7 +235,7 @@ def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-class ResponsesStreamDecoder:
+class ResponsesStreamDecoder(DecoderBase):
     """Accumulates Responses stream events into deltas and the final response (no I/O).
 
     Feed it the parsed SSE events of one stream in order (`feed`), stop once `done` is True,
@@ -256,9 +243,7 @@ class ResponsesStreamDecoder:
     """
 
     def __init__(self, provider: str, endpoint: str) -> None:
-        self.provider = provider
-        self.endpoint = endpoint
-        self.done = False
+        super().__init__(provider, endpoint)
         self.text: list[str] = []
         self.reasoning: list[str] = []
         self.calls: dict[str, _PartialCall] = {}
@@ -270,50 +255,6 @@ class ResponsesStreamDecoder:
         self._text_parts: set[tuple[Any, ...]] = set()  # text parts that had deltas
         self._reasoning_parts: set[tuple[Any, ...]] = set()
         self._reasoning_part: tuple[Any, ...] | None = None
-
-    @property
-    def _label(self) -> str:
-        return self.provider or self.endpoint
-
-    # --- errors -------------------------------------------------------------------------------
-
-    def _decode_error(self, detail: str, data: str) -> ProviderError:
-        snippet = data if len(data) <= 200 else data[:199] + "…"
-        return ProviderError(
-            f"{self._label}: {detail} in the stream from {self.endpoint}: {snippet!r}",
-            kind="decode",
-            provider=self.provider,
-            endpoint=self.endpoint,
-            retryable=False,
-        )
-
-    def _stream_error(self, error: Any, what: str) -> ProviderError:
-        message = error_message_from_payload({"error": error}) or json.dumps(
-            error, ensure_ascii=False
-        )
-        status: int | None = None
-        code: Any = None
-        if isinstance(error, dict):
-            code = error.get("code")
-            if code is None:
-                code = error.get("type")
-            raw_status = error.get("status_code", error.get("status"))
-            if isinstance(raw_status, int) and not isinstance(raw_status, bool):
-                status = raw_status
-            elif isinstance(code, int) and not isinstance(code, bool):
-                status = code
-        retryable = (status in RETRYABLE_STATUSES) or (
-            isinstance(code, str) and code in _RETRYABLE_ERROR_CODES
-        )
-        return ProviderError(
-            f"{self._label}: {what}: {message}",
-            kind="stream",
-            provider=self.provider,
-            endpoint=self.endpoint,
-            retryable=retryable,
-        )
-
-    # --- decoding -----------------------------------------------------------------------------
 
     def feed(self, sse: SSEEvent) -> list[StreamEvent]:
         """Decode one SSE event; return the deltas it carries."""

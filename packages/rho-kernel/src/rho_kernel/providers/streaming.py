@@ -15,7 +15,7 @@ import httpx
 
 from rho_kernel import __version__
 from rho_kernel.providers.events import ModelRequest, ModelResponse, ProviderError, StreamEvent
-from rho_kernel.providers.http import build_client, check_response, transport_error
+from rho_kernel.providers.http import build_client, check_response, stream_error, transport_error
 from rho_kernel.providers.sse import SSEEvent, SSEParser
 
 
@@ -177,4 +177,34 @@ class SSEStreamService:
             self._client = None
 
 
-__all__ = ["SSEStreamService", "StreamDecoder"]
+class DecoderBase:
+    """What every stream decoder shares: its labels and the two kinds of stream failure."""
+
+    def __init__(self, provider: str, endpoint: str) -> None:
+        self.provider = provider
+        self.endpoint = endpoint
+        self.done = False
+
+    @property
+    def _label(self) -> str:
+        return self.provider or self.endpoint
+
+    def _decode_error(self, detail: str, data: str) -> ProviderError:
+        """A malformed event (`kind="decode"`, not retryable), quoting the start of its data."""
+        snippet = data if len(data) <= 200 else data[:199] + "…"
+        return ProviderError(
+            f"{self._label}: {detail} in the stream from {self.endpoint}: {snippet!r}",
+            kind="decode",
+            provider=self.provider,
+            endpoint=self.endpoint,
+            retryable=False,
+        )
+
+    def _stream_error(self, error: Any, what: str) -> ProviderError:
+        """An error object the provider sent inside the stream."""
+        return stream_error(
+            error, label=self._label, what=what, provider=self.provider, endpoint=self.endpoint
+        )
+
+
+__all__ = ["DecoderBase", "SSEStreamService", "StreamDecoder"]
