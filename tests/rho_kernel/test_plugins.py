@@ -125,3 +125,36 @@ def test_autoload_switch_loads_no_entry_points(monkeypatch: pytest.MonkeyPatch) 
     host = PluginHost()
     host.load_entrypoints()
     assert host.plugins() == []
+
+
+def test_rewrites_chain_and_the_first_block_wins() -> None:
+    from rho_kernel import Block, Rewrite, ToolResult
+
+    seen: list[dict[str, object]] = []
+
+    class Double:
+        @hookimpl
+        def rho_before_tool_call(self, arguments):  # type: ignore[no-untyped-def]
+            seen.append(dict(arguments))
+            return Rewrite({"n": arguments["n"] * 2})
+
+    class Block7:
+        @hookimpl
+        def rho_before_tool_call(self, arguments):  # type: ignore[no-untyped-def]
+            seen.append(dict(arguments))
+            return Block("seven") if arguments["n"] == 7 else None
+
+    class Suffix:
+        @hookimpl
+        def rho_after_tool_call(self, result):  # type: ignore[no-untyped-def]
+            return ToolResult(result.output + "!")
+
+    host, _ = _host()
+    host.register(Block7(), "block7")  # registered first: called last
+    host.register(Double(), "double")
+    host.register(Suffix(), "suffix-1")
+    host.register(Suffix(), "suffix-2")
+    assert host.intercept(None, {"n": 3}, None) == {"n": 6}
+    assert seen == [{"n": 3}, {"n": 6}]
+    assert host.intercept(None, {"n": 3.5}, None) == Block("seven")
+    assert host.after_tool_call(None, ToolResult("ok")).output == "ok!!"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
@@ -118,18 +118,26 @@ class PluginHost:
         Implementations run in pluggy's order (last registered first, `tryfirst`/`trylast`
         honoured). One that raises is reported and skipped; None results are dropped.
         """
-        hook = getattr(self.pm.hook, hook_name)
         results: list[tuple[str, Any]] = []
-        for impl in reversed(hook.get_hookimpls()):
-            args = {name: kwargs[name] for name in impl.argnames if name in kwargs}
-            try:
-                result = impl.function(**args)
-            except Exception as exc:
-                self.report(f"rho: plugin '{impl.plugin_name}' failed in {hook_name}: {exc}")
-                continue
+        for impl, result in self._each(hook_name, kwargs):
             if result is not None:
                 results.append((impl.plugin_name, result))
         return results
+
+    def _each(self, hook_name: str, kwargs: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
+        """Call each implementation in call order, passing only the arguments it names.
+
+        Yields `(impl, result)`; one that raises is reported and skipped. Generator-based, so a
+        caller may stop early (first Block) or update `kwargs` in place between calls, and
+        later implementations see the update.
+        """
+        for impl in reversed(getattr(self.pm.hook, hook_name).get_hookimpls()):
+            try:
+                result = impl.function(**{n: kwargs[n] for n in impl.argnames if n in kwargs})
+            except Exception as exc:
+                self.report(f"rho: plugin '{impl.plugin_name}' failed in {hook_name}: {exc}")
+                continue
+            yield impl, result
 
     def collect(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
         """Flatten list-returning registration hooks: `[(plugin_name, item), ...]`."""
@@ -157,37 +165,23 @@ class PluginHost:
         """
         from rho_kernel.tools.intercept import Block, Rewrite
 
-        for impl in reversed(self.pm.hook.rho_before_tool_call.get_hookimpls()):
-            kwargs = {"call": call, "arguments": arguments, "tool": tool}
-            try:
-                outcome = impl.function(**{n: kwargs[n] for n in impl.argnames if n in kwargs})
-            except Exception as exc:
-                self.report(
-                    f"rho: plugin '{impl.plugin_name}' failed in rho_before_tool_call: {exc}"
-                )
-                continue
+        kwargs: dict[str, Any] = {"call": call, "arguments": arguments, "tool": tool}
+        for _, outcome in self._each("rho_before_tool_call", kwargs):
             if isinstance(outcome, Block):
                 return outcome
             if isinstance(outcome, Rewrite):
-                arguments = dict(outcome.arguments)
-        return arguments
+                kwargs["arguments"] = dict(outcome.arguments)
+        return kwargs["arguments"]
 
     def after_tool_call(self, call: Any, result: Any) -> Any:
         """Run `rho_after_tool_call`: each returned `ToolResult` replaces the result."""
         from rho_kernel.tools.base import ToolResult
 
-        for impl in reversed(self.pm.hook.rho_after_tool_call.get_hookimpls()):
-            kwargs = {"call": call, "result": result}
-            try:
-                outcome = impl.function(**{n: kwargs[n] for n in impl.argnames if n in kwargs})
-            except Exception as exc:
-                self.report(
-                    f"rho: plugin '{impl.plugin_name}' failed in rho_after_tool_call: {exc}"
-                )
-                continue
+        kwargs: dict[str, Any] = {"call": call, "result": result}
+        for _, outcome in self._each("rho_after_tool_call", kwargs):
             if isinstance(outcome, ToolResult):
-                result = outcome
-        return result
+                kwargs["result"] = outcome
+        return kwargs["result"]
 
     # ── introspection ───────────────────────────────────────────────────────
 

@@ -35,6 +35,7 @@ from rho_kernel.providers.events import (
     StreamEvent,
     TextDelta,
     Usage,
+    token_count,
 )
 from rho_kernel.providers.sse import SSEEvent
 from rho_kernel.providers.streaming import DecoderBase, SSEStreamService, StreamDecoder
@@ -47,26 +48,18 @@ class _PartialCall:
     arguments: list[str] = field(default_factory=list)
 
 
-def _int(value: Any) -> int:
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value)
-    return 0
-
-
 def chat_usage(data: dict[str, Any]) -> Usage:
     """Convert a Chat Completions `usage` object to `Usage`."""
-    prompt = _int(data.get("prompt_tokens"))
-    completion = _int(data.get("completion_tokens"))
-    total = _int(data.get("total_tokens")) or prompt + completion
+    prompt = token_count(data.get("prompt_tokens"))
+    completion = token_count(data.get("completion_tokens"))
+    total = token_count(data.get("total_tokens")) or prompt + completion
     prompt_details = data.get("prompt_tokens_details")
     completion_details = data.get("completion_tokens_details")
-    cached = _int(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else 0
+    cached = (
+        token_count(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else 0
+    )
     reasoning = (
-        _int(completion_details.get("reasoning_tokens"))
+        token_count(completion_details.get("reasoning_tokens"))
         if isinstance(completion_details, dict)
         else 0
     )

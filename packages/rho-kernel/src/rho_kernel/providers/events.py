@@ -8,6 +8,17 @@ from typing import Any
 from rho_kernel.messages import ToolCall
 
 
+def token_count(value: Any) -> int:
+    """A token count from a provider's JSON: integers (floats truncated); anything else is 0."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value)
+    return 0
+
+
 @dataclass(slots=True)
 class Usage:
     """Token usage reported by a model for one request (or summed over several)."""
@@ -113,4 +124,5 @@ __all__ = [
     "StreamEvent",
     "TextDelta",
     "Usage",
+    "token_count",
 ]

@@ -62,6 +62,7 @@ from rho_kernel.providers.events import (
     StreamEvent,
     TextDelta,
     Usage,
+    token_count,
 )
 from rho_kernel.providers.sse import SSEEvent
 from rho_kernel.providers.streaming import DecoderBase, SSEStreamService
@@ -146,26 +147,20 @@ def responses_input(messages: list[dict[str, Any]]) -> tuple[str | None, list[di
     return ("\n\n".join(instructions) if instructions else None), items
 
 
-def _int(value: Any) -> int:
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value)
-    return 0
-
-
 def responses_usage(data: dict[str, Any]) -> Usage:
     """Convert a Responses `usage` object to `Usage`."""
-    input_tokens = _int(data.get("input_tokens"))
-    output_tokens = _int(data.get("output_tokens"))
-    total = _int(data.get("total_tokens")) or input_tokens + output_tokens
+    input_tokens = token_count(data.get("input_tokens"))
+    output_tokens = token_count(data.get("output_tokens"))
+    total = token_count(data.get("total_tokens")) or input_tokens + output_tokens
     input_details = data.get("input_tokens_details")
     output_details = data.get("output_tokens_details")
-    cached = _int(input_details.get("cached_tokens")) if isinstance(input_details, dict) else 0
+    cached = (
+        token_count(input_details.get("cached_tokens")) if isinstance(input_details, dict) else 0
+    )
     reasoning = (
-        _int(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else 0
+        token_count(output_details.get("reasoning_tokens"))
+        if isinstance(output_details, dict)
+        else 0
     )
     cost = data.get("cost")
     return Usage(
