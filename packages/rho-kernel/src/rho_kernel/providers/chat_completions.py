@@ -35,7 +35,7 @@ from rho_kernel.providers.events import (
     StreamEvent,
     TextDelta,
     Usage,
-    token_count,
+    usage_from_payload,
 )
 from rho_kernel.providers.sse import SSEEvent
 from rho_kernel.providers.streaming import DecoderBase, SSEStreamService, StreamDecoder
@@ -50,28 +50,7 @@ class _PartialCall:
 
 def chat_usage(data: dict[str, Any]) -> Usage:
     """Convert a Chat Completions `usage` object to `Usage`."""
-    prompt = token_count(data.get("prompt_tokens"))
-    completion = token_count(data.get("completion_tokens"))
-    total = token_count(data.get("total_tokens")) or prompt + completion
-    prompt_details = data.get("prompt_tokens_details")
-    completion_details = data.get("completion_tokens_details")
-    cached = (
-        token_count(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else 0
-    )
-    reasoning = (
-        token_count(completion_details.get("reasoning_tokens"))
-        if isinstance(completion_details, dict)
-        else 0
-    )
-    cost = data.get("cost")
-    return Usage(
-        input_tokens=prompt,
-        output_tokens=completion,
-        cached_tokens=cached,
-        reasoning_tokens=reasoning,
-        total_tokens=total,
-        cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
-    )
+    return usage_from_payload(data, input_key="prompt_tokens", output_key="completion_tokens")
 
 
 class ChatCompletionsService(SSEStreamService):

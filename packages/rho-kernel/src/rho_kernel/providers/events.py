@@ -41,6 +41,31 @@ class Usage:
             self.cost = (self.cost or 0.0) + other.cost
 
 
+def usage_from_payload(data: dict[str, Any], *, input_key: str, output_key: str) -> Usage:
+    """Read a provider's usage object: `<input_key>`/`<output_key>` counts and their
+    `*_details` (`cached_tokens`, `reasoning_tokens`), `total_tokens`, and a reported `cost`.
+
+    Chat Completions names them `prompt_tokens`/`completion_tokens`, Responses
+    `input_tokens`/`output_tokens`.
+    """
+
+    def detail(key: str, name: str) -> int:
+        details = data.get(f"{key}_details")
+        return token_count(details.get(name)) if isinstance(details, dict) else 0
+
+    input_tokens = token_count(data.get(input_key))
+    output_tokens = token_count(data.get(output_key))
+    cost = data.get("cost")
+    return Usage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cached_tokens=detail(input_key, "cached_tokens"),
+        reasoning_tokens=detail(output_key, "reasoning_tokens"),
+        total_tokens=token_count(data.get("total_tokens")) or input_tokens + output_tokens,
+        cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+    )
+
+
 @dataclass(slots=True)
 class ModelRequest:
     """One request to a model: wire-neutral messages (Chat Completions shaped dicts) and tools.
@@ -125,4 +150,5 @@ __all__ = [
     "TextDelta",
     "Usage",
     "token_count",
+    "usage_from_payload",
 ]

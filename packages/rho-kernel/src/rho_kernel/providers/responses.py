@@ -62,7 +62,7 @@ from rho_kernel.providers.events import (
     StreamEvent,
     TextDelta,
     Usage,
-    token_count,
+    usage_from_payload,
 )
 from rho_kernel.providers.sse import SSEEvent
 from rho_kernel.providers.streaming import DecoderBase, SSEStreamService
@@ -149,28 +149,7 @@ def responses_input(messages: list[dict[str, Any]]) -> tuple[str | None, list[di
 
 def responses_usage(data: dict[str, Any]) -> Usage:
     """Convert a Responses `usage` object to `Usage`."""
-    input_tokens = token_count(data.get("input_tokens"))
-    output_tokens = token_count(data.get("output_tokens"))
-    total = token_count(data.get("total_tokens")) or input_tokens + output_tokens
-    input_details = data.get("input_tokens_details")
-    output_details = data.get("output_tokens_details")
-    cached = (
-        token_count(input_details.get("cached_tokens")) if isinstance(input_details, dict) else 0
-    )
-    reasoning = (
-        token_count(output_details.get("reasoning_tokens"))
-        if isinstance(output_details, dict)
-        else 0
-    )
-    cost = data.get("cost")
-    return Usage(
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        cached_tokens=cached,
-        reasoning_tokens=reasoning,
-        total_tokens=total,
-        cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
-    )
+    return usage_from_payload(data, input_key="input_tokens", output_key="output_tokens")
 
 
 class ResponsesService(SSEStreamService):
