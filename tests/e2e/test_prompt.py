@@ -385,3 +385,16 @@ def test_provider_from_config_and_root_from_a_subdirectory(
     assert (ready["model"], ready["provider"]) == ("configured-model", "scripted")
     rho.call("prompt", {"message": "hi"})
     assert server.requests[0].json["model"] == "configured-model"
+
+
+def test_sigterm_ends_the_session_cleanly(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    server.add(HangReply(60))
+    rho = _start(start_rho, server)
+    path = _session_file(rho)
+    rho.request("prompt", {"message": "wait"})
+    server.wait_for_requests(1, timeout=10)
+    rho.proc.send_signal(signal.SIGTERM)
+    assert rho.proc.wait(timeout=10) == 0
+    assert "Traceback" not in rho.stderr_text()
+    last = json.loads(path.read_text().splitlines()[-1])
+    assert last["payload"] == {"SessionEnded": {"reason": "signal"}}

@@ -177,3 +177,26 @@ async def test_concurrency_can_depend_on_params() -> None:
     )
     await server.serve(_lines([_req("prompt", 1, {}), _req("prompt", 2, {"steer": True})]))
     assert [m["id"] for m in out] == [2, 1]
+
+
+async def test_cancel_queued_answers_waiting_requests_with_an_error() -> None:
+    release = asyncio.Event()
+
+    async def slow(_: dict[str, Any]) -> dict[str, Any]:
+        await release.wait()
+        return {"ran": True}
+
+    server, out = _server([RpcMethod("slow", slow)])
+    gate = asyncio.Event()
+    serving = asyncio.create_task(
+        server.serve(_lines([_req("slow", 1), _req("slow", 2), _req("slow", 3)], gate))
+    )
+    await asyncio.sleep(0.05)  # request 1 is running, 2 and 3 wait in the serial lane
+    server.cancel_queued("shutting down")
+    release.set()
+    gate.set()
+    await serving
+    by_id = {m["id"]: m for m in out}
+    assert by_id[1]["result"] == {"ran": True}
+    assert by_id[2]["error"] == {"code": -32603, "message": "shutting down"}
+    assert by_id[3]["error"] == {"code": -32603, "message": "shutting down"}

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
+from collections.abc import AsyncIterator
 from typing import Any
 
 from rho_kernel.rpc import RpcMethod
@@ -11,7 +14,7 @@ from rho_rpc import __version__
 from rho_rpc.diagnostics import report
 from rho_rpc.peer import RpcPeer
 from rho_rpc.server import JsonRpcServer
-from rho_rpc.transport import StdoutWriter, read_lines
+from rho_rpc.transport import Oversize, StdoutWriter, read_lines
 from rho_rpc.wire import NoParams
 
 
@@ -69,18 +72,45 @@ async def serve(runtime: Runtime) -> None:
     )
     _session_hint(runtime)
 
-    lines = read_lines()
+    stop = asyncio.Event()
+    reason = "transport EOF"
 
-    async def until_eof() -> Any:
-        async for line in lines:
-            yield line
-        peer.close_input()
+    async def until_eof_or_stop() -> AsyncIterator[bytes | Oversize]:
+        lines = read_lines().__aiter__()
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            while True:
+                reading = asyncio.ensure_future(lines.__anext__())
+                await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                if not reading.done():
+                    reading.cancel()
+                    break
+                try:
+                    line = reading.result()
+                except StopAsyncIteration:
+                    break
+                yield line
+        finally:
+            stopping.cancel()
+            peer.close_input()
 
+    def on_signal() -> None:
+        # Stop reading, drop queued work, cancel the running prompt; serve() then returns.
+        nonlocal reason
+        reason = "signal"
+        stop.set()
+        server.cancel_queued("rho is shutting down")
+        runtime.abort()
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, on_signal)
     try:
-        await server.serve(until_eof())
+        await server.serve(until_eof_or_stop())
     finally:
         runtime.plugins.call_each("rho_shutdown", runtime=runtime)
-        await runtime.aclose("transport EOF")
+        await runtime.aclose(reason)
 
 
 def _session_hint(runtime: Runtime) -> None:

@@ -97,6 +97,17 @@ class JsonRpcServer:
         if self._pending:
             await asyncio.gather(*self._pending, return_exceptions=True)
 
+    def cancel_queued(self, reason: str) -> None:
+        """Answer every request still waiting in the serial lane with an error (shutdown)."""
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if item is None:
+                self._queue.put_nowait(None)
+                return
+            _, future = item
+            if not future.done():
+                future.set_exception(RpcError(INTERNAL_ERROR, reason))
+
     async def _worker(self) -> None:
         while True:
             item = await self._queue.get()
