@@ -22,11 +22,9 @@ SSE events (no network), so it can be tested and benchmarked on its own.
 from __future__ import annotations
 
 import json
-import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from rho_kernel.messages import FunctionCall, ToolCall
 from rho_kernel.providers.events import (
     ModelRequest,
     ModelResponse,
@@ -216,26 +214,10 @@ class ChatStreamDecoder(DecoderBase):
                 endpoint=self.endpoint,
                 retryable=True,
             )
-        tool_calls: list[ToolCall] = []
-        for index in sorted(self.calls):
-            call = self.calls[index]
-            if not call.name:
-                raise ProviderError(
-                    f"{self._label}: the model sent tool call #{index}"
-                    + (f" ({call.id})" if call.id else "")
-                    + " without a function name; the server's tool-call streaming is "
-                    "incompatible or the response was cut off",
-                    kind="decode",
-                    provider=self.provider,
-                    endpoint=self.endpoint,
-                    retryable=False,
-                )
-            tool_calls.append(
-                ToolCall(
-                    id=call.id or f"call_{index}_{secrets.token_hex(6)}",
-                    function=FunctionCall(name=call.name, arguments="".join(call.arguments)),
-                )
-            )
+        tool_calls = [
+            self._tool_call(index, call.id, call.name, "".join(call.arguments))
+            for index, call in sorted(self.calls.items())
+        ]
         return ModelResponse(
             text="".join(self.text),
             reasoning="".join(self.reasoning),

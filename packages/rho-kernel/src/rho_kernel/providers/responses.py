@@ -49,11 +49,9 @@ unknown incomplete reason), "content_filter" when incomplete for `content_filter
 from __future__ import annotations
 
 import json
-import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from rho_kernel.messages import FunctionCall, ToolCall
 from rho_kernel.providers.events import (
     ModelRequest,
     ModelResponse,
@@ -426,25 +424,10 @@ class ResponsesStreamDecoder(DecoderBase):
                 endpoint=self.endpoint,
                 retryable=True,
             )
-        tool_calls: list[ToolCall] = []
-        for position, call in enumerate(self.calls.values()):
-            if not call.name:
-                raise ProviderError(
-                    f"{self._label}: the model sent function call #{position}"
-                    + (f" ({call.call_id})" if call.call_id else "")
-                    + " without a function name; the server's Responses streaming is "
-                    "incompatible or the response was cut off",
-                    kind="decode",
-                    provider=self.provider,
-                    endpoint=self.endpoint,
-                    retryable=False,
-                )
-            tool_calls.append(
-                ToolCall(
-                    id=call.call_id or f"call_{position}_{secrets.token_hex(6)}",
-                    function=FunctionCall(name=call.name, arguments=call.arguments),
-                )
-            )
+        tool_calls = [
+            self._tool_call(position, call.call_id, call.name, call.arguments)
+            for position, call in enumerate(self.calls.values())
+        ]
         if self.status == "incomplete":
             finish = "content_filter" if self.incomplete_reason == "content_filter" else "length"
         elif tool_calls:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 import httpx
 
 from rho_kernel import __version__
+from rho_kernel.messages import FunctionCall, ToolCall
 from rho_kernel.providers.events import ModelRequest, ModelResponse, ProviderError, StreamEvent
 from rho_kernel.providers.http import build_client, check_response, stream_error, transport_error
 from rho_kernel.providers.sse import SSEEvent, SSEParser
@@ -198,6 +200,24 @@ class DecoderBase:
             provider=self.provider,
             endpoint=self.endpoint,
             retryable=False,
+        )
+
+    def _tool_call(self, position: int, call_id: str, name: str, arguments: str) -> ToolCall:
+        """A finished tool call; one without a name is a decode error (never a nameless call)."""
+        if not name:
+            raise ProviderError(
+                f"{self._label}: the model sent tool call #{position}"
+                + (f" ({call_id})" if call_id else "")
+                + " without a function name; the server's tool-call streaming is "
+                "incompatible or the response was cut off",
+                kind="decode",
+                provider=self.provider,
+                endpoint=self.endpoint,
+                retryable=False,
+            )
+        return ToolCall(
+            id=call_id or f"call_{position}_{secrets.token_hex(6)}",
+            function=FunctionCall(name=name, arguments=arguments),
         )
 
     def _stream_error(self, error: Any, what: str) -> ProviderError:
