@@ -18,7 +18,6 @@ import pytest
 
 from rho_kernel.providers.chat_completions import ChatCompletionsService
 from rho_kernel.providers.events import (
-    ModelRequest,
     ModelResponse,
     ProviderError,
     ReasoningDelta,
@@ -38,34 +37,17 @@ from rho_kernel.testing.replies import (
     tool_calls_reply,
 )
 from rho_kernel.testing.server import ScriptedServer
+from rho_kernel.testing.streams import collect_stream, model_request
 
 STREAMS = Path(__file__).parents[2] / "fixtures" / "streams"
 EMPTY_SHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-
-
-def request(**overrides: Any) -> ModelRequest:
-    values: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
-    values.update(overrides)
-    return ModelRequest(**values)
-
-
-async def collect(
-    service: ChatCompletionsService, req: ModelRequest | None = None
-) -> tuple[list[StreamEvent], ModelResponse]:
-    events: list[StreamEvent] = []
-    async for event in service.stream(req or request()):
-        events.append(event)
-    final = events.pop()
-    assert isinstance(final, ModelResponse)
-    assert not any(isinstance(event, ModelResponse) for event in events)
-    return events, final
 
 
 async def run_reply(reply: Reply, **service_args: Any) -> tuple[list[StreamEvent], ModelResponse]:
     with ScriptedServer([reply]) as server:
         service = ChatCompletionsService(server.chat_url, None, "prov", **service_args)
         try:
-            return await asyncio.wait_for(collect(service), 10)
+            return await asyncio.wait_for(collect_stream(service), 10)
         finally:
             await service.aclose()
 
@@ -186,7 +168,7 @@ async def decode_fixture(
     with ScriptedServer([reply]) as server:
         service = ChatCompletionsService(server.chat_url, None, "prov")
         try:
-            async for event in service.stream(request()):
+            async for event in service.stream(model_request()):
                 events.append(event)
         except ProviderError as error:
             return events, error
@@ -251,14 +233,14 @@ async def test_request_body_and_headers() -> None:
     with ScriptedServer([text_reply("ok")]) as server:
         service = ChatCompletionsService(server.chat_url, "sk-test", "prov")
         try:
-            req = request(
+            req = model_request(
                 model="gpt-x",
                 messages=messages,
                 tools=tools,
                 max_tokens=123,
                 reasoning_effort="high",
             )
-            await collect(service, req)
+            await collect_stream(service, req)
         finally:
             await service.aclose()
         [recorded] = server.requests
@@ -281,7 +263,7 @@ async def test_minimal_request_has_no_optional_fields_and_no_auth() -> None:
     with ScriptedServer([text_reply("ok")]) as server:
         service = ChatCompletionsService(server.chat_url, None, "prov")
         try:
-            await collect(service)
+            await collect_stream(service)
         finally:
             await service.aclose()
         [recorded] = server.requests
@@ -493,7 +475,7 @@ async def test_idle_timeout_mid_stream() -> None:
     with ScriptedServer([reply]) as server:
         service = ChatCompletionsService(server.chat_url, None, "prov", idle_timeout=0.3)
         with pytest.raises(ProviderError) as info:
-            async for event in service.stream(request()):
+            async for event in service.stream(model_request()):
                 events.append(event)
         await service.aclose()
     assert time.monotonic() - start < 2.0
@@ -515,7 +497,7 @@ async def test_cancelling_the_consumer_closes_the_stream_promptly() -> None:
         service = ChatCompletionsService(server.chat_url, None, "prov")
 
         async def consume() -> None:
-            async for _ in service.stream(request()):
+            async for _ in service.stream(model_request()):
                 pass
 
         task = asyncio.create_task(consume())
@@ -534,7 +516,7 @@ async def test_shared_client_is_not_closed_by_the_service() -> None:
         with ScriptedServer([text_reply("one"), text_reply("two")]) as server:
             for expected in ("one", "two"):
                 service = ChatCompletionsService(server.chat_url, None, "prov", client=client)
-                _, final = await collect(service)
+                _, final = await collect_stream(service)
                 await service.aclose()
                 assert final.text == expected
         assert not client.is_closed
@@ -544,8 +526,8 @@ async def test_service_can_be_reused_for_several_requests() -> None:
     with ScriptedServer([text_reply("one"), text_reply("two")]) as server:
         service = ChatCompletionsService(server.chat_url, None, "prov")
         try:
-            assert (await collect(service))[1].text == "one"
-            assert (await collect(service))[1].text == "two"
+            assert (await collect_stream(service))[1].text == "one"
+            assert (await collect_stream(service))[1].text == "two"
         finally:
             await service.aclose()
 
@@ -560,7 +542,7 @@ async def test_factory_creates_a_working_service() -> None:
         service = factory.create(server.chat_url, "k", "prov")
         assert isinstance(service, ChatCompletionsService)
         try:
-            _, final = await collect(service)
+            _, final = await collect_stream(service)
         finally:
             await service.aclose()
     assert final.text == "via factory"

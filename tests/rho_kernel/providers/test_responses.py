@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from rho_kernel.providers.events import (
-    ModelRequest,
     ModelResponse,
     ProviderError,
     ReasoningDelta,
@@ -41,34 +40,17 @@ from rho_kernel.testing.replies import (
     fixture_reply,
 )
 from rho_kernel.testing.server import ScriptedServer
+from rho_kernel.testing.streams import collect_stream, model_request
 
 STREAMS = Path(__file__).parents[2] / "fixtures" / "streams"
 EMPTY_SHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-
-
-def request(**overrides: Any) -> ModelRequest:
-    values: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
-    values.update(overrides)
-    return ModelRequest(**values)
-
-
-async def collect(
-    service: ResponsesService, req: ModelRequest | None = None
-) -> tuple[list[StreamEvent], ModelResponse]:
-    events: list[StreamEvent] = []
-    async for event in service.stream(req or request()):
-        events.append(event)
-    final = events.pop()
-    assert isinstance(final, ModelResponse)
-    assert not any(isinstance(event, ModelResponse) for event in events)
-    return events, final
 
 
 async def run_reply(reply: Reply, **service_args: Any) -> tuple[list[StreamEvent], ModelResponse]:
     with ScriptedServer([reply]) as server:
         service = ResponsesService(server.responses_url, None, "prov", **service_args)
         try:
-            return await asyncio.wait_for(collect(service), 10)
+            return await asyncio.wait_for(collect_stream(service), 10)
         finally:
             await service.aclose()
 
@@ -202,7 +184,7 @@ async def decode_fixture(
     with ScriptedServer([reply]) as server:
         service = ResponsesService(server.responses_url, "sk", "prov")
         try:
-            async for event in service.stream(request()):
+            async for event in service.stream(model_request()):
                 events.append(event)
         except ProviderError as exc:
             return events, exc
@@ -367,14 +349,14 @@ async def test_request_body_and_headers() -> None:
     with ScriptedServer([reply]) as server:
         service = ResponsesService(server.responses_url, "sk-test", "prov")
         try:
-            req = request(
+            req = model_request(
                 model="gpt-5",
                 messages=CONVERSATION,
                 tools=tools,
                 max_tokens=123,
                 reasoning_effort="medium",
             )
-            _, final = await collect(service, req)
+            _, final = await collect_stream(service, req)
         finally:
             await service.aclose()
         [recorded] = server.requests
@@ -416,7 +398,7 @@ async def test_minimal_request_has_no_optional_fields_and_no_auth() -> None:
     with ScriptedServer([stream(completed())]) as server:
         service = ResponsesService(server.responses_url, None, "prov")
         try:
-            await collect(service)
+            await collect_stream(service)
         finally:
             await service.aclose()
         [recorded] = server.requests
@@ -703,7 +685,7 @@ async def test_idle_timeout_mid_stream() -> None:
     with ScriptedServer([reply]) as server:
         service = ResponsesService(server.responses_url, None, "prov", idle_timeout=0.3)
         with pytest.raises(ProviderError) as info:
-            async for event in service.stream(request()):
+            async for event in service.stream(model_request()):
                 events.append(event)
         await service.aclose()
     assert time.monotonic() - start < 2.0
@@ -716,7 +698,7 @@ async def test_cancelling_the_consumer_closes_the_stream_promptly() -> None:
         service = ResponsesService(server.responses_url, None, "prov")
 
         async def consume() -> None:
-            async for _ in service.stream(request()):
+            async for _ in service.stream(model_request()):
                 pass
 
         task = asyncio.create_task(consume())
@@ -741,7 +723,7 @@ async def test_factory_creates_a_working_service() -> None:
         service = factory.create(server.responses_url, "k", "prov", idle_timeout=5)
         assert isinstance(service, ResponsesService)
         try:
-            _, final = await collect(service)
+            _, final = await collect_stream(service)
         finally:
             await service.aclose()
     assert final.text == "via factory"

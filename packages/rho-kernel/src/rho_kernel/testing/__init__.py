@@ -16,6 +16,7 @@ from rho_kernel.testing.replies import (
     tool_calls_reply,
 )
 from rho_kernel.testing.server import RecordedRequest, ScriptedServer
+from rho_kernel.testing.streams import collect_stream, model_request
 
 __all__ = [
     "ErrorReply",
@@ -27,9 +28,11 @@ __all__ = [
     "SSEReply",
     "ScriptedServer",
     "approve_all",
+    "collect_stream",
     "deny_all",
     "fixture_reply",
     "in_memory_session",
+    "model_request",
     "redirect_all",
     "run_prompt",
     "text_reply",
