@@ -19,18 +19,6 @@ from rho_kernel.session import (
 )
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
 def make_session(project: Path, home: Path, messages: int, mtime: int) -> Path:
     with Session.create(project, home=home) as session:
         for index in range(messages):

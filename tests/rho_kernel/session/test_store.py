@@ -34,18 +34,6 @@ from rho_kernel.session import (
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
-@pytest.fixture
 def session(project: Path, home: Path) -> Iterator[Session]:
     with Session.create(project, home=home) as created:
         yield created
