@@ -401,7 +401,6 @@ class Runtime:
                 gate=gate,
                 steering=self.steering,
                 provider_name=self.provider.name,
-                endpoint=self.provider.endpoint,
                 catalog=self.catalog,
                 meter=self.meter(),
             )

@@ -69,7 +69,6 @@ class LoopParams:
     gate: ApprovalGate | None = None
     steering: deque[str] = field(default_factory=deque)
     provider_name: str = ""
-    endpoint: str = ""
     catalog: ModelCatalog | None = None
     meter: ContextMeter | None = None
 

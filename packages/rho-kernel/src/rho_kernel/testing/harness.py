@@ -91,7 +91,6 @@ async def run_prompt(
         observers=observers,
         gate=gate,
         provider_name="scripted",
-        endpoint=endpoint,
     )
     try:
         return await run_loop(session or in_memory_session(root), message, params)
