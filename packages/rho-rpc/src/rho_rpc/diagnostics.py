@@ -6,6 +6,8 @@ import os
 import sys
 from typing import Literal
 
+from rho_kernel import diagnostics
+
 Level = Literal["info", "warning", "error"]
 _STYLES = {"info": "dim", "warning": "yellow", "error": "bold red"}
 
@@ -22,8 +24,9 @@ def report(message: str, level: Level = "info") -> None:
 
         Console(stderr=True).print(f"[{_STYLES[level]}]{escape(message)}[/]")
         return
-    prefix = {"info": "", "warning": "warning: ", "error": "error: "}[level]
-    print(f"rho: {prefix}{message}" if prefix else message, file=sys.stderr, flush=True)
+    {"info": diagnostics.info, "warning": diagnostics.warn, "error": diagnostics.error}[level](
+        message
+    )
 
 
 __all__ = ["report"]
