@@ -75,6 +75,15 @@ class RhoProcess:
         request_id = self.request(method, params)
         return self.wait_for(lambda m: m.get("id") == request_id and "method" not in m, timeout)
 
+    def answer_approval(
+        self, request: dict[str, Any], approved: bool = True, message: str | None = None
+    ) -> Any:
+        """Answer an `approval/request` notification's params; returns the request id used."""
+        params: dict[str, Any] = {"approvalId": request["approvalId"], "approved": approved}
+        if message is not None:
+            params["message"] = message
+        return self.request("approvalResponse", params)
+
     def close_stdin(self) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.close()

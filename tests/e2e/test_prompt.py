@@ -77,11 +77,12 @@ def test_write_file_waits_for_approval(start_rho, server: ScriptedServer, projec
     prompt_id = rho.request("prompt", {"message": "write"})
     request = rho.notification("approval/request")["params"]
     assert request["tool"] == "write_file" and request["risk"] == "write"
+    assert request["approvalId"].startswith("ap_")
     assert json.loads(request["arguments"]) == {"path": "out/new.txt", "content": "hi"}
     assert not (project / "out" / "new.txt").exists()
     state = rho.call("getState")["result"]  # answered while the turn waits
     assert state["busy"] is True
-    rho.request("approvalResponse", {"approved": True})
+    rho.answer_approval(request)
     response = rho.wait_for(lambda m: m.get("id") == prompt_id)
     assert response["result"]["reply"] == "written"
     assert (project / "out" / "new.txt").read_text() == "hi"
@@ -109,8 +110,7 @@ def test_denied_write_continues_the_turn(start_rho, server: ScriptedServer, proj
     server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}), text_reply("ok"))
     rho = _start(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "write"})
-    rho.notification("approval/request")
-    rho.request("approvalResponse", {"approved": False})
+    rho.answer_approval(rho.notification("approval/request")["params"], approved=False)
     response = rho.wait_for(lambda m: m.get("id") == prompt_id)
     assert response["result"]["reply"] == "ok"
     assert "tool/denied" in rho.methods_seen()
@@ -126,8 +126,8 @@ def test_redirect_becomes_a_user_turn(start_rho, server: ScriptedServer) -> None
     server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}), text_reply("ok"))
     rho = _start(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "write"})
-    rho.notification("approval/request")
-    rho.request("approvalResponse", {"approved": False, "message": "write y.txt instead"})
+    request = rho.notification("approval/request")["params"]
+    rho.answer_approval(request, approved=False, message="write y.txt instead")
     rho.wait_for(lambda m: m.get("id") == prompt_id)
     assert "tool/denied" not in rho.methods_seen()
     assert server.requests[1].json["messages"][-1] == {
@@ -269,9 +269,9 @@ def test_steering_prompt_is_acknowledged_at_once(
     server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "1"}), text_reply("done"))
     rho = _start(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "w"})
-    rho.notification("approval/request")
+    request = rho.notification("approval/request")["params"]
     assert rho.call("prompt", {"message": "also y", "steer": True})["result"] == {}
-    rho.request("approvalResponse", {"approved": True})
+    rho.answer_approval(request)
     rho.wait_for(lambda m: m.get("id") == prompt_id)
     assert server.requests[1].json["messages"][-1] == {"role": "user", "content": "also y"}
 

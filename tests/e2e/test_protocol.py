@@ -183,8 +183,9 @@ def test_get_state_and_messages(rho: RhoProcess, project: Path) -> None:
     assert str(project) in messages[0]["content"]
 
 
-def test_approval_response_outside_a_flow_is_a_no_op(rho: RhoProcess) -> None:
-    assert rho.call("approvalResponse", {"approved": True})["result"] == {}
+def test_approval_response_outside_a_flow_approves_nothing(rho: RhoProcess) -> None:
+    error = rho.call("approvalResponse", {"approvalId": "ap_123", "approved": True})["error"]
+    assert error["code"] == -32001 and "not pending" in error["message"]
     assert rho.call("abort")["result"] == {}
 
 

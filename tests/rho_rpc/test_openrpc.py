@@ -30,7 +30,9 @@ def test_methods_params_and_results_come_from_the_wire_models(tmp_path: Path) ->
     ]
     assert prompt["params"][0]["schema"]["minLength"] == 1
     assert set(prompt["result"]["schema"]["properties"]) == {"reply", "error"}
-    assert methods["approvalResponse"]["params"][0]["schema"] == {
+    approval = {p["name"]: p for p in methods["approvalResponse"]["params"]}
+    assert approval["approvalId"]["required"] is True
+    assert approval["approved"]["schema"] == {
         "description": "True runs the tool call; false denies it.",
         "title": "Approved",
         "type": "boolean",
@@ -39,7 +41,7 @@ def test_methods_params_and_results_come_from_the_wire_models(tmp_path: Path) ->
     assert "#/components/schemas/ToolInfo" in refs
     assert "ToolInfo" in document["components"]["schemas"]
     notifications = {n["name"] for n in document["x-notifications"]}
-    assert {"ready", "agent/end", "approval/request", "tool/result"} <= notifications
+    assert {"ready", "agent/end", "approval/request", "tool/result", "agent/retry"} <= notifications
 
 
 def test_duplicate_method_names_are_a_startup_error(tmp_path: Path) -> None:

@@ -12,7 +12,9 @@ from rho_kernel import Block, Rewrite, Risk, ToolContext, ToolResult, hookimpl, 
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.loop.agent import EMPTY_REPLY_NUDGE
-from rho_kernel.loop.result import AgentError
+from rho_kernel.loop.observer import Observer
+from rho_kernel.loop.result import AgentError, AgentResult
+from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.testing import (
     ErrorReply,
     HangReply,
@@ -385,18 +387,51 @@ async def test_interception_blocks_and_rewrites(server: ScriptedServer, tmp_path
 async def test_steering_is_injected_at_the_batch_seam(
     server: ScriptedServer, tmp_path: Path
 ) -> None:
-    from collections import deque
+    server.add(tool_call_reply("lookup", {"key": "a"}), text_reply("k"))
+    steering = SteeringQueue()
 
+    class Steerer(Observer):
+        async def on_tool_call(self, name: str, arguments: str) -> None:
+            assert steering.push("also check b")
+
+    await _run_with_steering(server, tmp_path, steering, Steerer())
+    last = server.requests[1].json["messages"]
+    assert [m["role"] for m in last[-2:]] == ["tool", "user"]
+    assert last[-1]["content"] == "also check b"
+    assert len(steering) == 0 and not steering.is_open
+
+
+async def test_steering_after_the_final_answer_gets_one_more_round(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.add(text_reply("first"), text_reply("second"))
+    steering = SteeringQueue()
+
+    class Steerer(Observer):
+        async def on_text_delta(self, delta: str) -> None:
+            if delta == "first":
+                assert steering.push("and one more thing")
+
+    result = await _run_with_steering(server, tmp_path, steering, Steerer())
+    assert result.reply == "second" and result.iterations == 2
+    assert server.requests[1].json["messages"][-1] == {
+        "role": "user",
+        "content": "and one more thing",
+    }
+    assert steering.push("too late") is False
+
+
+async def _run_with_steering(
+    server: ScriptedServer, tmp_path: Path, steering: SteeringQueue, observer: Observer
+) -> AgentResult:
     from rho_kernel.loop.agent import LoopParams, run_loop
     from rho_kernel.plugins import PluginHost
     from rho_kernel.providers.chat_completions import ChatCompletionsService
     from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.tools import ToolRegistry
 
-    server.add(tool_call_reply("lookup", {"key": "a"}), text_reply("k"))
     registry = ToolRegistry()
     registry.register(lookup, "test")
-    steering: deque[str] = deque(["also check b"])
     host = PluginHost(autoload=False)
     host.load_defaults()
     service = ChatCompletionsService(server.chat_url, None, "scripted")
@@ -408,13 +443,12 @@ async def test_steering_is_injected_at_the_batch_seam(
         config=RhoConfig(),
         root=SandboxRoot(tmp_path),
         steering=steering,
+        observers=[observer],
     )
-    await run_loop(in_memory_session(tmp_path), "s", params)
-    await service.aclose()
-    last = server.requests[1].json["messages"]
-    assert [m["role"] for m in last[-2:]] == ["tool", "user"]
-    assert last[-1]["content"] == "also check b"
-    assert not steering
+    try:
+        return await run_loop(in_memory_session(tmp_path), "s", params)
+    finally:
+        await service.aclose()
 
 
 async def test_reasoning_is_summarised_in_the_reply(server: ScriptedServer, tmp_path: Path) -> None:
@@ -472,3 +506,38 @@ async def test_an_unexpected_failure_becomes_an_agent_error(
     assert info.value.category == "session"
     assert observer.names()[-2:] == ["on_state_change", "on_agent_error"]
     assert session.read_custom("rho.turn_error.v1")["category"] == "session"
+
+
+@tool(risk="write")
+def store_text(key: str) -> str:
+    """Store a key (returns text with a lone surrogate, as a broken tool might)."""
+    return f"stored {key} \udc80"
+
+
+async def test_the_approver_sees_the_rewritten_arguments_that_run(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    class Upper:
+        @hookimpl
+        def rho_before_tool_call(self, call, arguments, tool):  # type: ignore[no-untyped-def]
+            return Rewrite({"key": arguments["key"].upper()})
+
+    gate = approve_all()
+    server.add(tool_call_reply("store_text", '{"key":  "abc"}'), text_reply("ok"))
+    result = await run_prompt(
+        "s",
+        endpoint=server.chat_url,
+        root=tmp_path,
+        tools=[store_text],
+        plugins=[Upper()],
+        gate=gate,
+    )
+    assert [r.arguments for r in gate.requests] == ['{"key": "ABC"}']
+    assert gate.requests[0].approval_id.startswith("ap_")
+    assert result.tool_calls[0].output == "stored ABC \ufffd"
+    sent = server.requests[1].json["messages"][-1]
+    assert sent == {
+        "role": "tool",
+        "content": "stored ABC \ufffd",
+        "tool_call_id": "call_scripted_0",
+    }

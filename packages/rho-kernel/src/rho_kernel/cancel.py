@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Awaitable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -39,7 +38,13 @@ class CancelToken:
         await self._event.wait()
 
     async def run(self, awaitable: Awaitable[T]) -> T:
-        """Await `awaitable`, abandoning it (task cancelled) as soon as this token is cancelled."""
+        """Await `awaitable`, cancelling its task as soon as this token is cancelled.
+
+        Raises `Cancelled` when the work was stopped. Work that finishes anyway — it was
+        already done, or it shields a step that cannot stop half-way (`run_to_completion`)
+        and returns its result — is reported as finished: its result is returned, so a
+        completed side effect is never presented as cancelled.
+        """
         self.raise_if_cancelled()
         work = asyncio.ensure_future(awaitable)
         waiter = asyncio.ensure_future(self._event.wait())
@@ -50,6 +55,30 @@ class CancelToken:
         if work.done():
             return work.result()
         work.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):  # abandoned: outcome unused
-            await work
+        try:
+            return await work
+        except asyncio.CancelledError:
+            pass
+        except Exception:  # stopped part-way; the failure is moot once cancelled
+            pass
         raise Cancelled()
+
+
+async def run_to_completion(func: Callable[..., T], /, *args: Any) -> T:
+    """Run blocking `func(*args)` in a worker thread and always wait for its outcome.
+
+    For a step with side effects that cannot stop half-way, such as writing a file: when the
+    awaiting task is cancelled (an abort, a signal), the thread is not abandoned — its result
+    (or exception) is still awaited and returned, so the caller reports what really happened.
+    """
+    future = asyncio.ensure_future(asyncio.to_thread(func, *args))
+    while True:
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()  # the cancellation is answered by finishing, not by stopping
+
+
+__all__ = ["CancelToken", "Cancelled", "run_to_completion"]

@@ -12,6 +12,11 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+# rho's own errors (the range JSON-RPC leaves to the server).
+APPROVAL_NOT_PENDING = -32001
+"""An `approvalResponse` named an approval that is not waiting for an answer."""
+NO_RUNNING_PROMPT = -32002
+"""A steering message arrived while no prompt was running."""
 
 
 class RpcError(Exception):
@@ -45,10 +50,12 @@ class RpcMethod:
 
 
 __all__ = [
+    "APPROVAL_NOT_PENDING",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "METHOD_NOT_FOUND",
+    "NO_RUNNING_PROMPT",
     "PARSE_ERROR",
     "RpcError",
     "RpcMethod",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import platform
-from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -19,6 +18,7 @@ from rho_kernel.cancel import CancelToken
 from rho_kernel.config.loader import load_config
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.loop.agent import AgentLoop, LoopParams
+from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.loop.observer import Observer
 from rho_kernel.loop.result import AgentResult
 from rho_kernel.messages import ChatMessage
@@ -140,7 +140,8 @@ class Runtime:
         #: Every provider rho can switch to, the active one first.
         self.providers: list[ResolvedProvider] = list(providers) or [provider]
         self.session: Session = Session.in_memory(root.path)
-        self.steering: deque[str] = deque()
+        #: Mid-turn steering for the running prompt (open only while one runs).
+        self.steering = SteeringQueue()
         #: Per-plugin state, keyed by something the plugin owns (a class or a module name).
         self.stash: dict[object, object] = {}
         self.cancel: CancelToken | None = None
@@ -410,6 +411,14 @@ class Runtime:
             finally:
                 self.cancel = None
                 self.phase = str(loop.phase.current) if loop.phase.current else None
+
+    def steer(self, message: str) -> bool:
+        """Queue `message` for the running prompt; False (nothing queued) when none runs.
+
+        A message accepted here is always taken in by the running turn: at its next tool-batch
+        seam, or — when the model has just answered — by one more round before the turn ends.
+        """
+        return self.steering.push(message)
 
     def abort(self) -> bool:
         """Cancel the running prompt; False when none runs."""

@@ -6,9 +6,16 @@ from pathlib import Path
 from typing import Any
 
 from rho_kernel.loop.result import AgentError
-from rho_kernel.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError, RpcMethod
+from rho_kernel.rpc import (
+    APPROVAL_NOT_PENDING,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    NO_RUNNING_PROMPT,
+    RpcError,
+    RpcMethod,
+)
 from rho_kernel.runtime import Runtime, StartupError
-from rho_rpc.peer import RpcPeer
+from rho_rpc.peer import ApprovalMismatch, RpcPeer
 from rho_rpc.wire import (
     ApprovalResponseParams,
     EmptyResult,
@@ -44,19 +51,22 @@ def peer_of(runtime: Runtime) -> RpcPeer:
     return peer
 
 
-def core_methods(runtime: Runtime) -> list[RpcMethod]:
-    """prompt, abort, approvalResponse, clear, newSession, getState, getMessages, listTools,
-    listPlugins, listSessions and resumeSession, bound to `runtime`."""
+class CoreMethods:
+    """One handler per core method, bound to a runtime."""
 
-    async def prompt(params: PromptParams) -> PromptResult | EmptyResult:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    # ── prompts and approvals ───────────────────────────────────────────────
+
+    async def prompt(self, params: PromptParams) -> PromptResult | EmptyResult:
         if not params.message.strip():
             raise RpcError(INVALID_PARAMS, "Invalid params: message must not be blank")
         if params.steer:
-            runtime.steering.append(params.message)
-            return EmptyResult()
-        peer = peer_of(runtime)
+            return self._steer(params.message)
+        peer = peer_of(self.runtime)
         try:
-            result = await runtime.prompt(params.message, observers=[peer], gate=peer)
+            result = await self.runtime.prompt(params.message, observers=[peer], gate=peer)
         except AgentError as exc:
             return PromptResult(error=exc.message)
         except StartupError as exc:
@@ -64,29 +74,75 @@ def core_methods(runtime: Runtime) -> list[RpcMethod]:
             return PromptResult(error=str(exc))
         return PromptResult(reply=result.reply)
 
-    async def abort(_: NoParams) -> EmptyResult:
-        runtime.abort()
+    def _steer(self, message: str) -> EmptyResult:
+        if not self.runtime.steer(message):
+            raise RpcError(
+                NO_RUNNING_PROMPT,
+                "no prompt is running, so there is nothing to steer; send the message as a "
+                "prompt (without steer)",
+            )
         return EmptyResult()
 
-    async def approval_response(params: ApprovalResponseParams) -> EmptyResult:
-        peer_of(runtime).answer(params.approved, params.message)
+    async def abort(self, _: NoParams) -> EmptyResult:
+        self.runtime.abort()
         return EmptyResult()
 
-    async def clear(_: NoParams) -> EmptyResult:
+    async def approval_response(self, params: ApprovalResponseParams) -> EmptyResult:
         try:
-            runtime.session.clear()
+            peer_of(self.runtime).answer(params.approvalId, params.approved, params.message)
+        except ApprovalMismatch as exc:
+            raise RpcError(APPROVAL_NOT_PENDING, str(exc)) from None
+        return EmptyResult()
+
+    # ── sessions ────────────────────────────────────────────────────────────
+
+    async def clear(self, _: NoParams) -> EmptyResult:
+        try:
+            self.runtime.session.clear()
         except Exception as exc:
             raise RpcError(INTERNAL_ERROR, f"clear failed: {exc}") from None
         return EmptyResult()
 
-    async def new_session(_: NoParams) -> NewSessionResult:
+    async def new_session(self, _: NoParams) -> NewSessionResult:
         try:
-            session = runtime.new_session()
+            session = self.runtime.new_session()
         except Exception as exc:
             raise RpcError(INTERNAL_ERROR, f"newSession failed: {exc}") from None
         return NewSessionResult(sessionId=session.id, path=str(session.path or ""))
 
-    async def get_state(_: NoParams) -> GetStateResult:
+    async def list_sessions(self, _: NoParams) -> ListSessionsResult:
+        infos = self.runtime.sessions(limit=10)
+        return ListSessionsResult(
+            sessions=[
+                SessionEntry(
+                    path=str(info.path),
+                    id=info.id,
+                    mtimeSecs=info.mtime_secs,
+                    sizeKb=info.size_kb,
+                    entryCount=info.entry_count,
+                    latest=index == 0,
+                )
+                for index, info in enumerate(infos)
+            ]
+        )
+
+    async def resume_session(self, params: ResumeSessionParams) -> ResumeSessionResult:
+        try:
+            session = self.runtime.resume(Path(params.path).expanduser())
+        except StartupError as exc:
+            raise RpcError(INTERNAL_ERROR, str(exc)) from None
+        return ResumeSessionResult(
+            path=str(session.path or ""),
+            sessionId=session.id,
+            model=self.runtime.model,
+            cwd=str(self.runtime.root.path),
+            entryCount=session.entry_count,
+        )
+
+    # ── state ───────────────────────────────────────────────────────────────
+
+    async def get_state(self, _: NoParams) -> GetStateResult:
+        runtime = self.runtime
         session = runtime.session
         return GetStateResult(
             model=runtime.model,
@@ -99,31 +155,65 @@ def core_methods(runtime: Runtime) -> list[RpcMethod]:
             phase=runtime.phase,
         )
 
-    async def get_messages(_: NoParams) -> GetMessagesResult:
-        return GetMessagesResult(messages=[m.to_record() for m in runtime.session.path_messages()])
+    async def get_messages(self, _: NoParams) -> GetMessagesResult:
+        messages = self.runtime.session.path_messages()
+        return GetMessagesResult(messages=[message.to_record() for message in messages])
 
-    async def set_model(params: SetModelParams) -> SetModelResult:
+    async def get_session_stats(self, _: NoParams) -> dict[str, Any]:
+        stats = self.runtime.meter().stats(self.runtime.session).to_wire()
+        stats["apiUsage"] = self.runtime.api_usage.to_wire()
+        return GetSessionStatsResult.model_validate(stats).model_dump(mode="json")
+
+    async def list_tools(self, _: NoParams) -> ListToolsResult:
+        tools = self.runtime.tools
+        return ListToolsResult(
+            tools=[
+                ToolInfo(
+                    name=tool.name,
+                    description=tool.description,
+                    risk=str(tool.risk),  # type: ignore[arg-type]
+                    parameters=tool.parameters,
+                    plugin=tools.owner(tool.name),
+                )
+                for tool in tools
+            ]
+        )
+
+    async def list_plugins(self, _: NoParams) -> ListPluginsResult:
+        plugins = self.runtime.plugins
+        return ListPluginsResult(
+            plugins=[
+                PluginEntry(name=info.name, version=info.version, hooks=info.hooks)
+                for info in plugins.plugins()
+            ],
+            failed=[{"name": name, "error": error} for name, error in plugins.failures],
+        )
+
+    # ── models and providers ────────────────────────────────────────────────
+
+    async def set_model(self, params: SetModelParams) -> SetModelResult:
         try:
-            provider = await runtime.set_model(params.model)
+            provider = await self.runtime.set_model(params.model)
         except ValueError as exc:
             raise RpcError(INVALID_PARAMS, str(exc)) from None
-        snapshot = runtime.meter().snapshot(runtime.session)
+        snapshot = self.runtime.meter().snapshot(self.runtime.session)
         return SetModelResult(
-            model=runtime.model,
+            model=self.runtime.model,
             provider=provider.name,
             contextWindow=snapshot["contextWindow"],
             estimatedUsed=snapshot["estimatedUsed"],
             utilizationPercent=snapshot["utilizationPercent"],
         )
 
-    async def list_models(_: NoParams) -> ListModelsResult:
-        listed, errors = await runtime.models()
+    async def list_models(self, _: NoParams) -> ListModelsResult:
+        listed, errors = await self.runtime.models()
         return ListModelsResult(
             models=[ModelEntry(id=model_id, provider=name) for model_id, name in listed],
             errors=errors,
         )
 
-    async def list_providers(_: NoParams) -> ListProvidersResult:
+    async def list_providers(self, _: NoParams) -> ListProvidersResult:
+        runtime = self.runtime
         reachable = await runtime.reachability()
         return ListProvidersResult(
             providers=[
@@ -139,178 +229,51 @@ def core_methods(runtime: Runtime) -> list[RpcMethod]:
             ]
         )
 
-    async def get_session_stats(_: NoParams) -> dict[str, Any]:
-        stats = runtime.meter().stats(runtime.session).to_wire()
-        stats["apiUsage"] = runtime.api_usage.to_wire()
-        return GetSessionStatsResult.model_validate(stats).model_dump(mode="json")
 
-    async def list_tools(_: NoParams) -> ListToolsResult:
-        return ListToolsResult(
-            tools=[
-                ToolInfo(
-                    name=tool.name,
-                    description=tool.description,
-                    risk=str(tool.risk),  # type: ignore[arg-type]
-                    parameters=tool.parameters,
-                    plugin=runtime.tools.owner(tool.name),
-                )
-                for tool in runtime.tools
-            ]
-        )
+def _is_steering(raw: dict[str, object]) -> bool:
+    return raw.get("steer") is True
 
-    async def list_plugins(_: NoParams) -> ListPluginsResult:
-        return ListPluginsResult(
-            plugins=[
-                PluginEntry(name=info.name, version=info.version, hooks=info.hooks)
-                for info in runtime.plugins.plugins()
-            ],
-            failed=[{"name": name, "error": error} for name, error in runtime.plugins.failures],
-        )
 
-    async def list_sessions(_: NoParams) -> ListSessionsResult:
-        infos = runtime.sessions(limit=10)
-        return ListSessionsResult(
-            sessions=[
-                SessionEntry(
-                    path=str(info.path),
-                    id=info.id,
-                    mtimeSecs=info.mtime_secs,
-                    sizeKb=info.size_kb,
-                    entryCount=info.entry_count,
-                    latest=index == 0,
-                )
-                for index, info in enumerate(infos)
-            ]
-        )
+#: (name, handler attribute, params, result, summary, concurrent) of every core method.
+_TABLE: tuple[tuple[str, str, type, type, str, Any], ...] = (
+    ("prompt", "prompt", PromptParams, PromptResult,
+     "Run a user message through the agent (or steer the running prompt).", _is_steering),
+    ("abort", "abort", NoParams, EmptyResult,
+     "Cancel the running prompt, including a model request in flight.", True),
+    ("approvalResponse", "approval_response", ApprovalResponseParams, EmptyResult,
+     "Answer the approval/request named by approvalId.", True),
+    ("clear", "clear", NoParams, EmptyResult,
+     "Branch back to the system message; the old branch stays on disk.", False),
+    ("newSession", "new_session", NoParams, NewSessionResult, "Start a new session.", False),
+    ("getState", "get_state", NoParams, GetStateResult,
+     "Model, provider, project root and message count.", True),
+    ("getMessages", "get_messages", NoParams, GetMessagesResult,
+     "The messages on the current branch.", True),
+    ("listTools", "list_tools", NoParams, ListToolsResult, "The tools the model can call.", True),
+    ("listPlugins", "list_plugins", NoParams, ListPluginsResult,
+     "Loaded plugins with versions and hooks, and the ones that failed.", True),
+    ("listSessions", "list_sessions", NoParams, ListSessionsResult,
+     "The 10 most recent sessions of this project.", True),
+    ("setModel", "set_model", SetModelParams, SetModelResult,
+     "Switch model (bare id, found on the provider that lists it, or provider:id).", False),
+    ("listModels", "list_models", NoParams, ListModelsResult,
+     "Every model of every configured provider.", True),
+    ("listProviders", "list_providers", NoParams, ListProvidersResult,
+     "Configured providers: active, external, reachable.", True),
+    ("getSessionStats", "get_session_stats", NoParams, GetSessionStatsResult,
+     "Context usage estimates by role, resolution and phase, and API usage.", True),
+    ("resumeSession", "resume_session", ResumeSessionParams, ResumeSessionResult,
+     "Continue a saved session.", False),
+)  # fmt: skip
 
-    async def resume_session(params: ResumeSessionParams) -> ResumeSessionResult:
-        try:
-            session = runtime.resume(Path(params.path).expanduser())
-        except StartupError as exc:
-            raise RpcError(INTERNAL_ERROR, str(exc)) from None
-        return ResumeSessionResult(
-            path=str(session.path or ""),
-            sessionId=session.id,
-            model=runtime.model,
-            cwd=str(runtime.root.path),
-            entryCount=session.entry_count,
-        )
 
-    def steering(raw: dict[str, object]) -> bool:
-        return raw.get("steer") is True
-
+def core_methods(runtime: Runtime) -> list[RpcMethod]:
+    """The core methods (prompt, approvals, sessions, state, models, tools, plugins)."""
+    handlers = CoreMethods(runtime)
     return [
-        RpcMethod(
-            "prompt",
-            prompt,
-            PromptParams,
-            PromptResult,
-            "Run a user message through the agent (or steer the running turn).",
-            steering,
-        ),
-        RpcMethod(
-            "abort",
-            abort,
-            NoParams,
-            EmptyResult,
-            "Cancel the running prompt, including a model request in flight.",
-            True,
-        ),
-        RpcMethod(
-            "approvalResponse",
-            approval_response,
-            ApprovalResponseParams,
-            EmptyResult,
-            "Answer the pending approval/request (outside a flow: a no-op).",
-            True,
-        ),
-        RpcMethod(
-            "clear",
-            clear,
-            NoParams,
-            EmptyResult,
-            "Branch back to the system message; the old branch stays on disk.",
-        ),
-        RpcMethod("newSession", new_session, NoParams, NewSessionResult, "Start a new session."),
-        RpcMethod(
-            "getState",
-            get_state,
-            NoParams,
-            GetStateResult,
-            "Model, provider, project root and message count.",
-            True,
-        ),
-        RpcMethod(
-            "getMessages",
-            get_messages,
-            NoParams,
-            GetMessagesResult,
-            "The messages on the current branch.",
-            True,
-        ),
-        RpcMethod(
-            "listTools",
-            list_tools,
-            NoParams,
-            ListToolsResult,
-            "The tools the model can call.",
-            True,
-        ),
-        RpcMethod(
-            "listPlugins",
-            list_plugins,
-            NoParams,
-            ListPluginsResult,
-            "Loaded plugins with versions and hooks, and the ones that failed.",
-            True,
-        ),
-        RpcMethod(
-            "listSessions",
-            list_sessions,
-            NoParams,
-            ListSessionsResult,
-            "The 10 most recent sessions of this project.",
-            True,
-        ),
-        RpcMethod(
-            "setModel",
-            set_model,
-            SetModelParams,
-            SetModelResult,
-            "Switch model (bare id, found on the provider that lists it, or provider:id).",
-        ),
-        RpcMethod(
-            "listModels",
-            list_models,
-            NoParams,
-            ListModelsResult,
-            "Every model of every configured provider.",
-            True,
-        ),
-        RpcMethod(
-            "listProviders",
-            list_providers,
-            NoParams,
-            ListProvidersResult,
-            "Configured providers: active, external, reachable.",
-            True,
-        ),
-        RpcMethod(
-            "getSessionStats",
-            get_session_stats,
-            NoParams,
-            GetSessionStatsResult,
-            "Context usage estimates by role, resolution and phase, and API usage.",
-            True,
-        ),
-        RpcMethod(
-            "resumeSession",
-            resume_session,
-            ResumeSessionParams,
-            ResumeSessionResult,
-            "Continue a saved session.",
-        ),
+        RpcMethod(name, getattr(handlers, attribute), params, result, summary, concurrent)
+        for name, attribute, params, result, summary, concurrent in _TABLE
     ]
 
 
-__all__ = ["core_methods", "peer_of"]
+__all__ = ["CoreMethods", "core_methods", "peer_of"]

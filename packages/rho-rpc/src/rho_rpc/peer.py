@@ -14,53 +14,68 @@ from rho_kernel.tools.base import Risk, ToolResult
 Notify = Callable[[str, dict[str, Any] | None], None]
 
 
+class ApprovalMismatch(Exception):
+    """An `approvalResponse` named no pending approval; the message says which is pending."""
+
+
 class RpcPeer(Observer):
     """Turns loop events into notifications and is the approval gate of RPC mode.
 
-    An `approval/request` notification is sent and the call waits for `approvalResponse`.
-    Once the input has ended no answer can come, so pending and later requests are denied.
+    Each `approval/request` carries a fresh `approvalId` and waits for the `approvalResponse`
+    that names it. An answer naming anything else — an approval already answered, cancelled
+    by `abort`, or never asked — is refused and decides nothing. Once the input has ended no
+    answer can come, so pending and later requests are denied.
     """
 
     def __init__(self, notify: Notify) -> None:
         self.notify = notify
-        self._pending: asyncio.Future[ApprovalDecision] | None = None
+        self._pending: dict[str, asyncio.Future[ApprovalDecision]] = {}
         self.input_closed = False
 
     # ── approval gate ───────────────────────────────────────────────────────
 
     async def request(self, request: ApprovalRequest) -> ApprovalDecision:
-        """Ask the client; waits for `approvalResponse` (denied once input has ended)."""
+        """Ask the client; waits for the `approvalResponse` naming this request."""
         if self.input_closed:
             return ApprovalDecision.denied()
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
-        self._pending = future
+        self._pending[request.approval_id] = future
         self.notify(
             "approval/request",
-            {"tool": request.tool, "arguments": request.arguments, "risk": str(request.risk)},
+            {
+                "approvalId": request.approval_id,
+                "tool": request.tool,
+                "arguments": request.arguments,
+                "risk": str(request.risk),
+            },
         )
         try:
             return await future
         finally:
-            if self._pending is future:
-                self._pending = None
+            self._pending.pop(request.approval_id, None)
 
-    def answer(self, approved: bool, message: str | None) -> bool:
-        """Resolve the pending approval; False when none is pending (a no-op)."""
-        future = self._pending
+    def answer(self, approval_id: str, approved: bool, message: str | None) -> None:
+        """Resolve the approval named `approval_id`; `ApprovalMismatch` when it is not pending."""
+        future = self._pending.get(approval_id)
         if future is None or future.done():
-            return False
+            pending = ", ".join(repr(key) for key in self._pending) or "none"
+            raise ApprovalMismatch(
+                f"approval {approval_id!r} is not pending (pending: {pending}); "
+                "nothing was approved or denied"
+            )
         if approved:
             future.set_result(ApprovalDecision.approved())
         elif message:
             future.set_result(ApprovalDecision.redirect(message))
         else:
             future.set_result(ApprovalDecision.denied())
-        return True
 
     def close_input(self) -> None:
         """Input ended: deny whatever is pending and everything asked from now on."""
         self.input_closed = True
-        self.answer(False, None)
+        for future in list(self._pending.values()):
+            if not future.done():
+                future.set_result(ApprovalDecision.denied())
 
     # ── observer ────────────────────────────────────────────────────────────
 
@@ -92,6 +107,17 @@ class RpcPeer(Observer):
     ) -> None:
         self.notify("usage", {"iteration": iteration, "usage": usage, "context": context})
 
+    async def on_retry(self, attempt: int, max_attempts: int, delay: float, reason: str) -> None:
+        self.notify(
+            "agent/retry",
+            {
+                "attempt": attempt,
+                "maxAttempts": max_attempts,
+                "delayMs": round(delay * 1000),
+                "reason": reason,
+            },
+        )
+
     async def on_agent_end(self, result: AgentResult) -> None:
         self.notify("agent/end", result.to_wire())
 
@@ -102,4 +128,4 @@ class RpcPeer(Observer):
         """Sent by `request` instead, so that a gate-less run sends nothing."""
 
 
-__all__ = ["RpcPeer"]
+__all__ = ["ApprovalMismatch", "RpcPeer"]

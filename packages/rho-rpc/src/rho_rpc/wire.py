@@ -44,8 +44,9 @@ class PromptParams(Params):
     message: str = Field(min_length=1, description="The user's message (must not be empty).")
     steer: bool = Field(
         False,
-        description="Queue the message as mid-turn steering, injected at the next tool-batch seam; "
-        "answered at once with {}.",
+        description="Steer the running prompt: answered at once with {}; the message becomes a "
+        "user turn at the next tool-batch seam, or one more round if the model has just "
+        "answered. Refused (-32002) when no prompt is running.",
     )
 
 
@@ -57,8 +58,13 @@ class PromptResult(Result):
 
 
 class ApprovalResponseParams(Params):
-    """`approvalResponse`: answer the pending `approval/request`."""
+    """`approvalResponse`: answer the pending `approval/request` named by `approvalId`."""
 
+    approvalId: str = Field(
+        description="The approvalId of the approval/request being answered. Required: a "
+        "response without it, or naming an approval that is not pending (already answered, "
+        "cancelled, or never asked), is an error and approves nothing."
+    )
     approved: bool = Field(description="True runs the tool call; false denies it.")
     message: str | None = Field(
         None,
@@ -327,11 +333,24 @@ class ToolDeniedParams(Wire):
 
 
 class ApprovalRequestParams(Wire):
-    """`approval/request`: answer with `approvalResponse`."""
+    """`approval/request`: answer with `approvalResponse` carrying the same `approvalId`."""
 
+    approvalId: str = Field(description="Names this request; the response must carry it back.")
     tool: str
-    arguments: str
+    arguments: str = Field(
+        description="Exactly the arguments that will run, as canonical JSON (after decoding and "
+        "any rewrite by a plugin), not the model's raw text."
+    )
     risk: Literal["read", "write", "destructive", "network"]
+
+
+class RetryParams(Wire):
+    """`agent/retry`: a model request failed with a retryable error and will be retried."""
+
+    attempt: int = Field(description="This retry's number, from 1.")
+    maxAttempts: int = Field(description="Retries allowed ([agent] retry_budget).")
+    delayMs: int = Field(description="Milliseconds until the retry is sent.")
+    reason: str = Field(description="The error, in words (names the provider or endpoint).")
 
 
 class UsageTotals(Wire):
@@ -427,6 +446,7 @@ NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "tool/denied": ToolDeniedParams,
     "tool/result": ToolResultParams,
     "usage": UsageParams,
+    "agent/retry": RetryParams,
     "agent/end": AgentEndParams,
     "agent/error": AgentErrorParams,
 }

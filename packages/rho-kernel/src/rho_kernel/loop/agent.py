@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 import time
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rho_kernel import diagnostics
 from rho_kernel.cancel import Cancelled, CancelToken
+from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.loop.approval import ApprovalDecision, ApprovalGate, ApprovalRequest
+from rho_kernel.loop.arguments import ArgumentsError, decode_arguments, encode_arguments
 from rho_kernel.loop.guards import PhaseTracker, StuckLoopDetector
 from rho_kernel.loop.observer import Observer
 from rho_kernel.loop.result import (
@@ -23,6 +23,7 @@ from rho_kernel.loop.result import (
     RunUsage,
     ToolCallRecord,
 )
+from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.messages import ChatMessage, ToolCall
 from rho_kernel.providers.events import (
     ModelRequest,
@@ -31,7 +32,7 @@ from rho_kernel.providers.events import (
     ReasoningDelta,
     TextDelta,
 )
-from rho_kernel.tools.base import Risk, ToolContext, ToolError, ToolResult
+from rho_kernel.tools.base import Risk, Tool, ToolContext, ToolError, ToolResult
 from rho_kernel.tools.intercept import Block
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ EMPTY_REPLY_GIVE_UP = (
     "Try rephrasing the request or switching to a more capable model."
 )
 TURN_ERROR_KIND = "rho.turn_error.v1"
+CANCELLED = "Tool call cancelled."
+CANCELLED_BEFORE_RUN = "Tool call cancelled before it ran."
 
 
 @dataclass
@@ -67,7 +70,7 @@ class LoopParams:
     cancel: CancelToken = field(default_factory=CancelToken)
     observers: Sequence[Observer] = ()
     gate: ApprovalGate | None = None
-    steering: deque[str] = field(default_factory=deque)
+    steering: SteeringQueue = field(default_factory=SteeringQueue)
     provider_name: str = ""
     catalog: ModelCatalog | None = None
     meter: ContextMeter | None = None
@@ -108,10 +111,7 @@ class AgentLoop:
             try:
                 await getattr(observer, method)(*args)
             except Exception as exc:  # an observer must never stop the loop
-                print(
-                    f"rho: observer {type(observer).__name__}.{method} failed: {exc}",
-                    file=sys.stderr,
-                )
+                diagnostics.warn(f"observer {type(observer).__name__}.{method} failed: {exc}")
 
     async def state(self, state: str) -> None:
         await self.emit("on_state_change", state)
@@ -121,13 +121,16 @@ class AgentLoop:
     async def run(self, message: str) -> AgentResult:
         """Append `message` as a user turn and loop until the model answers or a guard stops it."""
         await self.emit("on_agent_start")
-        self.session.append_message(ChatMessage.user(message))
+        self.p.steering.open()
         try:
+            self.session.append_message(ChatMessage.user(scrub_surrogates(message)))
             result = await self._loop()
         except AgentError as exc:
+            self.p.steering.close()
             await self._fail(exc)
             raise
         except Exception as exc:  # a session write failed, a plugin broke the loop, …
+            self.p.steering.close()
             error = AgentError(f"{type(exc).__name__}: {exc}", _category(exc))
             await self._fail(error)
             raise error from exc
@@ -179,17 +182,25 @@ class AgentLoop:
             )
             self.last_text = self._format_reply(response)
             if not response.tool_calls:
+                if self._take_steering():  # steered after the last tool batch: answer it too
+                    continue
                 self.phase.conclude()
                 return self._finish("stop")
             try:
                 await self._run_batch(response.tool_calls)
             except _Redirected as redirect:
-                self.session.append_message(ChatMessage.user(redirect.message))
+                self.session.append_message(ChatMessage.user(scrub_surrogates(redirect.message)))
                 continue
             except Cancelled:
                 return self._finish("cancelled")
-            while self.p.steering:
-                self.session.append_message(ChatMessage.user(self.p.steering.popleft()))
+            self._take_steering()
+
+    def _take_steering(self) -> bool:
+        """Append the queued steering messages as user turns; whether there were any."""
+        messages = self.p.steering.take()
+        for text in messages:
+            self.session.append_message(ChatMessage.user(scrub_surrogates(text)))
+        return bool(messages)
 
     async def _fail(self, error: AgentError) -> None:
         self._record_turn_error(error)
@@ -197,6 +208,7 @@ class AgentLoop:
         await self.emit("on_agent_error", error.message)
 
     def _finish(self, reason: FinishReason) -> AgentResult:
+        self.p.steering.close()  # in the same step as the decision to end: nothing slips in
         return AgentResult(
             reply=self.last_text,
             iterations=self.iterations,
@@ -219,7 +231,7 @@ class AgentLoop:
                 TURN_ERROR_KIND, {"category": error.category, "error": error.message}
             )
         except Exception as exc:  # recording the failure must not hide it
-            print(f"rho: could not record the turn error: {exc}", file=sys.stderr)
+            diagnostics.warn(f"could not record the turn error: {exc}")
 
     # ── model calls ─────────────────────────────────────────────────────────
 
@@ -244,14 +256,7 @@ class AgentLoop:
                 if attempt >= self.agent.retry_budget:
                     raise _RetryBudgetExhausted(exc, attempt + 1) from None
                 attempt += 1
-                backoff = self.agent.initial_backoff_ms / 1000 * 2 ** min(attempt, 6)
-                delay = max(backoff, exc.retry_after or 0.0)
-                print(
-                    f"rho: {exc.message} — retrying in {delay:.1f}s "
-                    f"(attempt {attempt} of {self.agent.retry_budget})",
-                    file=sys.stderr,
-                )
-                await self.p.cancel.run(asyncio.sleep(delay))
+                await self._back_off(attempt, exc)
                 continue
             self.usage.request_count += 1
             cost = 0.0
@@ -268,6 +273,17 @@ class AgentLoop:
             context = self.p.meter.snapshot(self.session) if self.p.meter is not None else {}
             await self.emit("on_usage", self.iterations + 1, _usage_wire(response, cost), context)
             return response
+
+    async def _back_off(self, attempt: int, error: ProviderError) -> None:
+        """Wait before retry `attempt` (1-based): initial × 2^(attempt−1), or `Retry-After`."""
+        backoff = self.agent.initial_backoff_ms / 1000 * 2 ** min(attempt - 1, 6)
+        delay = max(backoff, error.retry_after or 0.0)
+        diagnostics.info(
+            f"{error.message} — retrying in {delay:.1f}s "
+            f"(attempt {attempt} of {self.agent.retry_budget})"
+        )
+        await self.emit("on_retry", attempt, self.agent.retry_budget, delay, error.message)
+        await self.p.cancel.run(asyncio.sleep(delay))
 
     async def _stream(self, request: ModelRequest) -> ModelResponse:
         async for event in self.p.service.stream(request):
@@ -288,7 +304,7 @@ class AgentLoop:
     async def _run_batch(self, calls: list[ToolCall]) -> None:
         for index, call in enumerate(calls):
             if self.p.cancel.cancelled:
-                self._skip_rest(calls[index:], "Tool call cancelled before it ran.")
+                self._skip_rest(calls[index:], CANCELLED_BEFORE_RUN)
                 raise Cancelled()
             try:
                 await self._run_call(call)
@@ -298,7 +314,7 @@ class AgentLoop:
                 )
                 raise
             except Cancelled:
-                self._skip_rest(calls[index + 1 :], "Tool call cancelled before it ran.")
+                self._skip_rest(calls[index + 1 :], CANCELLED_BEFORE_RUN)
                 raise
 
     def _skip_rest(self, calls: list[ToolCall], text: str) -> None:
@@ -307,77 +323,83 @@ class AgentLoop:
             self.session.append_message(ChatMessage.tool_result(call.id, text, True))
 
     async def _run_call(self, call: ToolCall) -> None:
-        name = call.name
-        await self.emit("on_tool_call", name, call.arguments)
-        tool = self.p.tools.get(name)
-        try:
-            decoded = json.loads(call.arguments) if call.arguments.strip() else {}
-        except (json.JSONDecodeError, RecursionError) as exc:
-            await self._finish_call(
-                call,
-                ToolResult.error(
-                    f"{name}: the arguments are not valid JSON ({exc}). "
-                    "Send the arguments as one JSON object."
-                ),
-                "error",
-            )
+        """One call: announce, decode and intercept, authorise, execute, record."""
+        await self.emit("on_tool_call", call.name, call.arguments)
+        prepared = await self._prepare(call)
+        if prepared is None:
             return
-        if not isinstance(decoded, dict):
-            await self._finish_call(
-                call,
-                ToolResult.error(
-                    f"{name}: the arguments must be a JSON object, got {type(decoded).__name__}"
-                ),
-                "error",
-            )
+        tool, arguments = prepared
+        if not await self._authorise(call, tool, arguments):
             return
-        arguments: dict[str, Any] = decoded
+        await self._execute(call, tool, arguments)
 
+    async def _prepare(self, call: ToolCall) -> tuple[Tool, dict[str, Any]] | None:
+        """Decode the arguments, let plugins block or rewrite, find the tool (None: finished)."""
+        tool = self.p.tools.get(call.name)
+        try:
+            arguments = decode_arguments(call.arguments)
+        except ArgumentsError as exc:
+            await self._finish_call(
+                call,
+                ToolResult.error(f"{call.name}: {exc}. Send the arguments as one JSON object."),
+                "error",
+            )
+            return None
         intercepted = self.p.plugins.intercept(call, arguments, tool)
         if isinstance(intercepted, Block):
             await self._finish_call(
                 call, ToolResult.error(f"Tool call blocked: {intercepted.reason}"), "blocked"
             )
-            return
-        arguments = intercepted
-
+            return None
         if tool is None:
             available = ", ".join(sorted(t.name for t in self.p.tools)) or "none"
             await self._finish_call(
                 call,
-                ToolResult.error(f"unknown tool '{name}'. Available tools: {available}"),
+                ToolResult.error(f"unknown tool '{call.name}'. Available tools: {available}"),
                 "error",
             )
-            return
+            return None
+        return tool, intercepted
 
-        risk = tool.risk
+    async def _authorise(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> bool:
+        """Apply the approval policy and ask the gate; False when the call must not run."""
         mode = self.p.plugins.first(
-            "rho_approval_policy", tool_name=name, risk=risk, config=self.p.config
-        ) or ("auto" if risk == Risk.READ else "ask")
+            "rho_approval_policy", tool_name=call.name, risk=tool.risk, config=self.p.config
+        ) or ("auto" if tool.risk == Risk.READ else "ask")
         if mode == "deny":
-            await self.emit("on_tool_denied", name)
+            await self.emit("on_tool_denied", call.name)
+            denial = f'Tool call denied by policy: [approval.per_tool] {call.name} = "deny".'
+            await self._finish_call(call, ToolResult.error(denial), "denied")
+            return False
+        if mode != "ask":
+            return True
+        try:
+            decision = await self._ask(call, tool.risk, arguments)
+        except Cancelled:
+            await self._finish_call(call, ToolResult.error(CANCELLED), "error")
+            raise
+        if decision.kind == "redirect":
             await self._finish_call(
-                call,
-                ToolResult.error(
-                    f'Tool call denied by policy: [approval.per_tool] {name} = "deny".'
-                ),
-                "denied",
+                call, ToolResult.error("Tool call redirected by user."), "denied"
             )
-            return
-        if mode == "ask":
-            decision = await self._ask(call, risk)
-            if decision.kind == "redirect":
-                await self._finish_call(
-                    call, ToolResult.error("Tool call redirected by user."), "denied"
-                )
-                raise _Redirected(decision.message or "")
-            if decision.kind == "denied":
-                await self.emit("on_tool_denied", name)
-                await self._finish_call(
-                    call, ToolResult.error("Tool call denied by user."), "denied"
-                )
-                return
+            raise _Redirected(decision.message or "")
+        if decision.kind == "denied":
+            await self.emit("on_tool_denied", call.name)
+            await self._finish_call(call, ToolResult.error("Tool call denied by user."), "denied")
+            return False
+        return True
 
+    async def _ask(self, call: ToolCall, risk: Risk, arguments: dict[str, Any]) -> ApprovalDecision:
+        shown = encode_arguments(arguments)
+        await self.state("awaiting_approval")
+        await self.emit("on_approval_requested", call.name, shown, risk)
+        if self.p.gate is None:
+            return ApprovalDecision.denied()
+        request = ApprovalRequest(tool=call.name, arguments=shown, risk=risk, call_id=call.id)
+        return await self.p.cancel.run(self.p.gate.request(request))
+
+    async def _execute(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> None:
+        """Run the tool, pass the result through the after-call hooks and guards, record it."""
         await self.state("executing_tool")
         started = time.monotonic()
         ctx = ToolContext(
@@ -388,32 +410,22 @@ class AgentLoop:
             result = await self.p.cancel.run(tool.execute(arguments, ctx))
             if not isinstance(result, ToolResult):
                 result = ToolResult.error(
-                    f"{name}: the tool returned {type(result).__name__}, not a ToolResult"
+                    f"{call.name}: the tool returned {type(result).__name__}, not a ToolResult"
                 )
         except Cancelled:
-            result = ToolResult.error("Tool call cancelled.")
+            result = ToolResult.error(CANCELLED)
             cancelled = True
         except ToolError as exc:
             result = ToolResult.error(str(exc))
         except Exception as exc:
-            result = ToolResult.error(f"{name}: {type(exc).__name__}: {exc}")
+            result = ToolResult.error(f"{call.name}: {type(exc).__name__}: {exc}")
         duration = int((time.monotonic() - started) * 1000)
         result = self.p.plugins.after_tool_call(call, result)
         self.phase.record(tool.phase)
-        result = self.stuck.check(name, call.arguments, result)
+        result = self.stuck.check(call.name, call.arguments, result)
         await self._finish_call(call, result, "error" if result.is_error else "success", duration)
         if cancelled:
             raise Cancelled()
-
-    async def _ask(self, call: ToolCall, risk: Risk) -> ApprovalDecision:
-        await self.state("awaiting_approval")
-        await self.emit("on_approval_requested", call.name, call.arguments, risk)
-        if self.p.gate is None:
-            return ApprovalDecision.denied()
-        request = ApprovalRequest(
-            tool=call.name, arguments=call.arguments, risk=risk, call_id=call.id
-        )
-        return await self.p.cancel.run(self.p.gate.request(request))
 
     async def _finish_call(
         self,
@@ -422,15 +434,16 @@ class AgentLoop:
         outcome: OutcomeKind,
         duration_ms: int | None = None,
     ) -> None:
-        self.session.append_message(
-            ChatMessage.tool_result(call.id, result.output, result.is_error)
-        )
+        output = scrub_surrogates(result.output)
+        if output is not result.output:
+            result = ToolResult(output, result.is_error, result.details)
+        self.session.append_message(ChatMessage.tool_result(call.id, output, result.is_error))
         self.records.append(
             ToolCallRecord(
                 name=call.name,
                 arguments=call.arguments,
                 outcome=outcome,
-                output=result.output,
+                output=output,
                 duration_ms=duration_ms,
             )
         )
@@ -473,4 +486,11 @@ async def run_loop(session: Session, message: str, params: LoopParams) -> AgentR
     return await AgentLoop(session, params).run(message)
 
 
-__all__ = ["EMPTY_REPLY_NUDGE", "TURN_ERROR_KIND", "AgentLoop", "LoopParams", "run_loop"]
+__all__ = [
+    "CANCELLED",
+    "EMPTY_REPLY_NUDGE",
+    "TURN_ERROR_KIND",
+    "AgentLoop",
+    "LoopParams",
+    "run_loop",
+]

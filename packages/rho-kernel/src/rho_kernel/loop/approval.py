@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import secrets
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from rho_kernel.tools.base import Risk
 
 
+def new_approval_id() -> str:
+    """A fresh approval id (`ap_` and 12 hex digits), unique within a process."""
+    return f"ap_{secrets.token_hex(6)}"
+
+
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
-    """A tool call waiting for a human decision."""
+    """A tool call waiting for a human decision.
+
+    `arguments` is the canonical JSON of exactly the arguments that will run (after decoding
+    and any rewrite by a `rho_before_tool_call` plugin), not the model's raw text.
+    `approval_id` names this one request: a decision is valid for it and for nothing else.
+    """
 
     tool: str
     arguments: str
     risk: Risk
     call_id: str
+    approval_id: str = field(default_factory=new_approval_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,4 +56,4 @@ class ApprovalGate(Protocol):
     async def request(self, request: ApprovalRequest) -> ApprovalDecision: ...
 
 
-__all__ = ["ApprovalDecision", "ApprovalGate", "ApprovalRequest"]
+__all__ = ["ApprovalDecision", "ApprovalGate", "ApprovalRequest", "new_approval_id"]

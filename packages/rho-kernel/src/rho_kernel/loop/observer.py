@@ -32,7 +32,8 @@ class Observer:
         """The model called a tool (before interception and approval)."""
 
     async def on_approval_requested(self, name: str, arguments: str, risk: Risk) -> None:
-        """The loop is waiting for the approval gate."""
+        """The loop is waiting for the approval gate; `arguments` is the canonical JSON of
+        exactly the arguments that will run."""
 
     async def on_tool_denied(self, name: str) -> None:
         """The gate denied a call."""
@@ -44,6 +45,10 @@ class Observer:
         self, iteration: int, usage: dict[str, Any], context: dict[str, Any]
     ) -> None:
         """A model response completed; `usage` is this iteration's, `context` a live snapshot."""
+
+    async def on_retry(self, attempt: int, max_attempts: int, delay: float, reason: str) -> None:
+        """A model request failed with a retryable error; retry `attempt` of `max_attempts`
+        starts after `delay` seconds. `reason` is the error, in words."""
 
     async def on_agent_end(self, result: AgentResult) -> None:
         """The prompt finished (any finish reason)."""

@@ -1,0 +1,233 @@
+"""Approvals bound to their call, one decoding of arguments, abort and signals mid-call,
+steering and retries, through the real `rho` process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from rho_process import RhoProcess  # type: ignore[import-not-found]
+
+from rho_kernel.testing import ErrorReply, ScriptedServer, text_reply, tool_calls_reply
+
+WRITE = "write_file"
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as scripted:
+        yield scripted
+
+
+def _start(start_rho, server: ScriptedServer, *extra: str, env=None) -> RhoProcess:  # type: ignore[no-untyped-def]
+    process = start_rho("--endpoint", server.chat_url, "-m", "m", "--ephemeral", *extra, env=env)
+    assert process.read()["method"] == "ready"
+    return process
+
+
+def _writes(*names: str) -> object:
+    return tool_calls_reply([(WRITE, {"path": name, "content": name}) for name in names])
+
+
+def _response(rho: RhoProcess, request_id: object) -> dict:
+    def matches(message: dict) -> bool:
+        return message.get("id") == request_id and "method" not in message
+
+    earlier = [m for m in rho.seen if matches(m)]
+    return earlier[0] if earlier else rho.wait_for(matches)
+
+
+def test_a_double_clicked_approve_approves_only_its_own_call(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    server.add(_writes("a.txt", "b.txt"), text_reply("done"))
+    rho = _start(start_rho, server)
+    prompt_id = rho.request("prompt", {"message": "write two"})
+    first = rho.notification("approval/request")["params"]
+    click1 = rho.answer_approval(first)
+    click2 = rho.answer_approval(first)
+    assert _response(rho, click1)["result"] == {}
+    second = rho.notification("approval/request")["params"]
+    error = _response(rho, click2)["error"]
+    assert error["code"] == -32001 and first["approvalId"] in error["message"]
+    assert second["approvalId"] != first["approvalId"]
+    assert json.loads(second["arguments"])["path"] == "b.txt"
+    assert not (project / "b.txt").exists()
+    rho.answer_approval(second, approved=False)
+    _response(rho, prompt_id)
+    assert (project / "a.txt").exists() and not (project / "b.txt").exists()
+
+
+def test_a_late_approve_after_abort_does_not_approve_the_next_prompt(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    server.add(_writes("old.txt"), _writes("new.txt"), text_reply("ok"))
+    rho = _start(start_rho, server)
+    first_prompt = rho.request("prompt", {"message": "one"})
+    stale = rho.notification("approval/request")["params"]
+    rho.call("abort")
+    end = _response(rho, first_prompt)
+    assert "reply" in end["result"]
+    second_prompt = rho.request("prompt", {"message": "two"})
+    pending = rho.notification("approval/request")["params"]
+    late = _response(rho, rho.answer_approval(stale))
+    assert late["error"]["code"] == -32001
+    assert rho.call("getState")["result"]["busy"] is True
+    assert not (project / "new.txt").exists()
+    rho.answer_approval(pending, approved=False)
+    _response(rho, second_prompt)
+    assert not (project / "new.txt").exists() and not (project / "old.txt").exists()
+
+
+def test_an_approval_response_without_an_id_is_refused(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    server.add(_writes("x.txt"), text_reply("ok"))
+    rho = _start(start_rho, server)
+    prompt_id = rho.request("prompt", {"message": "w"})
+    request = rho.notification("approval/request")["params"]
+    error = rho.call("approvalResponse", {"approved": True})["error"]
+    assert error["code"] == -32602 and "approvalId" in error["message"]
+    wrong = rho.call("approvalResponse", {"approvalId": "ap_000000000000", "approved": True})
+    assert wrong["error"]["code"] == -32001 and request["approvalId"] in wrong["error"]["message"]
+    assert not (project / "x.txt").exists()
+    rho.answer_approval(request)
+    _response(rho, prompt_id)
+    assert (project / "x.txt").read_text() == "x.txt"
+
+
+def test_repeated_keys_are_refused_and_never_shown_differently(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    raw = '{"path":"notes.txt","content":"x","path":".git/hooks/pre-push"}'
+    server.add(tool_calls_reply([(WRITE, raw)]), text_reply("ok"))
+    rho = _start(start_rho, server)
+    rho.call("prompt", {"message": "w"})
+    assert "approval/request" not in rho.methods_seen()
+    result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
+    assert result["is_error"] and "'path' appears more than once" in result["output"]
+    assert not (project / "notes.txt").exists()
+    assert not (project / ".git" / "hooks" / "pre-push").exists()
+
+
+def test_the_approver_sees_the_arguments_that_will_run(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    raw = '{"path": "n.txt",   "content": "caf\\u00e9 \\ud800"}'
+    server.add(tool_calls_reply([(WRITE, raw)]), text_reply("ok"))
+    rho = _start(start_rho, server)
+    prompt_id = rho.request("prompt", {"message": "w"})
+    request = rho.notification("approval/request")["params"]
+    assert request["arguments"] == '{"path": "n.txt", "content": "café \ufffd"}'
+    rho.answer_approval(request)
+    _response(rho, prompt_id)
+    assert (project / "n.txt").read_text() == "café \ufffd"
+
+
+def test_abort_during_an_approval_answers_the_call(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    server.add(
+        tool_calls_reply([(WRITE, {"path": "a", "content": "1"})], call_ids=["call_open"]),
+        text_reply("fine"),
+    )
+    rho = _start(start_rho, server)
+    first = rho.request("prompt", {"message": "w"})
+    rho.notification("approval/request")
+    rho.call("abort")
+    _response(rho, first)
+    end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
+    assert end["finishReason"] == "cancelled"
+    assert end["toolCalls"][0]["outcome"]["output"] == "Tool call cancelled."
+    assert rho.call("prompt", {"message": "again"})["result"] == {"reply": "fine"}
+    messages = server.requests[-1].json["messages"]
+    answers = [m for m in messages if m["role"] == "tool" and m["tool_call_id"] == "call_open"]
+    assert [m["content"] for m in answers] == ["Tool call cancelled."]
+
+
+SLOW_TOOL = '''
+import pathlib, time
+from rho_kernel import ToolContext, hookimpl, tool
+from rho_kernel.cancel import run_to_completion
+
+
+def _write(path):
+    pathlib.Path(path + ".started").write_text("")
+    time.sleep(0.8)
+    pathlib.Path(path).write_text("done")
+    return "wrote " + pathlib.Path(path).name
+
+
+@tool(risk="write")
+async def slow_write(path: str, *, ctx: ToolContext) -> str:
+    """Write a file slowly."""
+    return await run_to_completion(_write, str(ctx.root.path / path))
+
+
+@hookimpl
+def rho_register_tools():
+    return [slow_write]
+'''
+
+
+def _slow_tool_site(tmp_path: Path) -> dict[str, str]:
+    site = tmp_path / "site"
+    dist = site / "slow_tool-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: slow-tool\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[rho]\nslow = slow_tool\n")
+    (site / "slow_tool.py").write_text(SLOW_TOOL)
+    return {"PYTHONPATH": str(site)}
+
+
+def test_a_write_that_finished_after_the_signal_is_reported_as_done(
+    start_rho, server: ScriptedServer, project: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    server.add(tool_calls_reply([("slow_write", {"path": "out.txt"})]), text_reply("never"))
+    rho = _start(start_rho, server, env=_slow_tool_site(tmp_path))
+    rho.request("prompt", {"message": "w"})
+    rho.answer_approval(rho.notification("approval/request")["params"])
+    deadline = time.monotonic() + 20
+    while not (project / "out.txt.started").exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    os.kill(rho.proc.pid, signal.SIGTERM)
+    assert rho.finish() == 0
+    result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
+    assert result == {"name": "slow_write", "is_error": False, "output": "wrote out.txt"}
+    end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
+    assert end["finishReason"] == "cancelled"
+    assert end["toolCalls"][0]["outcome"]["kind"] == "success"
+    assert (project / "out.txt").read_text() == "done"
+
+
+def test_steering_while_idle_is_refused(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    server.add(text_reply("answer"))
+    rho = _start(start_rho, server)
+    error = rho.call("prompt", {"message": "late", "steer": True})["error"]
+    assert error["code"] == -32002 and "no prompt is running" in error["message"]
+    assert rho.call("prompt", {"message": "real"})["result"] == {"reply": "answer"}
+    assert all(m["content"] != "late" for m in server.requests[0].json["messages"])
+
+
+def test_each_retry_is_announced_with_the_configured_backoff(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    (project / ".rho").mkdir()
+    (project / ".rho" / "config.toml").write_text(
+        "[agent]\nretry_budget = 3\ninitial_backoff_ms = 40\n"
+    )
+    overloaded = {"error": {"message": "overloaded"}}
+    server.add(ErrorReply(503, overloaded), ErrorReply(503, overloaded), text_reply("up"))
+    rho = _start(start_rho, server)
+    assert rho.call("prompt", {"message": "hi"})["result"] == {"reply": "up"}
+    retries = [m["params"] for m in rho.seen if m.get("method") == "agent/retry"]
+    assert [(r["attempt"], r["maxAttempts"], r["delayMs"]) for r in retries] == [
+        (1, 3, 40),
+        (2, 3, 80),
+    ]
+    assert all("503" in r["reason"] and "overloaded" in r["reason"] for r in retries)

@@ -1,0 +1,64 @@
+"""Cancellation: abandoned work raises Cancelled; finished work reports what it did."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from rho_kernel.cancel import Cancelled, CancelToken, run_to_completion
+
+
+async def test_cancel_interrupts_waiting_work() -> None:
+    token = CancelToken()
+    asyncio.get_running_loop().call_later(0.01, token.cancel)
+    with pytest.raises(Cancelled):
+        await token.run(asyncio.sleep(30))
+
+
+async def test_work_that_finishes_despite_the_cancel_returns_its_result() -> None:
+    token = CancelToken()
+    started = threading.Event()
+    release = threading.Event()
+    done: list[str] = []
+
+    def write() -> str:
+        started.set()
+        release.wait(5)
+        done.append("written")
+        return "wrote it"
+
+    task = asyncio.ensure_future(token.run(run_to_completion(write)))
+    await asyncio.to_thread(started.wait, 5)
+    token.cancel()
+    await asyncio.sleep(0.01)
+    assert not task.done()  # the write is still running: not reported as cancelled
+    release.set()
+    assert await task == "wrote it"
+    assert done == ["written"]
+
+
+async def test_run_to_completion_passes_on_the_worker_exception() -> None:
+    def fail() -> None:
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        await run_to_completion(fail)
+
+
+async def test_a_task_cancelled_twice_still_waits_for_the_worker() -> None:
+    release = threading.Event()
+
+    def slow() -> int:
+        release.wait(5)
+        return 7
+
+    task = asyncio.ensure_future(run_to_completion(slow))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    await asyncio.sleep(0.01)
+    task.cancel()
+    await asyncio.sleep(0.01)
+    release.set()
+    assert await task == 7
