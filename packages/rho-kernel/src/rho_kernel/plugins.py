@@ -12,7 +12,7 @@ from typing import Any
 
 import pluggy
 
-from rho_kernel import builtins, hookspecs
+from rho_kernel import builtins, diagnostics, hookspecs
 from rho_kernel.builtins import DEFAULT_PLUGINS
 
 hookimpl = pluggy.HookimplMarker("rho")
@@ -25,10 +25,6 @@ DISABLE_AUTOLOAD_ENV = "RHO_DISABLE_PLUGIN_AUTOLOAD"
 TRACE_ENV = "RHO_TRACE_PLUGINS"
 
 ENTRY_POINT_GROUP = "rho"
-
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 @dataclass(slots=True)
@@ -48,7 +44,7 @@ class PluginHost:
         *,
         disabled: Iterable[str] = (),
         autoload: bool | None = None,
-        report: Callable[[str], None] = _stderr,
+        report: Callable[[str], None] = diagnostics.warn,
     ) -> None:
         self.pm = pluggy.PluginManager("rho")
         self.pm.add_hookspecs(hookspecs)
@@ -108,7 +104,7 @@ class PluginHost:
 
     def _fail(self, name: str, problem: str) -> None:
         self.failures.append((name, problem))
-        self.report(f"rho: plugin '{name}' skipped: {problem}")
+        self.report(f"plugin '{name}' skipped: {problem}")
 
     # ── calling ─────────────────────────────────────────────────────────────
 
@@ -135,7 +131,7 @@ class PluginHost:
             try:
                 result = impl.function(**{n: kwargs[n] for n in impl.argnames if n in kwargs})
             except Exception as exc:
-                self.report(f"rho: plugin '{impl.plugin_name}' failed in {hook_name}: {exc}")
+                self.report(f"plugin '{impl.plugin_name}' failed in {hook_name}: {exc}")
                 continue
             yield impl, result
 
@@ -147,7 +143,7 @@ class PluginHost:
                 items.extend((plugin_name, item) for item in result)
             else:
                 self.report(
-                    f"rho: plugin '{plugin_name}' returned {type(result).__name__} from "
+                    f"plugin '{plugin_name}' returned {type(result).__name__} from "
                     f"{hook_name}; expected a list (ignored)"
                 )
         return items

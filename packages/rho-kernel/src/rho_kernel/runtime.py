@@ -181,7 +181,7 @@ class Runtime:
             try:
                 tools.register(item, plugin_name)
             except TypeError as exc:
-                plugins.report(f"rho: {exc} (ignored)")
+                plugins.report(f"{exc} (ignored)")
             except Exception as exc:
                 raise StartupError(str(exc)) from None
 
@@ -193,7 +193,7 @@ class Runtime:
             raise StartupError(str(exc)) from None
         providers = configured_providers(config)
         for warning in provider_warnings(config):
-            plugins.report(f"rho: {warning}")
+            plugins.report(warning)
         if not options.endpoint and not options.accept_external_provider:
             refusal = consent_message(
                 [*providers, provider] if provider not in providers else providers
@@ -453,7 +453,7 @@ class Runtime:
             try:
                 await service.aclose()
             except Exception as exc:  # closing must not hide the shutdown
-                self.plugins.report(f"rho: closing the model connection failed: {exc}")
+                self.plugins.report(f"closing the model connection failed: {exc}")
         self._services.clear()
 
 
