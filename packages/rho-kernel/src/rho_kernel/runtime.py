@@ -18,9 +18,9 @@ from rho_kernel.cancel import CancelToken
 from rho_kernel.config.loader import load_config
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.loop.agent import AgentLoop, LoopParams
-from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.loop.observer import Observer
 from rho_kernel.loop.result import AgentResult
+from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.messages import ChatMessage
 from rho_kernel.plugins import PluginHost
 from rho_kernel.project import find_project_root
