@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 conformance of the real `rho` process (no model needed)."""
+"""JSON-RPC 2.0 conformance of the real `rho` process, hostile input included."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from rho_process import RHO, RhoProcess  # type: ignore[import-not-found]
+
+from rho_kernel.testing import ScriptedServer, text_reply
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -254,3 +256,146 @@ def test_unwritable_sessions_directory_is_a_clear_startup_error(start_rho, home:
     stderr = process.stderr_text()
     assert stderr.startswith("rho: error:") and "Traceback" not in stderr
     assert process.raw == []
+
+
+# ── hostile input cannot wedge the server ──────────────────────────────────
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} on stdout")
+
+
+def _assert_stdout_is_strict_json_lines(rho: RhoProcess) -> None:
+    """Every line rho wrote is strict UTF-8 holding standard JSON (no NaN/Infinity)."""
+    assert rho.raw
+    for line in rho.raw:
+        json.loads(line.decode("utf-8", "strict"), parse_constant=_reject_constant)
+
+
+def _assert_clean_exit(rho: RhoProcess) -> None:
+    assert rho.finish() == 0
+    assert "Traceback" not in rho.stderr_text()
+    _assert_stdout_is_strict_json_lines(rho)
+
+
+def test_lone_surrogates_in_id_and_method_are_replaced_and_answered(rho: RhoProcess) -> None:
+    rho.send({"jsonrpc": "2.0", "method": "getState", "id": "a\ud800"})
+    response = rho.read()
+    assert response["id"] == "a\ufffd" and "result" in response
+    rho.send({"jsonrpc": "2.0", "method": "x\ud800", "id": 5})
+    response = rho.read()
+    assert response["id"] == 5
+    assert response["error"] == {"code": -32601, "message": "Method not found: x\ufffd"}
+    rho.send([{"jsonrpc": "2.0", "method": "getState", "id": "\udc00b"}])
+    assert rho.read()[0]["id"] == "\ufffdb"  # type: ignore[index]
+    assert "result" in rho.call("getState")
+    _assert_clean_exit(rho)
+
+
+def test_a_prompt_with_a_lone_surrogate_does_not_break_later_prompts(start_rho) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedServer() as server:
+        server.add(text_reply("first"), text_reply("second"))
+        rho = start_rho("--endpoint", server.chat_url, "-m", "scripted-model")
+        assert rho.read()["method"] == "ready"
+        assert rho.call("prompt", {"message": "odd \ud83d text"})["result"] == {"reply": "first"}
+        assert rho.call("prompt", {"message": "plain"})["result"] == {"reply": "second"}
+        sent = [m["content"] for m in server.requests[1].json["messages"] if m["role"] == "user"]
+        assert sent == ["odd \ufffd text", "plain"]
+        history = rho.call("getMessages")["result"]["messages"]
+        assert [m["content"] for m in history if m["role"] == "user"] == sent
+        _assert_clean_exit(rho)
+
+
+@pytest.mark.parametrize(
+    ("line", "fragment"),
+    [
+        (b'{"jsonrpc":"2.0","method":"getState","id":NaN}', "NaN"),
+        (b'{"jsonrpc":"2.0","method":"getState","id":Infinity}', "Infinity"),
+        (b'{"jsonrpc":"2.0","method":"getState","id":-Infinity}', "-Infinity"),
+        (b'{"jsonrpc":"2.0","method":"getState","id":1e400}', "1e400"),
+        (b'{"jsonrpc":"2.0","method":"getState","id":-1E+999}', "-1E+999"),
+        (b'{"jsonrpc":"2.0","method":"getState","id":1,"params":{"x":[2.5e308]}}', "2.5e308"),
+        (b'[{"jsonrpc":"2.0","method":"getState","id":NaN}]', "NaN"),
+        (b'[{"jsonrpc":"2.0","method":"getState","id":1e400}]', "1e400"),
+    ],
+)
+def test_non_standard_numbers_are_parse_errors(rho: RhoProcess, line: bytes, fragment: str) -> None:
+    rho.send_raw(line + b"\n")
+    response = rho.read()
+    assert isinstance(response, dict) and response["id"] is None
+    assert response["error"]["code"] == -32700
+    assert fragment in response["error"]["message"]
+    assert "result" in rho.call("getState")
+    _assert_clean_exit(rho)
+
+
+def test_a_batch_over_the_limit_is_one_invalid_request(rho: RhoProcess) -> None:
+    member = {"jsonrpc": "2.0", "method": "getState", "id": 1}
+    rho.send([member] * 1000)
+    full = rho.read()
+    assert isinstance(full, list) and len(full) == 1000
+    rho.send([member] * 1001)
+    response = rho.read()
+    assert response == {
+        "jsonrpc": "2.0",
+        "error": {
+            "code": -32600,
+            "message": "Invalid Request: a batch holds at most 1000 requests",
+        },
+        "id": None,
+    }
+    assert "result" in rho.call("getState")
+    _assert_clean_exit(rho)
+
+
+def test_a_huge_batch_line_is_refused_without_decoding_it_all(rho: RhoProcess) -> None:
+    # 8 million members in 16 MB: decoding and answering them all took minutes and gigabytes.
+    rho.send_raw(b"[" + b"1," * 7_999_999 + b"1]\n")
+    response = rho.read(timeout=60)
+    assert isinstance(response, dict) and response["error"]["code"] == -32600
+    assert "at most 1000" in response["error"]["message"]
+    assert "result" in rho.call("getState")
+    _assert_clean_exit(rho)
+
+
+def test_an_oversize_request_gets_its_id_back(rho: RhoProcess) -> None:
+    huge = b"x" * (17 * 1024 * 1024)
+    rho.send_raw(
+        b'{"jsonrpc":"2.0","id":7,"method":"prompt","params":{"message":"' + huge + b'"}}\n'
+    )
+    response = rho.read(timeout=60)
+    assert response["id"] == 7 and response["error"]["code"] == -32600
+    assert "too large" in response["error"]["message"]
+    # An "id" inside params is not the request's id.
+    rho.send_raw(
+        b'{"jsonrpc":"2.0","method":"prompt","params":{"id":3,"message":"' + huge + b'"}}\n'
+    )
+    response = rho.read(timeout=60)
+    assert response["id"] is None and response["error"]["code"] == -32600
+    assert "result" in rho.call("getState")
+    _assert_clean_exit(rho)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_input_is_a_parse_error(rho: RhoProcess, encoding: str) -> None:
+    request = json.dumps({"jsonrpc": "2.0", "method": "getState", "id": 1})
+    rho.send_raw(request.encode(encoding) + b"\n")
+    response = rho.read()
+    assert response["id"] is None and response["error"]["code"] == -32700
+    assert "UTF-8" in response["error"]["message"]
+    assert "result" in rho.call("getState")
+    _assert_clean_exit(rho)
+
+
+def test_a_byte_order_mark_is_accepted_only_at_the_start_of_input(start_rho) -> None:  # type: ignore[no-untyped-def]
+    rho = start_rho("--ephemeral")
+    assert rho.read()["method"] == "ready"
+    bom = "\ufeff".encode()
+    rho.send_raw(bom + b'{"jsonrpc":"2.0","method":"getState","id":1}\n')
+    response = rho.read()
+    assert response["id"] == 1 and "result" in response
+    rho.send_raw(bom + b'{"jsonrpc":"2.0","method":"getState","id":2}\n')
+    response = rho.read()
+    assert response["id"] is None and response["error"]["code"] == -32700
+    assert "byte order mark" in response["error"]["message"]
+    _assert_clean_exit(rho)

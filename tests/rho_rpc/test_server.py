@@ -1,15 +1,18 @@
-"""JsonRpcServer in-process: dispatch lanes, ordering, errors."""
+"""JsonRpcServer in-process: dispatch lanes, ordering, errors, output that is always JSON."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 from pydantic import BaseModel, ConfigDict
 
 from rho_kernel.rpc import INVALID_PARAMS, RpcError, RpcMethod
+from rho_rpc.decode import MAX_BATCH
 from rho_rpc.server import JsonRpcServer
 from rho_rpc.transport import Oversize
 
@@ -200,3 +203,150 @@ async def test_cancel_queued_answers_waiting_requests_with_an_error() -> None:
     assert by_id[1]["result"] == {"ran": True}
     assert by_id[2]["error"] == {"code": -32603, "message": "shutting down"}
     assert by_id[3]["error"] == {"code": -32603, "message": "shutting down"}
+
+
+# ── hostile input and values that are not JSON ─────────────────────────────
+
+
+def _strict(data: bytes) -> Any:
+    def refuse(name: str) -> None:
+        raise ValueError(f"{name} written")
+
+    return json.loads(data.decode("utf-8", "strict"), parse_constant=refuse)
+
+
+def _raw_server(methods: list[RpcMethod]) -> tuple[JsonRpcServer, list[bytes]]:
+    raw: list[bytes] = []
+    return JsonRpcServer({m.name: m for m in methods}, raw.append), raw
+
+
+async def test_results_that_are_not_json_become_internal_errors(capsys) -> None:  # type: ignore[no-untyped-def]
+    results: dict[str, Any] = {"nan": {"x": math.nan}, "inf": [math.inf], "set": {"s": {1}}}
+
+    async def give(params: dict[str, Any]) -> Any:
+        return results[params["kind"]]
+
+    server, raw = _raw_server([RpcMethod("give", give)])
+    await server.serve(_lines([_req("give", kind, {"kind": kind}) for kind in results]))
+    responses = {m["id"]: m for m in map(_strict, raw)}
+    assert set(responses) == set(results)
+    for response in responses.values():
+        assert response["error"]["code"] == -32603
+        assert "could not be encoded as JSON" in response["error"]["message"]
+    err = capsys.readouterr().err
+    assert "rho: error: a response could not be encoded as JSON" in err
+    assert "Traceback" not in err
+
+
+async def test_one_unencodable_member_of_a_batch_leaves_the_others_intact() -> None:
+    async def give(params: dict[str, Any]) -> Any:
+        return {"v": params["v"] if params["v"] != "nan" else math.nan}
+
+    server, raw = _raw_server([RpcMethod("give", give)])
+    batch = json.dumps([json.loads(_req("give", i, {"v": v})) for i, v in enumerate(["a", "nan"])])
+    await server.serve(_lines([batch.encode()]))
+    [answer] = map(_strict, raw)
+    assert answer[0] == {"jsonrpc": "2.0", "result": {"v": "a"}, "id": 0}
+    assert answer[1]["id"] == 1 and answer[1]["error"]["code"] == -32603
+
+
+async def test_surrogates_in_results_and_notifications_are_replaced_not_dropped() -> None:
+    async def give(_: dict[str, Any]) -> Any:
+        return {"text\udc00": "a\ud800b"}
+
+    server, raw = _raw_server([RpcMethod("give", give)])
+    server.notify("note", {"delta": "\udfff"})
+    await server.serve(_lines([_req("give", 1)]))
+    assert [_strict(line) for line in raw] == [
+        {"jsonrpc": "2.0", "method": "note", "params": {"delta": "\ufffd"}},
+        {"jsonrpc": "2.0", "result": {"text\ufffd": "a\ufffdb"}, "id": 1},
+    ]
+
+
+async def test_a_notification_with_non_json_values_is_sent_with_them_replaced(capsys) -> None:  # type: ignore[no-untyped-def]
+    server, raw = _raw_server([])
+    server.notify("usage", {"percent": math.nan, "tags": {"x"}})
+    loop: list[Any] = []
+    loop.append(loop)
+    server.notify("cyclic", {"loop": loop})
+    assert [_strict(line) for line in raw] == [
+        {"jsonrpc": "2.0", "method": "usage", "params": {"percent": None, "tags": "{'x'}"}}
+    ]
+    err = capsys.readouterr().err
+    assert "notification 'usage' is not valid JSON" in err and "replaced" in err
+    assert "notification 'cyclic' is not valid JSON" in err and "not sent" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("prefix", "expected_id"),
+    [
+        (b'{"jsonrpc":"2.0","id":"p-1","method":"prompt","params":{"message":"xx', "p-1"),
+        (b'{"jsonrpc":"2.0","method":"prompt","params":{"id":2,"message":"xx', None),
+        (b'{"jsonrpc":"2.0","id":true,"method":"prompt","params":{"message":"xx', None),
+        (b'{"jsonrpc":"2.0","id":[1],"method":"prompt","params":{"message":"xx', None),
+    ],
+)
+async def test_an_oversize_line_is_answered_with_its_leading_id(
+    prefix: bytes, expected_id: object
+) -> None:
+    server, out = _server([])
+    await server.serve(_lines([Oversize(20_000_000, prefix)]))
+    assert out == [
+        {
+            "jsonrpc": "2.0",
+            "error": {
+                "code": -32600,
+                "message": "Invalid Request: message of 20000000 bytes is too large",
+            },
+            "id": expected_id,
+        }
+    ]
+
+
+async def test_a_batch_over_the_limit_is_refused_before_anything_runs() -> None:
+    calls: list[int] = []
+
+    async def count(_: dict[str, Any]) -> dict[str, Any]:
+        calls.append(1)
+        return {}
+
+    server, out = _server([RpcMethod("count", count, concurrent=True)])
+    member = json.loads(_req("count", 1))
+    await server.serve(_lines([json.dumps([member] * (MAX_BATCH + 1)).encode()]))
+    assert out == [
+        {
+            "jsonrpc": "2.0",
+            "error": {
+                "code": -32600,
+                "message": f"Invalid Request: a batch holds at most {MAX_BATCH} requests",
+            },
+            "id": None,
+        }
+    ]
+    assert calls == []
+
+
+async def test_a_plugin_hook_raising_during_dispatch_is_an_internal_error(capsys) -> None:  # type: ignore[no-untyped-def]
+    async def echo(params: dict[str, Any]) -> dict[str, Any]:
+        return params
+
+    def broken_concurrent(_: dict[str, Any]) -> bool:
+        raise RuntimeError("cannot decide")
+
+    server, out = _server(
+        [RpcMethod("odd", echo, concurrent=broken_concurrent), RpcMethod("echo", echo)]
+    )
+    odd_notification = json.dumps({"jsonrpc": "2.0", "method": "odd"}).encode()
+    await server.serve(_lines([_req("odd", 1), odd_notification, _req("echo", 2, {"a": 1})]))
+    assert out == [
+        {
+            "jsonrpc": "2.0",
+            "error": {"code": -32603, "message": "Internal error: cannot decide"},
+            "id": 1,
+        },
+        {"jsonrpc": "2.0", "result": {"a": 1}, "id": 2},
+    ]
+    err = capsys.readouterr().err
+    assert "rho: error: internal error in odd: RuntimeError: cannot decide" in err
+    assert "Traceback" not in err

@@ -2,12 +2,13 @@
 
 Methods marked concurrent are answered the moment they are read (so `abort` and
 `approvalResponse` work while a prompt runs); all others run one at a time in arrival order.
+Lines are decoded strictly (`rho_rpc.decode`) and every message is written as standard JSON
+(`rho_rpc.encode`): hostile input gets an error response, never a stuck or broken stream.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -15,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from rho_kernel import diagnostics
 from rho_kernel.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -24,14 +26,13 @@ from rho_kernel.rpc import (
     RpcError,
     RpcMethod,
 )
+from rho_rpc.decode import MAX_BATCH, BatchTooLarge, ParseError, decode_message
+from rho_rpc.encode import NOT_JSON, encode_json, json_safe
+from rho_rpc.leading_id import leading_id
 from rho_rpc.transport import Oversize
 
 _MISSING = object()
 DEBUG_ENV = "RHO_DEBUG"
-
-
-def _dumps(message: dict[str, Any] | list[Any]) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def error_response(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
@@ -73,8 +74,46 @@ class JsonRpcServer:
     # ── output ──────────────────────────────────────────────────────────────
 
     def send(self, message: dict[str, Any] | list[Any]) -> None:
-        """Write one JSON message as a line."""
-        self._send(_dumps(message))
+        """Write one message (a response, a notification or a batch of responses) as a line.
+
+        Never raises for the message's content: a response that is not JSON becomes a -32603
+        error with the same id, a notification is sent with its non-JSON values replaced.
+        """
+        if isinstance(message, list):
+            data = b"[" + b",".join(self._encode_response(item) for item in message) + b"]"
+        elif "method" in message and "id" not in message:
+            data = self._encode_notification(message)
+        else:
+            data = self._encode_response(message)
+        if data:
+            self._send(data)
+
+    @staticmethod
+    def _encode_response(response: dict[str, Any]) -> bytes:
+        try:
+            return encode_json(response)
+        except NOT_JSON as exc:
+            diagnostics.error(f"a response could not be encoded as JSON: {exc}")
+            reply = error_response(
+                json_safe(response.get("id")),
+                INTERNAL_ERROR,
+                f"Internal error: the response could not be encoded as JSON ({exc})",
+            )
+            return encode_json(reply)
+
+    @staticmethod
+    def _encode_notification(message: dict[str, Any]) -> bytes:
+        try:
+            return encode_json(message)
+        except NOT_JSON as exc:
+            problem = f"notification {message.get('method')!r} is not valid JSON ({exc})"
+        try:
+            data = encode_json(json_safe(message))
+        except NOT_JSON:
+            diagnostics.error(f"{problem}; it was not sent")
+            return b""
+        diagnostics.error(f"{problem}; sent with those values replaced")
+        return data
 
     def notify(self, method: str, params: dict[str, Any] | BaseModel | None = None) -> None:
         """Send a notification (no id)."""
@@ -125,9 +164,10 @@ class JsonRpcServer:
     def handle_line(self, line: bytes | Oversize) -> None:
         """Parse one line and start handling it; responses are written when ready."""
         if isinstance(line, Oversize):
+            request_id = leading_id(line.prefix)
             self.send(
                 error_response(
-                    None,
+                    request_id if _valid_id(request_id) else None,
                     INVALID_REQUEST,
                     f"Invalid Request: message of {line.size} bytes is too large",
                 )
@@ -136,21 +176,21 @@ class JsonRpcServer:
         if not line.strip():
             return
         try:
-            message = json.loads(line)
-        except RecursionError:
-            self.send(error_response(None, PARSE_ERROR, "Parse error: JSON nested too deeply"))
-            return
-        except (ValueError, UnicodeDecodeError) as exc:
+            message = decode_message(line, max_batch=MAX_BATCH)
+        except ParseError as exc:
             self.send(error_response(None, PARSE_ERROR, f"Parse error: {exc}"))
+            return
+        except BatchTooLarge as exc:
+            self.send(error_response(None, INVALID_REQUEST, f"Invalid Request: {exc}"))
             return
         if isinstance(message, list):
             if not message:
                 self.send(error_response(None, INVALID_REQUEST, "Invalid Request: empty batch"))
                 return
-            futures = [self._dispatch(item) for item in message]
+            futures = [self._dispatch_guarded(item) for item in message]
             self._track(self._answer_batch(futures))
         else:
-            self._track(self._answer_one(self._dispatch(message)))
+            self._track(self._answer_one(self._dispatch_guarded(message)))
 
     def _track(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
@@ -168,6 +208,22 @@ class JsonRpcServer:
             self.send(responses)
 
     # ── one request ─────────────────────────────────────────────────────────
+
+    def _dispatch_guarded(self, message: Any) -> asyncio.Future[dict[str, Any] | None]:
+        """`_dispatch`, answering -32603 when code it runs (a plugin's params model or
+        `concurrent` callable) raises, instead of letting the exception stop the reader."""
+        try:
+            return self._dispatch(message)
+        except Exception as exc:
+            self._log_internal(str(message.get("method")), exc)
+            request_id = message.get("id", _MISSING)
+            done: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
+            done.set_result(
+                None
+                if request_id is _MISSING
+                else error_response(request_id, INTERNAL_ERROR, f"Internal error: {exc}")
+            )
+            return done
 
     def _dispatch(self, message: Any) -> asyncio.Future[dict[str, Any] | None]:
         """Validate a request object and schedule it; the future yields its response (or None)."""
@@ -271,7 +327,7 @@ class JsonRpcServer:
 
     @staticmethod
     def _log_internal(method: str, exc: BaseException) -> None:
-        print(f"rho: internal error in {method}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        diagnostics.error(f"internal error in {method}: {type(exc).__name__}: {exc}")
         if os.environ.get(DEBUG_ENV):
             import traceback
 

@@ -10,12 +10,26 @@ from collections.abc import AsyncIterator, Callable
 #: Longest accepted line; a longer one is discarded and answered with an error.
 MAX_LINE_BYTES = 16 * 1024 * 1024
 
+#: How much of the start of an oversize line is kept (enough to read a leading id).
+OVERSIZE_PREFIX_BYTES = 4096
+
+#: A UTF-8 byte order mark, ignored at the very start of the input.
+UTF8_BOM = b"\xef\xbb\xbf"
+
 
 class Oversize:
-    """Stands in for a line that was longer than `MAX_LINE_BYTES` (its bytes were dropped)."""
+    """Stands in for a line longer than `MAX_LINE_BYTES`: its size and its first bytes only."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, prefix: bytes = b"") -> None:
         self.size = size
+        self.prefix = prefix
+
+
+def _head(buffer: bytearray, piece: bytes, keep: int) -> bytes:
+    """The first `keep` bytes of `buffer + piece`, without joining them whole."""
+    if len(buffer) >= keep:
+        return bytes(buffer[:keep])
+    return bytes(buffer) + piece[: keep - len(buffer)]
 
 
 async def read_lines(
@@ -24,8 +38,27 @@ async def read_lines(
     """Yield complete lines (without the newline) from `fd` until end of input.
 
     Reading happens on a daemon thread so pipes, files and terminals all work; the final line
-    need not end with a newline.
+    need not end with a newline. A UTF-8 byte order mark at the very start of the input is
+    dropped. A line longer than `max_line` comes as an `Oversize` holding its first
+    `OVERSIZE_PREFIX_BYTES` bytes.
     """
+    at_start = True
+    async for line in _split_lines(fd, max_line):
+        if at_start:
+            at_start = False
+            line = _without_bom(line)
+        yield line
+
+
+def _without_bom(line: bytes | Oversize) -> bytes | Oversize:
+    if isinstance(line, Oversize):
+        if line.prefix.startswith(UTF8_BOM):
+            return Oversize(line.size, line.prefix[len(UTF8_BOM) :])
+        return line
+    return line[len(UTF8_BOM) :] if line.startswith(UTF8_BOM) else line
+
+
+async def _split_lines(fd: int, max_line: int) -> AsyncIterator[bytes | Oversize]:
     loop = asyncio.get_running_loop()
     chunks: asyncio.Queue[bytes] = asyncio.Queue()
 
@@ -42,6 +75,7 @@ async def read_lines(
     threading.Thread(target=pump, name="rho-stdin", daemon=True).start()
     buffer = bytearray()
     discarding = 0  # bytes dropped from an oversize line still being read
+    prefix = b""  # the start of that line
     while True:
         data = await chunks.get()
         if not data:
@@ -55,6 +89,7 @@ async def read_lines(
                     discarding += len(piece)
                 elif len(buffer) + len(piece) > max_line:
                     discarding = len(buffer) + len(piece)
+                    prefix = _head(buffer, piece, OVERSIZE_PREFIX_BYTES)
                     buffer.clear()
                 else:
                     buffer += piece
@@ -62,19 +97,20 @@ async def read_lines(
             piece = data[start:newline]
             start = newline + 1
             if discarding:
-                yield Oversize(discarding + len(piece))
+                yield Oversize(discarding + len(piece), prefix)
                 discarding = 0
             elif len(buffer) + len(piece) > max_line:
                 size = len(buffer) + len(piece)
+                head = _head(buffer, piece, OVERSIZE_PREFIX_BYTES)
                 buffer.clear()
-                yield Oversize(size)
+                yield Oversize(size, head)
             else:
                 buffer += piece
                 line = bytes(buffer)
                 buffer.clear()
                 yield line
     if discarding:
-        yield Oversize(discarding)
+        yield Oversize(discarding, prefix)
     elif buffer:
         yield bytes(buffer)
 

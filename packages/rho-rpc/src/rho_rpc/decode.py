@@ -1,0 +1,150 @@
+"""Decoding one protocol line: strict UTF-8, standard JSON numbers, bounded batches.
+
+`json.loads` is lenient where the protocol must not be: it guesses UTF-16/32 from bytes,
+accepts `NaN` and `Infinity`, turns `1e400` into an infinity that cannot be written back, and
+builds every member of a batch before anyone can count them. Everything decoded here is also
+scrubbed of lone surrogates, so whatever is echoed back (an id, a method name, prompt text)
+can be encoded.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from json.decoder import WHITESPACE, JSONDecodeError
+from typing import Any
+
+from rho_kernel.encoding import scrub_json
+
+#: Most requests one batch may hold; a larger batch is refused as a whole.
+MAX_BATCH = 1000
+
+#: Longest stretch of a rejected number quoted in an error message.
+_QUOTED = 24
+
+#: A `\uD800`–`\uDFFF` escape: the only way a surrogate gets into text decoded from UTF-8.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+BOM = "\ufeff"
+
+
+class ParseError(Exception):
+    """The line is not a JSON text this protocol accepts (answered with -32700)."""
+
+
+class BatchTooLarge(Exception):
+    """A batch holds more than the allowed number of requests (answered with -32600)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"a batch holds at most {limit} requests")
+        self.limit = limit
+
+
+def _quote(number: str) -> str:
+    return number if len(number) <= _QUOTED else number[:_QUOTED] + "…"
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {_quote(text)} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+#: The decoder every protocol line goes through (also used for the id of an oversize line).
+STRICT_DECODER = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_constant)
+
+
+def skip_whitespace(text: str, index: int) -> int:
+    """The index of the first non-whitespace character (JSON's whitespace) at or after `index`."""
+    return WHITESPACE.match(text, index).end()  # type: ignore[union-attr]
+
+
+def decode_message(line: bytes, *, max_batch: int = MAX_BATCH) -> Any:
+    """The JSON value on `line`, with lone surrogates scrubbed.
+
+    Raises `ParseError` when the line is not strict UTF-8 JSON (NaN, infinities and numbers
+    that overflow a double included) and `BatchTooLarge` when it is an array of more than
+    `max_batch` members, found without decoding more than `max_batch + 1` of them.
+    """
+    text = _utf8(line)
+    start = skip_whitespace(text, 0)
+    try:
+        if text.startswith("[", start):
+            message: Any = _decode_batch(text, start, max_batch)
+        else:
+            message = STRICT_DECODER.decode(text)
+        if _SURROGATE_ESCAPE.search(line):
+            message = scrub_json(message)
+    except RecursionError:
+        raise ParseError("JSON nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, and the number checks above
+        raise ParseError(_describe(exc)) from None
+    return message
+
+
+def _utf8(line: bytes) -> str:
+    # A NUL byte is never valid in JSON text (raw control characters are refused in strings),
+    # but UTF-16 and UTF-32 text is full of them: name the likely cause.
+    if b"\x00" in line:
+        raise ParseError("the line holds NUL bytes; the protocol is UTF-8, not UTF-16 or UTF-32")
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(
+            f"the protocol is UTF-8, and byte 0x{line[exc.start]:02x} at offset {exc.start} "
+            "is not valid UTF-8"
+        ) from None
+    if text.startswith(BOM):
+        raise ParseError("a byte order mark (U+FEFF) is accepted only at the start of the input")
+    return text
+
+
+def _describe(exc: ValueError) -> str:
+    if "sys.set_int_max_str_digits" in str(exc):
+        return "a number has too many digits"
+    return str(exc)
+
+
+def _decode_batch(text: str, start: int, max_batch: int) -> list[Any]:
+    """The members of the array at `text[start]`, decoded one at a time."""
+    members: list[Any] = []
+    index = skip_whitespace(text, start + 1)
+    if text.startswith("]", index):
+        _expect_end(text, index + 1)
+        return members
+    while True:
+        member, index = STRICT_DECODER.raw_decode(text, index)
+        members.append(member)
+        if len(members) > max_batch:
+            raise BatchTooLarge(max_batch)
+        index = skip_whitespace(text, index)
+        if text.startswith(",", index):
+            index = skip_whitespace(text, index + 1)
+        elif text.startswith("]", index):
+            _expect_end(text, index + 1)
+            return members
+        else:
+            raise JSONDecodeError("Expecting ',' delimiter", text, index)
+
+
+def _expect_end(text: str, index: int) -> None:
+    end = skip_whitespace(text, index)
+    if end != len(text):
+        raise JSONDecodeError("Extra data", text, end)
+
+
+__all__ = [
+    "BOM",
+    "MAX_BATCH",
+    "STRICT_DECODER",
+    "BatchTooLarge",
+    "ParseError",
+    "decode_message",
+    "skip_whitespace",
+]
