@@ -61,9 +61,16 @@ def test_sessions_without_a_prompt_leave_no_files(project: Path, tmp_path: Path)
     third = runtime.new_session().path
     asyncio.run(runtime.aclose())
     assert len({first, second, third}) == 3
-    assert not (tmp_path / ".rho").exists()
+    assert list((tmp_path / ".rho").rglob("*.jsonl*")) == []
     with pytest.raises(StartupError, match="no previous session"):
         Runtime.build(_options(project, tmp_path, continue_latest=True))
+
+
+def test_an_unusable_sessions_folder_is_a_startup_error(project: Path, tmp_path: Path) -> None:
+    (tmp_path / ".rho").mkdir()
+    (tmp_path / ".rho" / "sessions").write_text("not a folder")
+    with pytest.raises(StartupError, match=r"cannot create session folder .*not a folder"):
+        Runtime.build(_options(project, tmp_path))
 
 
 def _session_with_open_calls(project: Path, home: Path) -> Path:

@@ -77,8 +77,9 @@ def test_create_writes_nothing_until_an_entry_after_the_system_message(
     assert session.path is not None
     assert session.path.parent == sessions_dir(project, home)
     assert session.path.name == f"{session.header.created_at_secs}_{session.id}.jsonl"
+    assert session.path.parent.is_dir() and not session.path.exists()
     system = session.append_message(ChatMessage.system("sys"))
-    assert not home.exists() and not session.written
+    assert not session.path.exists() and not session.written
     user = session.append_message(ChatMessage.user("hi"))
     assert session.written
     header, *entries = file_lines(session.path)
@@ -108,7 +109,7 @@ def test_a_session_with_only_its_system_message_leaves_no_file(
     else:
         session.close()
     assert session.closed and not session.written
-    assert not home.exists()
+    assert [path for path in home.rglob("*") if not path.is_dir()] == []
 
 
 def test_the_first_other_entry_writes_header_and_held_lines_at_once(

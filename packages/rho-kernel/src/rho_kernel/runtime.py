@@ -34,7 +34,7 @@ from rho_kernel.providers.resolve import (
 )
 from rho_kernel.security.sandbox import SandboxRoot
 from rho_kernel.session.discovery import SessionInfo, find_latest_session, list_sessions
-from rho_kernel.session.entries import ModelChangePayload
+from rho_kernel.session.entries import ModelChangePayload, SessionError
 from rho_kernel.session.lock import SessionLocked
 from rho_kernel.session.store import Session
 from rho_kernel.tools.registry import ToolRegistry
@@ -247,7 +247,10 @@ class Runtime:
         if self.options.ephemeral:
             session = Session.in_memory(self.root.path)
         else:
-            session = Session.create(self.root.path, home=self.options.home)
+            try:
+                session = Session.create(self.root.path, home=self.options.home)
+            except SessionError as exc:
+                raise StartupError(str(exc)) from None
         session.append_message(ChatMessage.system(self.system_prompt()))
         return session
 

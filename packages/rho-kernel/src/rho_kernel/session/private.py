@@ -7,6 +7,7 @@ Folders and files that already exist are left as they are.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from pathlib import Path
 from typing import BinaryIO
@@ -36,7 +37,7 @@ def make_private_dir(directory: Path) -> None:
             folder.mkdir(mode=DIR_MODE)
         except FileExistsError:
             if not folder.is_dir():
-                raise
+                raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(folder)) from None
             continue  # created meanwhile by someone else: theirs, not ours to change
         _chmod(folder, DIR_MODE)
 

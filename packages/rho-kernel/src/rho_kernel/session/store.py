@@ -113,13 +113,18 @@ class Session:
         """Start a new persisted session for `project_root`.
 
         The path `sessions_dir(project_root, home)/<created_at_secs>_<id>.jsonl` is decided
-        now, but nothing is written until the first entry that is not a system message:
-        then the folders (0700), the file (0600) with its header and the entries held so
-        far appear at once, and the session's lock is taken. A session that never gets such
-        an entry leaves nothing on disk.
+        and its missing folders are created (0700) now, so an unusable home fails here; but
+        the file is written only with the first entry that is not a system message: then
+        the file (0600) with its header and the entries held so far appear at once, and the
+        session's lock is taken. A session that never gets such an entry leaves no file.
+        Raises SessionError when the folders cannot be created.
         """
         root = Path(project_root).resolve()
         directory = sessions_dir(root, home)
+        try:
+            make_private_dir(directory)
+        except OSError as error:
+            raise SessionError(f"cannot create session folder {directory}: {error}") from error
         created_at = int(time.time())
         while True:
             header = Header(
