@@ -336,7 +336,7 @@ class Session:
 
     def _append(self, entry: Entry) -> Entry:
         self._check_writable()
-        while entry.id in self._entries:
+        while entry.id in self._entries or entry.id in self._gaps:
             entry = entry.model_copy(update={"id": new_id()})
         message = entry.message
         self._write(entry.to_json(), deferrable=message is not None and message.role == "system")
@@ -380,7 +380,7 @@ class Session:
         old = self._leaf
         moved = LeafMovedPayload(from_=old, to=entry_id)
         entry = Entry.new(old, moved, ATTACHED)
-        while entry.id in self._entries:
+        while entry.id in self._entries or entry.id in self._gaps:
             entry = entry.model_copy(update={"id": new_id()})
         self._write(entry.to_json())
         self._entries[entry.id] = entry
