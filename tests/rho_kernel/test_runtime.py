@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from pathlib import Path
 
 import pytest
 
 from rho_kernel import hookimpl, tool
+from rho_kernel.messages import ChatMessage, FunctionCall, ToolCall
 from rho_kernel.runtime import Runtime, RuntimeOptions, StartupError
+from rho_kernel.session import Session
 
 
 def _options(cwd: Path, home: Path, **kwargs: object) -> RuntimeOptions:
@@ -43,10 +47,90 @@ def test_persisted_session_lives_under_home_and_resumes(project: Path, tmp_path:
     first = Runtime.build(_options(project, tmp_path))
     path = first.session.path
     assert path is not None and path.is_relative_to(tmp_path / ".rho" / "sessions")
+    first.session.append_message(ChatMessage.user("hi"))
     first.session.close()
     again = Runtime.build(_options(project, tmp_path, continue_latest=True))
     assert again.session.path == path
-    assert [m.role for m in again.session.path_messages()] == ["system"]
+    assert [m.role for m in again.session.path_messages()] == ["system", "user"]
+
+
+def test_sessions_without_a_prompt_leave_no_files(project: Path, tmp_path: Path) -> None:
+    runtime = Runtime.build(_options(project, tmp_path))
+    first = runtime.session.path
+    second = runtime.new_session().path
+    third = runtime.new_session().path
+    asyncio.run(runtime.aclose())
+    assert len({first, second, third}) == 3
+    assert list((tmp_path / ".rho").rglob("*.jsonl*")) == []
+    with pytest.raises(StartupError, match="no previous session"):
+        Runtime.build(_options(project, tmp_path, continue_latest=True))
+
+
+def test_an_unusable_sessions_folder_is_a_startup_error(project: Path, tmp_path: Path) -> None:
+    (tmp_path / ".rho").mkdir()
+    (tmp_path / ".rho" / "sessions").write_text("not a folder")
+    with pytest.raises(StartupError, match=r"cannot create session folder .*not a folder"):
+        Runtime.build(_options(project, tmp_path))
+
+
+def _session_with_open_calls(project: Path, home: Path) -> Path:
+    calls = [
+        ToolCall(id=f"call_{n}", function=FunctionCall(name="write_file", arguments="{}"))
+        for n in (1, 2, 3)
+    ]
+    with Session.create(project, home=home) as session:
+        session.append_message(ChatMessage.system("sys"))
+        session.append_message(ChatMessage.user("write"))
+        session.append_message(ChatMessage.assistant("", calls, "tool_calls"))
+        session.append_message(ChatMessage.tool_result("call_2", "done", False))
+        assert session.path is not None
+        return session.path
+
+
+@pytest.mark.parametrize("how", ["session", "continue", "resume"])
+def test_resuming_closes_tool_calls_a_crash_left_open(
+    project: Path, tmp_path: Path, how: str
+) -> None:
+    path = _session_with_open_calls(project, tmp_path)
+    if how == "resume":
+        runtime = Runtime.build(_options(project, tmp_path))
+        runtime.resume(path)
+    else:
+        flag = {"session_path": path} if how == "session" else {"continue_latest": True}
+        runtime = Runtime.build(_options(project, tmp_path, **flag))
+    closing = runtime.session.path_messages()[-2:]
+    assert [(m.role, m.tool_call_id, m.text, m.is_error) for m in closing] == [
+        ("tool", "call_1", "Tool call cancelled.", True),
+        ("tool", "call_3", "Tool call cancelled.", True),
+    ]
+    runtime.session.close()
+    with Session.open(path) as reread:
+        assert reread.path_messages()[-2:] == closing
+        assert reread.close_open_tool_calls() == 0
+
+
+def test_a_session_open_elsewhere_is_a_startup_error_naming_the_process(
+    project: Path, tmp_path: Path
+) -> None:
+    path = _session_with_open_calls(project, tmp_path)
+    with Session.open(path):
+        with pytest.raises(StartupError, match=rf"pid {os.getpid()}\b"):
+            Runtime.build(_options(project, tmp_path, session_path=path))
+        runtime = Runtime.build(_options(project, tmp_path))
+        with pytest.raises(StartupError, match="another rho process"):
+            runtime.resume(path)
+        assert not runtime.session.closed
+    assert Runtime.build(_options(project, tmp_path, session_path=path)).session.path == path
+
+
+def test_resuming_the_current_session_rereads_it(project: Path, tmp_path: Path) -> None:
+    runtime = Runtime.build(_options(project, tmp_path))
+    runtime.session.append_message(ChatMessage.user("hi"))
+    path = runtime.session.path
+    assert path is not None
+    resumed = runtime.resume(path)
+    assert resumed.path == path and not resumed.closed
+    assert [m.role for m in resumed.path_messages()] == ["system", "user"]
 
 
 def test_system_prompt_has_base_environment_and_fragments(project: Path, tmp_path: Path) -> None:

@@ -58,10 +58,10 @@ def test_sessions_dir_layout(project: Path, home: Path) -> None:
 def test_list_sessions_sorts_by_mtime_and_counts_entries(project: Path, home: Path) -> None:
     old = make_session(project, home, messages=1, mtime=1_000)
     new = make_session(project, home, messages=3, mtime=3_000)
-    middle = make_session(project, home, messages=0, mtime=2_000)
+    middle = make_session(project, home, messages=2, mtime=2_000)
     infos = list_sessions(project, home)
     assert [info.path for info in infos] == [new, middle, old]
-    assert [info.entry_count for info in infos] == [3, 0, 1]
+    assert [info.entry_count for info in infos] == [3, 2, 1]
     assert [info.mtime_secs for info in infos] == [3_000, 2_000, 1_000]
     first = infos[0]
     assert first.id in new.name
@@ -114,6 +114,7 @@ def test_default_home_comes_from_the_environment(
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "envhome"))
     with Session.create(project) as session:
+        session.append_message(ChatMessage.user("hi"))
         assert session.path is not None
         assert session.path.parent == tmp_path / "envhome" / ".rho" / "sessions" / project_hash(
             project

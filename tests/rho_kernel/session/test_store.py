@@ -1,8 +1,9 @@
-"""`Session` against real files: appends, resume, torn writes, branching, resolutions."""
+"""`Session` against real files: appends, resume, unreadable lines, branching, resolutions."""
 
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,11 +71,19 @@ CALL = ToolCall(id="call_1", function=FunctionCall(name="read_file", arguments='
 # ── Creation and appending ────────────────────────────────────────────────────
 
 
-def test_create_writes_the_header_at_once(project: Path, home: Path, session: Session) -> None:
+def test_create_writes_nothing_until_an_entry_after_the_system_message(
+    project: Path, home: Path, session: Session
+) -> None:
     assert session.path is not None
     assert session.path.parent == sessions_dir(project, home)
     assert session.path.name == f"{session.header.created_at_secs}_{session.id}.jsonl"
-    [header] = file_lines(session.path)
+    assert session.path.parent.is_dir() and not session.path.exists()
+    system = session.append_message(ChatMessage.system("sys"))
+    assert not session.path.exists() and not session.written
+    user = session.append_message(ChatMessage.user("hi"))
+    assert session.written
+    header, *entries = file_lines(session.path)
+    assert entries == [system.to_json(), user.to_json()]
     assert header == {
         "type": "Header",
         "id": session.id,
@@ -84,18 +93,48 @@ def test_create_writes_the_header_at_once(project: Path, home: Path, session: Se
         "parent_session": None,
     }
     assert session.cwd == str(project.resolve())
-    assert session.leaf_id is None
-    assert session.entry_count == 0
+    assert session.leaf_id == user.id
+    assert session.entry_count == 2
+
+
+@pytest.mark.parametrize("how", ["end", "close"])
+def test_a_session_with_only_its_system_message_leaves_no_file(
+    project: Path, home: Path, how: str
+) -> None:
+    session = Session.create(project, home=home)
+    session.append_message(ChatMessage.system("sys"))
+    session.clear()
+    if how == "end":
+        session.end("transport EOF")
+    else:
+        session.close()
+    assert session.closed and not session.written
+    assert [path for path in home.rglob("*") if not path.is_dir()] == []
+
+
+def test_the_first_other_entry_writes_header_and_held_lines_at_once(
+    project: Path, home: Path
+) -> None:
+    with Session.create(project, home=home) as session:
+        system = session.append_message(ChatMessage.system("sys"))
+        change = session.append_payload(ModelChangePayload(model="m"))
+        assert session.path is not None
+        assert [line.get("id") for line in file_lines(session.path)] == [
+            session.id,
+            system.id,
+            change.id,
+        ]
 
 
 def test_parent_session_is_recorded(project: Path, home: Path) -> None:
     with Session.create(project, home=home, parent_session="4b021d5d") as child:
+        child.append_message(ChatMessage.user("hi"))
         assert file_lines(child.path)[0]["parent_session"] == "4b021d5d"
 
 
 def test_each_append_is_on_disk_before_the_next(session: Session) -> None:
+    session.append_message(ChatMessage.system("sys"))
     messages = [
-        ChatMessage.system("sys"),
         ChatMessage.user("read a.rs"),
         ChatMessage.assistant("", [CALL], "tool_calls"),
         ChatMessage.tool_result("call_1", "fn main() {}", False),
@@ -107,7 +146,7 @@ def test_each_append_is_on_disk_before_the_next(session: Session) -> None:
             raw = other_handle.read()
         assert raw.endswith(b"\n")
         lines = [json.loads(line) for line in raw.splitlines()]
-        assert len(lines) == count + 1
+        assert len(lines) == count + 2
         assert lines[-1] == entry.to_json()
     assert session.entry_count == 4
 
@@ -199,7 +238,9 @@ def test_custom_data_must_be_json(project: Path, session: Session) -> None:
     with pytest.raises((TypeError, ValueError)):
         Session.in_memory(project).append_custom("acme.todo.v1", object())
     assert session.entry_count == 0
-    assert len(file_lines(session.path)) == 1
+    assert session.path is not None and not session.path.exists()
+    session.append_custom("acme.todo.v1", [1])
+    assert len(file_lines(session.path)) == 2
 
 
 # ── Resume ────────────────────────────────────────────────────────────────────
@@ -323,39 +364,140 @@ def test_duplicate_ids_first_wins(tmp_path: Path) -> None:
         assert [m.text for m in session.path_messages()] == ["first", "child"]
 
 
-def test_broken_middle_line_is_an_error_naming_file_and_line(tmp_path: Path) -> None:
+def unknown_role(entry_id: str, parent: str | None) -> str:
+    """An entry line this version cannot read: a message role from a newer rho."""
+    return entry(entry_id, parent, "from the future", role="developer")
+
+
+def open_and_append(path: Path, warnings: list[str]) -> Entry:
+    with Session.open(path, on_warning=warnings.append) as session:
+        return session.append_message(ChatMessage.user("later"))
+
+
+def test_unreadable_middle_line_is_skipped_kept_and_passed_over(tmp_path: Path) -> None:
+    path = write_session(
+        tmp_path / "s.jsonl",
+        HEADER,
+        entry("aaaaaaaa", None, "sys", role="system"),
+        unknown_role("bbbbbbbb", "aaaaaaaa"),
+        entry("cccccccc", "bbbbbbbb", "after"),
+    )
+    before = path.read_bytes()
+    warnings: list[str] = []
+    added = open_and_append(path, warnings)
+    assert path.read_bytes().startswith(before)
+    assert added.parent_id == "cccccccc"
+    [warning] = warnings
+    assert str(path) in warning and "skipped 1 unreadable line" in warning
+    assert "line 3" in warning
+    with Session.open(path, on_warning=warnings.append) as again:
+        assert again.leaf_id == added.id
+        assert [m.text for m in again.path_messages()] == ["sys", "after", "later"]
+        assert "bbbbbbbb" not in again.entries
+    assert len(warnings) == 2
+
+
+def test_unreadable_last_line_is_kept_and_new_entries_attach_to_it(tmp_path: Path) -> None:
+    path = write_session(
+        tmp_path / "s.jsonl",
+        HEADER,
+        entry("aaaaaaaa", None, "sys", role="system"),
+        entry("bbbbbbbb", "aaaaaaaa", "question"),
+        unknown_role("cccccccc", "bbbbbbbb"),
+    )
+    before = path.read_bytes()
+    warnings: list[str] = []
+    with Session.open(path, on_warning=warnings.append) as session:
+        assert session.leaf_id == "cccccccc"
+        assert [m.text for m in session.path_messages()] == ["sys", "question"]
+        added = session.append_message(ChatMessage.user("later"))
+        following = session.append_message(ChatMessage.assistant("answer"))
+    after = path.read_bytes()
+    assert after.startswith(before)
+    assert [json.loads(line)["id"] for line in after[len(before) :].splitlines()] == [
+        added.id,
+        following.id,
+    ]
+    assert added.parent_id == "cccccccc"
+    assert "line 4" in warnings[0]
+    with Session.open(path, on_warning=warnings.append) as again:
+        assert [m.text for m in again.path_messages()] == ["sys", "question", "later", "answer"]
+
+
+def test_several_unreadable_lines_give_one_warning_with_count_and_first_line(
+    tmp_path: Path,
+) -> None:
     path = write_session(
         tmp_path / "s.jsonl",
         HEADER,
         entry("aaaaaaaa", None, "a"),
-        '{"type":"Entry","id":"bbbb',
-        entry("cccccccc", "aaaaaaaa", "c"),
+        "not json",
+        '{"type":"Resolution","entry":"aaaaaaaa","resolution":{"Outlined":{}},"cursor":null}',
+        "[1, 2]",
+        entry("bbbbbbbb", "aaaaaaaa", "b"),
     )
-    with pytest.raises(SessionError, match="line 3") as error:
-        Session.open(path)
-    assert str(path) in str(error.value)
+    warnings: list[str] = []
+    with Session.open(path, on_warning=warnings.append) as session:
+        assert [m.text for m in session.path_messages()] == ["a", "b"]
+    [warning] = warnings
+    assert "skipped 3 unreadable lines" in warning and "first: line 3" in warning
 
 
-def test_torn_last_line_is_skipped_with_warning_and_truncated(session: Session) -> None:
+def test_entries_after_a_line_without_an_id_start_a_new_path(tmp_path: Path) -> None:
+    path = write_session(
+        tmp_path / "s.jsonl",
+        HEADER,
+        entry("aaaaaaaa", None, "a"),
+        '{"type":"Entry","id":"bbbbbbbb","parent_id":"aaaa',  # terminated, but cut short
+        entry("cccccccc", "bbbbbbbb", "c"),
+    )
+    with Session.open(path, on_warning=lambda _: None) as session:
+        assert session.leaf_id == "cccccccc"
+        assert [m.text for m in session.path_messages()] == ["c"]
+        assert session.entry_count == 2
+
+
+def test_gap_cycles_and_self_parents_do_not_hang(tmp_path: Path) -> None:
+    path = write_session(
+        tmp_path / "s.jsonl",
+        HEADER,
+        unknown_role("aaaaaaaa", "bbbbbbbb"),
+        unknown_role("bbbbbbbb", "aaaaaaaa"),
+        entry("cccccccc", "aaaaaaaa", "c"),
+        unknown_role("dddddddd", "dddddddd"),
+    )
+    with Session.open(path, on_warning=lambda _: None) as session:
+        assert session.leaf_id == "dddddddd"
+        assert session.path_messages() == []
+        session.branch_to("cccccccc")
+        assert [m.text for m in session.path_messages()] == ["c"]
+
+
+def test_torn_last_line_is_skipped_with_warning_and_kept(session: Session) -> None:
     system = session.append_message(ChatMessage.system("sys"))
     user = session.append_message(ChatMessage.user("hello"))
     assert session.path is not None
     path = session.path
     session.close()
-    good = path.read_bytes()
+    torn = b'{"type":"Entry","id":"deadbeef","parent_id":"'
     with path.open("ab") as crash:
-        crash.write(b'{"type":"Entry","id":"deadbeef","parent_id":"')
+        crash.write(torn)
+    on_disk = path.read_bytes()
     warnings: list[str] = []
     with Session.open(path, on_warning=warnings.append) as resumed:
         assert len(warnings) == 1
         assert str(path) in warnings[0]
-        assert "line 4" in warnings[0]
-        assert path.read_bytes() == good
+        assert "line 4" in warnings[0] and "unfinished write" in warnings[0]
+        assert path.read_bytes() == on_disk
         assert resumed.leaf_id == user.id
         reply = resumed.append_message(ChatMessage.assistant("hi there"))
+    after = path.read_bytes()
+    assert after.startswith(on_disk + b"\n") and after.endswith(b"\n")
+    lines = after.split(b"\n")
+    assert lines[3] == torn and json.loads(lines[4])["id"] == reply.id and lines[5] == b""
     warnings.clear()
     with Session.open(path, on_warning=warnings.append) as again:
-        assert warnings == []
+        assert len(warnings) == 1 and "unfinished" not in warnings[0]
         assert [e.id for e in again.path_entries()] == [system.id, user.id, reply.id]
         assert again.entry_count == 3
 
@@ -367,10 +509,10 @@ def test_torn_line_right_after_the_header(tmp_path: Path) -> None:
     with Session.open(path, on_warning=warnings.append) as session:
         assert session.leaf_id is None
         first = session.append_message(ChatMessage.user("a"))
-    assert path.read_bytes().count(b"\n") == 2
+    assert path.read_bytes().startswith(HEADER.encode() + b'\n\n{"type":"En\n{')
     with Session.open(path, on_warning=warnings.append) as again:
         assert again.leaf_id == first.id
-    assert len(warnings) == 1
+    assert ["line 3" in warning for warning in warnings] == [True, True]
 
 
 def test_default_warning_goes_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -379,7 +521,7 @@ def test_default_warning_goes_to_stderr(tmp_path: Path, capsys: pytest.CaptureFi
     with Session.open(path):
         pass
     err = capsys.readouterr().err
-    assert str(path) in err
+    assert err.startswith("rho: warning: ") and str(path) in err
     assert err.count("\n") == 1
 
 
@@ -600,6 +742,7 @@ def test_reopening_reproduces_path_messages(operations: list[tuple[str, object]]
         project.mkdir()
         with Session.create(project, home=Path(tmp) / "home") as live:
             live.append_message(ChatMessage.system("sys"))
+            live.append_message(ChatMessage.user("start"))
             for step, (op, arg) in enumerate(operations):
                 ids = list(live.entries)
                 if op == "user":
@@ -629,3 +772,56 @@ def test_reopening_reproduces_path_messages(operations: list[tuple[str, object]]
             assert dict(resumed.entries) == entries
             assert resumed.path_messages() == expected
             assert resumed.read_custom("test.counter.v1") == custom
+
+
+# ── Open tool calls ───────────────────────────────────────────────────────────
+
+
+def calls(*ids: str) -> list[ToolCall]:
+    return [ToolCall(id=i, function=FunctionCall(name="write_file", arguments="{}")) for i in ids]
+
+
+def test_open_tool_calls_of_the_last_assistant_message_are_closed(session: Session) -> None:
+    session.append_message(ChatMessage.system("sys"))
+    session.append_message(ChatMessage.assistant("", calls("old"), "tool_calls"))
+    session.append_message(ChatMessage.user("next"))
+    session.append_message(ChatMessage.assistant("", calls("a", "b", "c"), "tool_calls"))
+    session.append_message(ChatMessage.tool_result("b", "done", False))
+    session.append_payload(ModelChangePayload(model="m"))
+    assert session.close_open_tool_calls() == 2
+    added = session.path_messages()[-2:]
+    assert added == [
+        ChatMessage.tool_result("a", "Tool call cancelled.", True),
+        ChatMessage.tool_result("c", "Tool call cancelled.", True),
+    ]
+    assert session.close_open_tool_calls("other text") == 0
+    with reopen(session) as resumed:
+        assert resumed.path_messages()[-2:] == added
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [],
+        [ChatMessage.system("sys"), ChatMessage.user("hi")],
+        [ChatMessage.user("hi"), ChatMessage.assistant("hello", finish_reason="stop")],
+        [ChatMessage.assistant("", calls("a")), ChatMessage.tool_result("a", "ok", False)],
+    ],
+)
+def test_nothing_to_close_adds_nothing(project: Path, messages: list[ChatMessage]) -> None:
+    memory = Session.in_memory(project)
+    for message in messages:
+        memory.append_message(message)
+    assert memory.close_open_tool_calls() == 0
+    assert memory.entry_count == len(messages)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_only_regular_files_are_opened(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "s.jsonl"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    with pytest.raises(SessionError, match="cannot read session file"):
+        Session.open(path)

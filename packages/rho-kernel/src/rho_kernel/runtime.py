@@ -34,7 +34,8 @@ from rho_kernel.providers.resolve import (
 )
 from rho_kernel.security.sandbox import SandboxRoot
 from rho_kernel.session.discovery import SessionInfo, find_latest_session, list_sessions
-from rho_kernel.session.entries import ModelChangePayload
+from rho_kernel.session.entries import ModelChangePayload, SessionError
+from rho_kernel.session.lock import SessionLocked
 from rho_kernel.session.store import Session
 from rho_kernel.tools.registry import ToolRegistry
 
@@ -228,18 +229,29 @@ class Runtime:
         return self._fresh_session()
 
     def _open(self, path: Path) -> Session:
+        """Open a saved session (taking its lock) and close the tool calls a crash left open."""
         try:
-            return Session.open(path)
-        except FileNotFoundError:
-            raise StartupError(f"session file not found: {path}") from None
+            session = Session.open(path)
+        except SessionLocked as exc:
+            raise StartupError(str(exc)) from None
         except Exception as exc:
             raise StartupError(f"cannot open session {path}: {exc}") from None
+        try:
+            session.close_open_tool_calls()
+        except Exception as exc:
+            session.close()
+            raise StartupError(f"cannot resume session {path}: {exc}") from None
+        return session
 
     def _fresh_session(self) -> Session:
+        """A new session holding its system message; its file appears with the first prompt."""
         if self.options.ephemeral:
             session = Session.in_memory(self.root.path)
         else:
-            session = Session.create(self.root.path, home=self.options.home)
+            try:
+                session = Session.create(self.root.path, home=self.options.home)
+            except SessionError as exc:
+                raise StartupError(str(exc)) from None
         session.append_message(ChatMessage.system(self.system_prompt()))
         return session
 
@@ -436,9 +448,19 @@ class Runtime:
         return self.session
 
     def resume(self, path: Path) -> Session:
-        """Close the current session and continue the one at `path`."""
+        """Close the current session and continue the one at `path` (reread from disk when it
+        is the current one)."""
+        current = self.session
+        if current.written and current.path is not None and _same_file(current.path, path):
+            current.close()  # this process holds the lock: give it up before reopening
+            try:
+                self.session = self._open(path)
+            except StartupError:
+                self.session = self._fresh_session()
+                raise
+            return self.session
         session = self._open(path)
-        self.session.close()
+        current.close()
         self.session = session
         return session
 
@@ -455,6 +477,13 @@ class Runtime:
             except Exception as exc:  # closing must not hide the shutdown
                 self.plugins.report(f"closing the model connection failed: {exc}")
         self._services.clear()
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        return first.samefile(second)
+    except OSError:
+        return False
 
 
 __all__ = ["ApiUsage", "Runtime", "RuntimeOptions", "StartupError", "base_prompt"]

@@ -114,15 +114,17 @@ async def serve(runtime: Runtime) -> None:
 
 
 def _session_hint(runtime: Runtime) -> None:
+    """Name the session file on stderr and, for a new session, how to resume earlier ones."""
     path = runtime.session.path
     if path is None:
         return
-    others = [p for p in path.parent.glob("*.jsonl") if p != path]
     report(f"session: {path}")
+    options = runtime.options
+    if options.continue_latest or options.session_path is not None:
+        return
+    others = [p for p in path.parent.glob("*.jsonl") if p != path]
     if others:
-        report(
-            f"  ({len(others)} previous session(s) for this project — use rho -c to resume the latest)"
-        )
+        report(f"{len(others)} previous session(s) for this project; rho -c resumes the latest")
 
 
 def run(runtime: Runtime) -> int:

@@ -49,16 +49,18 @@ from rho_kernel.session.entries import (
     parse_line,
     render_entry,
 )
+from rho_kernel.session.lock import SessionLock, SessionLocked
 from rho_kernel.session.stats import (
     ContextMeter,
     ContextStats,
     approximate_tokens,
     schema_tokens,
 )
-from rho_kernel.session.store import CUSTOM_KIND, Session
+from rho_kernel.session.store import CANCELLED_TOOL_CALL, CUSTOM_KIND, Session
 
 __all__ = [
     "ATTACHED",
+    "CANCELLED_TOOL_CALL",
     "CURRENT_VERSION",
     "CUSTOM_KIND",
     "FULL",
@@ -91,6 +93,8 @@ __all__ = [
     "SessionError",
     "SessionInfo",
     "SessionInfoPayload",
+    "SessionLock",
+    "SessionLocked",
     "Summarized",
     "TimeSpan",
     "Timestamp",

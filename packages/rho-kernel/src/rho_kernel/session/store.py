@@ -1,23 +1,29 @@
 """`Session`: the append-only entry tree, its leaf, and its JSONL file.
 
 Every append is one `write` of one full line followed by a flush, so a crash loses at most
-the line being written; `Session.open` drops such a torn last line with a warning and
-truncates it away. The messages along the current path are cached and extended in O(1) by
-appends at the leaf, so the cost of a turn does not grow with the session.
+the line being written; `Session.open` skips such an unfinished last line, and any line it
+cannot read, with one warning, and never changes what is already in the file. A new session
+writes nothing until its first entry that is not the system message. One process at a time
+writes a session file: an open session holds its lock (see `rho_kernel.session.lock`). The
+messages along the current path are cached and extended in O(1) by appends at the leaf, so
+the cost of a turn does not grow with the session.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
+import os
 import re
-import sys
+import stat
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, BinaryIO
 
+from rho_kernel import diagnostics
 from rho_kernel.messages import ChatMessage
 from rho_kernel.session.discovery import sessions_dir
 from rho_kernel.session.entries import (
@@ -35,69 +41,49 @@ from rho_kernel.session.entries import (
     SessionError,
     dump_line,
     new_id,
-    parse_line,
     parse_resolution,
     render_entry,
 )
+from rho_kernel.session.loading import (
+    first_line,
+    parse_header,
+    replay,
+    skipped_warning,
+    split_lines,
+)
+from rho_kernel.session.lock import SessionLock, SessionLocked
+from rho_kernel.session.private import create_private_file, make_private_dir
 
 CUSTOM_KIND = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+\.v[0-9]+")
 """Extension kinds: `<author>.<feature>.v<n>` (e.g. `rho.turn_error.v1`)."""
 
-_PARSE_ERRORS = (ValueError, TypeError, KeyError, AttributeError, RecursionError)
+CANCELLED_TOOL_CALL = "Tool call cancelled."
+"""The result recorded for a tool call that never got one (see `close_open_tool_calls`)."""
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO must not hang
+_BINARY = getattr(os, "O_BINARY", 0)
 
 
-def _warn_to_stderr(message: str) -> None:
-    print(f"warning: {message}", file=sys.stderr)
-
-
-def _brief(error: BaseException) -> str:
-    """An error as one short line (pydantic's messages span several)."""
-    text = " ".join(str(error).split())
-    return text if len(text) <= 200 else text[:199] + "…"
-
-
-def _replay(
-    path: Path, lines: list[tuple[int, int, bytes]], warn: Callable[[str], None]
-) -> tuple[dict[str, Entry], str | None, int | None]:
-    """Replay the lines after the header.
-
-    Returns the entries, the id of the last Entry line, and, only when the last line was
-    torn and dropped, the end offset of the last good line (0 when that is the header).
-    """
-    entries: dict[str, Entry] = {}
-    last_entry_id: str | None = None
-    good_end = 0
-    for index, (number, end, raw) in enumerate(lines):
-        try:
-            line = parse_line(raw)
-        except _PARSE_ERRORS as error:
-            if index < len(lines) - 1:
-                raise SessionError(
-                    f"{path}: line {number}: cannot parse: {_brief(error)}"
-                ) from error
-            warn(
-                f"{path}: line {number}: dropping unreadable last line (torn write): {_brief(error)}"
-            )
-            return entries, last_entry_id, good_end
-        good_end = end
-        if isinstance(line, Entry):
-            entries.setdefault(line.id, line)
-            last_entry_id = line.id
-        elif isinstance(line, ResolutionChange):
-            target = entries.get(line.entry)
-            if target is not None:
-                entries[line.entry] = target.model_copy(update={"resolution": line.resolution})
-        # A repeated header or a line type from a newer rho is ignored.
-    return entries, last_entry_id, None
+def _open_for_reading(path: Path) -> BinaryIO:
+    """Open a regular file for reading; OSError for anything else (a FIFO, a folder …)."""
+    fd = os.open(path, os.O_RDONLY | _NONBLOCK | _BINARY)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 class Session:
     """A conversation as a tree of entries with a movable leaf, optionally persisted.
 
     Build one with `create` (new file), `in_memory` (no disk I/O) or `open` (resume).
-    Appends add a child of the leaf and make it the new leaf. A persisted session keeps its
-    file open in append mode until `end` or `close`; it can also be used as a context
-    manager, which closes it on exit.
+    Appends add a child of the leaf and make it the new leaf. A persisted session holds an
+    exclusive lock on its file (one writer per session) and keeps the file open in append
+    mode until `end` or `close`; it can also be used as a context manager, which closes it
+    on exit.
     """
 
     def __init__(self, header: Header, path: Path | None, file: BinaryIO | None) -> None:
@@ -105,10 +91,15 @@ class Session:
         self._header = header
         self._path = path
         self._file = file
+        self._lock: SessionLock | None = None
+        # Lines of a created session not yet on disk (None once written, and when in memory).
+        self._pending: list[bytes] | None = None
         self._needs_newline = False
         self._closed = False
         self._entries: dict[str, Entry] = {}
         self._entries_view = MappingProxyType(self._entries)
+        # Unreadable entries of the file: id -> parent id, so the path can pass them.
+        self._gaps: dict[str, str | None] = {}
         self._leaf: str | None = None
         self._path_cache: list[Entry] | None = []
         self._messages_cache: list[ChatMessage] | None = []
@@ -121,12 +112,19 @@ class Session:
     ) -> Session:
         """Start a new persisted session for `project_root`.
 
-        The file is `sessions_dir(project_root, home)/<created_at_secs>_<id>.jsonl`; its
-        header line is written at once.
+        The path `sessions_dir(project_root, home)/<created_at_secs>_<id>.jsonl` is decided
+        and its missing folders are created (0700) now, so an unusable home fails here; but
+        the file is written only with the first entry that is not a system message: then
+        the file (0600) with its header and the entries held so far appear at once, and the
+        session's lock is taken. A session that never gets such an entry leaves no file.
+        Raises SessionError when the folders cannot be created.
         """
         root = Path(project_root).resolve()
         directory = sessions_dir(root, home)
-        directory.mkdir(parents=True, exist_ok=True)
+        try:
+            make_private_dir(directory)
+        except OSError as error:
+            raise SessionError(f"cannot create session folder {directory}: {error}") from error
         created_at = int(time.time())
         while True:
             header = Header(
@@ -137,13 +135,10 @@ class Session:
                 parent_session=parent_session,
             )
             path = directory / f"{created_at}_{header.id}.jsonl"
-            try:
-                file = path.open("xb")
-            except FileExistsError:
-                continue
-            break
-        session = cls(header, path, file)
-        session._write(header.to_json())
+            if not os.path.lexists(path):
+                break
+        session = cls(header, path, None)
+        session._pending = []
         return session
 
     @classmethod
@@ -159,82 +154,63 @@ class Session:
 
     @classmethod
     def open(cls, path: Path, *, on_warning: Callable[[str], None] | None = None) -> Session:
-        """Resume a session from its file.
+        """Resume a session from its file, taking its lock (SessionLocked when another
+        process has it open).
 
         The header must be the first non-blank line; blank lines are skipped; of entries
-        sharing an id the first wins; Resolution lines are replayed in file order. A line
-        that cannot be parsed raises SessionError naming the file and line, except the last
-        line, which is taken for a write torn by a crash: `on_warning` is called (default:
-        one line on stderr), the line is dropped and the file truncated to the end of the
-        last good line. The leaf is the last Entry line's id, or the `to` of a LeafMoved
-        entry when that is the last Entry line.
+        sharing an id the first wins; Resolution lines are replayed in file order. Lines
+        this version cannot read are skipped and reported in one call of `on_warning`
+        (default: one `rho: warning:` line on stderr) naming the file, how many lines were
+        skipped and the first; the file is never changed. An unfinished last line (a write
+        torn by a crash) is skipped the same way, and the next append starts on a new line.
+        The leaf is the last Entry line's id, or the `to` of a LeafMoved entry when that is
+        the last Entry line.
         """
         path = Path(path)
-        warn = on_warning if on_warning is not None else _warn_to_stderr
         try:
-            data = path.read_bytes()
+            with _open_for_reading(path) as reader:
+                parse_header(path, first_line(reader))  # before locking: is it a session?
+                lock = SessionLock.acquire(path)
+                try:
+                    reader.seek(0)
+                    data = reader.read()
+                except BaseException:
+                    lock.release()
+                    raise
         except OSError as error:
             raise SessionError(f"cannot read session file {path}: {error}") from error
-
-        # (line number, end offset including the newline, raw bytes) of non-blank lines.
-        lines: list[tuple[int, int, bytes]] = []
-        offset = 0
-        for number, raw in enumerate(data.split(b"\n"), start=1):
-            offset += len(raw) + 1
-            if raw.strip():
-                lines.append((number, min(offset, len(data)), raw))
-        if not lines:
-            raise SessionError(f"session file {path} has no header line")
-
-        number, good_end, raw = lines[0]
         try:
-            header = parse_line(raw)
-        except _PARSE_ERRORS as error:
-            raise SessionError(
-                f"{path}: line {number}: unreadable session header: {_brief(error)}"
-            ) from error
-        if not isinstance(header, Header):
-            raise SessionError(f"{path}: line {number}: the first line is not a session header")
-        try:
-            header.check_supported()
-        except SessionError as error:
-            raise SessionError(f"{path}: {error}") from None
+            session, warning = cls._load(path, data)
+        except BaseException:
+            lock.release()
+            raise
+        session._lock = lock
+        if warning is not None:
+            (on_warning or diagnostics.warn)(warning)
+        return session
 
+    @classmethod
+    def _load(cls, path: Path, data: bytes) -> tuple[Session, str | None]:
+        lines = split_lines(data)
+        header = parse_header(path, lines[0] if lines else None)
         gc_was_enabled = gc.isenabled()
         gc.disable()  # a bulk load allocates many objects and no cycles: skip the GC passes
         try:
-            entries, last_entry_id, torn_after = _replay(path, lines[1:], warn)
+            replayed = replay(lines[1:])
         finally:
             if gc_was_enabled:
                 gc.enable()
-        torn = torn_after is not None
-        good_end = max(good_end, torn_after or 0)
-
-        if torn:
-            try:
-                with path.open("r+b") as file:
-                    file.truncate(good_end)
-            except OSError as error:
-                raise SessionError(f"cannot truncate torn session file {path}: {error}") from error
-            needs_newline = False
-        else:
-            needs_newline = not data.endswith(b"\n")
-
         try:
             file = path.open("ab")
         except OSError as error:
             raise SessionError(f"cannot open session file {path} for append: {error}") from error
         session = cls(header, path, file)
-        session._needs_newline = needs_newline
-        session._entries.update(entries)
-        leaf = last_entry_id
-        if leaf is not None:
-            payload = entries[leaf].payload
-            if isinstance(payload, LeafMovedPayload) and payload.to in entries:
-                leaf = payload.to
-        session._leaf = leaf
+        session._needs_newline = bool(data) and not data.endswith(b"\n")
+        session._entries.update(replayed.entries)
+        session._gaps = replayed.gaps
+        session._leaf = replayed.leaf()
         session._invalidate()
-        return session
+        return session, skipped_warning(path, replayed)
 
     # ── Properties ────────────────────────────────────────────────────────────
 
@@ -260,7 +236,11 @@ class Session:
 
     @property
     def leaf_id(self) -> str | None:
-        """The id of the entry the conversation continues from (None when empty)."""
+        """The id of the entry the conversation continues from (None when empty).
+
+        After `open` this can be the id of an entry this version could not read (the last
+        line of the file); it is then not in `entries`, and new entries still attach to it.
+        """
         return self._leaf
 
     @property
@@ -272,6 +252,11 @@ class Session:
     def entry_count(self) -> int:
         """The number of entries in the tree (all branches)."""
         return len(self._entries)
+
+    @property
+    def written(self) -> bool:
+        """Whether the session's file exists: False in memory and before `create`'s first entry."""
+        return self._path is not None and self._pending is None
 
     @property
     def closed(self) -> bool:
@@ -309,7 +294,7 @@ class Session:
             raise ValueError(
                 f"custom entry kind {kind!r} is not of the form <author>.<feature>.v<n>"
             )
-        if self._file is None:
+        if self._path is None:
             dump_line({"data": data})  # persisted sessions check this when writing
         return self._append(Entry.new(self._leaf, CustomPayload(kind=kind, data=data)))
 
@@ -321,12 +306,40 @@ class Session:
                 return payload.data
         return None
 
+    def close_open_tool_calls(self, text: str = CANCELLED_TOOL_CALL) -> int:
+        """Give every tool call of the last assistant message on the current path that has no
+        result a failed tool result saying `text`; returns how many were added.
+
+        A process killed while a tool call waited (for approval, say) leaves the call without
+        a result, and strict providers reject a conversation with such a call. Called when a
+        session is resumed, before anything else is appended.
+        """
+        answered: set[str] = set()
+        for entry in reversed(self._current_path()):
+            message = entry.message
+            if message is None:
+                continue
+            if message.role == "tool":
+                if message.tool_call_id is not None:
+                    answered.add(message.tool_call_id)
+                continue
+            if message.role != "assistant":
+                continue
+            added = 0
+            for call in message.tool_calls or ():
+                if call.id not in answered:
+                    answered.add(call.id)
+                    self.append_message(ChatMessage.tool_result(call.id, text, True))
+                    added += 1
+            return added
+        return 0
+
     def _append(self, entry: Entry) -> Entry:
         self._check_writable()
-        while entry.id in self._entries:
+        while entry.id in self._entries or entry.id in self._gaps:
             entry = entry.model_copy(update={"id": new_id()})
-        if self._file is not None:
-            self._write(entry.to_json())
+        message = entry.message
+        self._write(entry.to_json(), deferrable=message is not None and message.role == "system")
         self._entries[entry.id] = entry
         if self._path_cache is not None:
             self._path_cache.append(entry)
@@ -367,10 +380,9 @@ class Session:
         old = self._leaf
         moved = LeafMovedPayload(from_=old, to=entry_id)
         entry = Entry.new(old, moved, ATTACHED)
-        while entry.id in self._entries:
+        while entry.id in self._entries or entry.id in self._gaps:
             entry = entry.model_copy(update={"id": new_id()})
-        if self._file is not None:
-            self._write(entry.to_json())
+        self._write(entry.to_json())
         self._entries[entry.id] = entry
         self._leaf = entry_id
         self._invalidate()
@@ -414,10 +426,13 @@ class Session:
             seen: set[str] = set()
             current = self._leaf
             while current is not None and current not in seen:
+                seen.add(current)
                 entry = self._entries.get(current)
                 if entry is None:
-                    break
-                seen.add(current)
+                    if current not in self._gaps:
+                        break  # the path starts after an entry nothing is known of
+                    current = self._gaps[current]  # pass over an unreadable entry
+                    continue
                 chain.append(entry)
                 current = entry.parent_id
             chain.reverse()
@@ -431,19 +446,28 @@ class Session:
     # ── Lifecycle and I/O ─────────────────────────────────────────────────────
 
     def end(self, reason: str) -> None:
-        """Append a SessionEnded entry and close the session; later calls do nothing."""
+        """Append a SessionEnded entry and close the session; later calls do nothing.
+
+        A created session whose file was never written stays unwritten: nothing is added.
+        """
         if self._closed:
             return
-        self._append(Entry.new(self._leaf, SessionEndedPayload(reason=reason)))
+        if self._pending is None:
+            self._append(Entry.new(self._leaf, SessionEndedPayload(reason=reason)))
         self.close()
 
     def close(self) -> None:
-        """Close the file (without a SessionEnded entry); later changes raise SessionError."""
+        """Close the file and release the lock (without a SessionEnded entry); later changes
+        raise SessionError."""
         self._closed = True
         file, self._file = self._file, None
         if file is not None:
             with contextlib.suppress(OSError):
                 file.close()
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            with contextlib.suppress(OSError):
+                lock.release()
 
     def __enter__(self) -> Session:
         return self
@@ -459,18 +483,27 @@ class Session:
         if self._closed:
             raise SessionError(f"session {self.id} is closed")
 
-    def _write(self, record: dict[str, Any]) -> None:
+    def _write(self, record: dict[str, Any], *, deferrable: bool = False) -> None:
         """Write one line with one write and a flush (nothing for in-memory sessions).
 
-        A failed write closes the session: whatever part of the line reached the disk is
-        then the file's last line, which the next `open` drops as torn.
+        A created session holds `deferrable` lines (its system message) in memory until the
+        first other line, which creates the file. A failed write closes the session: whatever
+        part of the line reached the disk is then the file's unfinished last line, which the
+        next `open` skips.
         """
+        if self._path is None:
+            return
+        data = (dump_line(record) + "\n").encode("utf-8")
+        if self._pending is not None:
+            if deferrable:
+                self._pending.append(data)
+                return
+            data = self._materialize(data)
+        if self._needs_newline:
+            data = b"\n" + data
         file = self._file
         if file is None:
             return
-        data = (dump_line(record) + "\n").encode("utf-8")
-        if self._needs_newline:
-            data = b"\n" + data
         try:
             file.write(data)
             file.flush()
@@ -479,5 +512,25 @@ class Session:
             raise SessionError(f"cannot write session file {self._path}: {error}") from error
         self._needs_newline = False
 
+    def _materialize(self, data: bytes) -> bytes:
+        """Create the folders, the lock and the file of a created session; returns what to
+        write: the header, the lines held so far and `data`."""
+        path = self._path
+        assert path is not None and self._pending is not None
+        try:
+            make_private_dir(path.parent)
+        except OSError as error:
+            raise SessionError(f"cannot create session folder {path.parent}: {error}") from error
+        lock = SessionLock.acquire(path)
+        try:
+            file = create_private_file(path)
+        except OSError as error:
+            lock.release()
+            raise SessionError(f"cannot create session file {path}: {error}") from error
+        header = (dump_line(self._header.to_json()) + "\n").encode("utf-8")
+        blob = b"".join([header, *self._pending, data])
+        self._lock, self._file, self._pending = lock, file, None
+        return blob
 
-__all__ = ["CUSTOM_KIND", "Session", "SessionError"]
+
+__all__ = ["CANCELLED_TOOL_CALL", "CUSTOM_KIND", "Session", "SessionError", "SessionLocked"]

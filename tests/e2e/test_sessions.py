@@ -1,0 +1,240 @@
+"""Session files through the real `rho` process: privacy, no empty files, no lost lines,
+open tool calls closed on resume, and one writer per session."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+from pathlib import Path
+
+import pytest
+from rho_process import RhoProcess  # type: ignore[import-not-found]
+
+from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+CANCELLED = "Tool call cancelled."
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as scripted:
+        yield scripted
+
+
+def _start(start_rho, server: ScriptedServer, *extra: str) -> RhoProcess:  # type: ignore[no-untyped-def]
+    process = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", *extra)
+    assert process.read()["method"] == "ready"
+    return process
+
+
+def _session_path(rho: RhoProcess) -> Path:
+    return Path(rho.call("getState")["result"]["sessionPath"])
+
+
+def _conversation(start_rho, server: ScriptedServer, *extra: str) -> tuple[RhoProcess, Path]:  # type: ignore[no-untyped-def]
+    """A running rho whose session file exists (one prompt answered)."""
+    server.add(text_reply("answer"))
+    rho = _start(start_rho, server, *extra)
+    rho.call("prompt", {"message": "question"})
+    return rho, _session_path(rho)
+
+
+def _kill(rho: RhoProcess) -> None:
+    os.kill(rho.proc.pid, signal.SIGKILL)
+    rho.proc.wait(timeout=10)
+
+
+def _session_files(home: Path) -> list[Path]:
+    return sorted(home.rglob("*.jsonl"))
+
+
+# ── No empty sessions ─────────────────────────────────────────────────────────
+
+
+def test_a_start_without_a_prompt_writes_no_session_file(
+    start_rho, server: ScriptedServer, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    rho = start_rho("--endpoint", server.chat_url, "-m", "scripted-model")
+    ready = rho.read()["params"]
+    path = Path(ready["sessionPath"])
+    assert path.parent.parent == home / ".rho" / "sessions"
+    assert _session_path(rho) == path
+    assert rho.finish() == 0
+    assert not path.exists()
+    assert _session_files(home) == []
+
+
+def test_the_file_appears_with_the_first_prompt_and_is_private(
+    start_rho, server: ScriptedServer, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    rho = _start(start_rho, server)
+    path = _session_path(rho)
+    assert not path.exists()
+    server.add(text_reply("answer"))
+    rho.call("prompt", {"message": "question"})
+    assert path.exists()
+    assert rho.finish() == 0
+    roles = [
+        json.loads(line).get("payload", {}).get("Message", {}).get("role")
+        for line in path.read_text().splitlines()
+    ]
+    assert roles == [None, "system", "user", "assistant", None]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    for folder in (path.parent, path.parent.parent, home / ".rho"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert not Path(f"{path}.lock").exists()
+
+
+def test_continue_after_an_empty_start_resumes_the_real_conversation(
+    start_rho, server: ScriptedServer, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    rho, real = _conversation(start_rho, server)
+    assert rho.finish() == 0
+    empty = _start(start_rho, server)
+    assert empty.finish() == 0
+    assert _session_files(home) == [real]
+    again = _start(start_rho, server, "-c")
+    assert _session_path(again) == real
+    messages = again.call("getMessages")["result"]["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant"]
+    assert again.finish() == 0
+
+
+def test_new_session_twice_without_prompts_leaves_no_files(
+    start_rho, server: ScriptedServer, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    rho = _start(start_rho, server)
+    first = rho.call("newSession")["result"]["path"]
+    second = rho.call("newSession")["result"]["path"]
+    assert first != second and _session_path(rho) == Path(second)
+    assert rho.finish() == 0
+    assert _session_files(home) == []
+
+
+# ── Unreadable lines are kept ─────────────────────────────────────────────────
+
+
+def test_an_unreadable_line_is_skipped_with_one_warning_and_kept(
+    start_rho, server: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
+    rho, path = _conversation(start_rho, server)
+    assert rho.finish() == 0
+    lines = path.read_text().splitlines()
+    future = json.loads(lines[2])  # the user message, as a role this version does not know
+    future["payload"]["Message"]["role"] = "developer"
+    lines[2] = json.dumps(future)
+    path.write_text("\n".join(lines) + "\n")
+    before = path.read_bytes()
+    server.add(text_reply("second answer"))
+    again = _start(start_rho, server, "--session", str(path))
+    messages = again.call("getMessages")["result"]["messages"]
+    assert [m["role"] for m in messages] == ["system", "assistant"]
+    again.call("prompt", {"message": "more"})
+    assert again.finish() == 0
+    assert path.read_bytes().startswith(before)
+    warnings = [line for line in again.stderr_text().splitlines() if "warning" in line]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("rho: warning: ") and str(path) in warnings[0]
+    assert "skipped 1 unreadable line" in warnings[0] and "line 3" in warnings[0]
+
+
+# ── Open tool calls are closed on resume ──────────────────────────────────────
+
+
+@pytest.mark.parametrize("how", ["--session", "-c", "resumeSession"])
+def test_a_call_left_waiting_by_a_kill_is_answered_on_resume(
+    start_rho, server: ScriptedServer, project: Path, how: str
+) -> None:  # type: ignore[no-untyped-def]
+    server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}, call_id="call_w"))
+    rho = _start(start_rho, server)
+    path = _session_path(rho)
+    rho.request("prompt", {"message": "write x"})
+    rho.notification("approval/request")
+    _kill(rho)
+
+    server.add(text_reply("fine"))
+    if how == "resumeSession":
+        again = _start(start_rho, server)
+        assert again.call("resumeSession", {"path": str(path)})["result"]["path"] == str(path)
+    else:
+        again = _start(start_rho, server, *([how, str(path)] if how == "--session" else [how]))
+    messages = again.call("getMessages")["result"]["messages"]
+    assert messages[-1] == {
+        "role": "tool",
+        "content": CANCELLED,
+        "tool_call_id": "call_w",
+        "is_error": True,
+    }
+    assert again.call("prompt", {"message": "go on"})["result"]["reply"] == "fine"
+    sent = server.requests[-1].json["messages"]
+    assert [m["role"] for m in sent[-3:]] == ["assistant", "tool", "user"]
+    assert sent[-2]["tool_call_id"] == "call_w" and sent[-2]["content"] == CANCELLED
+    assert again.finish() == 0
+    assert not (project / "x.txt").exists()
+
+
+# ── One writer per session ────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("flag", ["--session", "-c"])
+def test_a_second_rho_on_an_open_session_exits_2_naming_the_first(
+    start_rho, server: ScriptedServer, flag: str
+) -> None:  # type: ignore[no-untyped-def]
+    first, path = _conversation(start_rho, server)
+    second = start_rho(
+        "--endpoint", server.chat_url, *([flag, str(path)] if flag == "--session" else [flag])
+    )
+    assert second.finish() == 2
+    assert second.raw == []
+    stderr = second.stderr_text()
+    assert stderr.startswith("rho: error: ") and str(path) in stderr
+    assert f"pid {first.proc.pid}" in stderr and "Traceback" not in stderr
+    assert first.finish() == 0
+    after = _start(start_rho, server, flag, *([str(path)] if flag == "--session" else []))
+    assert _session_path(after) == path
+    assert after.finish() == 0
+
+
+def test_resume_session_of_an_open_session_is_a_json_rpc_error(
+    start_rho, server: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
+    first, path = _conversation(start_rho, server)
+    second = _start(start_rho, server)
+    own = _session_path(second)
+    error = second.call("resumeSession", {"path": str(path)})["error"]
+    assert error["code"] == -32603
+    assert str(path) in error["message"] and f"pid {first.proc.pid}" in error["message"]
+    assert _session_path(second) == own
+    assert second.finish() == 0 and first.finish() == 0
+
+
+def test_a_lock_left_by_a_killed_rho_blocks_nobody(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    first, path = _conversation(start_rho, server)
+    _kill(first)
+    lock = Path(f"{path}.lock")
+    assert lock.read_text() == f"{first.proc.pid}\n"
+    server.add(text_reply("still here"))
+    again = _start(start_rho, server, "--session", str(path))
+    assert again.call("prompt", {"message": "after the crash"})["result"]["reply"] == "still here"
+    assert again.finish() == 0
+    assert not lock.exists()
+
+
+# ── The startup hint ──────────────────────────────────────────────────────────
+
+
+def test_the_resume_hint_is_only_given_for_a_new_session(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    rho, path = _conversation(start_rho, server)
+    assert rho.finish() == 0
+    fresh = _start(start_rho, server)
+    assert fresh.finish() == 0
+    hint = "rho: 1 previous session(s) for this project; rho -c resumes the latest"
+    assert hint in fresh.stderr_text().splitlines()
+    for flag in (["-c"], ["--session", str(path)]):
+        again = _start(start_rho, server, *flag)
+        assert again.finish() == 0
+        stderr = again.stderr_text()
+        assert f"rho: session: {path}" in stderr.splitlines()
+        assert "rho -c" not in stderr
