@@ -22,7 +22,9 @@ def report(message: str, level: Level = "info") -> None:
         from rich.console import Console
         from rich.markup import escape
 
-        Console(stderr=True).print(f"[{_STYLES[level]}]{escape(message)}[/]")
+        label = {"info": "", "warning": "warning: ", "error": "error: "}[level]
+        text = escape(f"{diagnostics.PREFIX}{label}{message}")
+        Console(stderr=True).print(f"[{_STYLES[level]}]{text}[/]")
         return
     {"info": diagnostics.info, "warning": diagnostics.warn, "error": diagnostics.error}[level](
         message

@@ -32,6 +32,7 @@ from rho_kernel.providers.events import (
     ReasoningDelta,
     TextDelta,
 )
+from rho_kernel.session.store import CANCELLED_TOOL_CALL
 from rho_kernel.tools.base import Risk, Tool, ToolContext, ToolError, ToolResult
 from rho_kernel.tools.intercept import Block
 
@@ -53,7 +54,7 @@ EMPTY_REPLY_GIVE_UP = (
     "Try rephrasing the request or switching to a more capable model."
 )
 TURN_ERROR_KIND = "rho.turn_error.v1"
-CANCELLED = "Tool call cancelled."
+CANCELLED = CANCELLED_TOOL_CALL
 CANCELLED_BEFORE_RUN = "Tool call cancelled before it ran."
 
 
