@@ -42,7 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     action.add_argument(
         "--revoke", action="store_true", help="forget the trust given to this project"
     )
-    parser.add_argument("--root", type=Path, help="project root (default: detected from the cwd)")
+    parser.add_argument(
+        "--root", type=Path, metavar="PATH", help="project root (default: detected from the cwd)"
+    )
     return parser
 
 

@@ -23,7 +23,6 @@ import contextlib
 import hashlib
 import os
 import re
-import secrets
 import stat
 import tomllib
 from collections.abc import Callable, Iterable
@@ -160,7 +159,7 @@ class _Malformed(Exception):
 def _parse(path: Path) -> list[TrustEntry]:
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as exc:
         raise _Malformed(f"cannot be read ({exc.strerror or exc})") from None
@@ -221,7 +220,8 @@ def _render(entry: TrustEntry) -> str:
 def _private_directory(directory: Path) -> None:
     """Create `directory` (0700) or tighten it to 0700; refuse a symbolic link."""
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):  # checked just below, whatever it is
+            directory.mkdir(mode=0o700, parents=True)
         info = os.lstat(directory)
     except OSError as exc:
         raise TrustError(f"cannot create {directory}: {exc.strerror or exc}") from None
@@ -237,7 +237,7 @@ def _private_directory(directory: Path) -> None:
 def _write_private(path: Path, data: bytes) -> None:
     """Replace `path` atomically with a 0600 file holding `data`, never following links."""
     _private_directory(path.parent)
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    temporary = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
     flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
