@@ -376,10 +376,10 @@ def test_api_key_env_is_sent_as_bearer(start_rho, server: ScriptedServer) -> Non
 
 
 def test_provider_from_config_and_root_from_a_subdirectory(
-    start_rho, server: ScriptedServer, project: Path
+    start_rho, server: ScriptedServer, project: Path, home: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    _write_config(
-        project,
+    _write_config(  # providers are the user's to choose: the user's own file
+        home,
         f'[agent]\nprovider = "scripted"\n\n[[providers]]\nname = "scripted"\nendpoint = "{server.chat_url}"\n'
         'default_model = "configured-model"\n',
     )

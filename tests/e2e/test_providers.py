@@ -30,8 +30,11 @@ def server():
 
 
 def _config(project: Path, text: str) -> None:
-    (project / ".rho").mkdir(exist_ok=True)
-    (project / ".rho" / "config.toml").write_text(text)
+    # Providers are the user's to choose (a project's need trust): write the user's file,
+    # in the home directory the fixtures put next to the project.
+    user_dir = project.parent / "home" / ".rho"
+    user_dir.mkdir(parents=True, exist_ok=True)
+    (user_dir / "config.toml").write_text(text)
 
 
 def _provider_config(

@@ -1,4 +1,4 @@
-"""find_project_root: walk up to the first directory with a marker."""
+"""find_project_root: walk up to the first directory with a marker, never to home or above."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rho_kernel.project import PROJECT_MARKERS, find_project_root
+from rho_kernel.project import PROJECT_MARKERS, ProjectRootError, find_project_root
 
 
 def _workspace(tmp_path: Path) -> Path:
@@ -69,10 +69,97 @@ def test_result_is_canonical(tmp_path: Path) -> None:
 
 
 def test_no_marker_returns_canonical_start(tmp_path: Path) -> None:
-    if find_project_root(tmp_path) != tmp_path.resolve():
-        pytest.skip("the host has a project marker above the temporary directory")
-    start = _workspace(tmp_path) / "a" / "b"
+    home = _workspace(tmp_path)  # the walk stops below home, whatever lies above it
+    start = home / "a" / "b"
     start.mkdir(parents=True)
     alias = tmp_path / "link"
     alias.symlink_to(start, target_is_directory=True)
-    assert find_project_root(alias) == start.resolve()
+    assert find_project_root(alias, home=home) == start.resolve()
+
+
+# ── the home directory ──────────────────────────────────────────────────────
+
+
+def _home_with_user_config(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    (home / ".rho").mkdir(parents=True)
+    (home / ".rho" / "config.toml").write_text('[agent]\nmodel = "m"\n')
+    return home
+
+
+def test_users_own_config_does_not_make_home_the_root(tmp_path: Path) -> None:
+    home = _home_with_user_config(tmp_path)
+    notes = home / "scratch" / "notes"
+    notes.mkdir(parents=True)
+    assert find_project_root(notes, home=home) == notes.resolve()
+
+
+def test_a_marker_in_home_itself_is_never_picked(tmp_path: Path) -> None:
+    home = _home_with_user_config(tmp_path)
+    (home / ".git").mkdir()  # dotfiles kept in git
+    (home / "package.json").write_text("{}")
+    notes = home / "notes"
+    notes.mkdir()
+    assert find_project_root(notes, home=home) == notes.resolve()
+
+
+def test_a_marker_between_home_and_start_is_found(tmp_path: Path) -> None:
+    home = _home_with_user_config(tmp_path)
+    project = home / "work" / "proj"
+    (project / "src").mkdir(parents=True)
+    (project / ".git").mkdir()
+    assert find_project_root(project / "src", home=home) == project.resolve()
+
+
+@pytest.mark.parametrize("where", ["home", "parent of home"])
+def test_starting_in_home_or_above_it_is_refused(tmp_path: Path, where: str) -> None:
+    home = _home_with_user_config(tmp_path)
+    start = home if where == "home" else home.parent
+    with pytest.raises(ProjectRootError) as info:
+        find_project_root(start, home=home)
+    assert info.value.start == start.resolve()
+    assert info.value.home == home.resolve()
+    message = str(info.value)
+    assert str(start.resolve()) in message and "--root" in message
+    if where == "home":
+        assert "is your home directory" in message
+    else:
+        assert f"contains your home directory ({home.resolve()})" in message
+
+
+def test_outside_home_the_walk_skips_directories_containing_home(tmp_path: Path) -> None:
+    base = _workspace(tmp_path)
+    (base / ".git").mkdir()  # contains home: never a project root
+    home = base / "users" / "me"
+    home.mkdir(parents=True)
+    app = base / "srv" / "app" / "sub"
+    app.mkdir(parents=True)
+    assert find_project_root(app, home=home) == app.resolve()
+    (base / "srv" / "app" / "go.mod").write_text("")
+    assert find_project_root(app, home=home) == (base / "srv" / "app").resolve()
+
+
+def test_home_through_a_symlink_still_bounds_the_walk(tmp_path: Path) -> None:
+    home = _home_with_user_config(tmp_path)
+    notes = home / "notes"
+    notes.mkdir()
+    alias = tmp_path / "home-link"
+    alias.symlink_to(home, target_is_directory=True)
+    assert find_project_root(notes, home=alias) == notes.resolve()
+    with pytest.raises(ProjectRootError):
+        find_project_root(home, home=alias)
+
+
+@pytest.mark.parametrize("variable", ["HOME", "USERPROFILE"])
+def test_home_defaults_to_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    home = _home_with_user_config(tmp_path)
+    notes = home / "notes"
+    notes.mkdir()
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.delenv("USERPROFILE", raising=False)
+    monkeypatch.setenv(variable, str(home))
+    assert find_project_root(notes) == notes.resolve()
+    with pytest.raises(ProjectRootError):
+        find_project_root(home)

@@ -139,8 +139,8 @@ def test_system_prompt_has_base_environment_and_fragments(project: Path, tmp_pat
         def rho_system_prompt_fragments(self) -> list[str]:
             return ["Fragment from a plugin."]
 
-    (project / ".rho").mkdir()
-    (project / ".rho" / "config.toml").write_text(
+    (tmp_path / ".rho").mkdir()  # home is tmp_path; prompt text from a project needs trust
+    (tmp_path / ".rho" / "config.toml").write_text(
         '[system_prompt]\nextensions = ["From config."]\n'
     )
     runtime = Runtime.build(
@@ -172,15 +172,15 @@ def test_duplicate_tools_across_plugins_are_a_startup_error(project: Path, tmp_p
 
 
 def test_disabled_plugin_contributes_nothing(project: Path, tmp_path: Path) -> None:
-    (project / ".rho").mkdir()
-    (project / ".rho" / "config.toml").write_text('[plugins]\ndisabled = ["rho-tools-fs"]\n')
+    (tmp_path / ".rho").mkdir()  # home is tmp_path; a project disables plugins only if trusted
+    (tmp_path / ".rho" / "config.toml").write_text('[plugins]\ndisabled = ["rho-tools-fs"]\n')
     runtime = Runtime.build(_options(project, tmp_path, ephemeral=True))
     assert "read_file" not in runtime.tools
 
 
 def test_unknown_api_is_reported_at_first_use(project: Path, tmp_path: Path) -> None:
-    (project / ".rho").mkdir()
-    (project / ".rho" / "config.toml").write_text(
+    (tmp_path / ".rho").mkdir()  # home is tmp_path; a project's providers need trust
+    (tmp_path / ".rho" / "config.toml").write_text(
         '[[providers]]\nname = "r"\napi = "bogus"\nendpoint = "http://localhost:9/v1/bogus"\n'
     )
     runtime = Runtime.build(_options(project, tmp_path, ephemeral=True))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from rho_kernel.config import (
+    PROJECT_CONFIG,
     ConfigError,
     ExtensionsConfig,
     RhoConfig,
@@ -15,6 +16,7 @@ from rho_kernel.config import (
     project_config_path,
     user_config_path,
 )
+from rho_kernel.security import TrustStore
 
 
 class Env:
@@ -38,6 +40,11 @@ class Env:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return path
+
+    def trust(self) -> None:
+        """Trust the project file as it is now (as `rho trust` does)."""
+        data = project_config_path(self.root).read_bytes()
+        TrustStore.load(self.home).trust(self.root, PROJECT_CONFIG, data)
 
     def load(self) -> RhoConfig:
         return load_config(self.root, home=self.home, warn=self.warnings.append)
@@ -257,11 +264,34 @@ def test_project_overrides_user_per_field(env: Env) -> None:
 
 
 def test_project_list_replaces_user_list(env: Env) -> None:
-    env.user('[shell]\ndenied_commands = ["a", "b"]\n[redaction]\ncustom_patterns = ["x"]\n')
-    env.project('[shell]\ndenied_commands = ["c"]\n')
+    env.user('[context]\nscan_list = ["A.md", "B.md"]\n[redaction]\ncustom_patterns = ["x"]\n')
+    env.project('[context]\nscan_list = ["C.md"]\n')
     config = env.load()
-    assert config.shell.denied_commands == ["c"]
+    assert config.context.scan_list == ["C.md"]
     assert config.redaction.custom_patterns == ["x"]
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_additive_lists_extend_the_users_and_never_shrink(env: Env, trusted: bool) -> None:
+    env.user(
+        '[shell]\ndenied_commands = ["a", "b"]\ndenied_flag_combos = [["-r", "-f"]]\n'
+        '[redaction]\ncustom_patterns = ["x"]\n[extensions]\ndisabled = ["e1"]\n'
+        '[plugins]\ndisabled = ["p1"]\n'
+    )
+    env.project(
+        '[shell]\ndenied_commands = ["b", "c"]\ndenied_flag_combos = [["-x", "-y"]]\n'
+        '[redaction]\ncustom_patterns = []\n[extensions]\ndisabled = ["e2"]\n'
+        '[plugins]\ndisabled = ["p2"]\n'
+    )
+    if trusted:
+        env.trust()
+    config = env.load()
+    assert config.shell.denied_commands == ["a", "b", "c"]
+    assert config.shell.denied_flag_combos == [["-r", "-f"], ["-x", "-y"]]
+    assert config.redaction.custom_patterns == ["x"]
+    assert ExtensionsConfig.model_validate(config.extensions).disabled == ["e1", "e2"]
+    # Disabling a plugin could switch off a guard: only a trusted project adds to the list.
+    assert config.plugins.disabled == (["p1", "p2"] if trusted else ["p1"])
 
 
 def test_providers_merge_by_name(env: Env) -> None:
@@ -275,6 +305,7 @@ def test_providers_merge_by_name(env: Env) -> None:
         '[[providers]]\nname = "work"\nendpoint = "https://b.example/v1/chat/completions"\n\n'
         '[[providers]]\npreset = "groq"\n'
     )
+    env.trust()
     providers = env.load().providers
     assert [p.name or p.preset for p in providers] == ["lm-studio", "work", "openrouter", "groq"]
     work = providers[1]
@@ -290,9 +321,10 @@ def test_user_providers_kept_without_project_providers(env: Env) -> None:
     assert [p.preset for p in env.load().providers] == ["ollama"]
 
 
-def test_approval_table_is_replaced_wholesale(env: Env) -> None:
+def test_approval_table_of_a_trusted_project_is_replaced_wholesale(env: Env) -> None:
     env.user('[approval.per_tool]\nread_file = "ask"\nrun_command = "auto"\n')
     env.project('[approval.per_tool]\nwrite_file = "auto"\n')
+    env.trust()
     assert env.load().approval.per_tool == {"write_file": "auto"}
 
 
@@ -315,6 +347,7 @@ def test_extensions_merge_rules(env: Env) -> None:
         "[extensions.defaults]\nmax_memory_mb = 128\n"
         '[extensions.per_extension."c"]\nnetwork = false\n'
     )
+    env.trust()
     extensions = ExtensionsConfig.model_validate(env.load().extensions)
     assert extensions.enabled == ["c"]
     assert extensions.disabled == ["z"]
@@ -333,6 +366,7 @@ def test_legacy_provider_used_without_providers(env: Env) -> None:
 def test_legacy_provider_ignored_when_providers_exist(env: Env) -> None:
     env.user('[provider]\nendpoint = "http://legacy.example/v1/chat/completions"\n')
     env.project('[[providers]]\npreset = "openrouter"\n')
+    env.trust()
     providers = env.load().providers
     assert [p.preset for p in providers] == ["openrouter"]
 
@@ -340,6 +374,7 @@ def test_legacy_provider_ignored_when_providers_exist(env: Env) -> None:
 def test_legacy_provider_merges_per_field(env: Env) -> None:
     env.user('[provider]\nendpoint = "http://a/v1/chat/completions"\napi_key_env = "K"\n')
     env.project('[provider]\nendpoint = "http://b/v1/chat/completions"\n')
+    env.trust()
     (provider,) = env.load().providers
     assert provider.endpoint == "http://b/v1/chat/completions"
     assert provider.api_key_env == "K"
@@ -366,6 +401,7 @@ def test_unknown_keys_are_ignored_but_reported(env: Env) -> None:
         '[[providers]]\nname = "x"\nendpont = "http://x"\n'
         '[extensions.per_extension."e"]\nnetwrk = true\n'
     )
+    env.trust()
     config = env.load()
     assert config.agent.max_iterations == 32
     joined = "\n".join(env.warnings)

@@ -23,7 +23,7 @@ from rho_kernel.loop.result import AgentResult
 from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.messages import ChatMessage
 from rho_kernel.plugins import PluginHost
-from rho_kernel.project import find_project_root
+from rho_kernel.project import ProjectRootError, find_project_root
 from rho_kernel.providers.consent import ConsentRequired, consent_message
 from rho_kernel.providers.resolve import (
     ResolvedProvider,
@@ -158,10 +158,15 @@ class Runtime:
     @classmethod
     def build(cls, options: RuntimeOptions) -> Runtime:
         """Detect the root, load config and plugins, collect tools, resolve provider and model."""
-        start = options.root if options.root is not None else options.cwd
-        if options.root is not None and not options.root.is_dir():
-            raise StartupError(f"--root {options.root}: not a directory")
-        root_path = options.root.resolve() if options.root else find_project_root(start)
+        if options.root is not None:
+            if not options.root.is_dir():
+                raise StartupError(f"--root {options.root}: not a directory")
+            root_path = options.root.resolve()  # chosen explicitly: even the home directory
+        else:
+            try:
+                root_path = find_project_root(options.cwd, home=options.home)
+            except ProjectRootError as exc:
+                raise StartupError(str(exc)) from None
         root = SandboxRoot(root_path)
         config = load_config(root.path, home=options.home)
         if options.max_iterations is not None:

@@ -13,11 +13,15 @@ DESCRIPTION = (
     "rho: a headless coding agent. Speaks JSON-RPC 2.0 (one JSON message per line) on "
     "stdin/stdout; diagnostics go to stderr. See docs/protocol.md."
 )
+EPILOG = (
+    "rho trust [--list | --revoke] [--root PATH]: trust this project's .rho/config.toml as it "
+    "is now, so that its settings that loosen yours apply (see 'rho trust --help')."
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (also used to document the flags)."""
-    parser = argparse.ArgumentParser(prog="rho", description=DESCRIPTION)
+    parser = argparse.ArgumentParser(prog="rho", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("-m", "--model", help="model id (overrides config)")
     parser.add_argument(
         "--endpoint",
@@ -63,7 +67,12 @@ def main(argv: list[str] | None = None) -> int:
     # pydantic's own plugin discovery scans every installed distribution on first model
     # creation; rho uses none, and the scan would sit on the startup path.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    args = build_parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["trust"]:
+        from rho_rpc.trust_command import main as trust
+
+        return trust(arguments[1:])
+    args = build_parser().parse_args(arguments)
     for flag, value in (
         ("--max-iterations", args.max_iterations),
         ("--token-budget", args.token_budget),

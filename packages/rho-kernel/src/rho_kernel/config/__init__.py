@@ -1,13 +1,24 @@
-"""Configuration: the schema (`model`) and the two-file loader (`loader`)."""
+"""Configuration: the schema (`model`), its trust rules (`markers`) and the loader (`loader`)."""
 
 from rho_kernel.config.loader import (
+    PROJECT_CONFIG,
     ConfigError,
     load_config,
-    merge_config_dicts,
+    loosening_settings,
     project_config_path,
-    provider_key,
     user_config_path,
 )
+from rho_kernel.config.markers import (
+    Additive,
+    Loosens,
+    NeedsTrust,
+    adds_items,
+    changes,
+    disables,
+    enables,
+    less_strict,
+)
+from rho_kernel.config.merge import merge_config_dicts, provider_key
 from rho_kernel.config.model import (
     AgentConfig,
     ApprovalConfig,
@@ -23,8 +34,11 @@ from rho_kernel.config.model import (
     ShellConfig,
     SystemPromptConfig,
 )
+from rho_kernel.config.untrusted import describe_setting, restrict_untrusted
 
 __all__ = [
+    "PROJECT_CONFIG",
+    "Additive",
     "AgentConfig",
     "ApprovalConfig",
     "ApprovalMode",
@@ -32,16 +46,26 @@ __all__ = [
     "ContextConfig",
     "ExtensionPermissions",
     "ExtensionsConfig",
+    "Loosens",
     "MemoryConfig",
+    "NeedsTrust",
     "PluginsConfig",
     "ProviderConfig",
     "RedactionConfig",
     "RhoConfig",
     "ShellConfig",
     "SystemPromptConfig",
+    "adds_items",
+    "changes",
+    "describe_setting",
+    "disables",
+    "enables",
+    "less_strict",
     "load_config",
+    "loosening_settings",
     "merge_config_dicts",
     "project_config_path",
     "provider_key",
+    "restrict_untrusted",
     "user_config_path",
 ]

@@ -4,24 +4,31 @@ Both files are optional. Each file is parsed and validated on its own (so an err
 file it is in), then the raw tables are merged (project over user, see `merge_config_dicts`)
 and the result is validated once more. Unknown keys are ignored for compatibility, but each
 one is reported through `warn` so that a typo does not go unnoticed.
+
+The project file is the repository's: unless the user trusts it as it is now (`rho trust`,
+see `rho_kernel.security.trust`), its settings that loosen the user's are dropped before the
+merge (see `rho_kernel.config.untrusted`) and named in one warning.
 """
 
 from __future__ import annotations
 
-import copy
 import difflib
 import os
 import re
-import sys
 import tomllib
-import types
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Union, get_args, get_origin
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from rho_kernel.config.merge import merge_config_dicts, provider_key
 from rho_kernel.config.model import ExtensionsConfig, RhoConfig
+from rho_kernel.config.nesting import field_nesting
+from rho_kernel.config.untrusted import restrict_untrusted
+from rho_kernel.diagnostics import warn as warn_stderr
+from rho_kernel.home import user_home
+from rho_kernel.security.trust import TrustStore
 
 Warn = Callable[[str], None]
 
@@ -45,153 +52,37 @@ class ConfigError(Exception):
 # ── locations ───────────────────────────────────────────────────────────────
 
 
+#: The project config file, relative to the project root (as recorded in the trust store).
+PROJECT_CONFIG = ".rho/config.toml"
+
+
 def user_config_path(home: Path | None = None) -> Path:
     """`<home>/.rho/config.toml`; home defaults to $HOME, then $USERPROFILE, then /tmp."""
-    if home is None:
-        env_home = os.environ.get("HOME") or os.environ.get("USERPROFILE")
-        home = Path(env_home) if env_home else Path("/tmp")
-    return home / ".rho" / "config.toml"
+    return user_home(home) / ".rho" / "config.toml"
 
 
 def project_config_path(root: Path) -> Path:
     """`<root>/.rho/config.toml`."""
-    return root / ".rho" / "config.toml"
-
-
-# ── merging ─────────────────────────────────────────────────────────────────
-
-#: Top-level tables the project replaces wholesale instead of merging field by field.
-_REPLACED_TABLES = frozenset({"approval"})
-#: Keys of `[extensions]` the project replaces wholesale (`defaults` merges field-wise).
-_REPLACED_EXTENSION_KEYS = frozenset({"enabled", "disabled", "per_extension"})
-
-
-def _merge_tables(user: Mapping[str, Any], project: Mapping[str, Any]) -> dict[str, Any]:
-    """Field-wise recursive merge: tables merge, everything else (lists too) is replaced."""
-    merged = copy.deepcopy(dict(user))
-    for key, value in project.items():
-        current = merged.get(key)
-        if isinstance(current, dict) and isinstance(value, dict):
-            merged[key] = _merge_tables(current, value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
-
-
-def provider_key(entry: Mapping[str, Any]) -> str | None:
-    """The name a `[[providers]]` entry merges by: `name`, else `preset`, else `endpoint`."""
-    for field in ("name", "preset", "endpoint"):
-        value = entry.get(field)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
-def _merge_providers(user: list[Any], project: list[Any]) -> list[Any]:
-    merged = copy.deepcopy(user)
-    for entry in project:
-        key = provider_key(entry) if isinstance(entry, dict) else None
-        for index, existing in enumerate(merged):
-            if key is not None and isinstance(existing, dict) and provider_key(existing) == key:
-                merged[index] = copy.deepcopy(entry)
-                break
-        else:
-            merged.append(copy.deepcopy(entry))
-    return merged
-
-
-def _model_key(entry: Any) -> str | None:
-    """The id a `[[models]]` entry merges by, or None when it has none."""
-    if isinstance(entry, dict):
-        value = entry.get("id")
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
-def _merge_models(user: list[Any], project: list[Any]) -> list[Any]:
-    """`[[models]]` merge by `id`: the project's entries for an id replace all of the user's.
-
-    They take the place of the user's first entry for that id; entries with new ids are
-    appended in project order.
-    """
-    by_id: dict[str, list[Any]] = {}
-    for entry in project:
-        key = _model_key(entry)
-        if key is not None:
-            by_id.setdefault(key, []).append(entry)
-    merged: list[Any] = []
-    placed: set[str] = set()
-    for entry in user:
-        key = _model_key(entry)
-        if key is not None and key in by_id:
-            if key not in placed:
-                merged.extend(copy.deepcopy(by_id[key]))
-                placed.add(key)
-            continue
-        merged.append(copy.deepcopy(entry))
-    for entry in project:
-        key = _model_key(entry)
-        if key is None or key not in placed:
-            merged.append(copy.deepcopy(entry))
-    return merged
-
-
-def _merge_extensions(user: Mapping[str, Any], project: Mapping[str, Any]) -> dict[str, Any]:
-    merged = copy.deepcopy(dict(user))
-    for key, value in project.items():
-        current = merged.get(key)
-        if key in _REPLACED_EXTENSION_KEYS:
-            merged[key] = copy.deepcopy(value)
-        elif isinstance(current, dict) and isinstance(value, dict):
-            merged[key] = _merge_tables(current, value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
-
-
-def merge_config_dicts(user: dict[str, Any], project: dict[str, Any]) -> dict[str, Any]:
-    """Merge two raw config tables, the project winning; neither input is modified.
-
-    - tables merge field by field, recursively; scalars and lists are replaced;
-    - `[[providers]]` merge by name (`name`, else `preset`, else `endpoint`): a project entry
-      replaces the user entry of the same name entirely, new names are appended, user order
-      is kept;
-    - `[[models]]` merge by `id`: the project's entries for an id replace the user's entries
-      for it (at the position of the first), new ids are appended;
-    - `[approval]` is replaced wholesale;
-    - `[extensions]`: `defaults` merges field by field; `enabled`, `disabled` and
-      `per_extension` are replaced wholesale.
-    """
-    merged = copy.deepcopy(user)
-    for key, value in project.items():
-        current = merged.get(key)
-        if key == "providers" and isinstance(current, list) and isinstance(value, list):
-            merged[key] = _merge_providers(current, value)
-        elif key == "models" and isinstance(current, list) and isinstance(value, list):
-            merged[key] = _merge_models(current, value)
-        elif key == "extensions" and isinstance(current, dict) and isinstance(value, dict):
-            merged[key] = _merge_extensions(current, value)
-        elif key not in _REPLACED_TABLES and isinstance(current, dict) and isinstance(value, dict):
-            merged[key] = _merge_tables(current, value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
+    return root / PROJECT_CONFIG
 
 
 # ── reading and validating ──────────────────────────────────────────────────
 
 
-def _read_toml(path: Path) -> dict[str, Any] | None:
-    """The parsed file, or None when it does not exist."""
+def _read_bytes(path: Path) -> bytes | None:
+    """The file's bytes, or None when it does not exist."""
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
         return None
     except IsADirectoryError:
         raise ConfigError(path, None, "is a directory, expected a TOML file") from None
     except OSError as exc:
         raise ConfigError(path, None, f"cannot be read: {exc.strerror or exc}") from None
+
+
+def _parse_toml(path: Path, data: bytes) -> dict[str, Any]:
+    """The parsed table of `data`, the bytes of `path`."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -300,37 +191,6 @@ def _validate(data: dict[str, Any], file: Path | None) -> RhoConfig:
 # ── unknown keys ────────────────────────────────────────────────────────────
 
 
-def _model_in(annotation: Any) -> tuple[str, type[BaseModel]] | None:
-    """How a field nests a model: ("model"|"list"|"dict", Model), or None."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return ("model", annotation)
-    origin = get_origin(annotation)
-    args = get_args(annotation)
-    if origin in (Union, types.UnionType):
-        for arg in args:
-            if arg is not type(None):
-                found = _model_in(arg)
-                if found is not None and found[0] == "model":
-                    return found
-        return None
-    if origin is list and args and isinstance(args[0], type) and issubclass(args[0], BaseModel):
-        return ("list", args[0])
-    if (
-        origin is dict
-        and len(args) == 2
-        and isinstance(args[1], type)
-        and issubclass(args[1], BaseModel)
-    ):
-        return ("dict", args[1])
-    return None
-
-
-def _field_nesting(model: type[BaseModel], name: str) -> tuple[str, type[BaseModel]] | None:
-    if model is RhoConfig and name == "extensions":
-        return ("model", ExtensionsConfig)
-    return _model_in(model.model_fields[name].annotation)
-
-
 def _unknown_keys(
     data: Mapping[str, Any], model: type[BaseModel], loc: tuple[Any, ...]
 ) -> Iterator[tuple[tuple[Any, ...], list[str]]]:
@@ -340,7 +200,7 @@ def _unknown_keys(
         if key not in model.model_fields:
             yield (*loc, key), known
             continue
-        nesting = _field_nesting(model, key)
+        nesting = field_nesting(model, key)
         if nesting is None:
             continue
         how, inner = nesting
@@ -362,7 +222,7 @@ def _suggestion(loc: tuple[Any, ...], known: list[str]) -> str:
     if len(loc) == 1:  # a section field written at the top level, e.g. `model = "…"`
         # An exact field name wins over a near top-level name (`model` is not `models`).
         for section in RhoConfig.model_fields:
-            nesting = _field_nesting(RhoConfig, section)
+            nesting = field_nesting(RhoConfig, section)
             if nesting and nesting[0] == "model" and name in nesting[1].model_fields:
                 return f"did you mean '{section}.{name}' (in the [{section}] table)?"
     close = difflib.get_close_matches(name, known, n=1)
@@ -382,20 +242,14 @@ def _report_unknown(data: Mapping[str, Any], file: Path, warn: Warn) -> None:
         warn(f"{file}: unknown key '{key}' ignored" + (f"; {hint}" if hint else ""))
 
 
-def _warn_stderr(message: str) -> None:
-    print(f"rho: warning: {message}", file=sys.stderr, flush=True)
-
-
 # ── entry point ─────────────────────────────────────────────────────────────
 
 
-def _load_file(path: Path, warn: Warn) -> dict[str, Any] | None:
-    data = _read_toml(path)
-    if data is None:
-        return None
-    _validate(data, path)
-    _report_unknown(data, path, warn)
-    return data
+def _load_file(path: Path, data: bytes, warn: Warn) -> dict[str, Any]:
+    table = _parse_toml(path, data)
+    _validate(table, path)
+    _report_unknown(table, path, warn)
+    return table
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -405,27 +259,69 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def load_config(root: Path, *, home: Path | None = None, warn: Warn | None = None) -> RhoConfig:
+def _read_user(home: Path | None, warn: Warn) -> dict[str, Any]:
+    path = user_config_path(home)
+    data = _read_bytes(path)
+    return {} if data is None else _load_file(path, data, warn)
+
+
+def loosening_settings(root: Path, data: bytes, *, home: Path | None = None) -> list[str]:
+    """The settings of `data` (the bytes of `<root>/.rho/config.toml`) that need trust.
+
+    Each is described as `key = value` (or `key`), as in the warning an untrusted project
+    gets. Raises `ConfigError` when `data` or the user's file is invalid.
+    """
+    user = _read_user(home, lambda _: None)
+    project = _load_file(project_config_path(root), data, lambda _: None)
+    return restrict_untrusted(RhoConfig, user, project)[1]
+
+
+def _ignored_message(path: Path, ignored: list[str], lapsed: bool) -> str:
+    why = (
+        "this file changed since it was trusted; run 'rho trust' in the project again"
+        if lapsed
+        else "this project is not trusted; run 'rho trust' in it"
+    )
+    return f"{path}: ignored settings that need trust ({', '.join(ignored)}): {why} to apply them"
+
+
+def load_config(
+    root: Path,
+    *,
+    home: Path | None = None,
+    warn: Warn | None = None,
+    trust: TrustStore | None = None,
+) -> RhoConfig:
     """The merged configuration of the user file and the project file under `root`.
 
     Missing files are skipped (all fields have defaults). Raises `ConfigError` for an
     unreadable or malformed file or an invalid value, naming the file and the key. Unknown
-    keys are ignored and reported once each through `warn` (default: stderr).
+    keys are ignored and reported once each through `warn` (default: stderr). Unless `trust`
+    (default: the user's trust store) trusts the project file as it is, its settings that
+    loosen the user's are ignored and named in one warning.
     """
-    report = warn if warn is not None else _warn_stderr
-    user_path = user_config_path(home)
+    report = warn if warn is not None else warn_stderr
+    user = _read_user(home, report)
     project_path = project_config_path(root)
-    user = _load_file(user_path, report) or {}
-    if _same_file(user_path, project_path):
-        project: dict[str, Any] = {}
-    else:
-        project = _load_file(project_path, report) or {}
-    return _validate(merge_config_dicts(user, project), None)
+    data = None if _same_file(user_config_path(home), project_path) else _read_bytes(project_path)
+    if data is None:
+        return _validate(user, None)
+    project = _load_file(project_path, data, report)
+    store = trust if trust is not None else TrustStore.load(home, warn=report)
+    trusted = store.is_trusted(root, PROJECT_CONFIG, data)
+    if not trusted:
+        project, ignored = restrict_untrusted(RhoConfig, user, project)
+        if ignored:
+            lapsed = any(e.file == PROJECT_CONFIG for e in store.entries_for(root))
+            report(_ignored_message(project_path, ignored, lapsed))
+    return _validate(merge_config_dicts(user, project, trusted=trusted), None)
 
 
 __all__ = [
+    "PROJECT_CONFIG",
     "ConfigError",
     "load_config",
+    "loosening_settings",
     "merge_config_dicts",
     "project_config_path",
     "provider_key",

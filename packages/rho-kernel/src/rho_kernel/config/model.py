@@ -1,10 +1,24 @@
-"""The configuration schema (`~/.rho/config.toml` merged with `<project>/.rho/config.toml`)."""
+"""The configuration schema (`~/.rho/config.toml` merged with `<project>/.rho/config.toml`).
+
+Fields marked `NeedsTrust` take a project file's value only when it does not loosen the
+user's, or when the user trusts that file; `Additive` lists are extended, never replaced
+(see `rho_kernel.config.markers`).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from rho_kernel.config.markers import (
+    Additive,
+    NeedsTrust,
+    adds_items,
+    disables,
+    enables,
+    less_strict,
+)
 
 
 class _Section(BaseModel):
@@ -15,7 +29,8 @@ class AgentConfig(_Section):
     """`[agent]`: model selection and loop limits."""
 
     model: str | None = None
-    provider: str | None = None
+    #: Where prompts and code are sent: a repository may not choose it.
+    provider: Annotated[str | None, NeedsTrust()] = None
     max_iterations: int = Field(32, ge=1)
     retry_budget: int = Field(4, ge=0)
     initial_backoff_ms: int = Field(500, ge=0)
@@ -54,14 +69,16 @@ ApprovalMode = Literal["auto", "ask", "deny"]
 class ApprovalConfig(_Section):
     """`[approval]`: per-tool overrides of the risk-based policy."""
 
-    per_tool: dict[str, ApprovalMode] = Field(default_factory=dict)
+    per_tool: Annotated[dict[str, ApprovalMode], NeedsTrust(less_strict, per_key=True)] = Field(
+        default_factory=dict
+    )
 
 
 class ShellConfig(_Section):
     """`[shell]`: additions to the command denylist."""
 
-    denied_commands: list[str] = Field(default_factory=list)
-    denied_flag_combos: list[list[str]] = Field(default_factory=list)
+    denied_commands: Annotated[list[str], Additive()] = Field(default_factory=list)
+    denied_flag_combos: Annotated[list[list[str]], Additive()] = Field(default_factory=list)
 
 
 class ContextConfig(_Section):
@@ -81,8 +98,8 @@ class ContextConfig(_Section):
 class RedactionConfig(_Section):
     """`[redaction]`: secret redaction of tool output."""
 
-    enabled: bool = True
-    custom_patterns: list[str] = Field(default_factory=list)
+    enabled: Annotated[bool, NeedsTrust(disables)] = True
+    custom_patterns: Annotated[list[str], Additive()] = Field(default_factory=list)
 
 
 class MemoryConfig(_Section):
@@ -94,7 +111,8 @@ class MemoryConfig(_Section):
 class SystemPromptConfig(_Section):
     """`[system_prompt]`: fragments appended to the system prompt."""
 
-    extensions: list[str] = Field(default_factory=list)
+    #: Repository text in the system prompt, like context files: it needs trust.
+    extensions: Annotated[list[str], NeedsTrust(adds_items)] = Field(default_factory=list)
 
 
 class ModelConfig(_Section):
@@ -111,7 +129,8 @@ class ModelConfig(_Section):
 class PluginsConfig(_Section):
     """`[plugins]`: plugins (by registered name) that must not be loaded."""
 
-    disabled: list[str] = Field(default_factory=list)
+    #: Disabling could switch off a guard plugin: a project adds entries only when trusted.
+    disabled: Annotated[list[str], NeedsTrust(adds_items), Additive()] = Field(default_factory=list)
 
 
 class ExtensionPermissions(_Section):
@@ -121,11 +140,11 @@ class ExtensionPermissions(_Section):
     defaults field by field; unset everywhere means the extension host's own default).
     """
 
-    network: bool | None = None
-    commands: bool | None = None
+    network: Annotated[bool | None, NeedsTrust(enables)] = None
+    commands: Annotated[bool | None, NeedsTrust(enables)] = None
     max_memory_mb: int | None = Field(None, ge=1)
     max_execution_time_s: float | None = Field(None, gt=0)
-    allow_paths: list[str] | None = None
+    allow_paths: Annotated[list[str] | None, NeedsTrust(adds_items)] = None
 
 
 class ExtensionsConfig(_Section):
@@ -135,8 +154,8 @@ class ExtensionsConfig(_Section):
     with the file and key; extension hosts can parse `RhoConfig.extensions` with it.
     """
 
-    enabled: list[str] = Field(default_factory=list)
-    disabled: list[str] = Field(default_factory=list)
+    enabled: Annotated[list[str], NeedsTrust(adds_items)] = Field(default_factory=list)
+    disabled: Annotated[list[str], Additive()] = Field(default_factory=list)
     defaults: ExtensionPermissions = Field(default_factory=ExtensionPermissions)
     per_extension: dict[str, ExtensionPermissions] = Field(default_factory=dict)
 
@@ -145,8 +164,9 @@ class RhoConfig(_Section):
     """The whole merged configuration. Every field has a default, so an empty file is valid."""
 
     agent: AgentConfig = Field(default_factory=AgentConfig)
-    providers: list[ProviderConfig] = Field(default_factory=list)
-    provider: ProviderConfig | None = None  # legacy single-provider table
+    #: Endpoints and API key variables: a repository may not choose where data goes.
+    providers: Annotated[list[ProviderConfig], NeedsTrust(adds_items)] = Field(default_factory=list)
+    provider: Annotated[ProviderConfig | None, NeedsTrust()] = None  # legacy single table
     approval: ApprovalConfig = Field(default_factory=ApprovalConfig)
     shell: ShellConfig = Field(default_factory=ShellConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)

@@ -1,0 +1,152 @@
+"""What an untrusted project file may set: its table without the settings that loosen.
+
+The rules are the `NeedsTrust` markers on the schema's fields (`rho_kernel.config.markers`);
+this module only walks a raw project table along a model and applies them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from rho_kernel.config.markers import NeedsTrust, marker_of
+from rho_kernel.config.nesting import field_nesting
+
+_UNSET: Any = object()
+#: Longer rendered values are left out of a setting's description (the key is enough).
+_MAX_SHOWN = 60
+
+
+def restrict_untrusted(
+    model: type[BaseModel], user: Mapping[str, Any], project: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """Split a raw project table (of shape `model`) against the raw user table.
+
+    Returns the project table without every setting that loosens the user's (per the
+    fields' `NeedsTrust` markers), and those settings described as `key = value` (or just
+    `key` for tables and long values), in file order. Neither input is modified.
+    """
+    ignored: list[str] = []
+    kept = _restrict(model, user, project, (), ignored)
+    return kept, ignored
+
+
+def _table(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _restrict(
+    model: type[BaseModel],
+    user: Mapping[str, Any],
+    project: Mapping[str, Any],
+    loc: tuple[Any, ...],
+    ignored: list[str],
+) -> dict[str, Any]:
+    kept: dict[str, Any] = {}
+    for key, value in project.items():
+        field = model.model_fields.get(key)
+        if field is None:  # unknown keys are reported elsewhere and change nothing
+            kept[key] = value
+            continue
+        rule = marker_of(field, NeedsTrust)
+        mine = user.get(key, _UNSET)
+        if rule is not None:
+            allowed = _judge(rule, field, value, mine, (*loc, key), ignored)
+            if allowed is not _UNSET:
+                kept[key] = allowed
+            continue
+        kept[key] = _descend(model, key, value, mine, (*loc, key), ignored)
+    return kept
+
+
+def _descend(
+    model: type[BaseModel],
+    key: str,
+    value: Any,
+    mine: Any,
+    loc: tuple[Any, ...],
+    ignored: list[str],
+) -> Any:
+    """Restrict a nested table (or list or map of tables); plain values pass unchanged."""
+    nesting = field_nesting(model, key)
+    if nesting is None:
+        return value
+    how, inner = nesting
+    if how == "model" and isinstance(value, Mapping):
+        return _restrict(inner, _table(mine), value, loc, ignored)
+    if how == "dict" and isinstance(value, Mapping):
+        users = _table(mine)
+        return {
+            name: _restrict(inner, _table(users.get(name)), item, (*loc, name), ignored)
+            if isinstance(item, Mapping)
+            else item
+            for name, item in value.items()
+        }
+    if how == "list" and isinstance(value, list):
+        return [
+            _restrict(inner, {}, item, (*loc, index), ignored)
+            if isinstance(item, Mapping)
+            else item
+            for index, item in enumerate(value)
+        ]
+    return value
+
+
+def _judge(
+    rule: NeedsTrust,
+    field: FieldInfo,
+    value: Any,
+    mine: Any,
+    loc: tuple[Any, ...],
+    ignored: list[str],
+) -> Any:
+    """The part of `value` an untrusted project may set, or `_UNSET` for none of it."""
+    if rule.per_key and isinstance(value, Mapping):
+        users = _table(mine)
+        allowed: dict[str, Any] = {}
+        for name, item in value.items():
+            if rule.loosens(item, users.get(name)):
+                ignored.append(describe_setting((*loc, name), item))
+            else:
+                allowed[name] = item
+        return allowed
+    effective = field.get_default(call_default_factory=True) if mine is _UNSET else mine
+    if rule.loosens(value, effective):
+        ignored.append(describe_setting(loc, value))
+        return _UNSET
+    return value
+
+
+def _key(part: Any) -> str:
+    if isinstance(part, int):
+        return f"[{part}]"
+    text = str(part)
+    bare = text and all(char.isascii() and (char.isalnum() or char in "_-") for char in text)
+    return text if bare else json.dumps(text)
+
+
+def describe_setting(loc: tuple[Any, ...], value: Any) -> str:
+    """`a.b."odd key" = <value>` for one setting; the value only when short and plain.
+
+    Keys and values are escaped (JSON/TOML basic-string style), so a hostile key cannot
+    break the line it is reported on.
+    """
+    path = ""
+    for part in loc:
+        piece = _key(part)
+        path += piece if piece.startswith("[") or not path else "." + piece
+    if not _plain(value) and not (isinstance(value, list) and all(map(_plain, value))):
+        return path
+    rendered = json.dumps(value)
+    return path if len(rendered) > _MAX_SHOWN else f"{path} = {rendered}"
+
+
+def _plain(value: Any) -> bool:
+    return isinstance(value, str | bool | int | float)
+
+
+__all__ = ["describe_setting", "restrict_untrusted"]

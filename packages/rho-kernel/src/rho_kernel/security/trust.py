@@ -1,0 +1,269 @@
+"""The project trust store: `~/.rho/trusted_projects.toml`.
+
+A repository's own files (its `.rho/config.toml`, later its context files) may not loosen
+what the user set up until the user trusts them. Trust is recorded per file as the SHA-256 of
+its bytes, so any later change to the file lapses it:
+
+```toml
+[[entries]]
+root = "/home/me/proj"        # canonical project root
+file = ".rho/config.toml"     # relative to the root
+sha256 = "3a7bd3e2…"          # lower-hex SHA-256 of the file's bytes
+```
+
+The store is written atomically (a private temporary file renamed over it), as a regular
+file of mode 0600 in a directory of mode 0700, and never through a symbolic link. A store
+that cannot be read or parsed is reported through `warn` and counts as empty: it can only
+ever withhold trust, never grant it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import stat
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from rho_kernel.diagnostics import warn as warn_stderr
+from rho_kernel.home import user_home
+
+#: The store's file name inside `~/.rho`.
+TRUST_STORE_NAME = "trusted_projects.toml"
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_HEADER = (
+    "# Project files whose settings rho applies in full; written by 'rho trust'.\n"
+    "# An entry counts only while the file's SHA-256 still matches.\n"
+)
+
+
+class TrustError(Exception):
+    """The trust store cannot be written, or a path cannot be recorded in it."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrustEntry:
+    """One trusted file: the canonical project `root`, the `file` relative to it, its hash."""
+
+    root: str
+    file: str
+    sha256: str
+
+
+def file_digest(data: bytes) -> str:
+    """The lower-hex SHA-256 of `data`, as the store records it."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def trust_store_path(home: Path | None = None) -> Path:
+    """`<home>/.rho/trusted_projects.toml` (home as in `rho_kernel.home.user_home`)."""
+    return user_home(home) / ".rho" / TRUST_STORE_NAME
+
+
+def canonical_root(root: Path | str) -> str:
+    """The form a project root is recorded in: its canonical absolute path."""
+    return os.path.realpath(root)
+
+
+def _check_relative(rel_file: str) -> str:
+    parts = PurePosixPath(rel_file).parts
+    if not rel_file or rel_file.startswith("/") or ".." in parts or "\\" in rel_file:
+        raise ValueError(f"not a plain path relative to the project root: {rel_file!r}")
+    return rel_file
+
+
+class TrustStore:
+    """The trusted project files, loaded from and saved to one TOML file."""
+
+    def __init__(self, path: Path, entries: Iterable[TrustEntry] = ()) -> None:
+        """A store at `path` holding `entries` (nothing is read or written here)."""
+        self.path = path
+        self._entries: list[TrustEntry] = list(entries)
+
+    @classmethod
+    def load(
+        cls, home: Path | None = None, *, warn: Callable[[str], None] | None = None
+    ) -> TrustStore:
+        """The store of `home` (default: the user's).
+
+        A missing store is empty; a malformed one is reported through `warn` (default:
+        stderr) and counts as empty.
+        """
+        path = trust_store_path(home)
+        try:
+            entries = _parse(path)
+        except _Malformed as exc:
+            (warn or warn_stderr)(
+                f"{path}: {exc}; the trust store is ignored, so no project counts as trusted"
+            )
+            entries = []
+        return cls(path, entries)
+
+    @property
+    def entries(self) -> tuple[TrustEntry, ...]:
+        """Every recorded entry, in file order."""
+        return tuple(self._entries)
+
+    def entries_for(self, root: Path | str) -> list[TrustEntry]:
+        """The entries recorded for the project at `root`."""
+        key = canonical_root(root)
+        return [entry for entry in self._entries if entry.root == key]
+
+    def is_trusted(self, root: Path | str, rel_file: str, data: bytes) -> bool:
+        """Whether `rel_file` of the project at `root`, whose bytes are now `data`, is trusted."""
+        key, digest = canonical_root(root), file_digest(data)
+        return any(
+            entry.root == key and entry.file == rel_file and entry.sha256 == digest
+            for entry in self._entries
+        )
+
+    def trust(self, root: Path | str, rel_file: str, data: bytes) -> TrustEntry:
+        """Record `rel_file` of `root` as trusted with the hash of `data`, and save.
+
+        Replaces an earlier entry for the same file. Raises `TrustError` when the store
+        cannot be written or the root cannot be represented in it, `ValueError` for a
+        `rel_file` that is not a plain relative path.
+        """
+        entry = TrustEntry(canonical_root(root), _check_relative(rel_file), file_digest(data))
+        kept = [e for e in self._entries if (e.root, e.file) != (entry.root, entry.file)]
+        self._write([*kept, entry])
+        return entry
+
+    def revoke(self, root: Path | str) -> list[TrustEntry]:
+        """Forget every entry of the project at `root` and save; returns what was removed."""
+        key = canonical_root(root)
+        removed = [entry for entry in self._entries if entry.root == key]
+        if removed:
+            self._write([entry for entry in self._entries if entry.root != key])
+        return removed
+
+    def _write(self, entries: list[TrustEntry]) -> None:
+        text = _HEADER + "".join(_render(entry) for entry in entries)
+        _write_private(self.path, text.encode("utf-8"))
+        self._entries = entries
+
+
+# ── reading ─────────────────────────────────────────────────────────────────
+
+
+class _Malformed(Exception):
+    """The store exists but cannot be used; the message says why."""
+
+
+def _parse(path: Path) -> list[TrustEntry]:
+    try:
+        raw = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        raise _Malformed(f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        table = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise _Malformed(f"is not valid UTF-8 (byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise _Malformed(f"invalid TOML: {exc}") from None
+    items = table.get("entries", [])
+    if not isinstance(items, list):
+        raise _Malformed("'entries' must be an array of tables ([[entries]])")
+    return [_entry(index, item) for index, item in enumerate(items)]
+
+
+def _entry(index: int, item: Any) -> TrustEntry:
+    if not isinstance(item, dict):
+        raise _Malformed(f"entries[{index}] is not a table")
+    values: dict[str, str] = {}
+    for key in ("root", "file", "sha256"):
+        value = item.get(key)
+        if not isinstance(value, str) or not value:
+            raise _Malformed(f"entries[{index}].{key} must be a non-empty string")
+        values[key] = value
+    if not _SHA256.match(values["sha256"]):
+        raise _Malformed(f"entries[{index}].sha256 must be 64 lower-case hex digits")
+    return TrustEntry(**values)
+
+
+# ── writing ─────────────────────────────────────────────────────────────────
+
+
+def _toml_string(text: str) -> str:
+    """`text` as a TOML basic string; lone surrogates (undecodable path bytes) cannot be."""
+    out: list[str] = []
+    for char in text:
+        code = ord(char)
+        if 0xD800 <= code <= 0xDFFF:
+            raise TrustError(f"{text!r} is not valid UTF-8 and cannot be recorded")
+        if char in '"\\':
+            out.append("\\" + char)
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def _render(entry: TrustEntry) -> str:
+    return (
+        "\n[[entries]]\n"
+        f"root = {_toml_string(entry.root)}\n"
+        f"file = {_toml_string(entry.file)}\n"
+        f"sha256 = {_toml_string(entry.sha256)}\n"
+    )
+
+
+def _private_directory(directory: Path) -> None:
+    """Create `directory` (0700) or tighten it to 0700; refuse a symbolic link."""
+    try:
+        with contextlib.suppress(FileExistsError):  # checked just below, whatever it is
+            directory.mkdir(mode=0o700, parents=True)
+        info = os.lstat(directory)
+    except OSError as exc:
+        raise TrustError(f"cannot create {directory}: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise TrustError(f"{directory} is not a plain directory; the trust store is not written")
+    if stat.S_IMODE(info.st_mode) != 0o700:
+        try:
+            os.chmod(directory, 0o700)
+        except OSError as exc:
+            raise TrustError(f"cannot make {directory} private: {exc.strerror or exc}") from None
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Replace `path` atomically with a 0600 file holding `data`, never following links."""
+    _private_directory(path.parent)
+    temporary = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        descriptor = os.open(temporary, flags, 0o600)
+        try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(descriptor, 0o600)  # exact mode, whatever the umask
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view) :]
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        os.replace(temporary, path)  # replaces a link at `path` rather than following it
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise TrustError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+__all__ = [
+    "TRUST_STORE_NAME",
+    "TrustEntry",
+    "TrustError",
+    "TrustStore",
+    "canonical_root",
+    "file_digest",
+    "trust_store_path",
+]

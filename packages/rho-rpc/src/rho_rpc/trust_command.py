@@ -1,0 +1,146 @@
+"""`rho trust`: trust a project's `.rho/config.toml` as it is now, list or revoke trust.
+
+A project file's settings that loosen the user's (see docs/config.md) apply only while the
+file is trusted; this command records its SHA-256 in `~/.rho/trusted_projects.toml`. It is a
+plain command-line tool: it prints for a human on stdout and never speaks JSON-RPC.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rho_kernel.config import (
+    PROJECT_CONFIG,
+    ConfigError,
+    loosening_settings,
+    project_config_path,
+)
+from rho_kernel.diagnostics import error
+from rho_kernel.project import ProjectRootError, find_project_root
+from rho_kernel.security import TrustError, TrustStore, canonical_root, file_digest
+
+EPILOG = (
+    "Trust lasts while the file is byte for byte what it was: after any change, run "
+    "'rho trust' again. See docs/config.md for the settings that need trust."
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of `rho trust`."""
+    parser = argparse.ArgumentParser(
+        prog="rho trust",
+        description=(
+            "Trust this project's .rho/config.toml as it is now, so that its settings that "
+            "loosen yours (approval, providers, redaction, plugins, prompt, extensions) apply."
+        ),
+        epilog=EPILOG,
+    )
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--list", action="store_true", help="list every trusted project file")
+    action.add_argument(
+        "--revoke", action="store_true", help="forget the trust given to this project"
+    )
+    parser.add_argument(
+        "--root", type=Path, metavar="PATH", help="project root (default: detected from the cwd)"
+    )
+    return parser
+
+
+def _shown(text: str) -> str:
+    """`text` with control characters escaped, so a path cannot forge terminal output."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
+def _fail(message: str, code: int) -> int:
+    error(message)
+    return code
+
+
+def _root(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> Path:
+    """The project root: `--root` (as given), else detected from the working directory."""
+    if args.root is not None:
+        return args.root.absolute()
+    return find_project_root(cwd if cwd is not None else Path.cwd(), home=home)
+
+
+def main(argv: list[str], *, home: Path | None = None, cwd: Path | None = None) -> int:
+    """Run `rho trust` with `argv` (the arguments after `trust`); returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args, home, cwd)
+    except Exception as exc:  # last resort: one line on stderr, never a traceback
+        return _fail(f"internal error: {type(exc).__name__}: {exc}", 1)
+
+
+def _run(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> int:
+    store = TrustStore.load(home)
+    if args.list:
+        return _list(store)
+    try:
+        root = _root(args, home, cwd)
+        if args.revoke:
+            return _revoke(store, root)
+        return _trust(store, root, home)
+    except ProjectRootError as exc:
+        return _fail(str(exc), 2)
+    except ConfigError as exc:
+        return _fail(f"{exc}; fix it before trusting it", 2)
+    except TrustError as exc:
+        return _fail(str(exc), 1)
+
+
+def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
+    if not root.is_dir():
+        return _fail(f"--root {_shown(str(root))}: not a directory", 2)
+    path = project_config_path(root)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return _fail(f"{_shown(str(path))} does not exist: there is nothing to trust", 1)
+    except OSError as exc:
+        return _fail(f"{_shown(str(path))} cannot be read: {exc.strerror or exc}", 1)
+    settings = loosening_settings(root, data, home=home)
+    already = store.is_trusted(root, PROJECT_CONFIG, data)
+    entry = store.trust(root, PROJECT_CONFIG, data)
+    shown = _shown(f"{entry.root}/{entry.file}")
+    print(f"{'already trusted' if already else 'trusted'} {shown} (sha256 {entry.sha256})")
+    print(f"recorded in {_shown(str(store.path))}")
+    if settings:
+        print("settings that now apply:")
+        for setting in settings:
+            print(f"  {_shown(setting)}")
+    else:
+        print("it has no settings that need trust")
+    print("any change to the file lapses this trust; run 'rho trust' again after editing it")
+    return 0
+
+
+def _revoke(store: TrustStore, root: Path) -> int:
+    removed = store.revoke(root)
+    shown = _shown(canonical_root(root))
+    if not removed:
+        print(f"{shown} was not trusted")
+        return 0
+    files = ", ".join(_shown(entry.file) for entry in removed)
+    print(f"revoked trust in {shown} ({files})")
+    return 0
+
+
+def _list(store: TrustStore) -> int:
+    if not store.entries:
+        print(f"no trusted project files (store: {_shown(str(store.path))})")
+        return 0
+    for entry in store.entries:
+        path = Path(entry.root) / entry.file
+        try:
+            state = "current" if file_digest(path.read_bytes()) == entry.sha256 else "changed"
+        except OSError:
+            state = "missing"
+        print(f"{_shown(str(path))}  sha256 {entry.sha256}  ({state})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,89 @@
+"""`rho trust` in process: messages, exit codes and escaping (the e2e suite runs the binary)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rho_kernel.security import TrustStore
+from rho_rpc.trust_command import main
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+def _project(base: Path, text: str, name: str = "proj") -> Path:
+    root = base / name
+    (root / ".rho").mkdir(parents=True)
+    (root / ".rho" / "config.toml").write_text(text)
+    return root
+
+
+def test_in_home_it_refuses_and_points_at_root(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([], home=home, cwd=home) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("rho: error: ") and "--root" in captured.err
+
+
+def test_root_must_be_a_directory(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--root", str(tmp_path / "missing")], home=home) == 2
+    assert "not a directory" in capsys.readouterr().err
+
+
+def test_trusting_twice_says_already_and_names_no_settings(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path, "[agent]\nmax_iterations = 3\n")
+    assert main(["--root", str(root)], home=home) == 0
+    first = capsys.readouterr().out
+    assert first.startswith(f"trusted {root.resolve()}/.rho/config.toml (sha256 ")
+    assert "it has no settings that need trust" in first
+    assert main([], home=home, cwd=root) == 0
+    assert capsys.readouterr().out.startswith("already trusted ")
+    assert len(TrustStore.load(home).entries) == 1
+
+
+def test_revoking_an_untrusted_project_says_so(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path, "")
+    assert main(["--revoke", "--root", str(root)], home=home) == 0
+    assert capsys.readouterr().out == f"{root.resolve()} was not trusted\n"
+
+
+def test_control_characters_in_paths_and_keys_are_escaped(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(
+        tmp_path, '[approval.per_tool]\n"x\\u001b[2J" = "auto"\n', name="evil\x1b[31m\nname"
+    )
+    assert main(["--root", str(root)], home=home) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert "evil\\x1b[31m\\nname" in out
+    assert 'approval.per_tool."x\\u001b[2J" = "auto"' in out
+    assert main(["--list"], home=home) == 0
+    assert "\x1b" not in capsys.readouterr().out
+
+
+def test_unwritable_store_is_a_clear_error(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path, "")
+    (home / ".rho").write_text("a file where the directory should be")
+    assert main(["--root", str(root)], home=home) == 1
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"rho: error: {home / '.rho'} is not a plain directory; the trust store is not written\n"
+    )
