@@ -13,14 +13,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from rho_kernel.home import user_home
 from rho_kernel.session.entries import Header, SessionError
 
 
 def rho_home(home: Path | None = None) -> Path:
     """rho's per-user directory: `<home>/.rho`, home defaulting to $HOME, $USERPROFILE or /tmp."""
-    if home is None:
-        home = Path(os.environ.get("HOME") or os.environ.get("USERPROFILE") or "/tmp")
-    return Path(home) / ".rho"
+    return user_home(home) / ".rho"
 
 
 def project_hash(project_root: Path) -> str:
