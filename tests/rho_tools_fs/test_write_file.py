@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import resource
+import signal
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from rho_kernel.cancel import CancelToken
@@ -207,10 +211,56 @@ async def test_ancestor_is_a_file_removes_nothing_and_creates_nothing(tmp_path: 
     assert tree(tmp_path) == {"a", "a/file"}
 
 
-async def test_failure_after_creating_parents_removes_them(tmp_path: Path) -> None:
-    # The parents can be created, but the file name is rejected by the OS afterwards.
-    long_name = "x" * 300  # longer than NAME_MAX: creating the temp file fails
+async def test_too_long_name_is_refused_before_anything_is_created(tmp_path: Path) -> None:
+    long_name = "x" * 300  # longer than NAME_MAX
     result = await run(tmp_path, path=f"fresh/deeper/{long_name}", content="data")
     assert result.is_error
-    assert "failed to write" in result.output
+    assert "is longer than 255 bytes" in result.output
     assert tree(tmp_path) == set()
+
+
+async def test_long_name_within_the_limit_is_written(tmp_path: Path) -> None:
+    # The temporary file's name must stay within NAME_MAX too.
+    name = "y" * 250
+    result = await run(tmp_path, path=name, content="data")
+    assert not result.is_error
+    assert tree(tmp_path) == {name}
+
+
+async def test_dotdot_below_created_parents_removes_them(tmp_path: Path) -> None:
+    result = await run(tmp_path, path="fresh/deeper/../x.txt", content="data")
+    assert result.is_error
+    assert "'..' below a directory that does not exist" in result.output
+    assert tree(tmp_path) == set()
+
+
+@contextlib.contextmanager
+def file_size_limit(limit: int) -> Iterator[None]:
+    """Make writes past `limit` bytes fail with EFBIG in this process (SIGXFSZ ignored)."""
+    previous_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    previous = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, previous[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, previous)
+        signal.signal(signal.SIGXFSZ, previous_handler)
+
+
+async def test_failed_content_write_removes_created_parents(tmp_path: Path) -> None:
+    ctx = make_ctx(tmp_path)
+    with file_size_limit(2):
+        result = await write_file.execute({"path": "fresh/deeper/f.txt", "content": "data"}, ctx)
+    assert result.is_error
+    assert result.output.startswith("write_file: failed to write 'fresh/deeper/f.txt': ")
+    assert tree(tmp_path) == set()
+
+
+async def test_failed_content_write_keeps_the_old_file(tmp_path: Path) -> None:
+    (tmp_path / "keep.txt").write_text("old")
+    ctx = make_ctx(tmp_path)
+    with file_size_limit(2):
+        result = await write_file.execute({"path": "keep.txt", "content": "much longer"}, ctx)
+    assert result.is_error
+    assert (tmp_path / "keep.txt").read_text() == "old"
+    assert tree(tmp_path) == {"keep.txt"}
