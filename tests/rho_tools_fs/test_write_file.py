@@ -10,11 +10,16 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult
 from rho_tools_fs.write_file import write_file
+
+# Every case holds through directory fds and with the path-check fallback alike.
+pytestmark = pytest.mark.usefixtures("backend")
 
 
 def make_ctx(root: Path) -> ToolContext:
@@ -172,6 +177,45 @@ async def test_missing_arguments(tmp_path: Path) -> None:
     assert result.is_error
     assert "content" in result.output
     assert tree(tmp_path) == set()
+
+
+async def test_never_writes_into_git(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    result = await run(tmp_path, path=".git/hooks/pre-push", content="#!/bin/sh\nrm -rf /\n")
+    assert result.is_error
+    assert result.output == (
+        "write_file: '.git/hooks/pre-push' is inside .git/, which rho never writes to "
+        "(git hooks and config would run as code)"
+    )
+    assert tree(tmp_path) == {".git", ".git/hooks"}
+
+
+async def test_never_writes_into_git_through_a_symlink(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / "hooks").symlink_to(".git/hooks", target_is_directory=True)
+    result = await run(tmp_path, path="hooks/pre-push", content="x")
+    assert result.is_error
+    assert "is inside .git/, which rho never writes to" in result.output
+    assert list((tmp_path / ".git" / "hooks").iterdir()) == []
+
+
+async def test_never_writes_rho_config_or_nested_git(tmp_path: Path) -> None:
+    for path in (".rho/config.toml", ".RHO/config.toml", "vendor/lib/.git/config", ".git"):
+        result = await run(tmp_path, path=path, content="x")
+        assert result.is_error
+        assert "which rho never writes to" in result.output
+    assert tree(tmp_path) == set()
+
+
+async def test_a_symlink_target_is_replaced_not_written_through(tmp_path: Path) -> None:
+    # The link resolves inside, so its target is what gets replaced; the link stays a link.
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "real.txt").write_text("old")
+    (tmp_path / "alias.txt").symlink_to("sub/real.txt")
+    result = await run(tmp_path, path="alias.txt", content="new")
+    assert result.output == "wrote 3 bytes to sub/real.txt"
+    assert os.readlink(tmp_path / "alias.txt") == "sub/real.txt"
+    assert (tmp_path / "sub" / "real.txt").read_text() == "new"
 
 
 # ── failures leave nothing behind ───────────────────────────────────────────

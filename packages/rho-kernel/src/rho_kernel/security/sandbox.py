@@ -105,8 +105,7 @@ class SandboxRoot:
         """
         raw = self._check_syntax(path)
         if self._ref is None:
-            target = pathcheck.check_existing(self.path, raw)
-            return self._regular_file(os.open(target, _READ_FLAGS), raw, target)
+            return self._fallback_open_read(raw)
         with self._walk(raw) as walk:
             pending = walk.start()
             while True:
@@ -120,7 +119,7 @@ class SandboxRoot:
                 except OSError as exc:
                     if exc.errno in pathwalk.LINK_ERRNOS and walk.follow(name, pending):
                         continue
-                    raise self._open_failure(walk, exc, raw) from None
+                    raise self._open_failure(walk, name, exc, raw) from None
                 return self._regular_file(fd, raw, walk.path(name))
 
     def open_dir(self, path: str | Path) -> SandboxDir:
@@ -287,17 +286,32 @@ class SandboxRoot:
         raw_file.name = str(canonical)  # type: ignore[misc]  # as open(path) would name it
         return io.BufferedReader(raw_file)
 
-    def _open_failure(self, walk: Walk, exc: OSError, raw: str) -> BaseException:
+    def _open_failure(self, walk: Walk, name: str, exc: OSError, raw: str) -> BaseException:
         if exc.errno == errno.ENXIO:  # a socket, or a device with nothing behind it
-            return errors.wrong_type(raw, self.path, "special file", "regular file")
+            info = self._lstat(walk, name)
+            kind = "special file" if info is None else pathwalk.kind_of(info.st_mode)
+            return errors.wrong_type(raw, self.path, kind, "regular file")
         if exc.errno in (errno.ENAMETOOLONG, *pathwalk.LINK_ERRNOS):
             return walk.failure(exc)
         return exc
+
+    def _fallback_open_read(self, raw: str) -> io.BufferedReader:
+        target = pathcheck.check_existing(self.path, raw)
+        try:
+            fd = os.open(target, _READ_FLAGS)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            kind = pathwalk.kind_of(os.lstat(target).st_mode)
+            raise errors.wrong_type(raw, self.path, kind, "regular file") from None
+        return self._regular_file(fd, raw, target)
 
     def _fallback_write_parent(self, raw: str, make_parents: bool) -> WriteTarget:
         target = pathcheck.check_for_write(self.path, raw)
         if target.is_dir():
             raise errors.wrong_type(raw, self.path, "directory", "file")
+        if os.path.lexists(target.parent) and not target.parent.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), target.parent.name)
         missing: list[Path] = []
         current = target.parent
         while not os.path.lexists(current) and current != current.parent:
@@ -352,6 +366,9 @@ class SandboxRoot:
                 path=raw,
                 root=self.path,
             )
+        for name in raw.split("/"):
+            if len(os.fsencode(name)) > pathwalk.MAX_NAME_BYTES:
+                raise errors.name_too_long(raw, self.path, name, pathwalk.MAX_NAME_BYTES)
         return raw
 
 
