@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 from pathlib import Path
@@ -342,3 +343,27 @@ def test_write_target_operations_stay_in_the_directory(root: SandboxRoot) -> Non
             with pytest.raises(ValueError):
                 directory.create_file(bad)
     assert (root.path / "src" / "out.txt").read_text() == "x"
+
+
+def test_no_descriptor_is_left_open(root: SandboxRoot, layout: tuple[Path, Path]) -> None:
+    (root.path / "vendor").symlink_to(layout[1], target_is_directory=True)
+    (root.path / "loop").symlink_to("loop")
+    deep = "/".join(f"d{i}" for i in range(30))
+
+    def exercise() -> None:
+        for path in ("README.md", "src", "nope", "vendor/secret.txt", "loop", deep + "/x"):
+            for opener in (root.open_read, root.open_dir):
+                with contextlib.suppress(SandboxError):
+                    opener(path).close()
+            for check in (root.validate, root.validate_for_write):
+                with contextlib.suppress(SandboxError):
+                    check(path)
+        with root.write_parent(deep + "/x.txt", make_parents=True):
+            pass
+        with pytest.raises(RuntimeError), root.write_parent("n/e/w.txt", make_parents=True):
+            raise RuntimeError
+
+    exercise()  # warm up anything opened once (the fd of /dev/fd itself is listed too)
+    before = len(os.listdir("/dev/fd"))
+    exercise()
+    assert len(os.listdir("/dev/fd")) == before

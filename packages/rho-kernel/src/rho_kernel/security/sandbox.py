@@ -167,18 +167,16 @@ class SandboxRoot:
         try:
             name = self._last_entry(walk, raw)
             assert name is not None  # a directory was refused
-            directory = SandboxDir(walk.path(), os.dup(walk.fd))
             target_path = walk.path(name)
-            base, chains = walk.take_created()
+            directory = SandboxDir(walk.path(), os.dup(walk.fd))
         except BaseException:
             walk.remove_created()
             raise
         finally:
+            base, chains = walk.take_created()
             walk.close()
-        created = _created_paths(target_path, chains)
-        return WriteTarget(
-            directory, name, target_path, CreatedDirs(created, base_fd=base, chains=chains)
-        )
+        created = CreatedDirs(_created_paths(target_path, chains), base_fd=base, chains=chains)
+        return WriteTarget(directory, name, target_path, created)
 
     # ── checking ────────────────────────────────────────────────────────────
 
@@ -277,8 +275,8 @@ class SandboxRoot:
             if not stat.S_ISREG(info.st_mode):
                 kind = pathwalk.kind_of(info.st_mode)
                 raise errors.wrong_type(raw, self.path, kind, "regular file")
-            if hasattr(os, "set_blocking"):
-                os.set_blocking(fd, True)
+            if _READ_FLAGS & getattr(os, "O_NONBLOCK", 0):
+                os.set_blocking(fd, True)  # O_NONBLOCK only kept the open from waiting
             raw_file = io.FileIO(fd, "rb", closefd=True)
         except BaseException:
             os.close(fd)
