@@ -281,7 +281,7 @@ class SandboxRoot:
         except BaseException:
             os.close(fd)
             raise
-        raw_file.name = str(canonical)  # type: ignore[misc]  # as open(path) would name it
+        raw_file.name = str(canonical)  # as open(path) would name it
         return io.BufferedReader(raw_file)
 
     def _open_failure(self, walk: Walk, name: str, exc: OSError, raw: str) -> BaseException:
