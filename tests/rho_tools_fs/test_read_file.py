@@ -19,6 +19,9 @@ from rho_tools_fs.read_file import (
     unescape_framing,
 )
 
+# Every case holds through directory fds and with the path-check fallback alike.
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 def make_ctx(root: Path) -> ToolContext:
     return ToolContext(root=SandboxRoot(root), config=RhoConfig(), cancel=CancelToken())

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import resource
+import signal
 import stat
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult
 from rho_tools_fs.write_file import write_file
+
+# Every case holds through directory fds and with the path-check fallback alike.
+pytestmark = pytest.mark.usefixtures("backend")
 
 
 def make_ctx(root: Path) -> ToolContext:
@@ -170,6 +179,45 @@ async def test_missing_arguments(tmp_path: Path) -> None:
     assert tree(tmp_path) == set()
 
 
+async def test_never_writes_into_git(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    result = await run(tmp_path, path=".git/hooks/pre-push", content="#!/bin/sh\nrm -rf /\n")
+    assert result.is_error
+    assert result.output == (
+        "write_file: '.git/hooks/pre-push' is inside .git/, which rho never writes to "
+        "(git hooks and config would run as code)"
+    )
+    assert tree(tmp_path) == {".git", ".git/hooks"}
+
+
+async def test_never_writes_into_git_through_a_symlink(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / "hooks").symlink_to(".git/hooks", target_is_directory=True)
+    result = await run(tmp_path, path="hooks/pre-push", content="x")
+    assert result.is_error
+    assert "is inside .git/, which rho never writes to" in result.output
+    assert list((tmp_path / ".git" / "hooks").iterdir()) == []
+
+
+async def test_never_writes_rho_config_or_nested_git(tmp_path: Path) -> None:
+    for path in (".rho/config.toml", ".RHO/config.toml", "vendor/lib/.git/config", ".git"):
+        result = await run(tmp_path, path=path, content="x")
+        assert result.is_error
+        assert "which rho never writes to" in result.output
+    assert tree(tmp_path) == set()
+
+
+async def test_a_symlink_target_is_replaced_not_written_through(tmp_path: Path) -> None:
+    # The link resolves inside, so its target is what gets replaced; the link stays a link.
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "real.txt").write_text("old")
+    (tmp_path / "alias.txt").symlink_to("sub/real.txt")
+    result = await run(tmp_path, path="alias.txt", content="new")
+    assert result.output == "wrote 3 bytes to sub/real.txt"
+    assert os.readlink(tmp_path / "alias.txt") == "sub/real.txt"
+    assert (tmp_path / "sub" / "real.txt").read_text() == "new"
+
+
 # ── failures leave nothing behind ───────────────────────────────────────────
 
 
@@ -207,10 +255,56 @@ async def test_ancestor_is_a_file_removes_nothing_and_creates_nothing(tmp_path: 
     assert tree(tmp_path) == {"a", "a/file"}
 
 
-async def test_failure_after_creating_parents_removes_them(tmp_path: Path) -> None:
-    # The parents can be created, but the file name is rejected by the OS afterwards.
-    long_name = "x" * 300  # longer than NAME_MAX: creating the temp file fails
+async def test_too_long_name_is_refused_before_anything_is_created(tmp_path: Path) -> None:
+    long_name = "x" * 300  # longer than NAME_MAX
     result = await run(tmp_path, path=f"fresh/deeper/{long_name}", content="data")
     assert result.is_error
-    assert "failed to write" in result.output
+    assert "is longer than 255 bytes" in result.output
     assert tree(tmp_path) == set()
+
+
+async def test_long_name_within_the_limit_is_written(tmp_path: Path) -> None:
+    # The temporary file's name must stay within NAME_MAX too.
+    name = "y" * 250
+    result = await run(tmp_path, path=name, content="data")
+    assert not result.is_error
+    assert tree(tmp_path) == {name}
+
+
+async def test_dotdot_below_created_parents_removes_them(tmp_path: Path) -> None:
+    result = await run(tmp_path, path="fresh/deeper/../x.txt", content="data")
+    assert result.is_error
+    assert "'..' below a directory that does not exist" in result.output
+    assert tree(tmp_path) == set()
+
+
+@contextlib.contextmanager
+def file_size_limit(limit: int) -> Iterator[None]:
+    """Make writes past `limit` bytes fail with EFBIG in this process (SIGXFSZ ignored)."""
+    previous_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    previous = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, previous[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, previous)
+        signal.signal(signal.SIGXFSZ, previous_handler)
+
+
+async def test_failed_content_write_removes_created_parents(tmp_path: Path) -> None:
+    ctx = make_ctx(tmp_path)
+    with file_size_limit(2):
+        result = await write_file.execute({"path": "fresh/deeper/f.txt", "content": "data"}, ctx)
+    assert result.is_error
+    assert result.output.startswith("write_file: failed to write 'fresh/deeper/f.txt': ")
+    assert tree(tmp_path) == set()
+
+
+async def test_failed_content_write_keeps_the_old_file(tmp_path: Path) -> None:
+    (tmp_path / "keep.txt").write_text("old")
+    ctx = make_ctx(tmp_path)
+    with file_size_limit(2):
+        result = await write_file.execute({"path": "keep.txt", "content": "much longer"}, ctx)
+    assert result.is_error
+    assert (tmp_path / "keep.txt").read_text() == "old"
+    assert tree(tmp_path) == {"keep.txt"}

@@ -8,6 +8,9 @@ import pytest
 
 from rho_kernel.security import PathNotFoundError, SandboxError, SandboxRoot
 
+# Every case holds through directory fds and with the path-check fallback alike.
+pytestmark = pytest.mark.usefixtures("backend")
+
 
 @pytest.fixture
 def layout(tmp_path: Path) -> tuple[Path, Path]:

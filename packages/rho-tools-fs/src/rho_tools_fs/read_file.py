@@ -1,13 +1,17 @@
-"""The `read_file` tool: a text file inside the sandbox, framed and (by default) hashlined."""
+"""The `read_file` tool: a text file inside the sandbox, framed and (by default) hashlined.
+
+The file is opened through the sandbox root (`SandboxRoot.open_read`), which never follows a
+symlink out of the project, and everything after that (size, content) comes from the open fd.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
-import stat
-from pathlib import Path
+from typing import BinaryIO
 
-from rho_kernel.security.sandbox import PathNotFoundError, SandboxError
+from rho_kernel.security import FileTypeError, PathNotFoundError, SandboxError, SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.hashline import format_hashlines
 
@@ -52,38 +56,45 @@ def _drop_final_newline(text: str) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
-def _sandbox_hint(ctx: ToolContext) -> str:
+def _sandbox_hint(root: SandboxRoot) -> str:
     return (
-        f"Paths are relative to the project root ({ctx.root.path}); "
-        "absolute paths must lie inside it."
+        f"Paths are relative to the project root ({root.path}); absolute paths must lie inside it."
     )
 
 
-def _read(target: Path, shown: str, hashline: bool) -> ToolResult:
-    """Read and render `target` (blocking; runs in a worker thread)."""
+def _read(root: SandboxRoot, path: str, hashline: bool) -> ToolResult:
+    """Open `path` through the sandbox root and render it (blocking; runs in a worker thread)."""
     try:
-        info = target.stat()
+        handle = root.open_read(path)
+    except PathNotFoundError:
+        return ToolResult.error(f"read_file: '{path}' not found. {_sandbox_hint(root)}")
+    except FileTypeError as exc:
+        if exc.kind == "directory":
+            return ToolResult.error(
+                f"read_file: '{path}' is a directory, not a file; list it with list_dir"
+            )
+        return ToolResult.error(f"read_file: '{path}' is not a regular file (it is a {exc.kind})")
+    except SandboxError as exc:
+        return ToolResult.error(f"read_file: {exc}. {_sandbox_hint(root)}")
+    except OSError as exc:
+        return ToolResult.error(f"read_file: failed to read '{path}': {exc.strerror or exc}")
+    with handle:
+        return _render(handle, path, hashline)
+
+
+def _render(handle: BinaryIO, shown: str, hashline: bool) -> ToolResult:
+    """Read the open file (its size from the fd, not the path) and frame it."""
+    try:
+        size = os.fstat(handle.fileno()).st_size
+        head = handle.read(BINARY_SNIFF_BYTES)
+        if b"\0" in head:
+            return ToolResult.error(f"read_file: '{shown}' is a binary file ({size} bytes)")
+        data = head
+        if size <= MAX_READ_BYTES:
+            data += handle.read(MAX_READ_BYTES + 1 - len(head))
     except OSError as exc:
         return ToolResult.error(f"read_file: failed to read '{shown}': {exc.strerror or exc}")
-    if stat.S_ISDIR(info.st_mode):
-        return ToolResult.error(
-            f"read_file: '{shown}' is a directory, not a file; list it with list_dir"
-        )
-    if not stat.S_ISREG(info.st_mode):
-        return ToolResult.error(f"read_file: '{shown}' is not a regular file")
-    try:
-        with target.open("rb") as handle:
-            head = handle.read(BINARY_SNIFF_BYTES)
-            if b"\0" in head:
-                return ToolResult.error(
-                    f"read_file: '{shown}' is a binary file ({info.st_size} bytes)"
-                )
-            data = head
-            if info.st_size <= MAX_READ_BYTES:
-                data += handle.read(MAX_READ_BYTES + 1 - len(head))
-    except OSError as exc:
-        return ToolResult.error(f"read_file: failed to read '{shown}': {exc.strerror or exc}")
-    size = max(info.st_size, len(data))
+    size = max(size, len(data))
     if size > MAX_READ_BYTES:
         return ToolResult.error(
             f"read_file: '{shown}' is too large ({size} bytes; the limit is "
@@ -111,13 +122,7 @@ async def read_file(path: str, hashline: bool = True, *, ctx: ToolContext) -> To
         path: File path relative to the project root (an absolute path must be inside the project).
         hashline: Prefix each line with its `{line}#{HASH}:` anchor for edit_file (default true); false returns the raw text.
     """
-    try:
-        target = ctx.root.validate(path)
-    except PathNotFoundError:
-        return ToolResult.error(f"read_file: '{path}' not found. {_sandbox_hint(ctx)}")
-    except SandboxError as exc:
-        return ToolResult.error(f"read_file: {exc}. {_sandbox_hint(ctx)}")
-    return await asyncio.to_thread(_read, target, path, hashline)
+    return await asyncio.to_thread(_read, ctx.root, path, hashline)
 
 
 __all__ = [

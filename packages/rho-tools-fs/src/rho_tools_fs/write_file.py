@@ -1,4 +1,10 @@
-"""The `write_file` tool: create or overwrite a file inside the sandbox, atomically."""
+"""The `write_file` tool: create or overwrite a file inside the sandbox, atomically.
+
+The destination's directory is reached through the sandbox root (`SandboxRoot.write_parent`)
+and held open; the temporary file is created in it with `O_EXCL | O_NOFOLLOW` and renamed over
+the destination relative to that directory fd, so a symlink swapped in anywhere on the path
+can neither redirect the write outside the project nor be written through.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +12,19 @@ import asyncio
 import contextlib
 import os
 import secrets
-import stat
 from pathlib import Path
 
-from rho_kernel.security.sandbox import SandboxError
+from rho_kernel.security import (
+    FileTypeError,
+    ProtectedPathError,
+    SandboxError,
+    SandboxRoot,
+    WriteTarget,
+)
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
+
+#: How much of the file name the temporary file's name repeats (keeps it under NAME_MAX).
+_TEMP_STEM_CHARS = 32
 
 
 class _WriteFailed(Exception):
@@ -23,52 +37,26 @@ def _explain(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
-def _missing_dirs(directory: Path) -> list[Path]:
-    """The ancestors of `directory` (itself included) that do not exist, outermost first."""
-    missing: list[Path] = []
-    current = directory
-    while not os.path.lexists(current) and current.parent != current:
-        missing.append(current)
-        current = current.parent
-    missing.reverse()
-    return missing
+def _temp_name(name: str) -> str:
+    return f".{name[:_TEMP_STEM_CHARS]}.{secrets.token_hex(4)}.rho-tmp"
 
 
-def _make_dirs(directories: list[Path]) -> list[Path]:
-    """Create `directories` in order; on failure remove the ones created and raise."""
-    created: list[Path] = []
-    try:
-        for directory in directories:
-            directory.mkdir()
-            created.append(directory)
-    except OSError as exc:
-        _remove_dirs(created)
-        raise _WriteFailed(f"cannot create directory '{directory.name}': {_explain(exc)}") from None
-    return created
-
-
-def _remove_dirs(created: list[Path]) -> None:
-    for directory in reversed(created):
-        with contextlib.suppress(OSError):
-            directory.rmdir()
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    """Write `data` to a temporary file next to `target`, fsync it, then rename it over."""
-    directory = target.parent
-    mode: int | None = None
-    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-        mode = stat.S_IMODE(target.stat().st_mode)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+def _create_temp(target: WriteTarget) -> tuple[int, str]:
+    """A new temporary file next to the destination: its fd and name."""
     while True:
-        temp = directory / f".{target.name}.{secrets.token_hex(4)}.rho-tmp"
+        temp = _temp_name(target.name)
         try:
-            fd = os.open(temp, flags, 0o666)  # the umask applies, as for a new file
-            break
+            return target.directory.create_file(temp), temp
         except FileExistsError:
             continue
         except OSError as exc:
             raise _WriteFailed(_explain(exc)) from None
+
+
+def _write_atomically(target: WriteTarget, data: bytes) -> None:
+    """Write `data` to a temporary file next to the destination, fsync it, rename it over."""
+    mode = target.existing_mode()
+    fd, temp = _create_temp(target)
     try:
         try:
             if mode is not None:
@@ -80,33 +68,28 @@ def _write_atomically(target: Path, data: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(temp, target)
-    except OSError as exc:
+        # Replaces whatever is at the name now (a symlink included), never writes through it.
+        target.directory.replace(temp, target.name)
+    except BaseException as exc:
         with contextlib.suppress(OSError):
-            temp.unlink()
-        raise _WriteFailed(_explain(exc)) from None
-    with contextlib.suppress(OSError):  # make the rename durable (best effort)
-        dir_fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+            target.directory.unlink(temp)
+        if isinstance(exc, OSError):
+            raise _WriteFailed(_explain(exc)) from None
+        raise
+    target.directory.sync()  # make the rename durable (best effort)
 
 
-def _write(target: Path, data: bytes) -> None:
+def _write(root: SandboxRoot, path: str, data: bytes) -> Path:
     """Create missing parents and write; on failure nothing new is left behind."""
     try:
-        created = _make_dirs(_missing_dirs(target.parent))
-    except OSError as exc:
+        target = root.write_parent(path, make_parents=True)
+    except NotADirectoryError as exc:
         raise _WriteFailed(_explain(exc)) from None
-    try:
+    except OSError as exc:
+        raise _WriteFailed(f"cannot create directory '{exc.filename}': {_explain(exc)}") from None
+    with target:  # an exception removes the directories made for this write
         _write_atomically(target, data)
-    except OSError as exc:
-        _remove_dirs(created)
-        raise _WriteFailed(_explain(exc)) from None
-    except BaseException:
-        _remove_dirs(created)
-        raise
+    return target.path
 
 
 @tool(risk=Risk.WRITE, phase=Phase.EXECUTION)
@@ -115,21 +98,13 @@ async def write_file(path: str, content: str, *, ctx: ToolContext) -> ToolResult
 
     Missing parent directories are created. The write is atomic: the file holds either its
     old content or the new one, never a mix. To change part of an existing file prefer
-    edit_file. Content is written exactly as given, encoded as UTF-8.
+    edit_file. Content is written exactly as given, encoded as UTF-8. Files inside .git/ and
+    .rho/ are never written.
 
     Args:
         path: File path relative to the project root (an absolute path must be inside the project).
         content: The complete new content of the file.
     """
-    try:
-        target = ctx.root.validate_for_write(path)
-    except SandboxError as exc:
-        return ToolResult.error(
-            f"write_file: {exc}. Paths are relative to the project root ({ctx.root.path}); "
-            "absolute paths must lie inside it."
-        )
-    if target.is_dir():
-        return ToolResult.error(f"write_file: '{path}' is a directory; give a file path")
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -138,10 +113,19 @@ async def write_file(path: str, content: str, *, ctx: ToolContext) -> ToolResult
             f"{exc.start}); nothing was written"
         )
     try:
-        await asyncio.to_thread(_write, target, data)
+        written = await asyncio.to_thread(_write, ctx.root, path, data)
+    except ProtectedPathError as exc:
+        return ToolResult.error(f"write_file: {exc}")
+    except FileTypeError:
+        return ToolResult.error(f"write_file: '{path}' is a directory; give a file path")
+    except SandboxError as exc:
+        return ToolResult.error(
+            f"write_file: {exc}. Paths are relative to the project root ({ctx.root.path}); "
+            "absolute paths must lie inside it."
+        )
     except _WriteFailed as exc:
         return ToolResult.error(f"write_file: failed to write '{path}': {exc}")
-    return ToolResult(f"wrote {len(data)} bytes to {ctx.root.relative(target)}")
+    return ToolResult(f"wrote {len(data)} bytes to {ctx.root.relative(written)}")
 
 
 __all__ = ["write_file"]

@@ -1,7 +1,22 @@
 """Security primitives: the file sandbox every file tool goes through, and the project trust
-store that gates what a repository's own files may change."""
+store that gates what a repository's own files may change.
 
-from rho_kernel.security.sandbox import PathNotFoundError, SandboxError, SandboxRoot
+Open files through `SandboxRoot` (`ctx.root` in a tool): `open_read`, `open_dir` and
+`write_parent` resolve a path without ever letting a symlink lead outside the project, and
+refuse writes into `.git` and `.rho` (`PROTECTED_NAMES`).
+"""
+
+from rho_kernel.security.sandbox import (
+    PROTECTED_NAMES,
+    FileTypeError,
+    PathNotFoundError,
+    ProtectedPathError,
+    SandboxDir,
+    SandboxError,
+    SandboxRoot,
+    WriteTarget,
+    protected_name,
+)
 from rho_kernel.security.trust import (
     TRUST_STORE_NAME,
     TrustEntry,
@@ -13,14 +28,20 @@ from rho_kernel.security.trust import (
 )
 
 __all__ = [
+    "PROTECTED_NAMES",
     "TRUST_STORE_NAME",
+    "FileTypeError",
     "PathNotFoundError",
+    "ProtectedPathError",
+    "SandboxDir",
     "SandboxError",
     "SandboxRoot",
     "TrustEntry",
     "TrustError",
     "TrustStore",
+    "WriteTarget",
     "canonical_root",
     "file_digest",
+    "protected_name",
     "trust_store_path",
 ]

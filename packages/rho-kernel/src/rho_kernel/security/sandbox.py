@@ -1,40 +1,75 @@
-"""The file sandbox: every path a tool touches must resolve inside the project root.
+"""The file sandbox: every file a tool opens is reached through the project root.
 
-`SandboxRoot.validate` is for paths that must exist (reading, listing): symlinks and `..` are
-resolved by the operating system and the canonical result must lie within the canonical root.
-`SandboxRoot.validate_for_write` is for paths that may not exist yet: the nearest existing
-ancestor is canonicalised, the missing components are appended, and any `..` among those
-missing components is rejected outright. A dangling symlink on the way is followed (its target
-is validated by the same rules), so writing through it cannot create a file outside the root.
+Tools never open a path themselves; they ask the `SandboxRoot` (`ctx.root`), which walks the
+path one component at a time from a directory fd of the root, never letting the kernel follow
+a symlink (see `rho_kernel.security.pathwalk`). A symlink met on the way is honoured only when
+its target stays inside the root; `..` cannot climb above the root. Because each step is
+relative to a directory fd already held, a process that swaps a path (or one of its parent
+directories) for a symlink while rho works can make an operation fail but never send it
+outside the project.
 
-There is a theoretical time-of-check/time-of-use race between validation and the later file
-operation; concurrent adversarial filesystem changes are outside the threat model.
+Opening (what tools use):
+
+- `open_read(path)`: a regular file, opened read-only (FIFOs and devices are refused without
+  blocking on them);
+- `open_dir(path)`: a directory as a `SandboxDir`, for listing it (`scandir`);
+- `write_parent(path, make_parents=…)`: a `WriteTarget`, the directory that will hold the
+  file (held open) and the name in it. Write a temporary file there with
+  `target.directory.create_file`, then `target.directory.replace(temp, target.name)`; a
+  symlink at the name is replaced, never written through.
+
+Checking (for messages and canonical paths; the result is only as good as the moment it was
+taken): `validate(path)` for an existing path, `validate_for_write(path)` for a destination
+that need not exist yet.
+
+Writes never land in `.git` or `.rho` at any depth (`PROTECTED_NAMES`), whatever the
+approval: a `ProtectedPathError` is raised by `write_parent` and `validate_for_write`.
+
+Where `os.open` has no `dir_fd` support (Windows), the same calls fall back to canonicalising
+the path with `realpath`, checking it and then opening it by path: that leaves a window
+between check and use in which a concurrent symlink swap is not caught.
 """
 
 from __future__ import annotations
 
+import errno
+import io
 import os
+import stat
+import weakref
 from pathlib import Path
 
-#: How many dangling symlinks `validate_for_write` follows before giving up (like ELOOP).
-_MAX_LINK_HOPS = 40
+from rho_kernel.security import errors, pathcheck, pathwalk
+from rho_kernel.security.errors import (
+    FileTypeError,
+    PathNotFoundError,
+    ProtectedPathError,
+    SandboxError,
+)
+from rho_kernel.security.handles import CreatedDirs, SandboxDir, WriteTarget
+from rho_kernel.security.pathwalk import RootRef, Walk
+from rho_kernel.security.protected import PROTECTED_NAMES, protected_name
 
+#: The longest path accepted, in bytes (PATH_MAX on Linux).
+MAX_PATH_BYTES = 4096
 
-class SandboxError(Exception):
-    """A path was rejected by the sandbox; the message names the path and the root."""
-
-    def __init__(self, message: str, *, path: str | None = None, root: Path | None = None) -> None:
-        super().__init__(message)
-        self.path = path
-        self.root = root
-
-
-class PathNotFoundError(SandboxError):
-    """`SandboxRoot.validate` was given a path inside the sandbox that does not exist."""
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
 
 
 class SandboxRoot:
-    """A canonical project directory that file operations cannot escape."""
+    """A canonical project directory that file operations cannot escape.
+
+    `path` is the canonical root. Paths given to the methods are relative to it, or absolute
+    and inside it. Refusals are `SandboxError`s (`PathNotFoundError`, `FileTypeError`,
+    `ProtectedPathError` among them); a failure of the file system itself (permission
+    denied on the file, a directory that cannot be created) is an `OSError`.
+    """
 
     def __init__(self, root: str | Path) -> None:
         """Canonicalise `root`; it must exist and be a directory (else `SandboxError`)."""
@@ -48,11 +83,102 @@ class SandboxRoot:
         if not canonical.is_dir():
             raise SandboxError(f"sandbox root '{raw}' is not a directory")
         self.path: Path = canonical
+        self._ref: RootRef | None = None
+        if pathwalk.DIR_FD_SUPPORTED:
+            try:
+                fd = os.open(canonical, pathwalk.DIR_FLAGS)
+            except OSError as exc:
+                raise SandboxError(f"sandbox root '{raw}' cannot be used: {_reason(exc)}") from None
+            weakref.finalize(self, os.close, fd)
+            self._ref = RootRef(canonical, fd, pathwalk.identity_of(fd))
 
     def __repr__(self) -> str:
         return f"SandboxRoot({str(self.path)!r})"
 
-    # ── public API ──────────────────────────────────────────────────────────
+    # ── opening ─────────────────────────────────────────────────────────────
+
+    def open_read(self, path: str | Path) -> io.BufferedReader:
+        """The regular file at `path`, open for reading in binary mode (close it).
+
+        Its `name` is the canonical path. A directory, FIFO, socket or device raises
+        `FileTypeError` (without blocking on a FIFO); a missing file `PathNotFoundError`.
+        """
+        raw = self._check_syntax(path)
+        if self._ref is None:
+            return self._fallback_open_read(raw)
+        with self._walk(raw) as walk:
+            pending = walk.start()
+            while True:
+                name = walk.run(pending)
+                if name is None:
+                    raise errors.wrong_type(raw, self.path, "directory", "file")
+                try:
+                    fd = os.open(name, _READ_FLAGS, dir_fd=walk.fd)
+                except FileNotFoundError:
+                    raise errors.not_found(raw, self.path) from None
+                except OSError as exc:
+                    if exc.errno in pathwalk.LINK_ERRNOS and walk.follow(name, pending):
+                        continue
+                    raise self._open_failure(walk, name, exc, raw) from None
+                return self._regular_file(fd, raw, walk.path(name))
+
+    def open_dir(self, path: str | Path) -> SandboxDir:
+        """The directory at `path`, held open as a `SandboxDir` (close it).
+
+        Anything else raises `FileTypeError`; a missing path `PathNotFoundError`.
+        """
+        raw = self._check_syntax(path)
+        if self._ref is None:
+            target = pathcheck.check_existing(self.path, raw)
+            if not target.is_dir():
+                raise errors.wrong_type(raw, self.path, "file", "directory")
+            return SandboxDir(target, None)
+        with self._walk(raw) as walk:
+            pending = walk.start()
+            while True:
+                name = walk.run(pending)
+                if name is None:
+                    return SandboxDir(walk.path(), os.dup(walk.fd))
+                info = self._lstat(walk, name)
+                if info is None:
+                    raise errors.not_found(raw, self.path)
+                if stat.S_ISLNK(info.st_mode) and walk.follow(name, pending):
+                    continue
+                if not stat.S_ISDIR(info.st_mode):
+                    kind = pathwalk.kind_of(info.st_mode)
+                    raise errors.wrong_type(raw, self.path, kind, "directory")
+                walk.descend(name, pending)
+
+    def write_parent(self, path: str | Path, *, make_parents: bool = False) -> WriteTarget:
+        """The directory that will hold the file `path` (held open) and the name in it.
+
+        A symlink as the last component is followed while its target stays inside the root,
+        so the target is what gets replaced. Missing parent directories are created with
+        `make_parents` (and removed again if the `with` block fails); otherwise a missing
+        parent is a `PathNotFoundError`. An existing directory at `path` is a
+        `FileTypeError`; a path through `.git` or `.rho` a `ProtectedPathError`. A directory
+        that cannot be created raises `OSError` (its `filename` is the directory's name),
+        a parent that is a file `NotADirectoryError`.
+        """
+        raw = self._check_syntax(path)
+        if self._ref is None:
+            return self._fallback_write_parent(raw, make_parents)
+        walk = self._walk(raw, create=make_parents, protect=True)
+        try:
+            name = self._last_entry(walk, raw)
+            assert name is not None  # a directory was refused
+            target_path = walk.path(name)
+            directory = SandboxDir(walk.path(), os.dup(walk.fd))
+        except BaseException:
+            walk.remove_created()
+            raise
+        finally:
+            base, chains = walk.take_created()
+            walk.close()
+        created = CreatedDirs(_created_paths(target_path, chains), base_fd=base, chains=chains)
+        return WriteTarget(directory, name, target_path, created)
+
+    # ── checking ────────────────────────────────────────────────────────────
 
     def validate(self, path: str | Path) -> Path:
         """The canonical form of an existing `path` inside the sandbox.
@@ -63,34 +189,34 @@ class SandboxRoot:
         `..`, absolute paths or symlinks, symlink loops, empty paths, NUL bytes).
         """
         raw = self._check_syntax(path)
-        candidate = self._absolute(raw)
-        try:
-            resolved = Path(os.path.realpath(candidate, strict=True))
-        except (FileNotFoundError, NotADirectoryError):
-            # Report an escape as an escape even when the target is also missing.
-            self.validate_for_write(raw)
-            raise PathNotFoundError(
-                f"path '{raw}' does not exist in the project sandbox ({self.path})",
-                path=raw,
-                root=self.path,
-            ) from None
-        except (OSError, RuntimeError) as exc:
-            raise SandboxError(
-                f"path '{raw}' cannot be resolved: {_reason(exc)} (project sandbox: {self.path})",
-                path=raw,
-                root=self.path,
-            ) from None
-        self._check_inside(raw, resolved)
-        return resolved
+        if self._ref is None:
+            return pathcheck.check_existing(self.path, raw)
+        with self._walk(raw) as walk:
+            pending = walk.start()
+            while True:
+                name = walk.run(pending)
+                if name is None:
+                    return walk.path()
+                info = self._lstat(walk, name)
+                if info is None:
+                    raise errors.not_found(raw, self.path)
+                if stat.S_ISLNK(info.st_mode) and walk.follow(name, pending):
+                    continue
+                return walk.path(name)
 
     def validate_for_write(self, path: str | Path) -> Path:
         """The canonical destination for writing `path`, which need not exist yet.
 
-        The nearest existing ancestor is canonicalised and the missing components appended;
-        a `..` among the missing components is rejected, and so is a result outside the root.
+        Existing components are resolved like `validate`; missing ones (and any below a
+        file) are appended as given, and a `..` among them is refused, as is a result outside
+        the root or inside `.git`/`.rho` (`ProtectedPathError`).
         """
         raw = self._check_syntax(path)
-        return self._resolve_for_write(raw, self._absolute(raw), hops=0)
+        if self._ref is None:
+            return pathcheck.check_for_write(self.path, raw)
+        with self._walk(raw, virtual=True, protect=True) as walk:
+            name = self._last_entry(walk, raw, directory_ok=True)
+            return walk.path(name)
 
     def relative(self, path: Path) -> str:
         """`path` relative to the root with `/` separators ("." for the root itself).
@@ -110,6 +236,104 @@ class SandboxRoot:
 
     # ── internals ───────────────────────────────────────────────────────────
 
+    def _walk(self, raw: str, **options: bool) -> Walk:
+        assert self._ref is not None
+        return Walk(self._ref, raw, **options)
+
+    def _last_entry(self, walk: Walk, raw: str, *, directory_ok: bool = False) -> str | None:
+        """Walk to the entry a write would replace, following in-root links at the end."""
+        pending = walk.start()
+        while True:
+            name = walk.run(pending)
+            if name is None or walk.missing:
+                if name is None and not directory_ok:
+                    raise errors.wrong_type(raw, self.path, "directory", "file")
+                return name
+            info = self._lstat(walk, name)
+            if info is None:
+                return name
+            if stat.S_ISLNK(info.st_mode) and walk.follow(name, pending):
+                continue
+            if stat.S_ISDIR(info.st_mode) and not directory_ok:
+                raise errors.wrong_type(raw, self.path, "directory", "file")
+            return name
+
+    @staticmethod
+    def _lstat(walk: Walk, name: str) -> os.stat_result | None:
+        """`lstat` of `name` in the walk's directory; None if it does not exist."""
+        try:
+            return os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise walk.failure(exc) from None
+
+    def _regular_file(self, fd: int, raw: str, canonical: Path) -> io.BufferedReader:
+        """Wrap `fd` if it is a regular file; otherwise close it and raise `FileTypeError`."""
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                kind = pathwalk.kind_of(info.st_mode)
+                raise errors.wrong_type(raw, self.path, kind, "regular file")
+            if _READ_FLAGS & getattr(os, "O_NONBLOCK", 0):
+                os.set_blocking(fd, True)  # O_NONBLOCK only kept the open from waiting
+            raw_file = io.FileIO(fd, "rb", closefd=True)
+        except BaseException:
+            os.close(fd)
+            raise
+        raw_file.name = str(canonical)  # as open(path) would name it
+        return io.BufferedReader(raw_file)
+
+    def _open_failure(self, walk: Walk, name: str, exc: OSError, raw: str) -> BaseException:
+        if exc.errno == errno.ENXIO:  # a socket, or a device with nothing behind it
+            info = self._lstat(walk, name)
+            kind = "special file" if info is None else pathwalk.kind_of(info.st_mode)
+            return errors.wrong_type(raw, self.path, kind, "regular file")
+        if exc.errno in (errno.ENAMETOOLONG, *pathwalk.LINK_ERRNOS):
+            return walk.failure(exc)
+        return exc
+
+    def _fallback_open_read(self, raw: str) -> io.BufferedReader:
+        target = pathcheck.check_existing(self.path, raw)
+        try:
+            fd = os.open(target, _READ_FLAGS)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            kind = pathwalk.kind_of(os.lstat(target).st_mode)
+            raise errors.wrong_type(raw, self.path, kind, "regular file") from None
+        return self._regular_file(fd, raw, target)
+
+    def _fallback_write_parent(self, raw: str, make_parents: bool) -> WriteTarget:
+        target = pathcheck.check_for_write(self.path, raw)
+        if target.is_dir():
+            raise errors.wrong_type(raw, self.path, "directory", "file")
+        if os.path.lexists(target.parent) and not target.parent.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), target.parent.name)
+        missing: list[Path] = []
+        current = target.parent
+        while not os.path.lexists(current) and current != current.parent:
+            missing.append(current)
+            current = current.parent
+        if missing and not make_parents:
+            raise errors.not_found(raw, self.path)
+        created = CreatedDirs(())
+        made: list[Path] = []
+        try:
+            for directory in reversed(missing):
+                try:
+                    directory.mkdir()
+                except NotADirectoryError:
+                    raise
+                except OSError as exc:
+                    raise OSError(exc.errno, exc.strerror, directory.name) from None
+                made.append(directory)
+        except BaseException:
+            CreatedDirs(tuple(made)).remove()
+            raise
+        created = CreatedDirs(tuple(made))
+        return WriteTarget(SandboxDir(target.parent, None), target.name, target, created)
+
     def _check_syntax(self, path: str | Path) -> str:
         raw = os.fspath(path)
         if not isinstance(raw, str):
@@ -120,78 +344,39 @@ class SandboxRoot:
             )
         if "\0" in raw:
             raise SandboxError(
-                f"path {raw!r} contains a NUL byte (project sandbox: {self.path})",
+                f"path {errors.shown(raw)!r} contains a NUL byte (project sandbox: {self.path})",
                 path=raw,
                 root=self.path,
             )
+        try:
+            size = len(os.fsencode(raw))
+        except UnicodeEncodeError:
+            raise SandboxError(
+                f"path {errors.shown(raw)!r} holds characters no file name can contain "
+                f"(project sandbox: {self.path})",
+                path=raw,
+                root=self.path,
+            ) from None
+        if size > MAX_PATH_BYTES:
+            raise SandboxError(
+                f"path '{errors.shown(raw)}' is too long ({size} bytes; at most "
+                f"{MAX_PATH_BYTES}) (project sandbox: {self.path})",
+                path=raw,
+                root=self.path,
+            )
+        for name in raw.split("/"):
+            if len(os.fsencode(name)) > pathwalk.MAX_NAME_BYTES:
+                raise errors.name_too_long(raw, self.path, name, pathwalk.MAX_NAME_BYTES)
         return raw
 
-    def _absolute(self, raw: str) -> Path:
-        candidate = Path(raw)
-        return candidate if candidate.is_absolute() else self.path / candidate
 
-    def _check_inside(self, raw: str, resolved: Path) -> None:
-        if not self.contains(resolved):
-            raise SandboxError(
-                f"path '{raw}' is outside the project sandbox ({self.path})",
-                path=raw,
-                root=self.path,
-            )
-
-    def _resolve_for_write(self, raw: str, candidate: Path, hops: int) -> Path:
-        missing: list[str] = []
-        existing = candidate
-        while not os.path.lexists(existing):
-            if existing.parent == existing:  # reached the filesystem root without a hit
-                break
-            missing.append(existing.name)
-            existing = existing.parent
-        missing.reverse()
-        if ".." in missing:
-            raise SandboxError(
-                f"path '{raw}' uses '..' below a directory that does not exist "
-                f"(project sandbox: {self.path})",
-                path=raw,
-                root=self.path,
-            )
-        try:
-            base = Path(os.path.realpath(existing, strict=True))
-        except FileNotFoundError:
-            base = self._follow_dangling(raw, existing, hops)
-        except (OSError, RuntimeError) as exc:
-            raise SandboxError(
-                f"path '{raw}' cannot be resolved: {_reason(exc)} (project sandbox: {self.path})",
-                path=raw,
-                root=self.path,
-            ) from None
-        resolved = base.joinpath(*missing) if missing else base
-        self._check_inside(raw, resolved)
-        return resolved
-
-    def _follow_dangling(self, raw: str, existing: Path, hops: int) -> Path:
-        """Validate the target of a dangling symlink (or of a path through one) for writing."""
-        if hops >= _MAX_LINK_HOPS:
-            raise SandboxError(
-                f"path '{raw}' cannot be resolved: too many levels of symbolic links "
-                f"(project sandbox: {self.path})",
-                path=raw,
-                root=self.path,
-            )
-        # Canonicalise the parent first; the last component is the dangling link itself.
-        parent = self._resolve_for_write(raw, existing.parent, hops + 1)
-        link = parent / existing.name
-        try:
-            target = os.readlink(link)
-        except OSError as exc:
-            raise SandboxError(
-                f"path '{raw}' cannot be resolved: {_reason(exc)} (project sandbox: {self.path})",
-                path=raw,
-                root=self.path,
-            ) from None
-        target_path = Path(target)
-        if not target_path.is_absolute():
-            target_path = parent / target_path
-        return self._resolve_for_write(raw, target_path, hops + 1)
+def _created_paths(target: Path, chains: list[tuple[str, ...]]) -> tuple[Path, ...]:
+    """The canonical paths of the directories a walk created on the way to `target`."""
+    if not chains:
+        return ()
+    depth = len(chains[-1])  # the deepest new directory is the target's parent
+    base = target.parents[depth]
+    return tuple(base.joinpath(*chain) for chain in chains)
 
 
 def _reason(exc: BaseException) -> str:
@@ -202,4 +387,14 @@ def _reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-__all__ = ["PathNotFoundError", "SandboxError", "SandboxRoot"]
+__all__ = [
+    "PROTECTED_NAMES",
+    "FileTypeError",
+    "PathNotFoundError",
+    "ProtectedPathError",
+    "SandboxDir",
+    "SandboxError",
+    "SandboxRoot",
+    "WriteTarget",
+    "protected_name",
+]
