@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import resource
@@ -308,3 +309,34 @@ async def test_failed_content_write_keeps_the_old_file(tmp_path: Path) -> None:
     assert result.is_error
     assert (tmp_path / "keep.txt").read_text() == "old"
     assert tree(tmp_path) == {"keep.txt"}
+
+
+async def test_a_write_finished_after_an_abort_is_reported_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    import rho_tools_fs.write_file as module
+
+    started, release = threading.Event(), threading.Event()
+    real_write = module._write
+
+    def slow_write(*args: object) -> Path:
+        started.set()
+        release.wait(5)
+        return real_write(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "_write", slow_write)
+    ctx = make_ctx(tmp_path)
+    token = CancelToken()
+    ctx.cancel = token
+    task = asyncio.ensure_future(
+        token.run(write_file.execute({"path": "a.txt", "content": "x"}, ctx))
+    )
+    await asyncio.to_thread(started.wait, 5)
+    token.cancel()
+    await asyncio.sleep(0.02)
+    release.set()
+    result = await task
+    assert result == ToolResult("wrote 1 bytes to a.txt")
+    assert (tmp_path / "a.txt").read_text() == "x"

@@ -8,12 +8,12 @@ can neither redirect the write outside the project nor be written through.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import secrets
 from pathlib import Path
 
+from rho_kernel.cancel import run_to_completion
 from rho_kernel.security import (
     FileTypeError,
     ProtectedPathError,
@@ -113,7 +113,8 @@ async def write_file(path: str, content: str, *, ctx: ToolContext) -> ToolResult
             f"{exc.start}); nothing was written"
         )
     try:
-        written = await asyncio.to_thread(_write, ctx.root, path, data)
+        # An abort must not turn a finished write into "cancelled": wait for the thread.
+        written = await run_to_completion(_write, ctx.root, path, data)
     except ProtectedPathError as exc:
         return ToolResult.error(f"write_file: {exc}")
     except FileTypeError:
