@@ -129,7 +129,7 @@ def core_methods(runtime: Runtime) -> list[RpcMethod]:
             providers=[
                 ProviderEntry(
                     name=provider.name,
-                    endpoint=provider.endpoint,
+                    endpoint=provider.shown_endpoint,
                     api=provider.api,
                     isExternal=not provider.is_local,
                     reachable=ok,
