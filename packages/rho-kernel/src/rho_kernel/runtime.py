@@ -191,7 +191,7 @@ class Runtime:
 
         provider, providers = _startup_providers(config, options)
         factories = _service_factories(plugins, providers)
-        model = _startup_model(config, provider, options.model)
+        named = named_model(config, provider, cli_model=options.model)
         runtime = cls(
             options=options,
             root=root,
@@ -199,11 +199,14 @@ class Runtime:
             plugins=plugins,
             tools=tools,
             provider=provider,
-            model=model,
+            model=named or DEFAULT_MODEL,
             providers=providers,
         )
         runtime._factories = factories
         runtime.session = runtime._initial_session()
+        if named is None and provider.is_local:
+            # Last, so that a startup that fails anyway never waits on the network first.
+            runtime.model = _first_run_model(provider)
         return runtime
 
     def _initial_session(self) -> Session:
@@ -454,25 +457,25 @@ def _startup_providers(
         )
     except ValueError as exc:
         raise StartupError(str(exc)) from None
-    configured = configured_providers(config)
-    if not options.endpoint and not options.accept_external_provider:
-        refusal = consent_message(
-            [*configured, provider] if provider not in configured else configured
-        )
-        if refusal is not None:
-            raise ConsentRequired(refusal)
-    providers = [provider, *(p for p in configured if p.name != provider.name)]
     problem = endpoint_problem(provider.endpoint)
     if problem is not None:
         raise StartupError(
             f"provider '{provider.name}': endpoint {provider.shown_endpoint!r} {problem}"
         )
+    configured = configured_providers(config)
+    broken = {p.name: endpoint_problem(p.endpoint) for p in configured}
+    if not options.endpoint and not options.accept_external_provider:
+        # A provider whose endpoint cannot work sends nothing anywhere: no consent needed.
+        usable = [p for p in configured if not broken[p.name]]
+        refusal = consent_message([*usable, provider] if provider not in usable else usable)
+        if refusal is not None:
+            raise ConsentRequired(refusal)
+    providers = [provider, *(p for p in configured if p.name != provider.name)]
     for warning in provider_warnings(config) + missing_key_warnings(providers):
         warn(warning)
     for other in providers[1:]:
-        problem = endpoint_problem(other.endpoint)
-        if problem is not None:
-            warn(f"provider '{other.name}': endpoint {other.shown_endpoint!r} {problem}")
+        if broken.get(other.name):
+            warn(f"provider '{other.name}': endpoint {other.shown_endpoint!r} {broken[other.name]}")
     return provider, providers
 
 
@@ -503,13 +506,9 @@ def _service_factories(
     return factories
 
 
-def _startup_model(config: RhoConfig, provider: ResolvedProvider, cli_model: str | None) -> str:
-    """The named model; on a first run against a local server, the model it has loaded."""
-    named = named_model(config, provider, cli_model=cli_model)
-    if named is not None:
-        return named
-    if not provider.is_local:
-        return DEFAULT_MODEL
+def _first_run_model(provider: ResolvedProvider) -> str:
+    """No model is named: the one the local server reports loaded, else `DEFAULT_MODEL` with
+    a warning saying how to name one."""
     from rho_kernel.providers.events import ProviderError
     from rho_kernel.providers.local_model import fetch_loaded_model
 

@@ -184,7 +184,12 @@ class SSEStreamService:
             raise transport_error(
                 exc, endpoint=self.endpoint, provider=self.provider_name, responded=False
             ) from exc
-        yield decoder.finish()
+        flush = getattr(decoder, "flush", None)
+        tail: list[StreamEvent] = flush() if flush is not None else []
+        response = decoder.finish()
+        for delta in tail:
+            yield delta
+        yield response
 
     async def aclose(self) -> None:
         """Close the HTTP client if this service created it."""

@@ -34,12 +34,11 @@ def mask_url(url: str) -> str:
     secret-looking query (and fragment) parameters (`api_key`, `key`, `token`, `sig`, …)
     become `***`. Everything else is kept as written, so the user recognises the URL.
 
-    Safe to apply twice; text that is not a URL comes back unchanged.
+    A URL without a scheme (`user:pw@host:1234/v1?key=…`) is masked the same way. Safe to
+    apply twice; text without userinfo or query comes back unchanged.
     """
     scheme_end = url.find("://")
-    if scheme_end < 0:
-        return url
-    start = scheme_end + 3
+    start = scheme_end + 3 if scheme_end >= 0 else 0
     authority_end = len(url)
     for stop in "/?#":
         found = url.find(stop, start)
