@@ -1,7 +1,7 @@
 """Model discovery and reachability: `GET <models_endpoint>` on each provider.
 
-rho never calls the model list at startup; these functions back the `listModels`,
-`listProviders` and `setModel` RPC methods. Listing accepts the OpenAI shape
+These functions back the `listModels`, `listProviders` and `setModel` RPC methods (the one
+startup request, on a first run without a model, is `providers.local_model`'s). Listing accepts the OpenAI shape
 `{"data": [...]}`, the Z.ai shape `{"models": [...]}` and a bare list; each entry is an object
 with an `id` (or `slug`) or a plain string.
 
