@@ -133,6 +133,8 @@ def fetch_loaded_model(provider: ResolvedProvider, *, timeout: float = PROBE_TIM
         raise _probe_error(provider, f"is not a valid URL ({exc})") from None
     if parts.scheme not in ("http", "https") or not host:
         raise _probe_error(provider, "is not an http(s) URL with a host")
+    # An explicit port keeps http.client from reading the end of an IPv6 host as one.
+    port = port or (443 if parts.scheme == "https" else 80)
     connection: http.client.HTTPConnection
     if parts.scheme == "https":
         connection = http.client.HTTPSConnection(host, port, timeout=timeout)
@@ -146,7 +148,7 @@ def fetch_loaded_model(provider: ResolvedProvider, *, timeout: float = PROBE_TIM
         _bound(sock, deadline)
         response = connection.getresponse()
         body = _read_body(sock, response, deadline)
-    except (OSError, http.client.HTTPException) as exc:
+    except (OSError, http.client.HTTPException, ValueError) as exc:
         raise _probe_error(provider, f"did not answer: {_reason(exc)}") from None
     finally:
         connection.close()
