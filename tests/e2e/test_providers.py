@@ -19,6 +19,7 @@ from rho_kernel.testing import (
     text_reply,
     tool_call_reply,
 )
+from rho_kernel.testing.server import free_port
 
 STREAMS = Path(__file__).resolve().parents[1] / "fixtures" / "streams"
 
@@ -52,6 +53,11 @@ def _ready(rho: RhoProcess) -> dict:
 
 def _params(rho: RhoProcess, method: str) -> list[dict]:
     return [m["params"] for m in rho.seen if m.get("method") == method]
+
+
+def _posts(server: ScriptedServer) -> list:
+    """The model requests (a first run without a model also asks GET /models at startup)."""
+    return [r for r in server.requests if r.method == "POST"]
 
 
 # ── consent ─────────────────────────────────────────────────────────────────
@@ -185,7 +191,7 @@ def test_reasoning_effort_is_sent(start_rho, project: Path, server: ScriptedServ
     rho = start_rho("--ephemeral")
     _ready(rho)
     rho.call("prompt", {"message": "x"})
-    assert server.requests[0].json["reasoning_effort"] == "high"
+    assert _posts(server)[0].json["reasoning_effort"] == "high"
 
 
 # ── resilience ──────────────────────────────────────────────────────────────
@@ -201,7 +207,7 @@ def test_first_token_timeout_retries(start_rho, project: Path, server: ScriptedS
     rho = start_rho("--ephemeral")
     _ready(rho)
     assert rho.call("prompt", {"message": "x"})["result"]["reply"] == "second try"
-    assert len(server.requests) == 2
+    assert len(_posts(server)) == 2
 
 
 def test_stream_that_never_stops_exhausts_the_retry_budget(
@@ -310,7 +316,7 @@ def test_stuck_loop_nudge(start_rho, project: Path, server: ScriptedServer) -> N
     outputs = [p["output"] for p in _params(rho, "tool/result")]
     assert outputs[0] == outputs[1] and outputs[0].startswith("<context>")
     assert outputs[2].startswith("STUCK LOOP DETECTED:")
-    assert server.requests[3].json["messages"][-1]["content"].startswith("STUCK LOOP DETECTED:")
+    assert _posts(server)[3].json["messages"][-1]["content"].startswith("STUCK LOOP DETECTED:")
 
 
 def test_usage_notifications_cost_and_session_stats(
@@ -382,3 +388,181 @@ def test_finish_reason_is_persisted_on_assistant_entries(
         if m["role"] == "assistant"
     ]
     assert reasons == ["tool_calls", "stop"]
+
+
+# ── credentials in endpoint URLs ────────────────────────────────────────────
+
+
+def _with_credentials(url: str) -> str:
+    scheme, rest = url.split("://", 1)
+    return f"{scheme}://alice:s3cret-pw@{rest}?api_key=SECRET-KEY"
+
+
+def _assert_no_secret(text: str) -> None:
+    assert "s3cret-pw" not in text and "SECRET-KEY" not in text, text
+
+
+def test_list_providers_shows_endpoints_masked(
+    start_rho, project: Path, server: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
+    endpoint = _with_credentials(server.chat_url)
+    _config(
+        project, f'[agent]\nmodel = "m"\n\n[[providers]]\nname = "s"\nendpoint = "{endpoint}"\n'
+    )
+    rho = start_rho("--ephemeral")
+    _ready(rho)
+    [entry] = rho.call("listProviders")["result"]["providers"]
+    assert entry["endpoint"] == server.chat_url.replace("http://", "http://***@") + "?api_key=***"
+    server.add(text_reply("ok"))
+    assert rho.call("prompt", {"message": "x"})["result"]["reply"] == "ok"
+    assert _posts(server)[0].path == "/v1/chat/completions?api_key=SECRET-KEY"  # real URL used
+    assert rho.finish() == 0
+    _assert_no_secret(rho.stderr_text())
+
+
+def test_consent_refusal_shows_endpoints_masked(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    endpoint = _with_credentials("https://api.example.com/v1/chat/completions")
+    _config(project, f'[[providers]]\nname = "ext"\nendpoint = "{endpoint}"\n')
+    refused = start_rho("--ephemeral")
+    assert refused.finish() == 2
+    stderr = refused.stderr_text()
+    assert "ext (https://***@api.example.com/v1/chat/completions?api_key=***)" in stderr
+    _assert_no_secret(stderr)
+
+
+def test_provider_errors_show_the_endpoint_masked(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    _config(project, "[agent]\nretry_budget = 0\n")
+    endpoint = _with_credentials(f"http://127.0.0.1:{free_port()}/v1/chat/completions")
+    rho = start_rho("-m", "m", "--endpoint", endpoint)
+    _ready(rho)
+    path = Path(rho.call("getState")["result"]["sessionPath"])
+    error = rho.call("prompt", {"message": "x"})["result"]["error"]
+    assert "http://***@127.0.0.1:" in error and "connection refused" in error
+    assert rho.finish() == 0
+    for text in (error, _params(rho, "agent/error")[0]["error"], rho.stderr_text()):
+        _assert_no_secret(text)
+    _assert_no_secret(path.read_text())
+
+
+# ── lone surrogates from the model ──────────────────────────────────────────
+
+# Raw SSE data as a provider sends it: JSON escapes, one half of 😀 per chunk.
+_HIGH, _LOW = "\\ud83d", "\\ude00"
+
+
+def _raw(delta: str, finish: str = "null") -> str:
+    return f'{{"choices":[{{"index":0,"delta":{delta},"finish_reason":{finish}}}]}}'
+
+
+def test_split_and_lone_surrogates_from_the_model_keep_the_session_working(
+    start_rho, project: Path, server: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
+    _config(project, _provider_config(server) + '\n[agent]\nmodel = "m"\n')
+    server.add(
+        SSEReply(
+            [_raw(f'{{"content":"smile {_HIGH}"}}'), _raw(f'{{"content":"{_LOW}!"}}', '"stop"')]
+        ),
+        SSEReply(
+            [_raw(f'{{"content":"odd {_HIGH}"}}'), _raw(f'{{"content":" {_LOW}"}}', '"stop"')]
+        ),
+        text_reply("fine"),
+    )
+    rho = start_rho()
+    _ready(rho)
+    path = Path(rho.call("getState")["result"]["sessionPath"])
+    assert rho.call("prompt", {"message": "one"})["result"]["reply"] == "smile 😀!"
+    assert "".join(p["delta"] for p in _params(rho, "message/delta")) == "smile 😀!"
+    assert rho.call("prompt", {"message": "two"})["result"]["reply"] == "odd \ufffd \ufffd"
+    assert rho.call("prompt", {"message": "three"})["result"]["reply"] == "fine"
+    history = _posts(server)[2].json["messages"]
+    assert [m["content"] for m in history if m["role"] == "assistant"] == [
+        "smile 😀!",
+        "odd \ufffd \ufffd",
+    ]
+    assert rho.finish() == 0
+    assert "smile 😀!" in path.read_text(encoding="utf-8")
+    assert "Traceback" not in rho.stderr_text()
+
+
+# ── settings that cannot work stop startup ──────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--token-budget", "100"], "--token-budget must be at least 256"),
+        (["--max-iterations", "0"], "--max-iterations must be at least 1"),
+        (["--endpoint", "localhost:1234/v1/chat/completions"], "not an http:// or https:// URL"),
+        (["--endpoint", "http:///v1/chat/completions"], "has no host"),
+        (
+            ["--endpoint", "ftp://me:s3cret-pw@h.example/v1?key=SECRET-KEY"],
+            "'ftp://***@h.example/v1?key=***' is not an http",
+        ),
+    ],
+    ids=["token-budget", "max-iterations", "no-scheme", "no-host", "masked"],
+)
+def test_flags_that_cannot_work_stop_before_ready(start_rho, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+    rho = start_rho("--ephemeral", *args)
+    assert rho.finish() == 2
+    stderr = rho.stderr_text()
+    assert stderr.startswith("rho: error: ") and message in stderr, stderr
+    assert rho.raw == [] and "Traceback" not in stderr
+    _assert_no_secret(stderr)
+
+
+def test_api_no_plugin_provides_stops_before_ready(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    _config(
+        project,
+        '[[providers]]\nname = "odd"\napi = "carrier_pigeon"\n'
+        'endpoint = "http://localhost:9/v1/pigeon"\n',
+    )
+    rho = start_rho("--ephemeral", "-m", "m")
+    assert rho.finish() == 2
+    stderr = rho.stderr_text()
+    assert stderr.startswith("rho: error: provider 'odd' uses api \"carrier_pigeon\"")
+    assert "chat_completions" in stderr and rho.raw == []
+
+
+def test_unset_api_key_variable_is_a_warning_without_values(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    _config(
+        project,
+        '[agent]\nmodel = "m"\n\n[[providers]]\nname = "keyed"\n'
+        'endpoint = "http://localhost:9/v1/chat/completions"\napi_key_env = "RHO_TEST_EMPTY"\n',
+    )
+    rho = start_rho("--ephemeral", env={"RHO_TEST_EMPTY": ""})
+    _ready(rho)
+    assert rho.finish() == 0
+    stderr = rho.stderr_text()
+    assert "rho: warning: provider 'keyed'" in stderr and "RHO_TEST_EMPTY" in stderr
+
+
+# ── first run: no model named ───────────────────────────────────────────────
+
+
+def test_first_run_uses_the_model_the_local_server_has_loaded(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    listing = {
+        "object": "list",
+        "data": [
+            {"id": "text-embedding-nomic-embed-text-v1.5", "type": "embeddings", "state": "loaded"},
+            {"id": "qwen2.5-7b-instruct", "type": "llm", "state": "not-loaded"},
+            {"id": "qwen3-coder-30b", "type": "llm", "state": "loaded"},
+        ],
+    }
+    with ScriptedServer([text_reply("hi")], models_body=listing) as lm_studio:
+        rho = start_rho("--ephemeral", "--endpoint", lm_studio.chat_url)
+        assert _ready(rho)["model"] == "qwen3-coder-30b"
+        rho.call("prompt", {"message": "x"})
+        assert _posts(lm_studio)[0].json["model"] == "qwen3-coder-30b"
+        assert rho.finish() == 0
+    assert "warning" not in rho.stderr_text()
+
+
+def test_first_run_with_an_empty_listing_warns_and_starts(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedServer() as empty:
+        _config(project, f'[[providers]]\nname = "lm"\nendpoint = "{empty.chat_url}"\n')
+        rho = start_rho("--ephemeral")
+        assert _ready(rho)["model"] == "anthropic/claude-sonnet-4"
+        assert rho.finish() == 0
+    stderr = rho.stderr_text()
+    assert stderr.startswith("rho: warning: no model is named and provider 'lm'")
+    assert "lists no model" in stderr and "--model ID" in stderr and "[agent] model" in stderr

@@ -10,8 +10,10 @@ import pytest
 
 from rho_kernel import hookimpl, tool
 from rho_kernel.messages import ChatMessage, FunctionCall, ToolCall
+from rho_kernel.providers import DEFAULT_MODEL
 from rho_kernel.runtime import Runtime, RuntimeOptions, StartupError
 from rho_kernel.session import Session
+from rho_kernel.testing.server import ScriptedServer, free_port
 
 
 def _options(cwd: Path, home: Path, **kwargs: object) -> RuntimeOptions:
@@ -178,11 +180,139 @@ def test_disabled_plugin_contributes_nothing(project: Path, tmp_path: Path) -> N
     assert "read_file" not in runtime.tools
 
 
-def test_unknown_api_is_reported_at_first_use(project: Path, tmp_path: Path) -> None:
-    (tmp_path / ".rho").mkdir()  # home is tmp_path; a project's providers need trust
-    (tmp_path / ".rho" / "config.toml").write_text(
-        '[[providers]]\nname = "r"\napi = "bogus"\nendpoint = "http://localhost:9/v1/bogus"\n'
+def _config(project: Path, text: str) -> None:
+    """Write the user config (home is the project's parent in these tests): provider settings
+    from a project's own config apply only once the user trusts the project."""
+    home = project.parent
+    (home / ".rho").mkdir(exist_ok=True)
+    (home / ".rho" / "config.toml").write_text(text)
+
+
+def test_unknown_api_of_the_active_provider_is_a_startup_error(
+    project: Path, tmp_path: Path
+) -> None:
+    _config(
+        project,
+        '[agent]\nmodel = "m"\n\n[[providers]]\nname = "r"\napi = "bogus"\n'
+        'endpoint = "http://localhost:9/v1/bogus"\n',
+    )
+    with pytest.raises(StartupError, match=r"'r' uses api \"bogus\".*chat_completions"):
+        Runtime.build(_options(project, tmp_path, ephemeral=True))
+
+
+def test_unknown_api_of_another_provider_is_a_warning(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _config(
+        project,
+        '[agent]\nmodel = "m"\n\n[[providers]]\nname = "ok"\nendpoint = "http://localhost:9/v1"\n'
+        '\n[[providers]]\nname = "odd"\napi = "bogus"\nendpoint = "http://localhost:8/v1"\n',
     )
     runtime = Runtime.build(_options(project, tmp_path, ephemeral=True))
-    with pytest.raises(StartupError, match='api "bogus"'):
-        runtime.service()
+    assert runtime.provider.name == "ok"
+    assert "rho: warning: provider 'odd' uses api \"bogus\"" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "endpoint", ["localhost:1234/v1/chat/completions", "ftp://localhost/v1", "http:///v1"]
+)
+def test_active_endpoint_that_is_not_an_http_url_is_a_startup_error(
+    project: Path, tmp_path: Path, endpoint: str
+) -> None:
+    _config(
+        project, f'[agent]\nmodel = "m"\n\n[[providers]]\nname = "p"\nendpoint = "{endpoint}"\n'
+    )
+    with pytest.raises(StartupError, match="provider 'p': endpoint"):
+        Runtime.build(_options(project, tmp_path, ephemeral=True))
+
+
+def test_unset_api_key_variable_is_a_warning_naming_it(
+    project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("RHO_TEST_NO_SUCH_KEY", raising=False)
+    Runtime.build(
+        _options(
+            project,
+            tmp_path,
+            ephemeral=True,
+            model="m",
+            endpoint="http://localhost:9/v1/chat/completions",
+            api_key_env="RHO_TEST_NO_SUCH_KEY",
+        )
+    )
+    err = capsys.readouterr().err
+    assert "rho: warning: provider 'localhost'" in err and "RHO_TEST_NO_SUCH_KEY" in err
+
+
+# ── first run: the model a local server has loaded ──────────────────────────
+
+
+def test_first_run_uses_the_model_the_local_server_has_loaded(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RHO_MODEL", raising=False)
+    listing = {"data": [{"id": "idle", "state": "not-loaded"}, {"id": "busy", "state": "loaded"}]}
+    with ScriptedServer(models_body=listing) as server:
+        _config(project, f'[[providers]]\nname = "lm"\nendpoint = "{server.chat_url}"\n')
+        runtime = Runtime.build(_options(project, tmp_path, ephemeral=True))
+    assert runtime.model == "busy"
+    assert [(r.method, r.path) for r in server.requests] == [("GET", "/v1/models")]
+
+
+def test_first_run_without_an_answer_warns_how_to_name_a_model(
+    project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("RHO_MODEL", raising=False)
+    endpoint = f"http://127.0.0.1:{free_port()}/v1/chat/completions"
+    runtime = Runtime.build(_options(project, tmp_path, ephemeral=True, endpoint=endpoint))
+    assert runtime.model == DEFAULT_MODEL
+    err = capsys.readouterr().err
+    assert err.startswith("rho: warning: no model is named")
+    assert "connection refused" in err and "--model ID" in err and "[agent] model" in err
+
+
+def test_a_named_model_is_used_without_asking_the_server(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with ScriptedServer(models=["listed"]) as server:
+        options = _options(project, tmp_path, ephemeral=True, endpoint=server.chat_url)
+        monkeypatch.setenv("RHO_MODEL", "from-env")
+        assert Runtime.build(options).model == "from-env"
+        monkeypatch.delenv("RHO_MODEL")
+        _config(project, '[agent]\nmodel = "configured"\n')
+        assert Runtime.build(options).model == "configured"
+    assert server.requests == []
+
+
+def test_an_external_provider_is_never_asked_for_its_model(
+    project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("RHO_MODEL", raising=False)
+    endpoint = "https://rho-test.invalid/v1/chat/completions"
+    runtime = Runtime.build(_options(project, tmp_path, ephemeral=True, endpoint=endpoint))
+    assert runtime.model == DEFAULT_MODEL
+    assert "no model is named" not in capsys.readouterr().err
+
+
+def test_another_provider_with_an_unusable_endpoint_is_a_warning_not_a_consent_case(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _config(
+        project,
+        '[agent]\nmodel = "m"\n\n[[providers]]\nname = "ok"\nendpoint = "http://localhost:9/v1"\n'
+        '\n[[providers]]\nname = "typo"\nendpoint = "htp://me:pw@api.example.com/v1"\n',
+    )
+    runtime = Runtime.build(_options(project, tmp_path, ephemeral=True))
+    assert [p.name for p in runtime.providers] == ["ok", "typo"]
+    err = capsys.readouterr().err
+    assert "rho: warning: provider 'typo': endpoint 'htp://***@api.example.com/v1'" in err
+    assert "pw@" not in err

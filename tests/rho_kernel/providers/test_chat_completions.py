@@ -388,13 +388,126 @@ async def test_only_done_gives_an_empty_response() -> None:
     assert final.text == "" and final.finish_reason is None
 
 
-async def test_stream_without_done_or_finish_reason_still_returns() -> None:
+async def test_stream_cut_off_without_done_or_finish_reason_is_a_retryable_error() -> None:
     reply = SSEReply(
         [chat_chunk({"content": "partial "}), chat_chunk({"content": "text"})], done=False
     )
+    error = await run_error(reply)
+    assert error.kind == "stream" and error.retryable
+    assert "prov" in error.message and "cut off" in error.message
+
+
+async def test_finish_reason_without_done_is_complete() -> None:
+    reply = SSEReply([chat_chunk({"content": "all"}), chat_chunk({}, "stop")], done=False)
     _, final = await run_reply(reply)
-    assert final.text == "partial text"
-    assert final.finish_reason is None
+    assert (final.text, final.finish_reason) == ("all", "stop")
+
+
+async def test_done_without_finish_reason_is_complete() -> None:
+    _, final = await run_reply(SSEReply([chat_chunk({"content": "all"})]))
+    assert (final.text, final.finish_reason) == ("all", None)
+
+
+@pytest.mark.parametrize(
+    "name", sorted(name for name, expected in EXPECTED.items() if not expected.error)
+)
+async def test_recorded_chat_stream_is_complete_without_done(name: str) -> None:
+    """Every recorded reply ends with a finish_reason, so it decodes the same without [DONE]."""
+    reply = fixture_reply(STREAMS / f"{name}.jsonl")
+    reply.done = False
+    _, final = await run_reply(reply)
+    expected = EXPECTED[name]
+    assert hashlib.sha256(final.text.encode()).hexdigest() == expected.text_sha
+    assert [(c.id, c.name, c.arguments) for c in final.tool_calls] == expected.calls
+    assert final.finish_reason == expected.finish and final.usage == expected.usage
+
+
+# ── lone surrogates: split pairs are joined, lone halves replaced ─────────────────────────
+
+# Raw chunks as a provider sends them: JSON escapes, one half of 😀 (U+1F600) per chunk.
+HIGH, LOW = "\\ud83d", "\\ude00"
+
+
+def raw_chunk(delta: str, finish: str | None = None) -> str:
+    finish_json = f'"{finish}"' if finish else "null"
+    return f'{{"choices":[{{"index":0,"delta":{delta},"finish_reason":{finish_json}}}]}}'
+
+
+async def test_surrogate_pair_split_across_chunks_arrives_whole() -> None:
+    reply = SSEReply(
+        [
+            raw_chunk(f'{{"reasoning_content":"think {HIGH}"}}'),
+            raw_chunk(f'{{"reasoning_content":"{LOW}"}}'),
+            raw_chunk(f'{{"content":"smile {HIGH}"}}'),
+            raw_chunk(f'{{"content":"{LOW} done"}}', "stop"),
+        ]
+    )
+    events, final = await run_reply(reply)
+    assert [e.text for e in events if isinstance(e, ReasoningDelta)] == ["think ", "😀"]
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["smile ", "😀 done"]
+    assert (final.text, final.reasoning) == ("smile 😀 done", "think 😀")
+
+
+async def test_lone_surrogates_become_replacement_characters() -> None:
+    reply = SSEReply(
+        [
+            raw_chunk(f'{{"content":"{LOW}a{HIGH}b"}}'),
+            raw_chunk(f'{{"reasoning_content":"r{HIGH}"}}'),
+            raw_chunk(f'{{"content":"end{HIGH}"}}', "stop"),
+        ]
+    )
+    events, final = await run_reply(reply)
+    streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert streamed == final.text == "\ufffda\ufffdbend\ufffd"
+    assert final.reasoning == "r\ufffd"
+    for event in events:
+        assert isinstance(event, TextDelta | ReasoningDelta)
+        event.text.encode("utf-8")  # no lone surrogate left: encodable
+
+
+async def test_surrogates_in_tool_calls_are_joined_or_replaced() -> None:
+    first = (
+        '{"index":0,"id":"call_' + HIGH + '","type":"function",'
+        '"function":{"name":"f' + LOW + '","arguments":"{\\"t\\": \\"' + HIGH + '"}}'
+    )
+    rest = '{"index":0,"function":{"arguments":"' + LOW + '\\"}"}}'
+    reply = SSEReply(
+        [
+            raw_chunk(f'{{"tool_calls":[{first}]}}'),
+            raw_chunk(f'{{"tool_calls":[{rest}]}}', "tool_calls"),
+        ]
+    )
+    _, final = await run_reply(reply)
+    call = final.tool_calls[0]
+    assert (call.id, call.function.name) == ("call_\ufffd", "f\ufffd")
+    assert json.loads(call.function.arguments) == {"t": "😀"}
+
+
+# ── credentials in the endpoint URL are masked in stream errors ───────────────────────────
+
+
+async def masked_error(reply: Reply, **service_args: Any) -> ProviderError:
+    with ScriptedServer([reply]) as server:
+        scheme, rest = server.chat_url.split("://", 1)
+        endpoint = f"{scheme}://me:pa55word@{rest}?key=SECRET-KEY"
+        service = ChatCompletionsService(endpoint, None, "", **service_args)
+        try:
+            with pytest.raises(ProviderError) as info:
+                await asyncio.wait_for(collect_stream(service), 10)
+        finally:
+            await service.aclose()
+    error = info.value
+    assert "pa55word" not in error.message and "SECRET-KEY" not in error.message
+    assert "://***@127.0.0.1:" in error.message and "?key=***" in error.message
+    return error
+
+
+async def test_stream_errors_show_the_endpoint_masked() -> None:
+    assert (await masked_error(HangReply(30), first_token_timeout=0.3)).kind == "timeout"
+    assert (await masked_error(SSEReply(["not json"]))).kind == "decode"
+    assert (await masked_error(SSEReply([chat_chunk({"content": "a"})], done=False))).kind == (
+        "stream"
+    )
 
 
 async def test_empty_event_stream_is_a_retryable_stream_error() -> None:

@@ -209,3 +209,67 @@ async def test_remote_connect_error_hint() -> None:
     assert error.kind == "connect" and error.retryable
     assert "rho-test.invalid" in error.message
     assert "check the endpoint URL" in error.message
+
+
+# ── credentials in the endpoint URL never reach a message ──────────────────────────────────
+
+
+def with_credentials(url: str) -> str:
+    """`url` with a password in its userinfo and an API key in its query."""
+    scheme, rest = url.split("://", 1)
+    return f"{scheme}://alice:s3cret-pw@{rest}?api_key=SECRET-KEY&model=x"
+
+
+def assert_masked(error: ProviderError) -> None:
+    for text in (error.message, error.endpoint, str(error)):
+        assert "s3cret-pw" not in text and "SECRET-KEY" not in text, text
+    assert "***@127.0.0.1" in error.message and "api_key=***&model=x" in error.message
+    assert error.endpoint.startswith("http://***@127.0.0.1:")
+
+
+async def test_connect_error_masks_credentials_in_the_endpoint() -> None:
+    error = await fail(with_credentials(f"http://127.0.0.1:{free_port()}/v1/chat/completions"))
+    assert error.kind == "connect" and "connection refused" in error.message
+    assert_masked(error)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        ErrorReply(401, {"error": {"message": "bad key"}}),
+        RawReply(200, b"<html>hi</html>", "text/html"),
+    ],
+    ids=["http-status", "wrong-content-type"],
+)
+async def test_response_errors_mask_credentials_in_the_endpoint(reply: Reply) -> None:
+    with ScriptedServer([reply]) as server:
+        error = await fail(with_credentials(server.chat_url))
+    assert error.kind in ("http", "decode")
+    assert_masked(error)
+
+
+async def test_redirect_target_is_shown_masked() -> None:
+    location = "https://bob:pw2@example.test/v1?token=TOKEN-123"
+    error = await fail_with(RawReply(302, b"", "text/plain", headers={"Location": location}))
+    assert "redirect to https://***@example.test/v1?token=***" in error.message
+    assert "TOKEN-123" not in error.message and "pw2" not in error.message
+
+
+def test_transport_error_masks_urls_quoted_by_httpx() -> None:
+    import httpx
+
+    from rho_kernel.providers.http import transport_error
+
+    endpoint = "https://alice:s3cret-pw@api.example.test/v1/chat/completions?key=SECRET-KEY"
+    exc = httpx.ReadError(f"peer closed while reading {endpoint}")
+    for responded in (True, False):
+        error = transport_error(exc, endpoint=endpoint, provider="", responded=responded)
+        assert "s3cret-pw" not in error.message and "SECRET-KEY" not in error.message
+        assert "https://***@api.example.test/v1/chat/completions?key=***" in error.message
+    invalid = transport_error(
+        httpx.UnsupportedProtocol("bad"),
+        endpoint="localhost:1234/v1?api_key=SECRET-KEY",
+        provider="p",
+        responded=False,
+    )
+    assert "invalid endpoint URL" in invalid.message and "SECRET-KEY" not in invalid.message

@@ -218,3 +218,35 @@ async def test_cancellation_propagates() -> None:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, 2)
+
+
+# --- credentials in the models URL are masked -------------------------------------------------
+
+
+def secret_provider(url: str) -> ResolvedProvider:
+    scheme, rest = url.split("://", 1)
+    return provider(f"{scheme}://me:pa55word@{rest}?api_key=SECRET-KEY", "")
+
+
+def assert_masked(text: str) -> None:
+    assert "pa55word" not in text and "SECRET-KEY" not in text, text
+    assert "://***@127.0.0.1:" in text and "api_key=***" in text, text
+
+
+@pytest.mark.parametrize(
+    "server_args",
+    [{"models_body": {"error": {"message": "no"}}, "models_status": 401}, {"models_body": b"<x>"}],
+    ids=["http-status", "not-json"],
+)
+async def test_fetch_errors_show_the_url_masked(server_args: dict[str, Any]) -> None:
+    with ScriptedServer(**server_args) as server, pytest.raises(ProviderError) as info:
+        await fetch_models(secret_provider(server.models_url))
+    assert_masked(info.value.message)
+    assert_masked(info.value.endpoint)
+
+
+async def test_listing_errors_show_the_url_masked() -> None:
+    down = secret_provider(f"http://127.0.0.1:{free_port()}/v1/models")
+    models, errors = await list_all_models([down])
+    assert models == [] and len(errors) == 1
+    assert_masked(errors[0])

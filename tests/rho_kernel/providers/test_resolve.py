@@ -130,3 +130,74 @@ def test_provider_warnings() -> None:
     assert 'api_key_env = "GROQ_API_KEY"' in warnings[0]
     assert "unknown preset 'nonesuch'" in warnings[1]
     assert "type 'anthropic'" in warnings[2]
+
+
+def test_named_model_is_none_when_nothing_names_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rho_kernel.providers.resolve import named_model
+
+    monkeypatch.delenv("RHO_MODEL", raising=False)
+    plain = resolve_provider(RhoConfig())
+    assert named_model(RhoConfig(), plain) is None
+    assert named_model(RhoConfig(), plain, cli_model="m") == "m"
+    monkeypatch.setenv("RHO_MODEL", "from-env")
+    assert named_model(RhoConfig(), plain) == "from-env"
+
+
+def test_missing_key_warnings_name_the_variable_and_provider_never_a_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rho_kernel.providers.resolve import configured_providers, missing_key_warnings
+
+    monkeypatch.delenv("RHO_TEST_UNSET_KEY", raising=False)
+    monkeypatch.setenv("RHO_TEST_EMPTY_KEY", "")
+    monkeypatch.setenv("RHO_TEST_SET_KEY", "sk-live-value")
+    config = _config(
+        {
+            "providers": [
+                {
+                    "name": "unset",
+                    "endpoint": "http://localhost:1/v1",
+                    "api_key_env": "RHO_TEST_UNSET_KEY",
+                },
+                {
+                    "name": "empty",
+                    "endpoint": "http://localhost:2/v1",
+                    "api_key_env": "RHO_TEST_EMPTY_KEY",
+                },
+                {
+                    "name": "set",
+                    "endpoint": "http://localhost:3/v1",
+                    "api_key_env": "RHO_TEST_SET_KEY",
+                },
+                {"name": "keyless", "endpoint": "http://localhost:4/v1"},
+            ]
+        }
+    )
+    warnings = missing_key_warnings(configured_providers(config))
+    assert len(warnings) == 2
+    assert "'unset'" in warnings[0] and "RHO_TEST_UNSET_KEY" in warnings[0]
+    assert "not set" in warnings[0]
+    assert "'empty'" in warnings[1] and "RHO_TEST_EMPTY_KEY" in warnings[1]
+    assert "empty" in warnings[1]
+    assert not any("sk-live-value" in w for w in warnings)
+
+
+def test_endpoint_is_shown_masked_but_used_as_is() -> None:
+    secret = "https://me:pa55@api.example.com/v1/chat/completions?api_key=SECRET"
+    provider = resolve_provider(RhoConfig(), endpoint=secret)
+    assert provider.endpoint == secret
+    assert provider.shown_endpoint == "https://***@api.example.com/v1/chat/completions?api_key=***"
+    assert "SECRET" not in provider.shown_models_endpoint
+
+
+def test_consent_refusal_and_warnings_show_endpoints_masked() -> None:
+    from rho_kernel.providers import consent_message
+    from rho_kernel.providers.resolve import configured_providers, provider_warnings
+
+    secret = "https://me:pa55@api.example.com/v1/chat/completions?key=SECRET"
+    config = _config({"providers": [{"endpoint": secret, "type": "anthropic"}]})
+    refusal = consent_message(configured_providers(config))
+    assert refusal is not None and "https://***@api.example.com/" in refusal
+    [warning] = provider_warnings(config)
+    for text in (refusal, warning):
+        assert "pa55" not in text and "SECRET" not in text

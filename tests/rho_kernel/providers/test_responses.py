@@ -655,6 +655,65 @@ async def test_reasoning_parts_from_two_items_are_separated() -> None:
     assert [e.text for e in events] == ["A", "a", "\n\nB", "\n\nraw"]
 
 
+# --- lone surrogates ---------------------------------------------------------------------------
+
+HIGH, LOW = "\ud83d", "\ude00"  # json.dumps sends them as the escapes a provider would
+
+
+def summary_delta(delta: str) -> dict[str, Any]:
+    return {
+        "type": "response.reasoning_summary_text.delta",
+        "item_id": "rs_1",
+        "output_index": 0,
+        "summary_index": 0,
+        "delta": delta,
+    }
+
+
+async def test_surrogate_pair_split_across_deltas_arrives_whole() -> None:
+    reply = stream(
+        summary_delta("think " + HIGH),
+        summary_delta(LOW),
+        text_delta("smile " + HIGH, index=1),
+        text_delta(LOW + " done", index=1),
+        completed(),
+    )
+    events, final = await run_reply(reply)
+    assert [e.text for e in events if isinstance(e, ReasoningDelta)] == ["think ", "😀"]
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["smile ", "😀 done"]
+    assert (final.text, final.reasoning) == ("smile 😀 done", "think 😀")
+
+
+async def test_lone_surrogates_become_replacement_characters() -> None:
+    reply = stream(
+        summary_delta("r" + HIGH),
+        text_delta(LOW + "a", index=1),
+        text_delta("end" + HIGH, index=1),
+        completed(),
+    )
+    events, final = await run_reply(reply)
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "\ufffdaend\ufffd"
+    assert (final.text, final.reasoning) == ("\ufffdaend\ufffd", "r\ufffd")
+
+
+async def test_surrogates_in_final_output_text_and_calls_are_replaced() -> None:
+    output = [
+        {"type": "message", "content": [{"type": "output_text", "text": "hi" + HIGH}]},
+        {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_" + LOW,
+            "name": "f" + HIGH,
+            "arguments": '{"t": "' + HIGH + LOW + '", "u": "' + LOW + '"}',
+        },
+    ]
+    _, final = await run_reply(stream(completed(output=output)))
+    assert final.text == "hi\ufffd"
+    call = final.tool_calls[0]
+    assert (call.id, call.name) == ("call_\ufffd", "f\ufffd")
+    assert json.loads(call.arguments) == {"t": "😀", "u": "\ufffd"}
+
+
 # --- HTTP errors ------------------------------------------------------------------------------
 
 

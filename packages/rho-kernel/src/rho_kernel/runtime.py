@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.loader import load_config
 from rho_kernel.config.model import RhoConfig
+from rho_kernel.diagnostics import warn
 from rho_kernel.loop.agent import AgentLoop, LoopParams
 from rho_kernel.loop.observer import Observer
 from rho_kernel.loop.result import AgentResult
@@ -26,12 +27,15 @@ from rho_kernel.plugins import PluginHost
 from rho_kernel.project import ProjectRootError, find_project_root
 from rho_kernel.providers.consent import ConsentRequired, consent_message
 from rho_kernel.providers.resolve import (
+    DEFAULT_MODEL,
     ResolvedProvider,
     configured_providers,
+    missing_key_warnings,
+    named_model,
     provider_warnings,
-    resolve_model,
     resolve_provider,
 )
+from rho_kernel.providers.urls import endpoint_problem
 from rho_kernel.security.sandbox import SandboxRoot
 from rho_kernel.session.discovery import SessionInfo, find_latest_session, list_sessions
 from rho_kernel.session.entries import ModelChangePayload, SessionError
@@ -42,7 +46,7 @@ from rho_kernel.tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from rho_kernel.loop.approval import ApprovalGate
     from rho_kernel.providers.catalog import ModelCatalog
-    from rho_kernel.providers.service import LlmService
+    from rho_kernel.providers.service import LlmService, ServiceFactory
     from rho_kernel.session.stats import ContextMeter
 
 
@@ -147,6 +151,7 @@ class Runtime:
         self.stash: dict[object, object] = {}
         self.cancel: CancelToken | None = None
         self._services: dict[tuple[str, str, str | None], LlmService] = {}
+        self._factories: dict[str, ServiceFactory] | None = None
         self._turn_lock = asyncio.Lock()
         self.api_usage = ApiUsage()
         self.phase: str | None = None
@@ -191,22 +196,9 @@ class Runtime:
             except Exception as exc:
                 raise StartupError(str(exc)) from None
 
-        try:
-            provider = resolve_provider(
-                config, endpoint=options.endpoint, api_key_env=options.api_key_env
-            )
-        except ValueError as exc:
-            raise StartupError(str(exc)) from None
-        providers = configured_providers(config)
-        for warning in provider_warnings(config):
-            plugins.report(warning)
-        if not options.endpoint and not options.accept_external_provider:
-            refusal = consent_message(
-                [*providers, provider] if provider not in providers else providers
-            )
-            if refusal is not None:
-                raise ConsentRequired(refusal)
-        model = resolve_model(config, provider, cli_model=options.model)
+        provider, providers = _startup_providers(config, options)
+        factories = _service_factories(plugins, providers)
+        named = named_model(config, provider, cli_model=options.model)
         runtime = cls(
             options=options,
             root=root,
@@ -214,10 +206,14 @@ class Runtime:
             plugins=plugins,
             tools=tools,
             provider=provider,
-            model=model,
-            providers=[provider, *(p for p in providers if p.name != provider.name)],
+            model=named or DEFAULT_MODEL,
+            providers=providers,
         )
+        runtime._factories = factories
         runtime.session = runtime._initial_session()
+        if named is None and provider.is_local:
+            # Last, so that a startup that fails anyway never waits on the network first.
+            runtime.model = _first_run_model(provider)
         return runtime
 
     def _initial_session(self) -> Session:
@@ -290,10 +286,9 @@ class Runtime:
         key = (provider.api, provider.endpoint, provider.api_key)
         service = self._services.get(key)
         if service is None:
-            factories = {
-                factory.api: factory
-                for _, factory in self.plugins.collect("rho_register_provider_services")
-            }
+            if self._factories is None:
+                self._factories = _collect_factories(self.plugins)
+            factories = self._factories
             factory = factories.get(provider.api)
             if factory is None:
                 known = ", ".join(sorted(factories)) or "none"
@@ -489,6 +484,91 @@ def _same_file(first: Path, second: Path) -> bool:
         return first.samefile(second)
     except OSError:
         return False
+
+
+# ── provider and model at startup ─────────────────────────────────────────────
+
+
+def _startup_providers(
+    config: RhoConfig, options: RuntimeOptions
+) -> tuple[ResolvedProvider, list[ResolvedProvider]]:
+    """The active provider and every known one (active first), after the startup checks:
+    a usable endpoint, consent for external providers, and warnings about config and keys."""
+    try:
+        provider = resolve_provider(
+            config, endpoint=options.endpoint, api_key_env=options.api_key_env
+        )
+    except ValueError as exc:
+        raise StartupError(str(exc)) from None
+    problem = endpoint_problem(provider.endpoint)
+    if problem is not None:
+        raise StartupError(
+            f"provider '{provider.name}': endpoint {provider.shown_endpoint!r} {problem}"
+        )
+    configured = configured_providers(config)
+    broken = {p.name: endpoint_problem(p.endpoint) for p in configured}
+    if not options.endpoint and not options.accept_external_provider:
+        # A provider whose endpoint cannot work sends nothing anywhere: no consent needed.
+        usable = [p for p in configured if not broken[p.name]]
+        refusal = consent_message([*usable, provider] if provider not in usable else usable)
+        if refusal is not None:
+            raise ConsentRequired(refusal)
+    providers = [provider, *(p for p in configured if p.name != provider.name)]
+    for warning in provider_warnings(config) + missing_key_warnings(providers):
+        warn(warning)
+    for other in providers[1:]:
+        if broken.get(other.name):
+            warn(f"provider '{other.name}': endpoint {other.shown_endpoint!r} {broken[other.name]}")
+    return provider, providers
+
+
+def _collect_factories(plugins: PluginHost) -> dict[str, ServiceFactory]:
+    """The protocol services the installed plugins provide, by `api`."""
+    return {
+        factory.api: factory for _, factory in plugins.collect("rho_register_provider_services")
+    }
+
+
+def _service_factories(
+    plugins: PluginHost, providers: Sequence[ResolvedProvider]
+) -> dict[str, ServiceFactory]:
+    """The factories by `api`; the active provider's `api` must be among them (the others
+    only get a warning, as they are used only after `setModel`)."""
+    factories = _collect_factories(plugins)
+    known = ", ".join(sorted(factories)) or "none"
+    for index, provider in enumerate(providers):
+        if provider.api in factories:
+            continue
+        problem = (
+            f"provider '{provider.name}' uses api \"{provider.api}\", which no installed plugin "
+            f"provides (available: {known})"
+        )
+        if index == 0:
+            raise StartupError(problem)
+        warn(problem)
+    return factories
+
+
+def _first_run_model(provider: ResolvedProvider) -> str:
+    """No model is named: the one the local server reports loaded, else `DEFAULT_MODEL` with
+    a warning saying how to name one."""
+    from rho_kernel.providers.events import ProviderError
+    from rho_kernel.providers.local_model import fetch_loaded_model
+
+    try:
+        loaded = fetch_loaded_model(provider)
+    except ProviderError as exc:
+        reason = exc.message
+    else:
+        if loaded is not None:
+            return loaded
+        reason = f"{provider.shown_models_endpoint} lists no model"
+    warn(
+        f"no model is named and provider '{provider.name}' could not say which one it has "
+        f"loaded ({reason}); using '{DEFAULT_MODEL}'. Name the model with --model ID, or "
+        '[agent] model = "ID" in .rho/config.toml'
+    )
+    return DEFAULT_MODEL
 
 
 __all__ = ["ApiUsage", "Runtime", "RuntimeOptions", "StartupError", "base_prompt"]

@@ -62,6 +62,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _config_minimum(field: str) -> int:
+    """The smallest value `[agent] <field>` accepts (its `ge` bound in the config schema)."""
+    from rho_kernel.config.model import AgentConfig
+
+    for constraint in AgentConfig.model_fields[field].metadata:
+        bound = getattr(constraint, "ge", None)
+        if isinstance(bound, int):
+            return bound
+    return 1
+
+
+def flag_problem(args: argparse.Namespace) -> str | None:
+    """Why the parsed flags cannot work (one line, no traceback), or None when they can.
+
+    Numeric overrides must meet the bounds the config file has for the same keys, and
+    `--endpoint` must be an http(s) URL with a host (shown with its credentials masked).
+    """
+    for flag, field, value in (
+        ("--max-iterations", "max_iterations", args.max_iterations),
+        ("--token-budget", "token_budget", args.token_budget),
+    ):
+        minimum = _config_minimum(field)
+        if value is not None and value < minimum:
+            return f"{flag} must be at least {minimum} (got {value})"
+    if args.endpoint is not None:
+        from rho_kernel.providers.urls import endpoint_problem, mask_url
+
+        problem = endpoint_problem(args.endpoint)
+        if problem is not None:
+            return (
+                f"--endpoint {mask_url(args.endpoint)!r} {problem}; pass the full URL, e.g. "
+                "http://localhost:1234/v1/chat/completions"
+            )
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `rho` console script; returns the exit code."""
     # pydantic's own plugin discovery scans every installed distribution on first model
@@ -73,13 +109,12 @@ def main(argv: list[str] | None = None) -> int:
 
         return trust(arguments[1:])
     args = build_parser().parse_args(arguments)
-    for flag, value in (
-        ("--max-iterations", args.max_iterations),
-        ("--token-budget", args.token_budget),
-    ):
-        if value is not None and value < 1:
-            print(f"rho: error: {flag} must be at least 1", file=sys.stderr)
-            return 2
+    problem = flag_problem(args)
+    if problem is not None:
+        from rho_kernel.diagnostics import error
+
+        error(problem)
+        return 2
 
     from rho_kernel.config.loader import ConfigError
     from rho_kernel.providers.consent import ConsentRequired

@@ -219,7 +219,7 @@ class CoreMethods:
             providers=[
                 ProviderEntry(
                     name=provider.name,
-                    endpoint=provider.endpoint,
+                    endpoint=provider.shown_endpoint,
                     api=provider.api,
                     isExternal=not provider.is_local,
                     reachable=ok,

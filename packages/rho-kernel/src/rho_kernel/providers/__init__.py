@@ -25,6 +25,7 @@ from rho_kernel.providers.resolve import (
     resolve_provider,
 )
 from rho_kernel.providers.service import LlmService, ServiceFactory
+from rho_kernel.providers.urls import endpoint_problem, mask_url
 
 __all__ = [
     "DEFAULT_ENDPOINT",
@@ -43,7 +44,9 @@ __all__ = [
     "Usage",
     "configured_providers",
     "consent_message",
+    "endpoint_problem",
     "is_local_endpoint",
+    "mask_url",
     "resolve_model",
     "resolve_provider",
 ]

@@ -11,8 +11,12 @@ Decoding rules, applied to each SSE event in order:
   `arguments` strings are concatenated. A fragment without `index` continues the call with the
   same id, or starts a new call when it brings a new id, or else continues the last call.
 - the last non-null `finish_reason` and the last non-null `usage` are kept.
+- text and reasoning never hold a lone surrogate: half a pair split across two chunks is held
+  back until its other half arrives (U+FFFD if it never does); the final text, reasoning and
+  tool-call ids, names and arguments are scrubbed too.
 
-A stream that ends without `[DONE]` still gives its response, unless it carried no data at all.
+A stream is complete when it sent `[DONE]` or a `finish_reason`. One that ends with neither
+was cut off: a retryable `ProviderError(kind="stream")`, as is one that carried no data at all.
 
 The HTTP side (request, timeouts, cancellation, error mapping) lives in
 `providers.streaming.SSEStreamService`, which the Responses service shares; the decoding lives in `ChatStreamDecoder`, a pure class fed parsed
@@ -29,9 +33,7 @@ from rho_kernel.providers.events import (
     ModelRequest,
     ModelResponse,
     ProviderError,
-    ReasoningDelta,
     StreamEvent,
-    TextDelta,
     Usage,
     usage_from_payload,
 )
@@ -104,8 +106,6 @@ class ChatStreamDecoder(DecoderBase):
     def __init__(self, provider: str, endpoint: str) -> None:
         super().__init__(provider, endpoint)
         self.saw_data = False
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
         self.calls: dict[int, _PartialCall] = {}
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
@@ -152,13 +152,11 @@ class ChatStreamDecoder(DecoderBase):
             if not (isinstance(reasoning, str) and reasoning):
                 reasoning = delta.get("reasoning")
             if isinstance(reasoning, str) and reasoning:
-                self.reasoning.append(reasoning)
-                out.append(ReasoningDelta(reasoning))
+                out += self._reasoning_delta_of(reasoning)
             for key in ("content", "refusal"):
                 text = delta.get(key)
                 if isinstance(text, str) and text:
-                    self.text.append(text)
-                    out.append(TextDelta(text))
+                    out += self._text_delta(text)
             tool_calls = delta.get("tool_calls")
             if isinstance(tool_calls, list):
                 for fragment in tool_calls:
@@ -204,11 +202,16 @@ class ChatStreamDecoder(DecoderBase):
         return max(self.calls, default=0)
 
     def finish(self) -> ModelResponse:
-        """The final response (raises if the stream was empty or a tool call had no name)."""
-        if not self.done and not self.saw_data:
+        """The final response (raises if the stream was cut off or a tool call had no name)."""
+        if not self.done and self.finish_reason is None:
+            what = (
+                "ended before any data arrived"
+                if not self.saw_data
+                else "was cut off (no finish_reason and no [DONE])"
+            )
             raise ProviderError(
-                f"{self._label}: the stream from {self.endpoint} ended before any data arrived "
-                "(the server closed the connection early)",
+                f"{self._label}: the stream from {self.endpoint} {what}; the server closed "
+                "the connection early",
                 kind="stream",
                 provider=self.provider,
                 endpoint=self.endpoint,
@@ -218,9 +221,10 @@ class ChatStreamDecoder(DecoderBase):
             self._tool_call(index, call.id, call.name, "".join(call.arguments))
             for index, call in sorted(self.calls.items())
         ]
+        text, reasoning = self._final_text()
         return ModelResponse(
-            text="".join(self.text),
-            reasoning="".join(self.reasoning),
+            text=text,
+            reasoning=reasoning,
             tool_calls=tool_calls,
             usage=self.usage,
             finish_reason=self.finish_reason,

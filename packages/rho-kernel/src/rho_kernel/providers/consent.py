@@ -24,7 +24,7 @@ def consent_message(providers: Sequence[ResolvedProvider]) -> str | None:
     if not any(p.is_local for p in providers):
         lines.append("  ⚠  No local model server detected")
     lines.append("  ⚠  External provider(s) configured:")
-    lines.extend(f"      - {p.name} ({p.endpoint})" for p in external)
+    lines.extend(f"      - {p.name} ({p.shown_endpoint})" for p in external)
     lines += [
         "",
         "      Your prompts and code will be sent to external servers.",

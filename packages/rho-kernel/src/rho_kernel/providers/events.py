@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.messages import ToolCall
+from rho_kernel.providers.urls import mask_url, mask_urls_in
 
 
 def token_count(value: Any) -> int:
@@ -115,6 +117,9 @@ class ProviderError(Exception):
     `kind` is one of "connect" (nothing answered), "http" (an error status), "timeout",
     "stream" (an error inside the stream) or "decode" (a malformed body). `retryable` tells the
     loop whether backing off and retrying may help; `retry_after` is the server's hint in seconds.
+
+    The message and `endpoint` are shown to people, so URL credentials in them are masked
+    (`mask_url`) and lone surrogates replaced, whatever the code that raised the error passed.
     """
 
     def __init__(
@@ -128,11 +133,12 @@ class ProviderError(Exception):
         retryable: bool = False,
         retry_after: float | None = None,
     ) -> None:
+        message = scrub_surrogates(mask_urls_in(message))
         super().__init__(message)
         self.message = message
         self.kind = kind
         self.provider = provider
-        self.endpoint = endpoint
+        self.endpoint = mask_url(endpoint)
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after

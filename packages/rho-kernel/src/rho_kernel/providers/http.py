@@ -19,6 +19,7 @@ import httpx
 
 from rho_kernel.providers.events import ProviderError
 from rho_kernel.providers.resolve import is_local_endpoint
+from rho_kernel.providers.urls import mask_url, mask_urls_in
 
 CONNECT_TIMEOUT = 30.0
 """Seconds allowed to open a connection (read timeouts are enforced per stream)."""
@@ -162,11 +163,12 @@ def http_status_error(
     reason: str = "",
 ) -> ProviderError:
     """The `ProviderError` (kind "http") for a response with an error or redirect status."""
+    endpoint = mask_url(endpoint)
     label = _label(provider, endpoint)
     status_text = f"HTTP {status}" + (f" {reason}" if reason else "")
     detail = body_snippet(body, headers.get("content-type", ""))
     if 300 <= status < 400 and headers.get("location"):
-        detail = f"redirect to {headers['location']}"
+        detail = f"redirect to {mask_url(headers['location'])}"
     detail = detail.rstrip(".")
     message = f"{label}: {status_text} from {endpoint}: {detail}.{_status_hint(status)}"
     retryable = status in RETRYABLE_STATUSES
@@ -228,6 +230,7 @@ async def check_response(
     if media_type(content_type) == expected:
         return
     body = await read_error_body(response, 4096)
+    endpoint = mask_url(endpoint)
     label = _label(provider, endpoint)
     shown = content_type or "no Content-Type"
     what = "an empty body" if not body.strip() else f"body starting {body_snippet(body)!r}"
@@ -282,7 +285,8 @@ def _connect_reason(exc: BaseException) -> str:
 
 def connect_error(exc: BaseException, *, endpoint: str, provider: str) -> ProviderError:
     """The `ProviderError` (kind "connect", retryable) for a connection that could not open."""
-    reason = _connect_reason(exc)
+    endpoint = mask_url(endpoint)
+    reason = mask_urls_in(_connect_reason(exc))
     if is_local_endpoint(endpoint):
         hint = "is the model server running? Start it"
     else:
@@ -305,12 +309,14 @@ def transport_error(
 
     `responded` says whether response headers had arrived: a dropped connection before that is
     a "connect" failure, after it a "stream" failure. Both are retryable, as are timeouts; a bad
-    URL and a body that cannot be decoded are not.
+    URL and a body that cannot be decoded are not. URLs in the texts are shown masked.
     """
+    endpoint = mask_url(endpoint)
     label = _label(provider, endpoint)
+    text = mask_urls_in(str(exc))
     if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
         return ProviderError(
-            f"{label}: invalid endpoint URL {endpoint!r} ({exc}): use a full URL such as "
+            f"{label}: invalid endpoint URL {endpoint!r} ({text}): use a full URL such as "
             "http://localhost:1234/v1/chat/completions",
             kind="connect",
             provider=provider,
@@ -329,13 +335,13 @@ def transport_error(
         )
     if isinstance(exc, httpx.DecodingError):
         return ProviderError(
-            f"{label}: could not decode the response body from {endpoint}: {exc}",
+            f"{label}: could not decode the response body from {endpoint}: {text}",
             kind="decode",
             provider=provider,
             endpoint=endpoint,
             retryable=False,
         )
-    detail = _shorten(str(exc), 200) or type(exc).__name__
+    detail = _shorten(text, 200) or type(exc).__name__
     if not responded:
         return ProviderError(
             f"{label}: the connection to {endpoint} failed before a response arrived "

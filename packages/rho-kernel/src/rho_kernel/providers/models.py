@@ -1,7 +1,7 @@
 """Model discovery and reachability: `GET <models_endpoint>` on each provider.
 
-rho never calls the model list at startup; these functions back the `listModels`,
-`listProviders` and `setModel` RPC methods. Listing accepts the OpenAI shape
+These functions back the `listModels`, `listProviders` and `setModel` RPC methods (the one
+startup request, on a first run without a model, is `providers.local_model`'s). Listing accepts the OpenAI shape
 `{"data": [...]}`, the Z.ai shape `{"models": [...]}` and a bare list; each entry is an object
 with an `id` (or `slug`) or a plain string.
 
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from rho_kernel import __version__
 from rho_kernel.providers.events import ProviderError
 from rho_kernel.providers.resolve import ResolvedProvider
+from rho_kernel.providers.urls import mask_urls_in
 
 if TYPE_CHECKING:
     import httpx
@@ -39,11 +40,11 @@ def _headers(provider: ResolvedProvider) -> dict[str, str]:
 
 
 def _label(provider: ResolvedProvider) -> str:
-    return provider.name or provider.models_endpoint
+    return provider.name or provider.shown_models_endpoint
 
 
 def _decode_error(provider: ResolvedProvider, detail: str) -> ProviderError:
-    url = provider.models_endpoint
+    url = provider.shown_models_endpoint
     return ProviderError(
         f"{_label(provider)}: the model list from {url} {detail}; set models_endpoint for this "
         "provider if the list lives elsewhere",
@@ -107,11 +108,12 @@ async def fetch_models(
         async with asyncio.timeout(timeout):
             response = await active.get(url, headers=_headers(provider))
     except TimeoutError:
+        shown = provider.shown_models_endpoint
         raise ProviderError(
-            f"{_label(provider)}: listing models at {url} timed out after {timeout:g} s",
+            f"{_label(provider)}: listing models at {shown} timed out after {timeout:g} s",
             kind="timeout",
             provider=provider.name,
-            endpoint=url,
+            endpoint=shown,
             retryable=True,
         ) from None
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
@@ -179,7 +181,9 @@ async def _models_or_error(
     except ProviderError as exc:
         return exc.message
     except Exception as exc:  # never let one provider break the listing
-        return f"{_label(provider)}: listing models at {provider.models_endpoint} failed: {exc}"
+        return mask_urls_in(
+            f"{_label(provider)}: listing models at {provider.shown_models_endpoint} failed: {exc}"
+        )
 
 
 async def list_all_models(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from rho_kernel.config.model import ProviderConfig, RhoConfig
+from rho_kernel.providers.urls import mask_url
 
 DEFAULT_ENDPOINT = "http://localhost:1234/v1/chat/completions"
 DEFAULT_MODEL = "anthropic/claude-sonnet-4"
@@ -70,6 +72,16 @@ class ResolvedProvider:
         if not self.api_key_env:
             return None
         return os.environ.get(self.api_key_env) or None
+
+    @property
+    def shown_endpoint(self) -> str:
+        """The endpoint as shown to people: credentials in the URL masked (see `mask_url`)."""
+        return mask_url(self.endpoint)
+
+    @property
+    def shown_models_endpoint(self) -> str:
+        """The models URL as shown to people, credentials masked."""
+        return mask_url(self.models_endpoint)
 
     @property
     def is_local(self) -> bool:
@@ -138,7 +150,7 @@ def provider_warnings(config: RhoConfig) -> list[str]:
     warnings: list[str] = []
     entries = config.providers or ([config.provider] if config.provider else [])
     for entry in entries:
-        label = entry.name or entry.preset or entry.endpoint or "provider"
+        label = entry.name or entry.preset or mask_url(entry.endpoint or "") or "provider"
         preset = PRESETS.get(entry.preset) if entry.preset else None
         if entry.preset and preset is None:
             known = ", ".join(PRESETS)
@@ -155,6 +167,29 @@ def provider_warnings(config: RhoConfig) -> list[str]:
                 f"provider '{label}': type '{entry.type}' has its own wire format, which rho does "
                 "not speak; the endpoint must implement Chat Completions or Responses"
             )
+    return warnings
+
+
+def missing_key_warnings(providers: Sequence[ResolvedProvider]) -> list[str]:
+    """One warning per provider whose `api_key_env` names an unset or empty variable.
+
+    The warning names the variable and the provider, never a value.
+    """
+    warnings: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for provider in providers:
+        variable = provider.api_key_env
+        if not variable or (provider.name, variable) in seen:
+            continue
+        seen.add((provider.name, variable))
+        value = os.environ.get(variable)
+        if value:
+            continue
+        state = "is not set" if value is None else "is empty"
+        warnings.append(
+            f"provider '{provider.name}': api_key_env names the environment variable "
+            f"{variable}, which {state}; requests to this provider go out without an API key"
+        )
     return warnings
 
 
@@ -202,10 +237,11 @@ def resolve_provider(
     return chosen
 
 
-def resolve_model(
+def named_model(
     config: RhoConfig, provider: ResolvedProvider, *, cli_model: str | None = None
-) -> str:
-    """CLI → agent.model → the active provider's default → the first provider's → RHO_MODEL → built-in."""
+) -> str | None:
+    """The model named anywhere: CLI → agent.model → the active provider's default → the
+    first provider's default → RHO_MODEL; None when nothing names one."""
     if cli_model:
         return cli_model
     if config.agent.model:
@@ -215,7 +251,14 @@ def resolve_model(
     for other in configured_providers(config):
         if other.default_model:
             return other.default_model
-    return os.environ.get(MODEL_ENV) or DEFAULT_MODEL
+    return os.environ.get(MODEL_ENV) or None
+
+
+def resolve_model(
+    config: RhoConfig, provider: ResolvedProvider, *, cli_model: str | None = None
+) -> str:
+    """`named_model`, else the built-in `DEFAULT_MODEL`."""
+    return named_model(config, provider, cli_model=cli_model) or DEFAULT_MODEL
 
 
 __all__ = [
@@ -227,6 +270,8 @@ __all__ = [
     "configured_providers",
     "derive_models_endpoint",
     "is_local_endpoint",
+    "missing_key_warnings",
+    "named_model",
     "provider_warnings",
     "resolve_entry",
     "resolve_model",

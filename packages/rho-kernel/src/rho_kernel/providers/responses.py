@@ -40,6 +40,9 @@ else the SSE `event:` name; unknown types are ignored):
   codes). A payload that is not a JSON object raises `ProviderError(kind="decode")`.
 - A stream that ends (or sends `[DONE]`) without a terminal event raises a retryable
   `ProviderError(kind="stream")`: the response was cut off.
+- Text and reasoning never hold a lone surrogate: half a pair split across two deltas is held
+  back until its other half arrives (U+FFFD if it never does); the final text, reasoning and
+  function-call ids, names and arguments are scrubbed too.
 
 `finish_reason`: "length" when the response is incomplete for `max_output_tokens` (and for an
 unknown incomplete reason), "content_filter" when incomplete for `content_filter`, otherwise
@@ -56,9 +59,7 @@ from rho_kernel.providers.events import (
     ModelRequest,
     ModelResponse,
     ProviderError,
-    ReasoningDelta,
     StreamEvent,
-    TextDelta,
     Usage,
     usage_from_payload,
 )
@@ -216,8 +217,6 @@ class ResponsesStreamDecoder(DecoderBase):
 
     def __init__(self, provider: str, endpoint: str) -> None:
         super().__init__(provider, endpoint)
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
         self.calls: dict[str, _PartialCall] = {}
         self.usage: Usage | None = None
         self.status: str | None = None
@@ -258,8 +257,7 @@ class ResponsesStreamDecoder(DecoderBase):
             delta = event.get("delta")
             if isinstance(delta, str) and delta:
                 self._text_parts.add((event.get("item_id"), event.get("content_index")))
-                self.text.append(delta)
-                return [TextDelta(delta)]
+                return self._text_delta(delta)
             return []
         if kind == "response.reasoning_summary_text.delta":
             key = ("summary", event.get("item_id"), event.get("summary_index"))
@@ -277,8 +275,7 @@ class ResponsesStreamDecoder(DecoderBase):
             text = event.get("text", event.get("refusal"))
             if key not in self._text_parts and isinstance(text, str) and text:
                 self._text_parts.add(key)
-                self.text.append(text)
-                return [TextDelta(text)]
+                return self._text_delta(text)
             return []
         if kind == "response.reasoning_summary_text.done":
             key = ("summary", event.get("item_id"), event.get("summary_index"))
@@ -323,8 +320,7 @@ class ResponsesStreamDecoder(DecoderBase):
             self._reasoning_parts.add(key)
             if self.reasoning:
                 delta = REASONING_PART_SEPARATOR + delta
-        self.reasoning.append(delta)
-        return [ReasoningDelta(delta)]
+        return self._reasoning_delta_of(delta)
 
     def _call_for(self, event: dict[str, Any]) -> _PartialCall:
         item_id = event.get("item_id")
@@ -409,9 +405,7 @@ class ResponsesStreamDecoder(DecoderBase):
                             texts.append(text)
         if not texts:
             return []
-        text = "".join(texts)
-        self.text.append(text)
-        return [TextDelta(text)]
+        return self._text_delta("".join(texts))
 
     def finish(self) -> ModelResponse:
         """The final response (raises if the stream ended early or a call had no name)."""
@@ -434,9 +428,10 @@ class ResponsesStreamDecoder(DecoderBase):
             finish = "tool_calls"
         else:
             finish = "stop"
+        text, reasoning = self._final_text()
         return ModelResponse(
-            text="".join(self.text),
-            reasoning="".join(self.reasoning),
+            text=text,
+            reasoning=reasoning,
             tool_calls=tool_calls,
             usage=self.usage,
             finish_reason=finish,

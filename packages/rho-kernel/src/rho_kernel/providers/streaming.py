@@ -15,10 +15,20 @@ from typing import Any, Protocol
 import httpx
 
 from rho_kernel import __version__
+from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.messages import FunctionCall, ToolCall
-from rho_kernel.providers.events import ModelRequest, ModelResponse, ProviderError, StreamEvent
+from rho_kernel.providers.events import (
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+)
 from rho_kernel.providers.http import build_client, check_response, stream_error, transport_error
 from rho_kernel.providers.sse import SSEEvent, SSEParser
+from rho_kernel.providers.surrogates import SurrogateJoiner
+from rho_kernel.providers.urls import mask_url
 
 
 class StreamDecoder(Protocol):
@@ -26,7 +36,9 @@ class StreamDecoder(Protocol):
 
     `feed` decodes one event (raising `ProviderError` for in-band errors and malformed data),
     `done` becomes True once the stream's terminal event was seen (nothing after it is read),
-    and `finish` builds the response when the stream is over.
+    and `finish` builds the response when the stream is over. A decoder may also have
+    `flush() -> list[StreamEvent]`, called once before `finish`, for deltas it held back
+    (`DecoderBase` holds half a surrogate pair until its other half arrives).
     """
 
     done: bool
@@ -58,6 +70,8 @@ class SSEStreamService:
         client: httpx.AsyncClient | None = None,
     ) -> None:
         self.endpoint = endpoint
+        #: The endpoint as error messages show it (credentials masked).
+        self.shown_endpoint = mask_url(endpoint)
         self.api_key = api_key
         self.provider_name = provider_name
         self.first_token_timeout = first_token_timeout
@@ -67,7 +81,7 @@ class SSEStreamService:
 
     @property
     def _label(self) -> str:
-        return self.provider_name or self.endpoint
+        return self.provider_name or self.shown_endpoint
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON request body for `request` (protocol specific)."""
@@ -91,11 +105,11 @@ class SSEStreamService:
 
     def _timeout_error(self, what: str, seconds: float) -> ProviderError:
         return ProviderError(
-            f"{self._label}: {what} within {seconds:g} s from {self.endpoint}; the model may be "
-            "overloaded or stuck (raise the timeout in config if this model is just slow)",
+            f"{self._label}: {what} within {seconds:g} s from {self.shown_endpoint}; the model "
+            "may be overloaded or stuck (raise the timeout in config if this model is just slow)",
             kind="timeout",
             provider=self.provider_name,
-            endpoint=self.endpoint,
+            endpoint=self.shown_endpoint,
             retryable=True,
         )
 
@@ -170,7 +184,12 @@ class SSEStreamService:
             raise transport_error(
                 exc, endpoint=self.endpoint, provider=self.provider_name, responded=False
             ) from exc
-        yield decoder.finish()
+        flush = getattr(decoder, "flush", None)
+        tail: list[StreamEvent] = flush() if flush is not None else []
+        response = decoder.finish()
+        for delta in tail:
+            yield delta
+        yield response
 
     async def aclose(self) -> None:
         """Close the HTTP client if this service created it."""
@@ -180,12 +199,55 @@ class SSEStreamService:
 
 
 class DecoderBase:
-    """What every stream decoder shares: its labels and the two kinds of stream failure."""
+    """What every stream decoder shares: its labels, the two kinds of stream failure, and
+    the reply and reasoning text, emitted without lone surrogates.
+
+    Subclasses pass each text or reasoning piece through `_text_delta`/`_reasoning_delta_of`,
+    which hold back a trailing high surrogate until the next piece joins it; `flush()` gives
+    what is still held (as U+FFFD) when the stream ends.
+    """
 
     def __init__(self, provider: str, endpoint: str) -> None:
         self.provider = provider
-        self.endpoint = endpoint
+        self.endpoint = mask_url(endpoint)  # only ever shown in messages
         self.done = False
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self._text_joiner = SurrogateJoiner()
+        self._reasoning_joiner = SurrogateJoiner()
+
+    def _text_delta(self, piece: str) -> list[StreamEvent]:
+        """Record a piece of reply text; the `TextDelta` to emit now (none if all held)."""
+        text = self._text_joiner.push(piece)
+        if not text:
+            return []
+        self.text.append(text)
+        return [TextDelta(text)]
+
+    def _reasoning_delta_of(self, piece: str) -> list[StreamEvent]:
+        """Record a piece of reasoning; the `ReasoningDelta` to emit now (none if all held)."""
+        text = self._reasoning_joiner.push(piece)
+        if not text:
+            return []
+        self.reasoning.append(text)
+        return [ReasoningDelta(text)]
+
+    def flush(self) -> list[StreamEvent]:
+        """The deltas still held at the end of the stream (a lone high surrogate → U+FFFD)."""
+        out: list[StreamEvent] = []
+        reasoning = self._reasoning_joiner.flush()
+        if reasoning:
+            self.reasoning.append(reasoning)
+            out.append(ReasoningDelta(reasoning))
+        text = self._text_joiner.flush()
+        if text:
+            self.text.append(text)
+            out.append(TextDelta(text))
+        return out
+
+    def _final_text(self) -> tuple[str, str]:
+        """The whole reply text and reasoning, scrubbed of any surrogate left."""
+        return scrub_surrogates("".join(self.text)), scrub_surrogates("".join(self.reasoning))
 
     @property
     def _label(self) -> str:
@@ -216,8 +278,10 @@ class DecoderBase:
                 retryable=False,
             )
         return ToolCall(
-            id=call_id or f"call_{position}_{secrets.token_hex(6)}",
-            function=FunctionCall(name=name, arguments=arguments),
+            id=scrub_surrogates(call_id) or f"call_{position}_{secrets.token_hex(6)}",
+            function=FunctionCall(
+                name=scrub_surrogates(name), arguments=scrub_surrogates(arguments)
+            ),
         )
 
     def _stream_error(self, error: Any, what: str) -> ProviderError:
