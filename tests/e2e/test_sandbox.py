@@ -20,11 +20,7 @@ def server():
 def _approve_all(rho: RhoProcess, prompt_id: int, count: int) -> dict[str, Any]:
     """Approve `count` tool calls, then return the prompt's response."""
     for _ in range(count):
-        request = rho.notification("approval/request")["params"]
-        answer: dict[str, Any] = {"approved": True}
-        if "id" in request:  # approvals may be bound to their call
-            answer["id"] = request["id"]
-        rho.request("approvalResponse", answer)
+        rho.answer_approval(rho.notification("approval/request")["params"])
     return rho.wait_for(lambda m: m.get("id") == prompt_id)
 
 
