@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from rho_kernel import diagnostics
 from rho_rpc import __version__
 
 DESCRIPTION = (
@@ -111,9 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(arguments)
     problem = flag_problem(args)
     if problem is not None:
-        from rho_kernel.diagnostics import error
-
-        error(problem)
+        diagnostics.error(problem)
         return 2
 
     from rho_kernel.config.loader import ConfigError
@@ -140,18 +139,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         runtime = Runtime.build(options)
     except ConsentRequired as exc:
+        diagnostics.error("not sending prompts and code off this machine without consent")
         print(str(exc), file=sys.stderr)
         return 2
     except (ConfigError, StartupError, SandboxError) as exc:
-        print(f"rho: error: {exc}", file=sys.stderr)
+        diagnostics.error(str(exc))
         return 2
     except OSError as exc:  # e.g. the sessions directory cannot be created
-        print(f"rho: error: {exc}", file=sys.stderr)
+        diagnostics.error(str(exc))
         return 2
     try:
         return run(runtime)
     except Exception as exc:  # last resort: one line on stderr, never a traceback on stdout
-        print(f"rho: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        diagnostics.error(f"internal error: {type(exc).__name__}: {exc}")
         if os.environ.get("RHO_DEBUG"):
             import traceback
 
