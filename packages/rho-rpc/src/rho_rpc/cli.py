@@ -7,7 +7,6 @@ import os
 import sys
 from pathlib import Path
 
-from rho_kernel import diagnostics
 from rho_rpc import __version__
 
 DESCRIPTION = (
@@ -111,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         return trust(arguments[1:])
     args = build_parser().parse_args(arguments)
     problem = flag_problem(args)
+    from rho_kernel import diagnostics
+
     if problem is not None:
         diagnostics.error(problem)
         return 2
