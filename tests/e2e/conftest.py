@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from rho_process import RhoProcess  # type: ignore[import-not-found]
 
+from rho_kernel.testing import ScriptedServer
+
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
@@ -35,3 +37,10 @@ def start_rho(project: Path, home: Path) -> Iterator[Callable[..., RhoProcess]]:
     yield start
     for process in started:
         process.kill()
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    """A scripted model server on loopback for the test."""
+    with ScriptedServer() as scripted:
+        yield scripted

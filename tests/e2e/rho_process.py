@@ -144,3 +144,12 @@ class RhoProcess:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=10)
+
+
+def start_scripted(
+    start_rho: Any, server: Any, *extra: str, env: dict[str, str] | None = None
+) -> RhoProcess:
+    """Start rho against `server` (model `scripted-model`) and read its `ready`."""
+    process = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", *extra, env=env)
+    assert process.read()["method"] == "ready"
+    return process

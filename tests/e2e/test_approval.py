@@ -9,24 +9,11 @@ import signal
 import time
 from pathlib import Path
 
-import pytest
-from rho_process import RhoProcess  # type: ignore[import-not-found]
+from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ErrorReply, ScriptedServer, text_reply, tool_calls_reply
 
 WRITE = "write_file"
-
-
-@pytest.fixture
-def server():
-    with ScriptedServer() as scripted:
-        yield scripted
-
-
-def _start(start_rho, server: ScriptedServer, *extra: str, env=None) -> RhoProcess:  # type: ignore[no-untyped-def]
-    process = start_rho("--endpoint", server.chat_url, "-m", "m", "--ephemeral", *extra, env=env)
-    assert process.read()["method"] == "ready"
-    return process
 
 
 def _writes(*names: str) -> object:
@@ -45,7 +32,7 @@ def test_a_double_clicked_approve_approves_only_its_own_call(
     start_rho, server: ScriptedServer, project: Path
 ) -> None:  # type: ignore[no-untyped-def]
     server.add(_writes("a.txt", "b.txt"), text_reply("done"))
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "write two"})
     first = rho.notification("approval/request")["params"]
     click1 = rho.answer_approval(first)
@@ -66,7 +53,7 @@ def test_a_late_approve_after_abort_does_not_approve_the_next_prompt(
     start_rho, server: ScriptedServer, project: Path
 ) -> None:  # type: ignore[no-untyped-def]
     server.add(_writes("old.txt"), _writes("new.txt"), text_reply("ok"))
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server, "--ephemeral")
     first_prompt = rho.request("prompt", {"message": "one"})
     stale = rho.notification("approval/request")["params"]
     rho.call("abort")
@@ -87,7 +74,7 @@ def test_an_approval_response_without_an_id_is_refused(
     start_rho, server: ScriptedServer, project: Path
 ) -> None:  # type: ignore[no-untyped-def]
     server.add(_writes("x.txt"), text_reply("ok"))
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "w"})
     request = rho.notification("approval/request")["params"]
     error = rho.call("approvalResponse", {"approved": True})["error"]
@@ -105,7 +92,7 @@ def test_repeated_keys_are_refused_and_never_shown_differently(
 ) -> None:  # type: ignore[no-untyped-def]
     raw = '{"path":"notes.txt","content":"x","path":".git/hooks/pre-push"}'
     server.add(tool_calls_reply([(WRITE, raw)]), text_reply("ok"))
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server, "--ephemeral")
     rho.call("prompt", {"message": "w"})
     assert "approval/request" not in rho.methods_seen()
     result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
@@ -119,7 +106,7 @@ def test_the_approver_sees_the_arguments_that_will_run(
 ) -> None:  # type: ignore[no-untyped-def]
     raw = '{"path": "n.txt",   "content": "caf\\u00e9 \\ud800"}'
     server.add(tool_calls_reply([(WRITE, raw)]), text_reply("ok"))
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "w"})
     request = rho.notification("approval/request")["params"]
     assert request["arguments"] == '{"path": "n.txt", "content": "café \ufffd"}'
@@ -135,7 +122,7 @@ def test_abort_during_an_approval_answers_the_call(
         tool_calls_reply([(WRITE, {"path": "a", "content": "1"})], call_ids=["call_open"]),
         text_reply("fine"),
     )
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server, "--ephemeral")
     first = rho.request("prompt", {"message": "w"})
     rho.notification("approval/request")
     rho.call("abort")
@@ -188,7 +175,7 @@ def test_a_write_that_finished_after_the_signal_is_reported_as_done(
     start_rho, server: ScriptedServer, project: Path, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
     server.add(tool_calls_reply([("slow_write", {"path": "out.txt"})]), text_reply("never"))
-    rho = _start(start_rho, server, env=_slow_tool_site(tmp_path))
+    rho = start_scripted(start_rho, server, "--ephemeral", env=_slow_tool_site(tmp_path))
     rho.request("prompt", {"message": "w"})
     rho.answer_approval(rho.notification("approval/request")["params"])
     deadline = time.monotonic() + 20
@@ -207,7 +194,7 @@ def test_a_write_that_finished_after_the_signal_is_reported_as_done(
 
 def test_steering_while_idle_is_refused(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
     server.add(text_reply("answer"))
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server, "--ephemeral")
     error = rho.call("prompt", {"message": "late", "steer": True})["error"]
     assert error["code"] == -32002 and "no prompt is running" in error["message"]
     assert rho.call("prompt", {"message": "real"})["result"] == {"reply": "answer"}
@@ -223,7 +210,7 @@ def test_each_retry_is_announced_with_the_configured_backoff(
     )
     overloaded = {"error": {"message": "overloaded"}}
     server.add(ErrorReply(503, overloaded), ErrorReply(503, overloaded), text_reply("up"))
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server, "--ephemeral")
     assert rho.call("prompt", {"message": "hi"})["result"] == {"reply": "up"}
     retries = [m["params"] for m in rho.seen if m.get("method") == "agent/retry"]
     assert [(r["attempt"], r["maxAttempts"], r["delayMs"]) for r in retries] == [

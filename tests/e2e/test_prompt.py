@@ -9,22 +9,9 @@ import socket
 import time
 from pathlib import Path
 
-import pytest
-from rho_process import RhoProcess  # type: ignore[import-not-found]
+from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ErrorReply, HangReply, ScriptedServer, text_reply, tool_call_reply
-
-
-@pytest.fixture
-def server():
-    with ScriptedServer() as scripted:
-        yield scripted
-
-
-def _start(start_rho, server: ScriptedServer, *extra: str) -> RhoProcess:  # type: ignore[no-untyped-def]
-    process = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", *extra)
-    assert process.read()["method"] == "ready"
-    return process
 
 
 def _write_config(project: Path, text: str) -> None:
@@ -34,7 +21,7 @@ def _write_config(project: Path, text: str) -> None:
 
 def test_text_prompt_notifications_in_order(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
     server.add(text_reply("hello", chunks=2))
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     response = rho.call("prompt", {"message": "say hello"})
     assert response["result"] == {"reply": "hello"}
     methods = rho.methods_seen()
@@ -55,7 +42,7 @@ def test_read_file_round_trip(start_rho, server: ScriptedServer, project: Path) 
         tool_call_reply("read_file", {"path": "notes.txt", "hashline": False}),
         text_reply("read it"),
     )
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     assert rho.call("prompt", {"message": "read notes"})["result"]["reply"] == "read it"
     tool_result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
     assert tool_result == {
@@ -73,7 +60,7 @@ def test_write_file_waits_for_approval(start_rho, server: ScriptedServer, projec
         tool_call_reply("write_file", {"path": "out/new.txt", "content": "hi"}),
         text_reply("written"),
     )
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "write"})
     request = rho.notification("approval/request")["params"]
     assert request["tool"] == "write_file" and request["risk"] == "write"
@@ -108,7 +95,7 @@ def test_write_file_waits_for_approval(start_rho, server: ScriptedServer, projec
 
 def test_denied_write_continues_the_turn(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
     server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}), text_reply("ok"))
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "write"})
     rho.answer_approval(rho.notification("approval/request")["params"], approved=False)
     response = rho.wait_for(lambda m: m.get("id") == prompt_id)
@@ -124,7 +111,7 @@ def test_denied_write_continues_the_turn(start_rho, server: ScriptedServer, proj
 
 def test_redirect_becomes_a_user_turn(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
     server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}), text_reply("ok"))
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "write"})
     request = rho.notification("approval/request")["params"]
     rho.answer_approval(request, approved=False, message="write y.txt instead")
@@ -141,7 +128,7 @@ def test_policy_from_project_config(start_rho, server: ScriptedServer, project: 
     server.add(
         tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}), text_reply("denied")
     )
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     assert rho.call("prompt", {"message": "w"})["result"]["reply"] == "denied"
     assert "approval/request" not in rho.methods_seen()
     assert "tool/denied" in rho.methods_seen()
@@ -150,7 +137,7 @@ def test_policy_from_project_config(start_rho, server: ScriptedServer, project: 
 
 def test_hostile_path_is_an_error_result(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
     server.add(tool_call_reply("read_file", {"path": "../../etc/passwd"}), text_reply("blocked"))
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     rho.call("prompt", {"message": "r"})
     result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
     assert result["is_error"] is True and "outside" in result["output"]
@@ -162,7 +149,7 @@ def test_unknown_tool_and_bad_arguments(start_rho, server: ScriptedServer) -> No
         tool_call_reply("read_file", "{not json"),
         text_reply("fine"),
     )
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     assert rho.call("prompt", {"message": "x"})["result"]["reply"] == "fine"
     results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
     assert "unknown tool 'no_such_tool'" in results[0]["output"]
@@ -173,7 +160,7 @@ def test_unknown_tool_and_bad_arguments(start_rho, server: ScriptedServer) -> No
 def test_max_iterations_is_an_agent_end(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
     (project / "a.txt").write_text("a")
     server.add(tool_call_reply("read_file", {"path": "a.txt"}))
-    rho = _start(start_rho, server, "--ephemeral", "--max-iterations", "1")
+    rho = start_scripted(start_rho, server, "--ephemeral", "--max-iterations", "1")
     assert "result" in rho.call("prompt", {"message": "loop"})
     end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
     assert end["finishReason"] == "max_iterations"
@@ -181,7 +168,7 @@ def test_max_iterations_is_an_agent_end(start_rho, server: ScriptedServer, proje
 
 def test_abort_interrupts_the_model_request(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
     server.add(HangReply(60))
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "wait"})
     server.wait_for_requests(1, timeout=10)
     started = time.monotonic()
@@ -194,7 +181,7 @@ def test_abort_interrupts_the_model_request(start_rho, server: ScriptedServer) -
 
 def test_abort_while_awaiting_approval(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
     server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}))
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "w"})
     rho.notification("approval/request")
     rho.request("abort")
@@ -236,7 +223,7 @@ def test_retry_budget_exhausted_is_an_agent_end(
         ErrorReply(503, {"error": {"message": "overloaded"}}),
         ErrorReply(503, {"error": {"message": "overloaded"}}),
     )
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     rho.call("prompt", {"message": "hi"})
     end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
     assert end["finishReason"] == "retry_budget_exhausted"
@@ -248,7 +235,7 @@ def test_consecutive_empty_responses_is_an_agent_end(
 ) -> None:  # type: ignore[no-untyped-def]
     _write_config(project, "[agent]\nmax_consecutive_empty = 2\n")
     server.add(text_reply(""), text_reply(""))
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     rho.call("prompt", {"message": "hi"})
     end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
     assert end["finishReason"] == "consecutive_empty_responses"
@@ -267,7 +254,7 @@ def test_steering_prompt_is_acknowledged_at_once(
     start_rho, server: ScriptedServer, project: Path
 ) -> None:  # type: ignore[no-untyped-def]
     server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "1"}), text_reply("done"))
-    rho = _start(start_rho, server, "--ephemeral")
+    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "w"})
     request = rho.notification("approval/request")["params"]
     assert rho.call("prompt", {"message": "also y", "steer": True})["result"] == {}
@@ -288,7 +275,7 @@ def test_session_survives_a_crash_and_resumes_with_c(
 ) -> None:  # type: ignore[no-untyped-def]
     (project / "a.txt").write_text("a")
     server.add(tool_call_reply("read_file", {"path": "a.txt"}), text_reply("first answer"))
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server)
     path = _session_file(rho)
     assert path.parent.parent == home / ".rho" / "sessions"
     rho.call("prompt", {"message": "first"})
@@ -303,7 +290,7 @@ def test_session_survives_a_crash_and_resumes_with_c(
     assert tool_line["payload"]["Message"]["is_error"] is False
 
     server.add(text_reply("second answer"))
-    again = _start(start_rho, server, "-c")
+    again = start_scripted(start_rho, server, "-c")
     assert _session_file(again) == path
     messages = again.call("getMessages")["result"]["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant"]
@@ -317,7 +304,7 @@ def test_session_survives_a_crash_and_resumes_with_c(
 
 def test_torn_last_line_is_skipped_on_resume(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
     server.add(text_reply("answer"))
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server)
     path = _session_file(rho)
     rho.call("prompt", {"message": "q"})
     os.kill(rho.proc.pid, signal.SIGKILL)
@@ -325,7 +312,7 @@ def test_torn_last_line_is_skipped_on_resume(start_rho, server: ScriptedServer) 
     torn = b'{"type":"Entry","id":"deadbeef","parent_id":nu'
     with path.open("ab") as handle:
         handle.write(torn)
-    again = _start(start_rho, server, "--session", str(path))
+    again = start_scripted(start_rho, server, "--session", str(path))
     messages = again.call("getMessages")["result"]["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant"]
     assert again.finish() == 0
@@ -339,7 +326,7 @@ def test_torn_last_line_is_skipped_on_resume(start_rho, server: ScriptedServer) 
 
 def test_clear_new_session_list_and_resume(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
     server.add(text_reply("one"), text_reply("two"))
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server)
     first = _session_file(rho)
     rho.call("prompt", {"message": "q"})
     assert rho.call("clear")["result"] == {}
@@ -395,7 +382,7 @@ def test_provider_from_config_and_root_from_a_subdirectory(
 
 def test_sigterm_ends_the_session_cleanly(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
     server.add(HangReply(60))
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server)
     path = _session_file(rho)
     rho.request("prompt", {"message": "wait"})
     server.wait_for_requests(1, timeout=10)

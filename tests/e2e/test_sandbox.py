@@ -5,16 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from rho_process import RhoProcess  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
-
-
-@pytest.fixture
-def server():
-    with ScriptedServer() as scripted:
-        yield scripted
 
 
 def _approve_all(rho: RhoProcess, prompt_id: int, count: int) -> dict[str, Any]:

@@ -10,23 +10,11 @@ import stat
 from pathlib import Path
 
 import pytest
-from rho_process import RhoProcess  # type: ignore[import-not-found]
+from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
 CANCELLED = "Tool call cancelled."
-
-
-@pytest.fixture
-def server():
-    with ScriptedServer() as scripted:
-        yield scripted
-
-
-def _start(start_rho, server: ScriptedServer, *extra: str) -> RhoProcess:  # type: ignore[no-untyped-def]
-    process = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", *extra)
-    assert process.read()["method"] == "ready"
-    return process
 
 
 def _session_path(rho: RhoProcess) -> Path:
@@ -36,7 +24,7 @@ def _session_path(rho: RhoProcess) -> Path:
 def _conversation(start_rho, server: ScriptedServer, *extra: str) -> tuple[RhoProcess, Path]:  # type: ignore[no-untyped-def]
     """A running rho whose session file exists (one prompt answered)."""
     server.add(text_reply("answer"))
-    rho = _start(start_rho, server, *extra)
+    rho = start_scripted(start_rho, server, *extra)
     rho.call("prompt", {"message": "question"})
     return rho, _session_path(rho)
 
@@ -69,7 +57,7 @@ def test_a_start_without_a_prompt_writes_no_session_file(
 def test_the_file_appears_with_the_first_prompt_and_is_private(
     start_rho, server: ScriptedServer, home: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server)
     path = _session_path(rho)
     assert not path.exists()
     server.add(text_reply("answer"))
@@ -92,10 +80,10 @@ def test_continue_after_an_empty_start_resumes_the_real_conversation(
 ) -> None:  # type: ignore[no-untyped-def]
     rho, real = _conversation(start_rho, server)
     assert rho.finish() == 0
-    empty = _start(start_rho, server)
+    empty = start_scripted(start_rho, server)
     assert empty.finish() == 0
     assert _session_files(home) == [real]
-    again = _start(start_rho, server, "-c")
+    again = start_scripted(start_rho, server, "-c")
     assert _session_path(again) == real
     messages = again.call("getMessages")["result"]["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant"]
@@ -105,7 +93,7 @@ def test_continue_after_an_empty_start_resumes_the_real_conversation(
 def test_new_session_twice_without_prompts_leaves_no_files(
     start_rho, server: ScriptedServer, home: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server)
     first = rho.call("newSession")["result"]["path"]
     second = rho.call("newSession")["result"]["path"]
     assert first != second and _session_path(rho) == Path(second)
@@ -128,7 +116,7 @@ def test_an_unreadable_line_is_skipped_with_one_warning_and_kept(
     path.write_text("\n".join(lines) + "\n")
     before = path.read_bytes()
     server.add(text_reply("second answer"))
-    again = _start(start_rho, server, "--session", str(path))
+    again = start_scripted(start_rho, server, "--session", str(path))
     messages = again.call("getMessages")["result"]["messages"]
     assert [m["role"] for m in messages] == ["system", "assistant"]
     again.call("prompt", {"message": "more"})
@@ -148,7 +136,7 @@ def test_a_call_left_waiting_by_a_kill_is_answered_on_resume(
     start_rho, server: ScriptedServer, project: Path, how: str
 ) -> None:  # type: ignore[no-untyped-def]
     server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}, call_id="call_w"))
-    rho = _start(start_rho, server)
+    rho = start_scripted(start_rho, server)
     path = _session_path(rho)
     rho.request("prompt", {"message": "write x"})
     rho.notification("approval/request")
@@ -156,10 +144,12 @@ def test_a_call_left_waiting_by_a_kill_is_answered_on_resume(
 
     server.add(text_reply("fine"))
     if how == "resumeSession":
-        again = _start(start_rho, server)
+        again = start_scripted(start_rho, server)
         assert again.call("resumeSession", {"path": str(path)})["result"]["path"] == str(path)
     else:
-        again = _start(start_rho, server, *([how, str(path)] if how == "--session" else [how]))
+        again = start_scripted(
+            start_rho, server, *([how, str(path)] if how == "--session" else [how])
+        )
     messages = again.call("getMessages")["result"]["messages"]
     assert messages[-1] == {
         "role": "tool",
@@ -192,7 +182,7 @@ def test_a_second_rho_on_an_open_session_exits_2_naming_the_first(
     assert stderr.startswith("rho: error: ") and str(path) in stderr
     assert f"pid {first.proc.pid}" in stderr and "Traceback" not in stderr
     assert first.finish() == 0
-    after = _start(start_rho, server, flag, *([str(path)] if flag == "--session" else []))
+    after = start_scripted(start_rho, server, flag, *([str(path)] if flag == "--session" else []))
     assert _session_path(after) == path
     assert after.finish() == 0
 
@@ -201,7 +191,7 @@ def test_resume_session_of_an_open_session_is_a_json_rpc_error(
     start_rho, server: ScriptedServer
 ) -> None:  # type: ignore[no-untyped-def]
     first, path = _conversation(start_rho, server)
-    second = _start(start_rho, server)
+    second = start_scripted(start_rho, server)
     own = _session_path(second)
     error = second.call("resumeSession", {"path": str(path)})["error"]
     assert error["code"] == -32603
@@ -216,7 +206,7 @@ def test_a_lock_left_by_a_killed_rho_blocks_nobody(start_rho, server: ScriptedSe
     lock = Path(f"{path}.lock")
     assert lock.read_text() == f"{first.proc.pid}\n"
     server.add(text_reply("still here"))
-    again = _start(start_rho, server, "--session", str(path))
+    again = start_scripted(start_rho, server, "--session", str(path))
     assert again.call("prompt", {"message": "after the crash"})["result"]["reply"] == "still here"
     assert again.finish() == 0
     assert not lock.exists()
@@ -228,12 +218,12 @@ def test_a_lock_left_by_a_killed_rho_blocks_nobody(start_rho, server: ScriptedSe
 def test_the_resume_hint_is_only_given_for_a_new_session(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
     rho, path = _conversation(start_rho, server)
     assert rho.finish() == 0
-    fresh = _start(start_rho, server)
+    fresh = start_scripted(start_rho, server)
     assert fresh.finish() == 0
     hint = "rho: 1 previous session(s) for this project; rho -c resumes the latest"
     assert hint in fresh.stderr_text().splitlines()
     for flag in (["-c"], ["--session", str(path)]):
-        again = _start(start_rho, server, *flag)
+        again = start_scripted(start_rho, server, *flag)
         assert again.finish() == 0
         stderr = again.stderr_text()
         assert f"rho: session: {path}" in stderr.splitlines()

@@ -15,12 +15,6 @@ from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 AUTO_WRITE = '[approval.per_tool]\nwrite_file = "auto"\n'
 
 
-@pytest.fixture
-def server():
-    with ScriptedServer() as scripted:
-        yield scripted
-
-
 def _rho_trust(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RHO_")}
     env.update({"HOME": str(home), "NO_COLOR": "1"})

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pytest
 from pydantic import BaseModel, Field
 
 from rho_kernel.config import (
@@ -13,53 +12,16 @@ from rho_kernel.config import (
     Additive,
     ExtensionsConfig,
     NeedsTrust,
-    RhoConfig,
     describe_setting,
     disables,
-    load_config,
     loosening_settings,
     merge_config_dicts,
-    project_config_path,
     restrict_untrusted,
-    user_config_path,
 )
 from rho_kernel.security import TrustStore, trust_store_path
 
-
-class Env:
-    """A home dir and a project root, with helpers to write both files and trust the project."""
-
-    def __init__(self, tmp_path: Path) -> None:
-        self.home = tmp_path / "home"
-        self.root = tmp_path / "project"
-        self.home.mkdir()
-        self.root.mkdir()
-        self.warnings: list[str] = []
-
-    def user(self, text: str) -> None:
-        self._write(user_config_path(self.home), text)
-
-    def project(self, text: str) -> Path:
-        return self._write(project_config_path(self.root), text)
-
-    @staticmethod
-    def _write(path: Path, text: str) -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        return path
-
-    def trust(self) -> None:
-        data = project_config_path(self.root).read_bytes()
-        TrustStore.load(self.home).trust(self.root, PROJECT_CONFIG, data)
-
-    def load(self) -> RhoConfig:
-        return load_config(self.root, home=self.home, warn=self.warnings.append)
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> Env:
-    return Env(tmp_path)
-
+if TYPE_CHECKING:
+    from conftest import Env  # the fixture's type, from this folder's conftest.py
 
 # ── approval ────────────────────────────────────────────────────────────────
 
