@@ -185,7 +185,12 @@ def test_a_write_that_finished_after_the_signal_is_reported_as_done(
     os.kill(rho.proc.pid, signal.SIGTERM)
     assert rho.finish() == 0
     result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
-    assert result == {"name": "slow_write", "is_error": False, "output": "wrote out.txt"}
+    assert result == {
+        "callId": "call_scripted_0",
+        "name": "slow_write",
+        "is_error": False,
+        "output": "wrote out.txt",
+    }
     end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
     assert end["finishReason"] == "cancelled"
     assert end["toolCalls"][0]["outcome"]["kind"] == "success"
@@ -218,3 +223,66 @@ def test_each_retry_is_announced_with_the_configured_backoff(
         (2, 3, 80),
     ]
     assert all("503" in r["reason"] and "overloaded" in r["reason"] for r in retries)
+
+
+def test_every_tool_event_of_parallel_calls_carries_its_call_id(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    (project / "r.txt").write_text("r")
+    server.add(
+        tool_calls_reply(
+            [
+                (WRITE, {"path": "w.txt", "content": "w"}),
+                ("read_file", {"path": "r.txt"}),
+                (WRITE, {"path": "d.txt", "content": "d"}),
+            ],
+            call_ids=["call_w", "call_r", "call_d"],
+        ),
+        text_reply("ok"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    prompt_id = rho.request("prompt", {"message": "three"})
+    first = rho.notification("approval/request")["params"]
+    rho.answer_approval(first)
+    second = rho.notification("approval/request")["params"]
+    rho.answer_approval(second, approved=False)
+    _response(rho, prompt_id)
+    assert (first["callId"], second["callId"]) == ("call_w", "call_d")
+
+    def ids(method: str) -> list[str]:
+        return [m["params"]["callId"] for m in rho.seen if m.get("method") == method]
+
+    assert ids("tool/call") == ["call_w", "call_r", "call_d"]
+    assert ids("tool/result") == ["call_w", "call_r", "call_d"]
+    assert ids("tool/denied") == ["call_d"]
+    results = {
+        m["params"]["callId"]: m["params"] for m in rho.seen if m.get("method") == "tool/result"
+    }
+    assert results["call_r"]["output"].startswith("<context>") and not results["call_w"]["is_error"]
+    assert results["call_d"]["output"] == "Tool call denied by user."
+    end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
+    assert [call["callId"] for call in end["toolCalls"]] == ["call_w", "call_r", "call_d"]
+    sent = [m for m in server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in sent] == ["call_w", "call_r", "call_d"]
+
+
+def test_calls_without_or_with_repeated_ids_get_distinct_generated_ones(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    (project / "a.txt").write_text("a")
+    server.add(
+        tool_calls_reply(
+            [("read_file", {"path": "a.txt"})] * 3,
+            call_ids=["same", "same", ""],
+        ),
+        text_reply("ok"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    rho.call("prompt", {"message": "two"})
+    calls = [m["params"]["callId"] for m in rho.seen if m.get("method") == "tool/call"]
+    results = [m["params"]["callId"] for m in rho.seen if m.get("method") == "tool/result"]
+    assert calls[0] == "same" and len(set(calls)) == 3 and all(calls) and calls == results
+    sent = server.requests[1].json["messages"]
+    assistant = next(m for m in sent if m["role"] == "assistant")
+    assert [c["id"] for c in assistant["tool_calls"]] == calls
+    assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == calls

@@ -46,6 +46,7 @@ def test_read_file_round_trip(start_rho, server: ScriptedServer, project: Path) 
     assert rho.call("prompt", {"message": "read notes"})["result"]["reply"] == "read it"
     tool_result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
     assert tool_result == {
+        "callId": "call_scripted_0",
         "name": "read_file",
         "is_error": False,
         "output": "<context>\nalpha\nbeta\n<context:end>",

@@ -472,14 +472,25 @@ def test_agent_result_wire_shape() -> None:
         duration_ms=5,
         finish_reason="stop",
         tool_calls=[
-            ToolCallRecord("t", "{}", "success", "out", 3),
-            ToolCallRecord("u", "{}", "denied", "no"),
+            ToolCallRecord("t", "{}", "success", "out", 3, call_id="c1"),
+            ToolCallRecord("u", "{}", "denied", "no", call_id="c2"),
         ],
     )
     wire = result.to_wire()
     assert wire["toolCalls"] == [
-        {"name": "t", "arguments": "{}", "outcome": {"kind": "success"}, "durationMs": 3},
-        {"name": "u", "arguments": "{}", "outcome": {"kind": "denied", "output": "no"}},
+        {
+            "callId": "c1",
+            "name": "t",
+            "arguments": "{}",
+            "outcome": {"kind": "success"},
+            "durationMs": 3,
+        },
+        {
+            "callId": "c2",
+            "name": "u",
+            "arguments": "{}",
+            "outcome": {"kind": "denied", "output": "no"},
+        },
     ]
     assert json.loads(json.dumps(wire))["finishReason"] == "stop"
 
@@ -541,3 +552,32 @@ async def test_the_approver_sees_the_rewritten_arguments_that_run(
         "content": "stored ABC \ufffd",
         "tool_call_id": "call_scripted_0",
     }
+
+
+async def test_observers_get_call_ids_only_when_they_declare_them(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    seen: list[tuple[str, ...]] = []
+
+    class Old(Observer):
+        async def on_tool_call(self, name: str, arguments: str) -> None:  # type: ignore[override]
+            seen.append(("old", name))
+
+    class New(Observer):
+        async def on_tool_call(self, name: str, arguments: str, call_id: str | None = None) -> None:
+            seen.append(("new", name, str(call_id)))
+
+        async def on_tool_result(self, name: str, result: ToolResult, **extra: object) -> None:  # type: ignore[override]
+            seen.append(("result", name, str(extra["call_id"])))
+
+    recorder = RecordingObserver()
+    server.add(tool_call_reply("lookup", {"key": "a"}, call_id="call_7"), text_reply("k"))
+    await run_prompt(
+        "s",
+        endpoint=server.chat_url,
+        root=tmp_path,
+        tools=[lookup],
+        observers=[Old(), New(), recorder],
+    )
+    assert seen == [("old", "lookup"), ("new", "lookup", "call_7"), ("result", "lookup", "call_7")]
+    assert recorder.call_ids("on_tool_call") == recorder.call_ids("on_tool_result") == ["call_7"]

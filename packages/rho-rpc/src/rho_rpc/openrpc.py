@@ -88,6 +88,8 @@ def main() -> None:
         options = RuntimeOptions(
             cwd=Path(tmp),
             root=Path(tmp),
+            home=Path(tmp),  # the document must not depend on this user's config
+            model="openrpc",  # named, so no model server is asked at build time
             ephemeral=True,
             plugin_modules=(("rho-rpc", "rho_rpc.plugin"),),
         )

@@ -44,6 +44,7 @@ class RpcPeer(Observer):
             "approval/request",
             {
                 "approvalId": request.approval_id,
+                "callId": request.call_id,
                 "tool": request.tool,
                 "arguments": request.arguments,
                 "risk": str(request.risk),
@@ -91,15 +92,23 @@ class RpcPeer(Observer):
     async def on_reasoning_delta(self, delta: str) -> None:
         self.notify("reasoning/delta", {"delta": delta})
 
-    async def on_tool_call(self, name: str, arguments: str) -> None:
-        self.notify("tool/call", {"name": name, "arguments": arguments})
+    async def on_tool_call(self, name: str, arguments: str, call_id: str | None = None) -> None:
+        self.notify("tool/call", {"callId": call_id, "name": name, "arguments": arguments})
 
-    async def on_tool_denied(self, name: str) -> None:
-        self.notify("tool/denied", {"name": name})
+    async def on_tool_denied(self, name: str, call_id: str | None = None) -> None:
+        self.notify("tool/denied", {"callId": call_id, "name": name})
 
-    async def on_tool_result(self, name: str, result: ToolResult) -> None:
+    async def on_tool_result(
+        self, name: str, result: ToolResult, call_id: str | None = None
+    ) -> None:
         self.notify(
-            "tool/result", {"name": name, "is_error": result.is_error, "output": result.output}
+            "tool/result",
+            {
+                "callId": call_id,
+                "name": name,
+                "is_error": result.is_error,
+                "output": result.output,
+            },
         )
 
     async def on_usage(
@@ -124,7 +133,9 @@ class RpcPeer(Observer):
     async def on_agent_error(self, error: str) -> None:
         self.notify("agent/error", {"error": error})
 
-    async def on_approval_requested(self, name: str, arguments: str, risk: Risk) -> None:
+    async def on_approval_requested(
+        self, name: str, arguments: str, risk: Risk, call_id: str | None = None
+    ) -> None:
         """Sent by `request` instead, so that a gate-less run sends nothing."""
 
 

@@ -314,6 +314,11 @@ class DeltaParams(Wire):
 class ToolCallParams(Wire):
     """`tool/call`: the model called a tool (arguments is the raw JSON string)."""
 
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
     name: str
     arguments: str
 
@@ -321,6 +326,11 @@ class ToolCallParams(Wire):
 class ToolResultParams(Wire):
     """`tool/result`: a tool call's result as the model sees it."""
 
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
     name: str
     is_error: bool
     output: str
@@ -329,6 +339,11 @@ class ToolResultParams(Wire):
 class ToolDeniedParams(Wire):
     """`tool/denied`."""
 
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
     name: str
 
 
@@ -336,6 +351,11 @@ class ApprovalRequestParams(Wire):
     """`approval/request`: answer with `approvalResponse` carrying the same `approvalId`."""
 
     approvalId: str = Field(description="Names this request; the response must carry it back.")
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
     tool: str
     arguments: str = Field(
         description="Exactly the arguments that will run, as canonical JSON (after decoding and "
@@ -374,6 +394,11 @@ class ToolOutcome(Wire):
 class ToolCallSummary(Wire):
     """One tool call of the run."""
 
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
     name: str
     arguments: str
     outcome: ToolOutcome

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.loop.approval import ApprovalDecision, ApprovalGate, ApprovalRequest
 from rho_kernel.loop.arguments import ArgumentsError, decode_arguments, encode_arguments
 from rho_kernel.loop.guards import PhaseTracker, StuckLoopDetector
-from rho_kernel.loop.observer import Observer
+from rho_kernel.loop.observer import Observer, supported_keywords
 from rho_kernel.loop.result import (
     AgentError,
     AgentResult,
@@ -107,10 +108,12 @@ class AgentLoop:
 
     # ── events ──────────────────────────────────────────────────────────────
 
-    async def emit(self, method: str, *args: Any) -> None:
+    async def emit(self, method: str, *args: Any, **keywords: Any) -> None:
+        """Deliver an event to every observer; keyword arguments only to those declaring them."""
         for observer in self.p.observers:
             try:
-                await getattr(observer, method)(*args)
+                bound = getattr(observer, method)
+                await bound(*args, **supported_keywords(bound, keywords))
             except Exception as exc:  # an observer must never stop the loop
                 diagnostics.warn(f"observer {type(observer).__name__}.{method} failed: {exc}")
 
@@ -173,6 +176,7 @@ class AgentLoop:
                 continue
             empty_streak = 0
 
+            response.tool_calls = unique_call_ids(response.tool_calls)
             finish = response.finish_reason
             self.session.append_message(
                 ChatMessage.assistant(
@@ -325,7 +329,7 @@ class AgentLoop:
 
     async def _run_call(self, call: ToolCall) -> None:
         """One call: announce, decode and intercept, authorise, execute, record."""
-        await self.emit("on_tool_call", call.name, call.arguments)
+        await self.emit("on_tool_call", call.name, call.arguments, call_id=call.id)
         prepared = await self._prepare(call)
         if prepared is None:
             return
@@ -368,7 +372,7 @@ class AgentLoop:
             "rho_approval_policy", tool_name=call.name, risk=tool.risk, config=self.p.config
         ) or ("auto" if tool.risk == Risk.READ else "ask")
         if mode == "deny":
-            await self.emit("on_tool_denied", call.name)
+            await self.emit("on_tool_denied", call.name, call_id=call.id)
             denial = f'Tool call denied by policy: [approval.per_tool] {call.name} = "deny".'
             await self._finish_call(call, ToolResult.error(denial), "denied")
             return False
@@ -385,7 +389,7 @@ class AgentLoop:
             )
             raise _Redirected(decision.message or "")
         if decision.kind == "denied":
-            await self.emit("on_tool_denied", call.name)
+            await self.emit("on_tool_denied", call.name, call_id=call.id)
             await self._finish_call(call, ToolResult.error("Tool call denied by user."), "denied")
             return False
         return True
@@ -393,7 +397,7 @@ class AgentLoop:
     async def _ask(self, call: ToolCall, risk: Risk, arguments: dict[str, Any]) -> ApprovalDecision:
         shown = encode_arguments(arguments)
         await self.state("awaiting_approval")
-        await self.emit("on_approval_requested", call.name, shown, risk)
+        await self.emit("on_approval_requested", call.name, shown, risk, call_id=call.id)
         if self.p.gate is None:
             return ApprovalDecision.denied()
         request = ApprovalRequest(tool=call.name, arguments=shown, risk=risk, call_id=call.id)
@@ -446,9 +450,10 @@ class AgentLoop:
                 outcome=outcome,
                 output=output,
                 duration_ms=duration_ms,
+                call_id=call.id,
             )
         )
-        await self.emit("on_tool_result", call.name, result)
+        await self.emit("on_tool_result", call.name, result, call_id=call.id)
 
 
 _PERSISTED_FINISH = {"stop", "tool_calls", "length", "content_filter"}
@@ -459,6 +464,22 @@ def _category(exc: Exception) -> str:
     from rho_kernel.session.entries import SessionError
 
     return "session" if isinstance(exc, (SessionError, OSError)) else "agent"
+
+
+def unique_call_ids(calls: list[ToolCall]) -> list[ToolCall]:
+    """`calls` with distinct, non-empty ids: a repeated or empty id gets a fresh one.
+
+    The id names the call in the session, on the wire and in the tool result the model gets
+    back, so two calls of one reply must never share it.
+    """
+    seen: set[str] = set()
+    unique: list[ToolCall] = []
+    for call in calls:
+        if not call.id or call.id in seen:
+            call = call.model_copy(update={"id": f"call_{secrets.token_hex(8)}"})
+        seen.add(call.id)
+        unique.append(call)
+    return unique
 
 
 def _is_empty(response: ModelResponse) -> bool:

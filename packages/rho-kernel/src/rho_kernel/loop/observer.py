@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -14,6 +16,10 @@ class Observer:
 
     Methods are awaited in order on the loop's task, so keep them quick; an exception raised by
     an observer is reported on stderr and never stops the loop.
+
+    Events gain information by new keyword arguments only, and an override receives only the
+    keyword arguments it declares (as pluggy passes a hook only the arguments an
+    implementation names): an observer written before `call_id` existed keeps working.
     """
 
     async def on_agent_start(self) -> None:
@@ -28,18 +34,24 @@ class Observer:
     async def on_reasoning_delta(self, delta: str) -> None:
         """The model streamed a piece of reasoning."""
 
-    async def on_tool_call(self, name: str, arguments: str) -> None:
-        """The model called a tool (before interception and approval)."""
+    async def on_tool_call(self, name: str, arguments: str, call_id: str | None = None) -> None:
+        """The model called a tool (before interception and approval); `arguments` is the
+        model's raw text. `call_id` (added in 0.2) names the call in every later event and in
+        the session."""
 
-    async def on_approval_requested(self, name: str, arguments: str, risk: Risk) -> None:
+    async def on_approval_requested(
+        self, name: str, arguments: str, risk: Risk, call_id: str | None = None
+    ) -> None:
         """The loop is waiting for the approval gate; `arguments` is the canonical JSON of
-        exactly the arguments that will run."""
+        exactly the arguments that will run. `call_id` added in 0.2."""
 
-    async def on_tool_denied(self, name: str) -> None:
-        """The gate denied a call."""
+    async def on_tool_denied(self, name: str, call_id: str | None = None) -> None:
+        """The gate (or a deny policy) refused a call. `call_id` added in 0.2."""
 
-    async def on_tool_result(self, name: str, result: ToolResult) -> None:
-        """A call produced a result (including error results)."""
+    async def on_tool_result(
+        self, name: str, result: ToolResult, call_id: str | None = None
+    ) -> None:
+        """A call produced a result (including error results). `call_id` added in 0.2."""
 
     async def on_usage(
         self, iteration: int, usage: dict[str, Any], context: dict[str, Any]
@@ -57,4 +69,30 @@ class Observer:
         """The prompt failed."""
 
 
-__all__ = ["Observer"]
+@cache
+def _accepted(function: Any) -> frozenset[str] | None:
+    """The keyword names `function` accepts, or None when it takes any (`**kwargs`)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return frozenset()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return frozenset(
+        p.name
+        for p in parameters
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    )
+
+
+def supported_keywords(method: Any, keywords: dict[str, Any]) -> dict[str, Any]:
+    """The subset of `keywords` that the (bound) observer `method` declares."""
+    if not keywords:
+        return keywords
+    accepted = _accepted(getattr(method, "__func__", method))
+    if accepted is None:
+        return keywords
+    return {key: value for key, value in keywords.items() if key in accepted}
+
+
+__all__ = ["Observer", "supported_keywords"]

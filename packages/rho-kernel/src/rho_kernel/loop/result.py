@@ -15,19 +15,24 @@ OutcomeKind = Literal["success", "error", "denied", "blocked"]
 
 @dataclass(slots=True)
 class ToolCallRecord:
-    """One tool call of the run: what was called, how it ended and how long it took."""
+    """One tool call of the run: what was called, how it ended and how long it took.
+
+    `call_id` is the tool-call id as kept in the session (the model's, or a generated one).
+    """
 
     name: str
     arguments: str
     outcome: OutcomeKind
     output: str | None = None
     duration_ms: int | None = None
+    call_id: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
         outcome: dict[str, Any] = {"kind": self.outcome}
         if self.outcome != "success" and self.output is not None:
             outcome["output"] = self.output
         record: dict[str, Any] = {
+            "callId": self.call_id,
             "name": self.name,
             "arguments": self.arguments,
             "outcome": outcome,

@@ -28,16 +28,19 @@ def in_memory_session(root: Path, system: str = "You are a test assistant.") -> 
 
 
 class RecordingObserver(Observer):
-    """Records every event as `(method, args)` tuples."""
+    """Records every event as a `(method, args)` tuple in `events`; the keyword arguments of
+    each event (such as `call_id`) go, in the same order, to `keywords`."""
 
     def __init__(self) -> None:
         self.events: list[tuple[str, tuple[Any, ...]]] = []
+        self.keywords: list[dict[str, Any]] = []
 
     def __getattribute__(self, name: str) -> Any:
         if name.startswith("on_"):
 
-            async def record(*args: Any) -> None:
+            async def record(*args: Any, **keywords: Any) -> None:
                 object.__getattribute__(self, "events").append((name, args))
+                object.__getattribute__(self, "keywords").append(keywords)
 
             return record
         return object.__getattribute__(self, name)
@@ -45,6 +48,14 @@ class RecordingObserver(Observer):
     def names(self) -> list[str]:
         """The event method names, in order."""
         return [name for name, _ in self.events]
+
+    def call_ids(self, method: str) -> list[Any]:
+        """The `call_id` of every `method` event, in order (None where none was given)."""
+        return [
+            keywords.get("call_id")
+            for (name, _), keywords in zip(self.events, self.keywords, strict=True)
+            if name == method
+        ]
 
 
 async def run_prompt(
