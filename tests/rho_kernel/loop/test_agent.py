@@ -581,3 +581,26 @@ async def test_observers_get_call_ids_only_when_they_declare_them(
     )
     assert seen == [("old", "lookup"), ("new", "lookup", "call_7"), ("result", "lookup", "call_7")]
     assert recorder.call_ids("on_tool_call") == recorder.call_ids("on_tool_result") == ["call_7"]
+
+
+@tool(risk="read")
+async def chatty(*, ctx: ToolContext) -> str:
+    """Report progress while running."""
+    await ctx.report_output("stdout", "step 1\n")
+    await ctx.report_output("stderr", "bad \udc80\n")
+    await ctx.report_output("stdout", "")
+    return f"done {ctx.call_id}"
+
+
+async def test_live_output_reaches_observers_with_the_call_id(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    recorder = RecordingObserver()
+    server.add(tool_call_reply("chatty", {}, call_id="call_9"), text_reply("k"))
+    result = await run_prompt(
+        "s", endpoint=server.chat_url, root=tmp_path, tools=[chatty], observers=[recorder]
+    )
+    outputs = [args for name, args in recorder.events if name == "on_tool_output"]
+    assert outputs == [("chatty", "stdout", "step 1\n"), ("chatty", "stderr", "bad \ufffd\n")]
+    assert recorder.call_ids("on_tool_output") == ["call_9", "call_9"]
+    assert result.tool_calls[0].output == "done call_9"

@@ -90,3 +90,26 @@ async def test_invalid_arguments_become_an_error_result(
 
 def test_decorated_function_is_still_callable() -> None:
     assert shout("x", times=3) == "X X X"
+
+
+def test_outline_comes_from_the_outline_function() -> None:
+    from rho_kernel import ToolResult, tool
+
+    @tool(outline=lambda arguments, result: f"count {arguments['text']}: {len(result.output)}")
+    def count(text: str) -> str:
+        """Count."""
+        return text
+
+    @tool(outline=lambda arguments, result: 1 / 0)
+    def broken(text: str) -> str:
+        """Broken outline."""
+        return text
+
+    @tool
+    def plain(text: str) -> str:
+        """No outline."""
+        return text
+
+    assert count.outline({"text": "abc"}, ToolResult("abc")) == "count abc: 3"
+    assert broken.outline({"text": "a"}, ToolResult("a")) is None
+    assert plain.outline({"text": "a"}, ToolResult("a")) is None

@@ -98,6 +98,13 @@ class RpcPeer(Observer):
     async def on_tool_denied(self, name: str, call_id: str | None = None) -> None:
         self.notify("tool/denied", {"callId": call_id, "name": name})
 
+    async def on_tool_output(
+        self, name: str, stream: str, text: str, call_id: str | None = None
+    ) -> None:
+        self.notify(
+            "tool/output", {"callId": call_id, "name": name, "stream": stream, "text": text}
+        )
+
     async def on_tool_result(
         self, name: str, result: ToolResult, call_id: str | None = None
     ) -> None:

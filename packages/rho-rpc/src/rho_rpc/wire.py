@@ -336,6 +336,20 @@ class ToolResultParams(Wire):
     output: str
 
 
+class ToolOutputParams(Wire):
+    """`tool/output`: live output of a running call (redacted); the model gets only the
+    final result."""
+
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
+    name: str
+    stream: str = Field(description='Which output: "stdout", "stderr" or a tool\'s own label.')
+    text: str
+
+
 class ToolDeniedParams(Wire):
     """`tool/denied`."""
 
@@ -469,6 +483,7 @@ NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "tool/call": ToolCallParams,
     "approval/request": ApprovalRequestParams,
     "tool/denied": ToolDeniedParams,
+    "tool/output": ToolOutputParams,
     "tool/result": ToolResultParams,
     "usage": UsageParams,
     "agent/retry": RetryParams,

@@ -34,7 +34,7 @@ from rho_kernel.providers.events import (
     TextDelta,
 )
 from rho_kernel.session.store import CANCELLED_TOOL_CALL
-from rho_kernel.tools.base import Risk, Tool, ToolContext, ToolError, ToolResult
+from rho_kernel.tools.base import OutputSink, Risk, Tool, ToolContext, ToolError, ToolResult
 from rho_kernel.tools.intercept import Block
 
 if TYPE_CHECKING:
@@ -408,7 +408,12 @@ class AgentLoop:
         await self.state("executing_tool")
         started = time.monotonic()
         ctx = ToolContext(
-            root=self.p.root, config=self.p.config, cancel=self.p.cancel, session=self.session
+            root=self.p.root,
+            config=self.p.config,
+            cancel=self.p.cancel,
+            session=self.session,
+            call_id=call.id,
+            output=self._output_sink(call),
         )
         cancelled = False
         try:
@@ -431,6 +436,15 @@ class AgentLoop:
         await self._finish_call(call, result, "error" if result.is_error else "success", duration)
         if cancelled:
             raise Cancelled()
+
+    def _output_sink(self, call: ToolCall) -> OutputSink:
+        """Where a running call's live output goes: to the observers, as `on_tool_output`."""
+
+        async def sink(stream: str, text: str) -> None:
+            text = scrub_surrogates(text)
+            await self.emit("on_tool_output", call.name, stream, text, call_id=call.id)
+
+        return sink
 
     async def _finish_call(
         self,

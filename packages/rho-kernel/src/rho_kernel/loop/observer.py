@@ -48,6 +48,12 @@ class Observer:
     async def on_tool_denied(self, name: str, call_id: str | None = None) -> None:
         """The gate (or a deny policy) refused a call. `call_id` added in 0.2."""
 
+    async def on_tool_output(
+        self, name: str, stream: str, text: str, call_id: str | None = None
+    ) -> None:
+        """A running call produced live output (a chunk of `stream`: "stdout", "stderr", …),
+        already redacted. Added in 0.2."""
+
     async def on_tool_result(
         self, name: str, result: ToolResult, call_id: str | None = None
     ) -> None:

@@ -1,6 +1,15 @@
 """The tool contract, the `@tool` decorator and the registry."""
 
-from rho_kernel.tools.base import Phase, Risk, Tool, ToolContext, ToolError, ToolResult
+from rho_kernel.tools.base import (
+    Outliner,
+    OutputSink,
+    Phase,
+    Risk,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from rho_kernel.tools.decorator import FunctionTool, tool
 from rho_kernel.tools.intercept import Block, Rewrite
 from rho_kernel.tools.registry import DuplicateToolError, ToolRegistry
@@ -9,6 +18,8 @@ __all__ = [
     "Block",
     "DuplicateToolError",
     "FunctionTool",
+    "Outliner",
+    "OutputSink",
     "Phase",
     "Rewrite",
     "Risk",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,13 @@ class ToolError(Exception):
     """Raised by a tool to fail with a message meant for the model (no traceback)."""
 
 
+#: `await sink(stream, text)`: hands live output of a running call to the client.
+OutputSink = Callable[[str, str], Awaitable[None]]
+
+#: `outline(arguments, result) -> text`: a call and its result in one short line.
+Outliner = Callable[[dict[str, Any], "ToolResult"], str | None]
+
+
 @dataclass(slots=True)
 class ToolContext:
     """What a tool may use while executing.
@@ -55,6 +63,8 @@ class ToolContext:
     `root` is the sandbox every file or shell access must go through, `config` the merged
     configuration, `cancel` the turn's cancellation token, `session` a handle on the running
     session (None outside a session), and `stash` per-plugin state keyed by the plugin.
+    `call_id` names the call being executed; `output` (None outside the loop) receives live
+    output, see `report_output`.
     """
 
     root: SandboxRoot
@@ -62,6 +72,15 @@ class ToolContext:
     cancel: CancelToken
     session: Session | None = None
     stash: dict[Any, Any] = field(default_factory=dict)
+    call_id: str | None = None
+    output: OutputSink | None = None
+
+    async def report_output(self, stream: str, text: str) -> None:
+        """Show `text` (a chunk of `stream`: "stdout", "stderr", …) to the client while the
+        call runs. The loop redacts it and sends it as a `tool/output` notification; the
+        model still gets only the final result. A no-op outside the loop."""
+        if self.output is not None and text:
+            await self.output(stream, text)
 
 
 class Tool:
@@ -83,9 +102,24 @@ class Tool:
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
 
+    def outline(self, arguments: dict[str, Any], result: ToolResult) -> str | None:
+        """The call and its result in one short line (≤ 200 characters), used when old turns
+        are shrunk to fit the context window, e.g. `read_file src/main.rs: 120 lines` or
+        `search_files 'foo': 14 matches`. None (the default) lets rho build a generic one."""
+        return None
+
     def schema(self) -> dict[str, Any]:
         """The tool definition sent to the model (name, description, parameters)."""
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
 
-__all__ = ["Phase", "Risk", "Tool", "ToolContext", "ToolError", "ToolResult"]
+__all__ = [
+    "Outliner",
+    "OutputSink",
+    "Phase",
+    "Risk",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolResult",
+]

@@ -11,7 +11,7 @@ from typing import Any, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from rho_kernel.tools.base import Phase, Risk, Tool, ToolContext, ToolResult
+from rho_kernel.tools.base import Outliner, Phase, Risk, Tool, ToolContext, ToolResult
 
 _ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$")
 _ARG_LINE = re.compile(r"^\s+(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
@@ -71,8 +71,10 @@ class FunctionTool(Tool):
         description: str | None = None,
         risk: Risk | str = Risk.READ,
         phase: Phase | str | None = None,
+        outline: Outliner | None = None,
     ) -> None:
         self.func = func
+        self.outliner = outline
         self.name = name or func.__name__
         doc_description, param_docs = _split_docstring(func.__doc__ or "")
         self.description = description if description is not None else doc_description
@@ -119,6 +121,15 @@ class FunctionTool(Tool):
             value = await asyncio.to_thread(self.func, **kwargs)
         return _to_result(value)
 
+    def outline(self, arguments: dict[str, Any], result: ToolResult) -> str | None:
+        """The `outline=` function's line for this call (None without one, or if it fails)."""
+        if self.outliner is None:
+            return None
+        try:
+            return self.outliner(arguments, result)
+        except Exception:  # an outline is a nicety: a broken one falls back to the generic
+            return None
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the decorated name still calls the original function."""
         return self.func(*args, **kwargs)
@@ -143,6 +154,7 @@ def tool(
     description: str | None = None,
     risk: Risk | str = Risk.READ,
     phase: Phase | str | None = None,
+    outline: Outliner | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -154,6 +166,7 @@ def tool(
     description: str | None = None,
     risk: Risk | str = Risk.READ,
     phase: Phase | str | None = None,
+    outline: Outliner | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function.
 
@@ -162,11 +175,14 @@ def tool(
     parameters). Arguments are validated with pydantic before the call; invalid ones become an
     error result for the model. The function may be sync (run in a worker thread) or async,
     may take a `ctx: ToolContext` parameter, and may return a str, a `ToolResult`, or any
-    JSON-serialisable value.
+    JSON-serialisable value. `outline(arguments, result)` returns the call's one-line form
+    used when old turns are shrunk (see `Tool.outline`).
     """
 
     def wrap(function: Callable[..., Any]) -> FunctionTool:
-        return FunctionTool(function, name=name, description=description, risk=risk, phase=phase)
+        return FunctionTool(
+            function, name=name, description=description, risk=risk, phase=phase, outline=outline
+        )
 
     if func is not None:
         return wrap(func)
