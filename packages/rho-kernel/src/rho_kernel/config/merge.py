@@ -138,20 +138,21 @@ def _extend_additive(
     project: Mapping[str, Any],
     model: type[BaseModel],
 ) -> None:
-    """Replace every `Additive` list the project set by the user's list extended with it.
+    """Make every `Additive` list of a table the project set the user's list extended with
+    the project's.
 
-    Runs after the merge, so an `Additive` list keeps the user's items also inside a table
-    a trusted project replaced as a whole.
+    Runs after the merge, so an `Additive` list keeps the user's items also inside a table a
+    trusted project replaced as a whole (when the project does not list it, the user's list
+    is restored).
     """
-    for key, value in project.items():
-        field = model.model_fields.get(key)
-        if field is None:
-            continue
+    for key, field in model.model_fields.items():
         mine = user.get(key)
         if marker_of(field, Additive) is not None:
+            value = project.get(key, [])
             if isinstance(mine, list) and isinstance(value, list):
                 merged[key] = _extend(mine, value)
             continue
+        value = project.get(key)
         nesting = field_nesting(model, key)
         target = merged.get(key)
         if nesting is None or not isinstance(value, dict) or not isinstance(target, dict):

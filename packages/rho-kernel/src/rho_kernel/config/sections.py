@@ -49,7 +49,7 @@ def _owner_text(owner: str) -> str:
 def _valid(plugin: str, name: object, model: object, report: Callable[[str], None]) -> bool:
     """Whether one declared entry is usable; a problem is reported (the entry is skipped)."""
     if not isinstance(name, str) or not is_bare_key(name):
-        shown = repr(name)[:60] if isinstance(name, str) else f"a {type(name).__name__}"
+        shown = repr(name)[:60] if isinstance(name, str) else f"<{type(name).__name__}>"
         report(
             f"plugin {plugin!r} declared the config section {shown}, which is not a bare "
             "TOML key (letters, digits, '_' and '-'); ignored"
