@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from rho_kernel import hookimpl, tool
-from rho_kernel.config import RhoConfig
+from rho_kernel.config import ConfigError, RhoConfig
 from rho_kernel.messages import ChatMessage, FunctionCall, ToolCall
 from rho_kernel.providers import DEFAULT_MODEL
 from rho_kernel.runtime import Runtime, RuntimeOptions, StartupError
@@ -235,7 +235,7 @@ def test_the_first_party_packs_own_their_sections(project: Path, tmp_path: Path)
 def test_a_section_declared_twice_is_a_startup_error_naming_both(
     project: Path, tmp_path: Path
 ) -> None:
-    with pytest.raises(StartupError) as info:
+    with pytest.raises(ConfigError) as info:
         Runtime.build(
             _options(
                 project,

@@ -18,7 +18,7 @@ from rho_kernel.cancel import CancelToken
 from rho_kernel.config.loader import ConfigFiles, read_config
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.config.sections import HOOK as SECTIONS_HOOK
-from rho_kernel.config.sections import SectionConflict, collect_sections
+from rho_kernel.config.sections import collect_sections
 from rho_kernel.diagnostics import warn
 from rho_kernel.loop.agent import AgentLoop, LoopParams
 from rho_kernel.loop.observer import Observer
@@ -494,11 +494,11 @@ def _same_file(first: Path, second: Path) -> bool:
 
 
 def _complete_config(files: ConfigFiles, plugins: PluginHost) -> RhoConfig:
-    """The whole config: phase two of loading, with the sections the plugins declare."""
-    try:
-        specs = collect_sections(plugins.call_each(SECTIONS_HOOK), plugins.report)
-    except SectionConflict as exc:
-        raise StartupError(str(exc)) from None
+    """The whole config: phase two of loading, with the sections the plugins declare.
+
+    A section declared twice raises `SectionConflict`, a `ConfigError` (exit status 2).
+    """
+    specs = collect_sections(plugins.call_each(SECTIONS_HOOK), plugins.report)
     return files.complete({name: spec.model for name, spec in specs.items()})
 
 

@@ -43,6 +43,7 @@ from rho_kernel.config.sections import (
     SectionConflict,
     SectionSpec,
     collect_sections,
+    plugin_sections,
 )
 from rho_kernel.config.untrusted import describe_setting, restrict_untrusted, strip_user_only
 
@@ -81,6 +82,7 @@ __all__ = [
     "loosening_settings",
     "merge_config_dicts",
     "merge_section",
+    "plugin_sections",
     "project_config_path",
     "provider_key",
     "read_config",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from rho_kernel.config.errors import is_bare_key
+from rho_kernel.config.errors import ConfigError, is_bare_key
 from rho_kernel.config.model import RhoConfig
 
 #: The owner named for the kernel's own sections.
@@ -29,8 +29,11 @@ FIRST_PARTY_SECTIONS: Mapping[str, str] = {
 HOOK = "rho_register_config_sections"
 
 
-class SectionConflict(Exception):
-    """Two owners declare the same config section."""
+class SectionConflict(ConfigError):
+    """Two owners declare the same config section (a `ConfigError` of no file and key)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(None, None, problem)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,23 @@ def collect_sections(
     return specs
 
 
+def plugin_sections(disabled: Iterable[str] = ()) -> dict[str, type[BaseModel]]:
+    """The sections declared by the plugins rho loads: its built-ins and every `rho` entry
+    point not in `disabled`, loaded here to ask them.
+
+    For tools outside a running rho (`rho trust`): problems loading a plugin are not
+    reported (rho reports them when it starts). Raises `SectionConflict` as
+    `collect_sections` does.
+    """
+    from rho_kernel.plugins import PluginHost  # the host imports plugins: only when asked
+
+    host = PluginHost(disabled=disabled, report=lambda _: None)
+    host.load_defaults()
+    host.load_entrypoints()
+    specs = collect_sections(host.call_each(HOOK), host.report)
+    return {name: spec.model for name, spec in specs.items()}
+
+
 __all__ = [
     "FIRST_PARTY_SECTIONS",
     "HOOK",
@@ -107,4 +127,5 @@ __all__ = [
     "SectionConflict",
     "SectionSpec",
     "collect_sections",
+    "plugin_sections",
 ]
