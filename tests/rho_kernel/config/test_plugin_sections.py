@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
+from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import pytest
@@ -99,6 +102,40 @@ def test_each_files_plugin_section_is_validated_on_its_own(env: Env) -> None:
     with pytest.raises(ConfigError) as info:
         env.load(SECTIONS)
     assert info.value.file == path
+
+
+class Colour(Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class RichConfig(BaseModel):
+    cache: Path = Path("cache")
+    colour: Colour = Colour.RED
+    size: tuple[int, int] = (1, 1)
+    since: datetime.date | None = None
+
+
+def test_a_plugin_model_reads_paths_enums_tuples_and_dates_as_toml_spells_them(
+    env: Env,
+) -> None:
+    env.user('[rich]\ncache = "/var/cache/x"\ncolour = "blue"\nsize = [3, 4]\nsince = 2024-05-01\n')
+    rich = env.load({"rich": RichConfig}).section("rich", RichConfig)
+    assert rich == RichConfig(
+        cache=Path("/var/cache/x"),
+        colour=Colour.BLUE,
+        size=(3, 4),
+        since=datetime.date(2024, 5, 1),
+    )
+
+
+def test_a_plugin_model_is_still_strict_about_scalars(env: Env) -> None:
+    env.user('[rich]\ncolour = "green"\n[greeter]\ntimes = 1.5\n')
+    with pytest.raises(ConfigError) as info:
+        env.load({"rich": RichConfig})
+    assert info.value.key == "rich.colour"
+    with pytest.raises(ConfigError, match=r"greeter\.times: expected an integer, got 1\.5"):
+        env.load(SECTIONS)
 
 
 class NeedyConfig(BaseModel):

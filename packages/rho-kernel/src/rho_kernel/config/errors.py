@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from collections.abc import Mapping
@@ -122,6 +123,21 @@ def _merges_field_wise(error: Mapping[str, Any]) -> bool:
     return error["type"] == "missing" and not any(isinstance(p, int) for p in error["loc"])
 
 
+def _toml_scalar(value: Any) -> str:
+    """TOML's date and time values, in JSON: as ISO 8601 text."""
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not a TOML value")
+
+
+def _validated(model: type[_Model], data: Any) -> _Model:
+    """Validate a parsed TOML value strictly, with JSON's rules: a TOML file, like a JSON one,
+    spells a path, an enum value or a date as a string and a tuple as an array, but "32"
+    is not an integer and 1 is not a boolean."""
+    text = json.dumps(data, default=_toml_scalar)
+    return model.model_validate_json(text, strict=True)
+
+
 def validate_table(
     model: type[_Model], data: Any, file: Path | None, *, at: tuple[Any, ...] = ()
 ) -> _Model:
@@ -131,7 +147,7 @@ def validate_table(
     sits in the file, e.g. `("greeter",)` for a plugin section).
     """
     try:
-        return model.model_validate(data, strict=True)
+        return _validated(model, data)
     except ValidationError as exc:
         raise _config_error(file, exc.errors(), at) from None
 
@@ -145,7 +161,7 @@ def check_file_table(
     merged result is validated again.
     """
     try:
-        model.model_validate(data, strict=True)
+        _validated(model, data)
     except ValidationError as exc:
         errors = [error for error in exc.errors() if not _merges_field_wise(error)]
         if errors:
