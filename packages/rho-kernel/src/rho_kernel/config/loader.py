@@ -118,6 +118,24 @@ class _Applied:
     user_only: list[str]
 
 
+def _restrict(
+    model: type[BaseModel],
+    user: Mapping[str, Any],
+    table: Mapping[str, Any],
+    at: tuple[Any, ...],
+    trusted: bool,
+    applied: _Applied,
+) -> dict[str, Any]:
+    """`table` (of shape `model`, at `at` in the project file) as the project may set it; the
+    settings dropped from it are added to `applied`."""
+    kept, dropped = strip_user_only(model, table, at=at)
+    applied.user_only += dropped
+    if not trusted:
+        kept, dropped = restrict_untrusted(model, user, kept, at=at)
+        applied.needs_trust += dropped
+    return kept
+
+
 def _applied(
     user: Mapping[str, Any], project: Mapping[str, Any] | None, trusted: bool, sections: Sections
 ) -> _Applied:
@@ -126,27 +144,15 @@ def _applied(
     applied = _Applied({}, [], [])
     for key, value in (project or {}).items():
         if key in RhoConfig.model_fields:
-            model, at, mine, part = RhoConfig, (), user, {key: value}
+            kept = _restrict(RhoConfig, user, {key: value}, (), trusted, applied)
+            if key in kept:
+                applied.table[key] = kept[key]
         elif key in sections and isinstance(value, dict):
             own = user.get(key)
-            model, at, mine, part = (
-                sections[key],
-                (key,),
-                own if isinstance(own, dict) else {},
-                value,
-            )
+            mine = own if isinstance(own, dict) else {}
+            applied.table[key] = _restrict(sections[key], mine, value, (key,), trusted, applied)
         else:
             applied.table[key] = value
-            continue
-        part, dropped = strip_user_only(model, part, at=at)
-        applied.user_only += dropped
-        if not trusted:
-            part, dropped = restrict_untrusted(model, mine, part, at=at)
-            applied.needs_trust += dropped
-        if model is not RhoConfig:
-            applied.table[key] = part
-        elif key in part:
-            applied.table[key] = part[key]
     return applied
 
 
