@@ -42,13 +42,14 @@ def rho_register_config_sections() -> dict[str, type[BaseModel]]:
     """Declare the plugin's own top-level config tables: `{"greeter": GreeterConfig}`.
 
     Called once at startup, after plugins are loaded and before any other hook that receives
-    the config. Return a dict of section name (a bare TOML key) to a pydantic `BaseModel`
-    subclass (an empty dict, or None, declares nothing). rho validates `[name]` of each
-    config file against the model (strict types; errors name the file and `name.key`),
-    merges the user's and the project's tables by the fields' markers (`Additive`,
-    `Replaced`), applies project trust (`NeedsTrust`, `UserOnly`) and warns about unknown
-    keys inside it. Read the result with `config.section("greeter", GreeterConfig)`; a
-    section no file sets holds the model's defaults.
+    the config (and by `rho trust`, to judge the project's settings). Return a dict of section
+    name (a bare TOML key) to a pydantic `BaseModel` subclass (an empty dict, or None,
+    declares nothing). rho validates `[name]` of each config file against the model (strict
+    types; errors name the file and `name.key`), merges the user's and the project's tables
+    by the fields' markers (`Additive`, `Replaced`), applies project trust (`NeedsTrust`,
+    `UserOnly`) and warns about unknown keys inside it. Read the result with
+    `config.section("greeter", GreeterConfig)`; a section no file sets holds the model's
+    defaults.
 
     A name declared by two plugins, or one of the kernel's own tables (`agent`, `shell`, …),
     is a startup error naming both owners. A name that is not a bare TOML key, or a model
