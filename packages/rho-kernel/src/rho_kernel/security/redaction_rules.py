@@ -53,7 +53,7 @@ TOKEN_RULES: tuple[re.Pattern[str], ...] = tuple(
 )
 
 #: The password in a URL's user info: `scheme://user:PASSWORD@host`.
-URL_CREDENTIALS = re.compile(r"(://[^\s:/@'\"]+:)([^\s/@'\"]{3,})(?=@)")
+URL_CREDENTIALS = re.compile(r"(://[^\s:/@'\"]*:)([^\s/@'\"]{3,})(?=@)")
 
 PRIVATE_KEY_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
 PRIVATE_KEY_END = re.compile(r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
@@ -114,7 +114,7 @@ def _code_like(value: str) -> bool:
         return True
     if _IDENTIFIER.fullmatch(value) and _NAMEISH.search(value):
         return True  # `password = password2`, `token = tok1`
-    return any(c in value for c in "([<") or _DOTTED.match(value) is not None
+    return any(c in value for c in "()[]<>") or _DOTTED.match(value) is not None
 
 
 def judge_assignment(match: re.Match[str]) -> str | None:
