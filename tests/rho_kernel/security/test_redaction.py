@@ -50,7 +50,10 @@ def test_ordinary_source_of_the_negative_corpus_is_left_alone(name: str) -> None
         ("the Bearer authentication scheme", "the Bearer authentication scheme"),
         ("user=x password=swordfish42 host=y", f"user=x password={REDACTED} host=y"),
         ("-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n(truncated)", REDACTED),
-        ("postgres://postgres:postgres@localhost/test", "postgres://postgres:postgres@localhost/test"),
+        (
+            "postgres://postgres:postgres@localhost/test",
+            "postgres://postgres:postgres@localhost/test",
+        ),
     ],
 )
 def test_edges_of_the_built_in_rules(text: str, expected: str) -> None:
