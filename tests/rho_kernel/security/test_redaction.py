@@ -140,3 +140,12 @@ def test_a_long_line_is_released_before_it_ends_without_cutting_a_secret() -> No
     assert first  # not all held back
     shown = first + stream.flush()
     assert secret not in shown and shown.count(REDACTED) == 1
+
+
+def test_a_long_line_is_never_cut_between_a_marker_and_its_secret() -> None:
+    opaque = "Zq7" * 400  # the blank after `Bearer` is the last one before the cut
+    for padding in range(0, 40):
+        text = "w " * (4000 + padding) + f"Bearer {opaque}"
+        stream = Redactor().stream()
+        shown = stream.feed(text) + stream.flush()
+        assert opaque not in shown

@@ -109,7 +109,7 @@ class Redactor:
             return self._fields(value, depth, dataclasses.fields(value), dataclasses.replace)
         model_fields = getattr(type(value), "model_fields", None)
         if isinstance(model_fields, dict) and hasattr(value, "model_copy"):
-            names = [name for name in model_fields]
+            names = list(model_fields)
             return self._fields(value, depth, names, lambda v, **kw: v.model_copy(update=kw))
         return value
 
@@ -155,9 +155,7 @@ class StreamRedactor:
         text = self._pending + chunk
         cut = text.rfind("\n") + 1
         if cut == 0 and len(text) > STREAM_HOLD:
-            cut = max(text.rfind(" ", 0, len(text) - 256), text.rfind("\t")) + 1
-            if cut <= 0:
-                cut = len(text) - 256
+            cut = _safe_cut(text, len(text) - _KEEP)
         self._pending = text[cut:]
         return self._emit(text[:cut])
 
@@ -184,6 +182,30 @@ class StreamRedactor:
 
 
 # ── rule application ────────────────────────────────────────────────────────
+
+#: What a long line keeps held back when part of it is released.
+_KEEP = 1024
+#: A cut after these would part a secret from what marks it (`Bearer ` + token, `key = `).
+_JOINS_NEXT = ("Bearer", "bearer", "Basic", "basic", "=", ":")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~:")
+
+
+def _safe_cut(text: str, limit: int) -> int:
+    """Where to split a long line at or before `limit`: after a blank that parts no secret
+    from its marker, else after the last character no token contains, else at `limit`."""
+    position = limit
+    for _ in range(64):
+        blank = max(text.rfind(" ", 0, position), text.rfind("\t", 0, position))
+        if blank <= 0:
+            break
+        before, after = text[:blank].rstrip(), text[blank:].lstrip()
+        if before and not before.endswith(_JOINS_NEXT) and not after.startswith(("=", ":")):
+            return blank + 1
+        position = len(before)
+    for index in range(limit - 1, max(limit - STREAM_HOLD, 0), -1):
+        if text[index] not in _TOKEN_CHARS:
+            return index + 1
+    return limit
 
 
 def _redact_key_blocks(text: str) -> str:
