@@ -19,6 +19,7 @@ from rho_kernel.config.loader import ConfigFiles, read_config
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.config.sections import HOOK as SECTIONS_HOOK
 from rho_kernel.config.sections import collect_sections
+from rho_kernel.context_files import context_block, trusted_context_files
 from rho_kernel.diagnostics import warn
 from rho_kernel.loop.agent import AgentLoop, LoopParams
 from rho_kernel.loop.observer import Observer
@@ -38,7 +39,9 @@ from rho_kernel.providers.resolve import (
     resolve_provider,
 )
 from rho_kernel.providers.urls import endpoint_problem
+from rho_kernel.security.redaction import Redactor
 from rho_kernel.security.sandbox import SandboxRoot
+from rho_kernel.security.trust import TrustStore
 from rho_kernel.session.discovery import SessionInfo, find_latest_session, list_sessions
 from rho_kernel.session.entries import ModelChangePayload, SessionError
 from rho_kernel.session.lock import SessionLocked
@@ -159,6 +162,7 @@ class Runtime:
         self.phase: str | None = None
         self._catalog: ModelCatalog | None = None
         self._meter: tuple[tuple[int, int, int], ContextMeter] | None = None
+        self._context_notes: set[tuple[str, str]] = set()  # context files already noted
 
     # ── assembly ────────────────────────────────────────────────────────────
 
@@ -184,6 +188,7 @@ class Runtime:
             plugins.register(plugin, name)
         plugins.load_entrypoints()
         config = _complete_config(files, plugins)
+        Redactor.from_config(config.redaction)  # compiled now: a bad pattern is named at startup
         if options.max_iterations is not None:
             config.agent.max_iterations = options.max_iterations
         if options.token_budget is not None:
@@ -261,12 +266,19 @@ class Runtime:
         return session
 
     def system_prompt(self) -> str:
-        """Base prompt (`--compact`: the short one; `--system` replaces it), environment, then
-        fragments from plugins and config."""
+        """Base prompt (`--compact`: the short one), the trusted project context files,
+        environment, then fragments from plugins and config. `--system` replaces the base
+        prompt and the context files."""
         if self.options.system_prompt:
             parts = [self.options.system_prompt.strip()]
         else:
             parts = [base_prompt(self.options.compact_prompt)]
+            redactor = Redactor.from_config(self.config.redaction)
+            store = TrustStore.load(self.options.home)
+            for file in trusted_context_files(
+                self.root, self.config.context.scan_list, store, noted=self._context_notes
+            ):
+                parts.append(context_block(file, redactor.redact(file.text)))
         parts.append(
             "# Environment\n"
             f"Project root (working directory): {self.root.path}\n"
@@ -420,6 +432,7 @@ class Runtime:
                 provider_name=self.provider.name,
                 catalog=self.catalog,
                 meter=self.meter(),
+                redactor=Redactor.from_config(self.config.redaction),
             )
             loop = AgentLoop(self.session, params)
             try:

@@ -1,7 +1,9 @@
-"""`rho trust`: trust a project's `.rho/config.toml` as it is now, list or revoke trust.
+"""`rho trust`: trust a project's `.rho/config.toml` and its context files (`AGENTS.md` …) as
+they are now, list or revoke trust.
 
-A project file's settings that loosen the user's (see docs/config.md) apply only while the
-file is trusted; this command records its SHA-256 in `~/.rho/trusted_projects.toml`. It is a
+A project file's settings that loosen the user's (see docs/config.md) apply, and a context
+file is added to the system prompt, only while the file is trusted; this command records
+their SHA-256 in `~/.rho/trusted_projects.toml`. It is a
 plain command-line tool: it prints for a human on stdout and never speaks JSON-RPC.
 """
 
@@ -19,12 +21,19 @@ from rho_kernel.config import (
     project_config_path,
     read_config,
 )
-from rho_kernel.diagnostics import error
+from rho_kernel.context_files import scan_context_files
+from rho_kernel.diagnostics import error, warn
 from rho_kernel.project import ProjectRootError, find_project_root
-from rho_kernel.security import TrustError, TrustStore, canonical_root, file_digest
+from rho_kernel.security import (
+    SandboxRoot,
+    TrustError,
+    TrustStore,
+    canonical_root,
+    file_digest,
+)
 
 EPILOG = (
-    "Trust lasts while the file is byte for byte what it was: after any change, run "
+    "Trust lasts while a file is byte for byte what it was: after any change, run "
     "'rho trust' again. See docs/config.md for the settings that need trust."
 )
 
@@ -34,8 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rho trust",
         description=(
-            "Trust this project's .rho/config.toml as it is now, so that its settings that "
-            "loosen yours (approval, providers, redaction, plugins, prompt, extensions) apply."
+            "Trust this project's .rho/config.toml and its context files (AGENTS.md, …) as "
+            "they are now, so that the config's settings that loosen yours (approval, "
+            "providers, redaction, plugins, prompt, extensions) apply and the context files "
+            "are added to the system prompt."
         ),
         epilog=EPILOG,
     )
@@ -98,26 +109,49 @@ def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
         return _fail(f"--root {_shown(str(root))}: not a directory", 2)
     path = project_config_path(root)
     try:
-        data = path.read_bytes()
+        data: bytes | None = path.read_bytes()
     except FileNotFoundError:
-        return _fail(f"{_shown(str(path))} does not exist: there is nothing to trust", 1)
+        data = None
     except OSError as exc:
         return _fail(f"{_shown(str(path))} cannot be read: {exc.strerror or exc}", 1)
-    disabled = read_config(root, home=home, warn=lambda _: None).kernel.plugins.disabled
-    settings = loosening_settings(root, data, home=home, sections=plugin_sections(disabled))
-    already = store.is_trusted(root, PROJECT_CONFIG, data)
-    entry = store.trust(root, PROJECT_CONFIG, data)
-    shown = _shown(f"{entry.root}/{entry.file}")
-    print(f"{'already trusted' if already else 'trusted'} {shown} (sha256 {entry.sha256})")
+    kernel = read_config(root, home=home, warn=lambda _: None).kernel
+    sections = plugin_sections(kernel.plugins.disabled)
+    settings = (
+        loosening_settings(root, data, home=home, sections=sections) if data is not None else []
+    )
+    context = scan_context_files(SandboxRoot(root), kernel.context.scan_list, warn=warn)
+    if data is None and not context:
+        names = ", ".join(_shown(name) for name in kernel.context.scan_list) or "none configured"
+        return _fail(
+            f"{_shown(str(path))} does not exist: there is nothing to trust "
+            f"(and no project context file either: {names})",
+            1,
+        )
+    files = ([(PROJECT_CONFIG, data, "")] if data is not None else []) + [
+        (found.name, found.data, "context file ") for found in context
+    ]
+    for rel_file, content, kind in files:
+        already = store.is_trusted(root, rel_file, content)
+        entry = store.trust(root, rel_file, content)
+        shown = _shown(f"{entry.root}/{entry.file}")
+        state = "already trusted" if already else "trusted"
+        print(f"{state} {kind}{shown} (sha256 {entry.sha256})")
     print(f"recorded in {_shown(str(store.path))}")
+    if data is not None:
+        _print_settings(settings)
+    if context:
+        print("context files now added to the system prompt of new sessions")
+    print("any change to a file lapses its trust; run 'rho trust' again after editing it")
+    return 0
+
+
+def _print_settings(settings: list[str]) -> None:
     if settings:
         print("settings that now apply:")
         for setting in settings:
             print(f"  {_shown(setting)}")
     else:
         print("it has no settings that need trust")
-    print("any change to the file lapses this trust; run 'rho trust' again after editing it")
-    return 0
 
 
 def _revoke(store: TrustStore, root: Path) -> int:

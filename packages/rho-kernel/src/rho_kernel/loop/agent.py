@@ -33,6 +33,7 @@ from rho_kernel.providers.events import (
     ReasoningDelta,
     TextDelta,
 )
+from rho_kernel.security.redaction import Redactor, StreamRedactor
 from rho_kernel.session.store import CANCELLED_TOOL_CALL
 from rho_kernel.tools.base import OutputSink, Risk, Tool, ToolContext, ToolError, ToolResult
 from rho_kernel.tools.intercept import Block
@@ -76,6 +77,8 @@ class LoopParams:
     provider_name: str = ""
     catalog: ModelCatalog | None = None
     meter: ContextMeter | None = None
+    #: Applied to every tool result and live output (default: built from `config.redaction`).
+    redactor: Redactor | None = None
 
 
 class _RetryBudgetExhausted(Exception):
@@ -407,13 +410,14 @@ class AgentLoop:
         """Run the tool, pass the result through the after-call hooks and guards, record it."""
         await self.state("executing_tool")
         started = time.monotonic()
+        sink = self._output_sink(call)
         ctx = ToolContext(
             root=self.p.root,
             config=self.p.config,
             cancel=self.p.cancel,
             session=self.session,
             call_id=call.id,
-            output=self._output_sink(call),
+            output=sink,
         )
         cancelled = False
         try:
@@ -430,21 +434,28 @@ class AgentLoop:
         except Exception as exc:
             result = ToolResult.error(f"{call.name}: {type(exc).__name__}: {exc}")
         duration = int((time.monotonic() - started) * 1000)
+        await sink.flush()
         result = self.p.plugins.after_tool_call(call, result)
+        redactor = self.p.redactor or Redactor.from_config(self.p.config.redaction)
+        result = ToolResult(
+            redactor.redact(result.output), result.is_error, redactor.redact_value(result.details)
+        )
         self.phase.record(tool.phase)
         result = self.stuck.check(call.name, call.arguments, result)
         await self._finish_call(call, result, "error" if result.is_error else "success", duration)
         if cancelled:
             raise Cancelled()
 
-    def _output_sink(self, call: ToolCall) -> OutputSink:
-        """Where a running call's live output goes: to the observers, as `on_tool_output`."""
+    def _output_sink(self, call: ToolCall) -> _RedactingSink:
+        """Where a running call's live output goes: redacted, to the observers, as
+        `on_tool_output` (a secret split across chunks is held until it is whole)."""
 
-        async def sink(stream: str, text: str) -> None:
+        async def emit(stream: str, text: str) -> None:
             text = scrub_surrogates(text)
             await self.emit("on_tool_output", call.name, stream, text, call_id=call.id)
 
-        return sink
+        redactor = self.p.redactor or Redactor.from_config(self.p.config.redaction)
+        return _RedactingSink(redactor, emit)
 
     async def _finish_call(
         self,
@@ -471,6 +482,31 @@ class AgentLoop:
 
 
 _PERSISTED_FINISH = {"stop", "tool_calls", "length", "content_filter"}
+
+
+class _RedactingSink:
+    """An `OutputSink` that redacts each stream on its way out; `flush` once the call ends."""
+
+    def __init__(self, redactor: Redactor, emit: OutputSink) -> None:
+        self._redactor = redactor
+        self._emit = emit
+        self._streams: dict[str, StreamRedactor] = {}
+
+    async def __call__(self, stream: str, text: str) -> None:
+        redacting = self._streams.get(stream)
+        if redacting is None:
+            redacting = self._streams[stream] = self._redactor.stream()
+        shown = redacting.feed(text)
+        if shown:
+            await self._emit(stream, shown)
+
+    async def flush(self) -> None:
+        """Send what each stream still holds."""
+        streams, self._streams = self._streams, {}
+        for stream, redacting in streams.items():
+            rest = redacting.flush()
+            if rest:
+                await self._emit(stream, rest)
 
 
 def _category(exc: Exception) -> str:

@@ -1,0 +1,336 @@
+"""Secret redaction: known credential shapes in tool output become `[REDACTED]`.
+
+Every tool result (its text and the strings inside its details) and every chunk of live
+output passes through a `Redactor` before it reaches the client, the session or the model.
+Redaction is best effort: it finds the secrets whose shape it knows (API keys and tokens of
+the common services, private key blocks, JWTs, credentials in URLs, and values assigned to
+keys named like `password`, `secret` or `token` in env and config files) and it is tuned to
+leave ordinary source code alone — a variable called `token`, a `password_hash`, a
+placeholder such as `password = ""` or `os.environ["PASSWORD"]` is not a secret.
+
+Build one per configuration with `Redactor.from_config` (patterns compile once); redact with
+`redact(text)`, `redact_value(details)`, or `stream()` for output that arrives in chunks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from rho_kernel.diagnostics import warn as warn_stderr
+from rho_kernel.security.redaction_rules import (
+    ASSIGNMENT,
+    ASSIGNMENT_CANDIDATE,
+    KEY_PREFIX,
+    PRIVATE_KEY_BEGIN,
+    PRIVATE_KEY_END,
+    REDACTED,
+    TOKEN_RULES,
+    URL_CREDENTIALS,
+    WORD_CHAR,
+    judge_assignment,
+    placeholder,
+)
+
+if TYPE_CHECKING:
+    from rho_kernel.config.model import RedactionConfig
+
+#: Live output is held back until a line ends, but never more than this many characters.
+STREAM_HOLD = 8192
+
+_MAX_DEPTH = 32
+
+
+class Redactor:
+    """Replaces secrets in text with `[REDACTED]`; immutable and safe to share."""
+
+    def __init__(
+        self,
+        custom_patterns: Iterable[str] = (),
+        *,
+        enabled: bool = True,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        """A redactor with the built-in rules and `custom_patterns` (regular expressions,
+        applied after the built-ins). An invalid or exponential-time pattern is reported
+        through `warn` (default: stderr) and skipped. `enabled=False` redacts nothing."""
+        self.enabled = enabled
+        self.custom: tuple[re.Pattern[str], ...] = tuple(
+            _compile_custom(custom_patterns, warn or warn_stderr)
+        )
+
+    @classmethod
+    def from_config(cls, config: RedactionConfig) -> Redactor:
+        """The redactor of a `[redaction]` table; built once per distinct table, so a bad
+        pattern is reported once however often this is called."""
+        return _cached(bool(config.enabled), tuple(config.custom_patterns))
+
+    def redact(self, text: str) -> str:
+        """`text` with every secret found replaced by `[REDACTED]`."""
+        if not self.enabled or not text:
+            return text
+        if "-----BEGIN" in text:
+            text = _redact_key_blocks(text)
+        for pattern in TOKEN_RULES:
+            text = pattern.sub(_token_replacement, text)
+        if "://" in text:
+            text = URL_CREDENTIALS.sub(_url_replacement, text)
+        text = _redact_assignments(text)
+        for custom in self.custom:
+            text = custom.sub(_custom_replacement, text)
+        return text
+
+    def redact_value(self, value: Any) -> Any:
+        """`value` with its strings redacted: a string, a list, tuple or dict of them (dict
+        values), a dataclass or a pydantic model (their fields), nested; anything else is
+        returned unchanged. Unchanged parts keep their identity."""
+        if not self.enabled:
+            return value
+        return self._value(value, 0)
+
+    def _value(self, value: Any, depth: int) -> Any:
+        if isinstance(value, str):
+            return self.redact(value)
+        if depth >= _MAX_DEPTH or value is None or isinstance(value, (int, float, bytes)):
+            return value
+        if type(value) is dict:
+            items = {key: self._value(item, depth + 1) for key, item in value.items()}
+            changed = any(items[key] is not value[key] for key in value)
+            return items if changed else value
+        if type(value) in (list, tuple):
+            items_seq = [self._value(item, depth + 1) for item in value]
+            if all(new is old for new, old in zip(items_seq, value, strict=True)):
+                return value
+            return type(value)(items_seq)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return self._fields(value, depth, dataclasses.fields(value), dataclasses.replace)
+        model_fields = getattr(type(value), "model_fields", None)
+        if isinstance(model_fields, dict) and hasattr(value, "model_copy"):
+            names = list(model_fields)
+            return self._fields(value, depth, names, lambda v, **kw: v.model_copy(update=kw))
+        return value
+
+    def _fields(self, value: Any, depth: int, fields: Iterable[Any], rebuild: Any) -> Any:
+        changes: dict[str, Any] = {}
+        for field in fields:
+            name = field if isinstance(field, str) else field.name
+            old = getattr(value, name, None)
+            new = self._value(old, depth + 1)
+            if new is not old:
+                changes[name] = new
+        if not changes:
+            return value
+        try:
+            return rebuild(value, **changes)
+        except Exception:  # a class that cannot be rebuilt: better its text than its secret
+            return self.redact(str(value))
+
+    def stream(self) -> StreamRedactor:
+        """A redactor for one stream of live output, delivered in chunks."""
+        return StreamRedactor(self)
+
+
+class StreamRedactor:
+    """Redacts a stream chunk by chunk, so that a secret split across chunks is still caught.
+
+    `feed` returns the part of the stream that is safe to show now: whole lines (a secret
+    never spans a line break, except a private key block, which is followed to its end), or
+    — for a line longer than `STREAM_HOLD` — up to its last blank. The rest is held until
+    the next chunk or `flush`.
+    """
+
+    def __init__(self, redactor: Redactor) -> None:
+        """A stream redacted by `redactor`."""
+        self.redactor = redactor
+        self._pending = ""
+        self._in_key_block = False
+
+    def feed(self, chunk: str) -> str:
+        """Take `chunk`; return the redacted text that can be shown now (maybe empty)."""
+        if not self.redactor.enabled:
+            return chunk
+        text = self._pending + chunk
+        cut = text.rfind("\n") + 1
+        if cut == 0 and len(text) > STREAM_HOLD:
+            cut = _safe_cut(text, len(text) - _KEEP)
+        self._pending = text[cut:]
+        return self._emit(text[:cut])
+
+    def flush(self) -> str:
+        """Everything still held, redacted (call once the stream has ended)."""
+        text, self._pending = self._pending, ""
+        emitted = self._emit(text)
+        self._in_key_block = False
+        return emitted
+
+    def _emit(self, text: str) -> str:
+        if not text:
+            return ""
+        if self._in_key_block:
+            end = PRIVATE_KEY_END.search(text)
+            if end is None:
+                return ""
+            self._in_key_block = False
+            text = text[end.end() :]
+        begins = [begin.end() for begin in PRIVATE_KEY_BEGIN.finditer(text)]
+        if begins and PRIVATE_KEY_END.search(text, begins[-1]) is None:
+            self._in_key_block = True  # the rest of the block arrives later: swallow it
+        return self.redactor.redact(text)
+
+
+# ── rule application ────────────────────────────────────────────────────────
+
+#: What a long line keeps held back when part of it is released.
+_KEEP = 1024
+#: A cut after these would part a secret from what marks it (`Bearer ` + token, `key = `).
+_JOINS_NEXT = ("Bearer", "bearer", "Basic", "basic", "=", ":")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~:")
+
+
+def _safe_cut(text: str, limit: int) -> int:
+    """Where to split a long line at or before `limit`: after a blank that parts no secret
+    from its marker, else after the last character no token contains, else at `limit`."""
+    position = limit
+    for _ in range(64):
+        blank = max(text.rfind(" ", 0, position), text.rfind("\t", 0, position))
+        if blank <= 0:
+            break
+        before, after = text[:blank].rstrip(), text[blank:].lstrip()
+        if before and not before.endswith(_JOINS_NEXT) and not after.startswith(("=", ":")):
+            return blank + 1
+        position = len(before)
+    for index in range(limit - 1, max(limit - STREAM_HOLD, 0), -1):
+        if text[index] not in _TOKEN_CHARS:
+            return index + 1
+    return limit
+
+
+def _redact_key_blocks(text: str) -> str:
+    """Every private key block, BEGIN line to END line (or to the end of `text`)."""
+    out: list[str] = []
+    position = 0
+    while True:
+        begin = PRIVATE_KEY_BEGIN.search(text, position)
+        if begin is None:
+            break
+        end = PRIVATE_KEY_END.search(text, begin.end())
+        out.append(text[position : begin.start()])
+        out.append(REDACTED)
+        if end is None:
+            return "".join(out)
+        position = end.end()
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _token_replacement(match: re.Match[str]) -> str:
+    start = match.start()
+    if start and WORD_CHAR.match(match.string, start - 1):  # `task-…` holds no `sk-` key
+        return match.group(0)
+    if match.lastindex:  # a rule that keeps a leading part (e.g. `Bearer `)
+        return match.group(1) + REDACTED
+    return REDACTED
+
+
+def _url_replacement(match: re.Match[str]) -> str:
+    user, password = match.group(1), match.group(2)
+    if placeholder(password) or password == user[3:-1]:
+        return match.group(0)
+    return user + REDACTED
+
+
+def _redact_assignments(text: str) -> str:
+    """Values assigned to secret-named keys, found through the lower-cased text."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a character whose lower case is longer: no shortcut
+        return ASSIGNMENT.sub(_assignment_replacement, text)
+    out: list[str] = []
+    position = 0
+    for candidate in ASSIGNMENT_CANDIDATE.finditer(lowered):
+        start = candidate.start()
+        if lowered.startswith("key", start):
+            prefix = KEY_PREFIX.search(lowered, max(0, start - 11), start)
+            if prefix is None:
+                continue
+            start = prefix.start()
+        if start < position:
+            continue
+        match = ASSIGNMENT.match(text, start)
+        if match is None:
+            continue
+        out.append(text[position : match.start()])
+        out.append(_assignment_replacement(match))
+        position = match.end()
+    if not out:
+        return text
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _assignment_replacement(match: re.Match[str]) -> str:
+    kept = judge_assignment(match)
+    if kept is None:
+        return match.group(0)
+    return match.group(0)[: match.start("value") - match.start()] + kept
+
+
+def _custom_replacement(match: re.Match[str]) -> str:
+    return REDACTED if match.group(0) else ""
+
+
+def _compile_custom(patterns: Iterable[str], warn: Callable[[str], None]) -> list[re.Pattern[str]]:
+    compiled: list[re.Pattern[str]] = []
+    for pattern in patterns:
+        try:
+            regex = re.compile(pattern)
+        except (re.error, RecursionError, OverflowError) as exc:
+            warn(f"invalid redaction pattern skipped: {pattern!r}: {exc}")
+            continue
+        problem = _exponential(pattern)
+        if problem:
+            warn(f"redaction pattern skipped: {pattern!r}: {problem}")
+            continue
+        compiled.append(regex)
+    return compiled
+
+
+def _exponential(pattern: str) -> str | None:
+    """Why `pattern` could take exponential time (a repetition inside a repetition), or None."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        parsed = _parser.parse(pattern)
+    except Exception:
+        return None
+    repeats = {_parser.MAX_REPEAT, _parser.MIN_REPEAT, getattr(_parser, "POSSESSIVE_REPEAT", None)}
+
+    def walk(items: Any, inside: bool) -> bool:
+        for op, argument in items:
+            if op in repeats:
+                _low, high, body = argument
+                unbounded = high == _parser.MAXREPEAT or high > 1
+                if (inside and unbounded) or walk(body, inside or unbounded):
+                    return True
+            elif op == _parser.BRANCH:  # alternatives that overlap under a repetition backtrack too
+                if inside or any(walk(branch, inside) for branch in argument[1]):
+                    return True
+            elif op in (_parser.SUBPATTERN, _parser.ASSERT, _parser.ASSERT_NOT) and walk(
+                argument[-1], inside
+            ):
+                return True
+        return False
+
+    if walk(parsed, False):
+        return "a repetition or alternation inside a repetition can take exponential time"
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _cached(enabled: bool, patterns: tuple[str, ...]) -> Redactor:
+    return Redactor(patterns, enabled=enabled)
+
+
+__all__ = ["REDACTED", "STREAM_HOLD", "Redactor", "StreamRedactor"]
