@@ -191,6 +191,12 @@ async def test_invalid_glob_and_nul_pattern_are_errors(engine: str, tree: Path) 
     assert (await search(tree, pattern="a\0b")).is_error
 
 
+async def test_a_file_with_a_nul_byte_far_in_is_binary(engine: str, tmp_path: Path) -> None:
+    build(tmp_path, {"late.bin": b"hit\n" + b"a" * 100_000 + b"\n\0\nhit\n", "t.txt": "hit\n"})
+    result = await search(tmp_path, pattern="hit")
+    assert result.output == "t.txt:1: hit"
+
+
 async def test_invalid_utf8_lines_and_names_are_shown_with_replacement(
     engine: str, tmp_path: Path
 ) -> None:

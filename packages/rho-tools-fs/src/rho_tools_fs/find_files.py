@@ -16,7 +16,14 @@ from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.globs import GlobError, compile_glob
 from rho_tools_fs.ignore import IgnoreRules
-from rho_tools_fs.ripgrep import BASE_ARGS, RipgrepRun, error_text, find_rg, ignore_file
+from rho_tools_fs.ripgrep import (
+    BASE_ARGS,
+    SORT_ARGS,
+    RipgrepRun,
+    error_text,
+    find_rg,
+    ignore_file,
+)
 from rho_tools_fs.scope import Scope, ScopeError, resolve_scope
 from rho_tools_fs.search_files import PathFilter
 from rho_tools_fs.tree_walk import TreeWalk, display_path
@@ -40,7 +47,7 @@ async def _find_rg(
 ) -> list[str]:
     paths: list[str] = []
     seen_output = False
-    args = ["--files", "--null", *BASE_ARGS, "--", scope.argument]
+    args = ["--files", "--null", *BASE_ARGS, *SORT_ARGS, "--", scope.argument]
     with ignore_file(rules.outside_rules(scope.path)) as extra:
         async with RipgrepRun(rg, extra + args, root.path, separator=b"\0") as run:
             async for record in run.records():

@@ -5,8 +5,8 @@ environment variable `RHO_RG` overrides the lookup: a path to use instead, or em
 as if ripgrep were missing (the tools then use their pure-Python fallback).
 
 Every run is from the project root with relative paths, reads no ripgrep config file, never
-follows symlinks, skips hidden files, and sorts by path (so results and truncation are the
-same on every run). ripgrep's own handling of `.git/info/exclude`, the global excludes file
+follows symlinks and skips hidden files; results are put in path order (so results and
+truncation are the same on every run). ripgrep's own handling of `.git/info/exclude`, the global excludes file
 and ignore files above the search path is switched off: `IgnoreRules.outside_rules` hands
 those to it as one `--ignore-file`, so ripgrep and the fallback apply the same rules.
 """
@@ -36,8 +36,6 @@ _CHUNK = 64 * 1024
 #: Options common to every run.
 BASE_ARGS: tuple[str, ...] = (
     "--no-config",
-    "--sort",
-    "path",
     "--no-require-git",
     "--no-ignore-parent",
     "--no-ignore-exclude",
@@ -45,6 +43,8 @@ BASE_ARGS: tuple[str, ...] = (
     "--max-filesize",
     MAX_FILESIZE,
 )
+#: Sorted output (ripgrep then walks with one thread).
+SORT_ARGS: tuple[str, ...] = ("--sort", "path")
 
 
 def find_rg() -> str | None:
@@ -152,6 +152,11 @@ class RipgrepRun:
         return status, stderr.decode("utf-8", errors="replace")
 
 
+def path_order(path: str) -> tuple[bytes, ...]:
+    """The sort key of ripgrep's `--sort path`: depth first, names compared as bytes."""
+    return tuple(os.fsencode(path).split(b"/"))
+
+
 def error_text(stderr: str) -> str:
     """ripgrep's error message without the `rg: ` prefixes, on one line or a few."""
     lines = [line.removeprefix("rg: ").rstrip() for line in stderr.strip().splitlines()]
@@ -163,8 +168,10 @@ __all__ = [
     "MAX_FILESIZE",
     "MAX_FILESIZE_BYTES",
     "RG_ENV",
+    "SORT_ARGS",
     "RipgrepRun",
     "error_text",
     "find_rg",
     "ignore_file",
+    "path_order",
 ]

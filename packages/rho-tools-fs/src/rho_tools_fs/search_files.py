@@ -29,6 +29,7 @@ from rho_tools_fs.ripgrep import (
     error_text,
     find_rg,
     ignore_file,
+    path_order,
 )
 from rho_tools_fs.scope import Scope, ScopeError, resolve_scope
 from rho_tools_fs.tree_walk import TreeWalk, display_path
@@ -39,6 +40,8 @@ MAX_RESULTS_CEILING = 500
 #: Longer matched lines are cut to this many characters and marked with `…`.
 MAX_LINE_CHARS = 240
 
+#: Files whose lines one ripgrep run reads (phase two).
+_BATCH = 32
 _SIMPLE_GLOB = re.compile(r"[A-Za-z0-9._*?-]+")
 _TRUNCATED = (
     "… more matches truncated (showing first {n}; raise max_results up to "
@@ -73,6 +76,18 @@ class _PatternError(Exception):
 # ── ripgrep ─────────────────────────────────────────────────────────────────
 
 
+def _field_bytes(value: Any) -> bytes:
+    """A ripgrep JSON text field as the bytes it stands for."""
+    if not isinstance(value, dict):
+        return b""
+    if isinstance(value.get("text"), str):
+        return str(value["text"]).encode("utf-8", errors="surrogateescape")
+    try:
+        return base64.b64decode(value.get("bytes") or "")
+    except ValueError:
+        return b""
+
+
 def _field_text(value: Any) -> str:
     """A ripgrep JSON text field: `{"text": …}` or base64 `{"bytes": …}` (invalid UTF-8)."""
     if not isinstance(value, dict):
@@ -85,48 +100,80 @@ def _field_text(value: Any) -> str:
         return ""
 
 
-def _rg_args(pattern: str, glob: str | None, ignore_case: bool, scope: Scope) -> list[str]:
-    args = ["--json", *BASE_ARGS]
+def _rg_query_args(pattern: str, glob: str | None, ignore_case: bool) -> list[str]:
+    args = [*BASE_ARGS]
     if ignore_case:
         args.append("--ignore-case")
-    if glob and _SIMPLE_GLOB.fullmatch(glob):  # prunes early; the filter below decides
+    if glob and _SIMPLE_GLOB.fullmatch(glob):  # prunes early; the glob filter decides
         args += ["--type-add", f"rhoglob:{glob}", "--type", "rhoglob"]
-    return [*args, "--regexp", pattern, "--", scope.argument]
+    return [*args, "--regexp", pattern, "--"]
+
+
+async def _matching_files(
+    rg: str, root: SandboxRoot, rules: IgnoreRules, scope: Scope, query: dict[str, Any]
+) -> list[str]:
+    """Phase one: every file with a match (ripgrep `-l`, all threads), in path order."""
+    files: list[str] = []
+    seen_output = False
+    wanted: PathFilter = query["path_filter"]
+    args = ["--files-with-matches", "--null"]
+    args += _rg_query_args(query["pattern"], query["glob"], query["ignore_case"])
+    with ignore_file(rules.outside_rules(scope.path)) as extra:
+        async with RipgrepRun(
+            rg, [*extra, *args, scope.argument], root.path, separator=b"\0"
+        ) as run:
+            async for record in run.records():
+                seen_output = True
+                path = os.fsdecode(record).removeprefix("./")
+                if wanted(display_path(path)):
+                    files.append(path)
+            status, stderr = await run.finish()
+    if status == 2 and not seen_output and "regex" in stderr.lower():
+        raise _PatternError(error_text(stderr))
+    files.sort(key=path_order)
+    return files
+
+
+async def _matching_lines(
+    rg: str, root: SandboxRoot, files: list[str], query: dict[str, Any]
+) -> list[str]:
+    """Phase two: the matched lines of `files` (explicit paths, searched in order).
+
+    `--no-mmap` makes ripgrep report a NUL byte anywhere in an explicitly named file, as
+    the walk in phase one does; such binary files are dropped.
+    """
+    by_file: dict[str, list[str]] = {}
+    pending: list[str] = []
+    args = ["--json", "--no-mmap", "--threads", "1"]
+    args += _rg_query_args(query["pattern"], None, query["ignore_case"])
+    async with RipgrepRun(rg, [*args, *files], root.path) as run:
+        async for record in run.records():
+            message = json.loads(record)
+            kind, data = message.get("type"), message.get("data") or {}
+            if kind == "begin":
+                pending = []
+            elif kind == "match":
+                path = display_path(os.fsdecode(_field_bytes(data.get("path"))))
+                text = _field_text(data.get("lines"))
+                pending.append(format_match(path, data.get("line_number") or 0, text))
+            elif kind == "end" and data.get("binary_offset") is None:
+                by_file[os.fsdecode(_field_bytes(data.get("path")))] = pending
+        await run.finish()
+    return [line for path in files for line in by_file.get(path, ())]
 
 
 async def _search_rg(
     rg: str, root: SandboxRoot, rules: IgnoreRules, scope: Scope, cap: int, **query: Any
 ) -> Found:
-    """Run ripgrep and keep the first `cap` lines (one more tells of truncation)."""
+    """Find the matching files with every thread, then read lines from the first of them."""
     found = Found()
-    pending: list[str] = []
-    seen_output = False
-    wanted: PathFilter = query["path_filter"]
-    args = _rg_args(query["pattern"], query["glob"], query["ignore_case"], scope)
-    with ignore_file(rules.outside_rules(scope.path)) as extra:
-        async with RipgrepRun(rg, extra + args, root.path) as run:
-            async for record in run.records():
-                seen_output = True
-                message = json.loads(record)
-                kind, data = message.get("type"), message.get("data") or {}
-                if kind == "begin":
-                    pending = []
-                elif kind == "match":
-                    path = _field_text(data.get("path")).removeprefix("./")
-                    if wanted(path):
-                        text = _field_text(data.get("lines"))
-                        pending.append(format_match(path, data.get("line_number") or 0, text))
-                elif kind == "end" and data.get("binary_offset") is None:
-                    found.lines.extend(pending)
-                    if len(found.lines) > cap:
-                        break
-            else:
-                status, stderr = await run.finish()
-                if status == 2 and not seen_output:
-                    raise _PatternError(error_text(stderr))
-    if len(found.lines) > cap:
-        del found.lines[cap:]
-        found.truncated = True
+    files = await _matching_files(rg, root, rules, scope, query)
+    for start in range(0, len(files), _BATCH):
+        found.lines += await _matching_lines(rg, root, files[start : start + _BATCH], query)
+        if len(found.lines) > cap:
+            del found.lines[cap:]
+            found.truncated = True
+            break
     return found
 
 
