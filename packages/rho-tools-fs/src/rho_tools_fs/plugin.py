@@ -16,11 +16,24 @@ if TYPE_CHECKING:
 
 @hookimpl
 def rho_register_tools() -> list[Tool]:
-    """Contribute `read_file` and `write_file`."""
+    """Contribute the file tools, in rho's registration order."""
+    from rho_tools_fs.batch_read import batch_read
+    from rho_tools_fs.find_files import find_files
+    from rho_tools_fs.list_dir import list_dir
     from rho_tools_fs.read_file import read_file
+    from rho_tools_fs.search_files import search_files
+    from rho_tools_fs.session_summary import session_summary
     from rho_tools_fs.write_file import write_file
 
-    return [read_file, write_file]
+    return [
+        read_file,
+        batch_read,
+        write_file,
+        list_dir,
+        search_files,
+        find_files,
+        session_summary,
+    ]
 
 
 __all__ = ["rho_register_tools"]
