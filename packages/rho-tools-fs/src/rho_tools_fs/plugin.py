@@ -16,11 +16,12 @@ if TYPE_CHECKING:
 
 @hookimpl
 def rho_register_tools() -> list[Tool]:
-    """Contribute `read_file` and `write_file`."""
+    """Contribute `read_file`, `write_file` and `edit_file`."""
+    from rho_tools_fs.edit_file import edit_file
     from rho_tools_fs.read_file import read_file
     from rho_tools_fs.write_file import write_file
 
-    return [read_file, write_file]
+    return [read_file, write_file, edit_file]
 
 
 __all__ = ["rho_register_tools"]
