@@ -59,7 +59,26 @@ def regions(doc: Document, ordered: list[Splice], new_lines: list[str]) -> list[
             last.new_last = max(last.new_last, region.new_last)
         else:
             found.append(region)
-    return found
+    return [region for region in found if _trim(region, doc.lines, new_lines)]
+
+
+def _trim(region: Region, old: list[str], new: list[str]) -> bool:
+    """Drop unchanged lines from both ends of `region`; False if nothing is left."""
+    while (
+        region.old_first <= region.old_last
+        and region.new_first <= region.new_last
+        and old[region.old_last] == new[region.new_last]
+    ):
+        region.old_last -= 1
+        region.new_last -= 1
+    while (
+        region.old_first <= region.old_last
+        and region.new_first <= region.new_last
+        and old[region.old_first] == new[region.new_first]
+    ):
+        region.old_first += 1
+        region.new_first += 1
+    return region.old_first <= region.old_last or region.new_first <= region.new_last
 
 
 class _Rows:

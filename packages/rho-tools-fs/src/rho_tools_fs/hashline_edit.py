@@ -151,6 +151,12 @@ def validate(index: int, edit: dict[str, Any]) -> HashlineEdit:
 
 def to_splice(doc: Document, edit: HashlineEdit, notes: list[str]) -> Splice:
     """Resolve the anchors of `edit` against `doc` and turn it into a splice."""
+    for anchor, label in ((edit.pos, "anchor"), (edit.end, "end anchor")):
+        if anchor is not None and anchor.line > doc.line_count:
+            raise EditError(
+                f"edit_file: {label} line {anchor.line} is out of range "
+                f"(file has {doc.line_count} lines)"
+            )
     first, note = resolve(doc, edit.pos)
     if note:
         notes.append(note)
