@@ -7,8 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from rho_kernel import hookimpl, tool
+from rho_kernel.config import ConfigError, RhoConfig
 from rho_kernel.messages import ChatMessage, FunctionCall, ToolCall
 from rho_kernel.providers import DEFAULT_MODEL
 from rho_kernel.runtime import Runtime, RuntimeOptions, StartupError
@@ -178,6 +180,88 @@ def test_disabled_plugin_contributes_nothing(project: Path, tmp_path: Path) -> N
     (tmp_path / ".rho" / "config.toml").write_text('[plugins]\ndisabled = ["rho-tools-fs"]\n')
     runtime = Runtime.build(_options(project, tmp_path, ephemeral=True))
     assert "read_file" not in runtime.tools
+
+
+# ── plugin config sections ──────────────────────────────────────────────────
+
+
+class _GreeterConfig(BaseModel):
+    name: str = "world"
+    times: int = 1
+
+
+class _Greeter:
+    """Declares [greeter] and reads it when contributing its tool."""
+
+    def __init__(self) -> None:
+        self.seen: list[_GreeterConfig] = []
+
+    @hookimpl
+    def rho_register_config_sections(self) -> dict[str, type[BaseModel]]:
+        return {"greeter": _GreeterConfig}
+
+    @hookimpl
+    def rho_register_tools(self, config: RhoConfig) -> list[object]:
+        self.seen.append(config.section("greeter", _GreeterConfig))
+        return []
+
+
+def test_a_plugin_reads_its_section_merged_from_both_files(project: Path, tmp_path: Path) -> None:
+    (tmp_path / ".rho").mkdir()  # home is tmp_path
+    (tmp_path / ".rho" / "config.toml").write_text('[greeter]\nname = "ann"\ntimes = 2\n')
+    (project / ".rho").mkdir()
+    (project / ".rho" / "config.toml").write_text("[greeter]\ntimes = 3\n")
+    greeter = _Greeter()
+    runtime = Runtime.build(
+        _options(project, tmp_path, ephemeral=True, plugin_objects=(("greeter", greeter),))
+    )
+    assert [(seen.name, seen.times) for seen in greeter.seen] == [("ann", 3)]
+    assert runtime.config.section("greeter", _GreeterConfig).times == 3
+
+
+def test_the_first_party_packs_own_their_sections(project: Path, tmp_path: Path) -> None:
+    from rho_ext_js.config import ExtensionsConfig
+    from rho_memory.config import MemoryConfig
+
+    (tmp_path / ".rho").mkdir()
+    (tmp_path / ".rho" / "config.toml").write_text(
+        '[memory]\nenabled = true\n[extensions]\nenabled = ["docs"]\n'
+    )
+    config = Runtime.build(_options(project, tmp_path, ephemeral=True)).config
+    assert config.section("memory", MemoryConfig).enabled is True
+    assert config.section("extensions", ExtensionsConfig).enabled == ["docs"]
+
+
+def test_a_section_declared_twice_is_a_startup_error_naming_both(
+    project: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        Runtime.build(
+            _options(
+                project,
+                tmp_path,
+                ephemeral=True,
+                plugin_objects=(("greeter-a", _Greeter()), ("greeter-b", _Greeter())),
+            )
+        )
+    assert "[greeter]" in str(info.value)
+    assert "'greeter-a'" in str(info.value) and "'greeter-b'" in str(info.value)
+
+
+def test_a_plugin_whose_declaration_fails_is_reported_and_rho_starts(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Broken:
+        @hookimpl
+        def rho_register_config_sections(self) -> dict[str, type[BaseModel]]:
+            raise RuntimeError("no sections today")
+
+    (tmp_path / ".rho").mkdir()
+    (tmp_path / ".rho" / "config.toml").write_text("[broken]\nx = 1\n")
+    Runtime.build(_options(project, tmp_path, ephemeral=True, plugin_objects=(("b", Broken()),)))
+    err = capsys.readouterr().err
+    assert "plugin 'b' failed in rho_register_config_sections: no sections today" in err
+    assert "no installed plugin reads [broken]" in err
 
 
 def _config(project: Path, text: str) -> None:

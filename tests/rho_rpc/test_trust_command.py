@@ -87,3 +87,22 @@ def test_unwritable_store_is_a_clear_error(
         err
         == f"rho: error: {home / '.rho'} is not a plain directory; the trust store is not written\n"
     )
+
+
+def test_settings_of_plugin_sections_are_listed(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # [extensions] belongs to the rho-ext-js plugin: trust still names what it would apply.
+    root = _project(tmp_path, '[extensions]\nenabled = ["docs"]\n[memory]\nenabled = true\n')
+    assert main(["--root", str(root)], home=home) == 0
+    assert 'settings that now apply:\n  extensions.enabled = ["docs"]\n' in capsys.readouterr().out
+
+
+def test_an_invalid_plugin_section_is_not_trusted(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path, '[memory]\nenabled = "yes"\n')
+    assert main(["--root", str(root)], home=home) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rho: error: ") and "memory.enabled: expected true or false" in err
+    assert not TrustStore.load(home).entries

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from rho_kernel.config import (
     PROJECT_CONFIG,
@@ -43,8 +45,8 @@ class Env:
         data = project_config_path(self.root).read_bytes()
         TrustStore.load(self.home).trust(self.root, PROJECT_CONFIG, data)
 
-    def load(self) -> RhoConfig:
-        return load_config(self.root, home=self.home, warn=self.warnings.append)
+    def load(self, sections: Mapping[str, type[BaseModel]] | None = None) -> RhoConfig:
+        return load_config(self.root, home=self.home, warn=self.warnings.append, sections=sections)
 
 
 @pytest.fixture

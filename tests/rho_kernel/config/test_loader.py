@@ -9,7 +9,6 @@ import pytest
 
 from rho_kernel.config import (
     ConfigError,
-    ExtensionsConfig,
     RhoConfig,
     load_config,
     merge_config_dicts,
@@ -195,14 +194,6 @@ def test_quoted_keys_are_quoted_in_the_key_path(env: Env) -> None:
     assert info.value.key == 'approval.per_tool."my.tool"'
 
 
-def test_extensions_are_type_checked(env: Env) -> None:
-    path = env.user('[extensions.per_extension."rust-docs"]\nmax_memory_mb = "big"\n')
-    with pytest.raises(ConfigError) as info:
-        env.load()
-    assert info.value.file == path
-    assert info.value.key == "extensions.per_extension.rust-docs.max_memory_mb"
-
-
 def test_each_file_is_validated_on_its_own(env: Env) -> None:
     # The project would override the bad user value, but the user file is still wrong.
     path = env.user('[agent]\nmax_iterations = "many"\n')
@@ -240,13 +231,11 @@ def test_project_list_replaces_user_list(env: Env) -> None:
 def test_additive_lists_extend_the_users_and_never_shrink(env: Env, trusted: bool) -> None:
     env.user(
         '[shell]\ndenied_commands = ["a", "b"]\ndenied_flag_combos = [["-r", "-f"]]\n'
-        '[redaction]\ncustom_patterns = ["x"]\n[extensions]\ndisabled = ["e1"]\n'
-        '[plugins]\ndisabled = ["p1"]\n'
+        '[redaction]\ncustom_patterns = ["x"]\n[plugins]\ndisabled = ["p1"]\n'
     )
     env.project(
         '[shell]\ndenied_commands = ["b", "c"]\ndenied_flag_combos = [["-x", "-y"]]\n'
-        '[redaction]\ncustom_patterns = []\n[extensions]\ndisabled = ["e2"]\n'
-        '[plugins]\ndisabled = ["p2"]\n'
+        '[redaction]\ncustom_patterns = []\n[plugins]\ndisabled = ["p2"]\n'
     )
     if trusted:
         env.trust()
@@ -254,7 +243,6 @@ def test_additive_lists_extend_the_users_and_never_shrink(env: Env, trusted: boo
     assert config.shell.denied_commands == ["a", "b", "c"]
     assert config.shell.denied_flag_combos == [["-r", "-f"], ["-x", "-y"]]
     assert config.redaction.custom_patterns == ["x"]
-    assert ExtensionsConfig.model_validate(config.extensions).disabled == ["e1", "e2"]
     # Disabling a plugin could switch off a guard: only a trusted project adds to the list.
     assert config.plugins.disabled == (["p1", "p2"] if trusted else ["p1"])
 
@@ -295,31 +283,10 @@ def test_approval_table_of_a_trusted_project_is_replaced_wholesale(env: Env) -> 
 
 def test_approval_from_user_kept_when_project_silent(env: Env) -> None:
     env.user('[approval.per_tool]\nrun_command = "deny"\n')
-    env.project("[memory]\nenabled = true\n")
+    env.project("[agent]\nmax_iterations = 3\n")
     config = env.load()
     assert config.approval.per_tool == {"run_command": "deny"}
-    assert config.memory.enabled is True
-
-
-def test_extensions_merge_rules(env: Env) -> None:
-    env.user(
-        '[extensions]\nenabled = ["a", "b"]\ndisabled = ["z"]\n'
-        "[extensions.defaults]\nnetwork = true\nmax_memory_mb = 64\n"
-        '[extensions.per_extension."a"]\ncommands = true\n'
-    )
-    env.project(
-        '[extensions]\nenabled = ["c"]\n'
-        "[extensions.defaults]\nmax_memory_mb = 128\n"
-        '[extensions.per_extension."c"]\nnetwork = false\n'
-    )
-    env.trust()
-    extensions = ExtensionsConfig.model_validate(env.load().extensions)
-    assert extensions.enabled == ["c"]
-    assert extensions.disabled == ["z"]
-    assert extensions.defaults.network is True
-    assert extensions.defaults.max_memory_mb == 128
-    assert list(extensions.per_extension) == ["c"]
-    assert extensions.per_extension["c"].network is False
+    assert config.agent.max_iterations == 3
 
 
 def test_legacy_provider_used_without_providers(env: Env) -> None:
@@ -364,19 +331,17 @@ def test_unknown_keys_are_ignored_but_reported(env: Env) -> None:
         "[agent]\nmax_iteration = 3\n"
         "[egress]\nallow = []\n"
         '[[providers]]\nname = "x"\nendpont = "http://x"\n'
-        '[extensions.per_extension."e"]\nnetwrk = true\n'
     )
     env.trust()
     config = env.load()
     assert config.agent.max_iterations == 32
     joined = "\n".join(env.warnings)
-    assert len(env.warnings) == 5
+    assert len(env.warnings) == 4
     assert all(str(path) in warning for warning in env.warnings)
     assert "'model'" in joined and "did you mean 'agent.model'" in joined
     assert "'agent.max_iteration'" in joined and "did you mean 'agent.max_iterations'" in joined
-    assert "'egress'" in joined
+    assert "no installed plugin reads [egress]" in joined
     assert "'providers[0].endpont'" in joined
-    assert "'extensions.per_extension.e.netwrk'" in joined
 
 
 def test_unknown_keys_reported_per_file(env: Env) -> None:
@@ -391,7 +356,9 @@ def test_unknown_keys_reported_per_file(env: Env) -> None:
 def test_default_warn_prints_to_stderr(env: Env, capsys: pytest.CaptureFixture[str]) -> None:
     env.project("[nonsense]\nx = 1\n")
     load_config(env.root, home=env.home)
-    assert "unknown key 'nonsense'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("rho: warning: ")
+    assert "no installed plugin reads [nonsense]" in err
 
 
 # ── merge_config_dicts directly ─────────────────────────────────────────────

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from rho_kernel.config.model import ApprovalMode, RhoConfig
     from rho_kernel.loop.approval import ApprovalGate
     from rho_kernel.loop.compaction import CompactionStrategy
@@ -32,6 +34,31 @@ if TYPE_CHECKING:
 hookspec = pluggy.HookspecMarker("rho")
 
 
+# ── Configuration ────────────────────────────────────────────────────────────
+
+
+@hookspec
+def rho_register_config_sections() -> dict[str, type[BaseModel]]:
+    """Declare the plugin's own top-level config tables: `{"greeter": GreeterConfig}`.
+
+    Called once at startup, after plugins are loaded and before any other hook that receives
+    the config (and by `rho trust`, to judge the project's settings). Return a dict of section
+    name (a bare TOML key) to a pydantic `BaseModel` subclass (an empty dict, or None,
+    declares nothing). rho validates `[name]` of each config file against the model (strict
+    types; errors name the file and `name.key`), merges the user's and the project's tables
+    by the fields' markers (`Additive`, `Replaced`), applies project trust (`NeedsTrust`,
+    `UserOnly`) and warns about unknown keys inside it. Read the result with
+    `config.section("greeter", GreeterConfig)`; a section no file sets holds the model's
+    defaults.
+
+    A name declared by two plugins, or one of the kernel's own tables (`agent`, `shell`, …),
+    is a startup error naming both owners. A name that is not a bare TOML key, or a model
+    that is not a `BaseModel` subclass, is reported and skipped.
+
+    Added in 0.2.
+    """
+
+
 # ── Tools ────────────────────────────────────────────────────────────────────
 
 
@@ -43,7 +70,8 @@ def rho_register_tools(config: RhoConfig, root: Path) -> list[Tool]:
     or `@tool`-decorated functions (an empty list, or None, contributes nothing). Two tools
     with the same name are a startup error naming both plugins.
 
-    :param config: the merged configuration.
+    :param config: the merged configuration; `config.section(name, Model)` reads a plugin's
+        section.
     :param root: the canonical project (sandbox) root.
 
     Added in 0.1.

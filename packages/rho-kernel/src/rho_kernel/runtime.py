@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rho_kernel.cancel import CancelToken
-from rho_kernel.config.loader import load_config
+from rho_kernel.config.loader import ConfigFiles, read_config
 from rho_kernel.config.model import RhoConfig
+from rho_kernel.config.sections import HOOK as SECTIONS_HOOK
+from rho_kernel.config.sections import collect_sections
 from rho_kernel.diagnostics import warn
 from rho_kernel.loop.agent import AgentLoop, LoopParams
 from rho_kernel.loop.observer import Observer
@@ -173,17 +175,19 @@ class Runtime:
             except ProjectRootError as exc:
                 raise StartupError(str(exc)) from None
         root = SandboxRoot(root_path)
-        config = load_config(root.path, home=options.home)
-        if options.max_iterations is not None:
-            config.agent.max_iterations = options.max_iterations
-        if options.token_budget is not None:
-            config.agent.token_budget = options.token_budget
-
-        plugins = PluginHost(disabled=config.plugins.disabled)
+        # Config in two phases: the kernel's sections say which plugins to load; the loaded
+        # plugins then declare their own sections.
+        files = read_config(root.path, home=options.home)
+        plugins = PluginHost(disabled=files.kernel.plugins.disabled)
         plugins.load_defaults(options.plugin_modules)
         for name, plugin in options.plugin_objects:
             plugins.register(plugin, name)
         plugins.load_entrypoints()
+        config = _complete_config(files, plugins)
+        if options.max_iterations is not None:
+            config.agent.max_iterations = options.max_iterations
+        if options.token_budget is not None:
+            config.agent.token_budget = options.token_budget
 
         tools = ToolRegistry()
         for plugin_name, item in plugins.collect(
@@ -486,7 +490,16 @@ def _same_file(first: Path, second: Path) -> bool:
         return False
 
 
-# ── provider and model at startup ─────────────────────────────────────────────
+# ── config and provider at startup ────────────────────────────────────────────
+
+
+def _complete_config(files: ConfigFiles, plugins: PluginHost) -> RhoConfig:
+    """The whole config: phase two of loading, with the sections the plugins declare.
+
+    A section declared twice raises `SectionConflict`, a `ConfigError` (exit status 2).
+    """
+    specs = collect_sections(plugins.call_each(SECTIONS_HOOK), plugins.report)
+    return files.complete({name: spec.model for name, spec in specs.items()})
 
 
 def _startup_providers(

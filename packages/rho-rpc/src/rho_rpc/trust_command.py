@@ -15,7 +15,9 @@ from rho_kernel.config import (
     PROJECT_CONFIG,
     ConfigError,
     loosening_settings,
+    plugin_sections,
     project_config_path,
+    read_config,
 )
 from rho_kernel.diagnostics import error
 from rho_kernel.project import ProjectRootError, find_project_root
@@ -101,7 +103,8 @@ def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
         return _fail(f"{_shown(str(path))} does not exist: there is nothing to trust", 1)
     except OSError as exc:
         return _fail(f"{_shown(str(path))} cannot be read: {exc.strerror or exc}", 1)
-    settings = loosening_settings(root, data, home=home)
+    disabled = read_config(root, home=home, warn=lambda _: None).kernel.plugins.disabled
+    settings = loosening_settings(root, data, home=home, sections=plugin_sections(disabled))
     already = store.is_trusted(root, PROJECT_CONFIG, data)
     entry = store.trust(root, PROJECT_CONFIG, data)
     shown = _shown(f"{entry.root}/{entry.file}")

@@ -1,32 +1,35 @@
-"""Configuration: the schema (`model`), its trust rules (`markers`) and the loader (`loader`)."""
+"""Configuration: the kernel's schema (`model`), field rules (`markers`), the loader (`loader`)
+and plugin sections (`sections`; read them with `RhoConfig.section`)."""
 
+from rho_kernel.config.errors import ConfigError
 from rho_kernel.config.loader import (
     PROJECT_CONFIG,
-    ConfigError,
+    ConfigFiles,
     load_config,
     loosening_settings,
     project_config_path,
+    read_config,
     user_config_path,
 )
 from rho_kernel.config.markers import (
     Additive,
     Loosens,
     NeedsTrust,
+    Replaced,
+    UserOnly,
     adds_items,
     changes,
     disables,
     enables,
     less_strict,
 )
-from rho_kernel.config.merge import merge_config_dicts, provider_key
+from rho_kernel.config.merge import merge_config_dicts, merge_section, provider_key
 from rho_kernel.config.model import (
     AgentConfig,
     ApprovalConfig,
     ApprovalMode,
+    ConfigSectionError,
     ContextConfig,
-    ExtensionPermissions,
-    ExtensionsConfig,
-    MemoryConfig,
     PluginsConfig,
     ProviderConfig,
     RedactionConfig,
@@ -34,29 +37,43 @@ from rho_kernel.config.model import (
     ShellConfig,
     SystemPromptConfig,
 )
-from rho_kernel.config.untrusted import describe_setting, restrict_untrusted
+from rho_kernel.config.sections import (
+    FIRST_PARTY_SECTIONS,
+    KERNEL_OWNER,
+    SectionConflict,
+    SectionSpec,
+    collect_sections,
+    plugin_sections,
+)
+from rho_kernel.config.untrusted import describe_setting, restrict_untrusted, strip_user_only
 
 __all__ = [
+    "FIRST_PARTY_SECTIONS",
+    "KERNEL_OWNER",
     "PROJECT_CONFIG",
     "Additive",
     "AgentConfig",
     "ApprovalConfig",
     "ApprovalMode",
     "ConfigError",
+    "ConfigFiles",
+    "ConfigSectionError",
     "ContextConfig",
-    "ExtensionPermissions",
-    "ExtensionsConfig",
     "Loosens",
-    "MemoryConfig",
     "NeedsTrust",
     "PluginsConfig",
     "ProviderConfig",
     "RedactionConfig",
+    "Replaced",
     "RhoConfig",
+    "SectionConflict",
+    "SectionSpec",
     "ShellConfig",
     "SystemPromptConfig",
+    "UserOnly",
     "adds_items",
     "changes",
+    "collect_sections",
     "describe_setting",
     "disables",
     "enables",
@@ -64,8 +81,12 @@ __all__ = [
     "load_config",
     "loosening_settings",
     "merge_config_dicts",
+    "merge_section",
+    "plugin_sections",
     "project_config_path",
     "provider_key",
+    "read_config",
     "restrict_untrusted",
+    "strip_user_only",
     "user_config_path",
 ]

@@ -1,20 +1,24 @@
 """Declarative rules for config fields, read by the loader from pydantic field metadata.
 
 A repository's `.rho/config.toml` may tighten what the user configured but loosens it only
-once the user trusts that file (`rho trust`). Which values loosen is declared on the field:
+once the user trusts that file (`rho trust`). Which values loosen, and how a project's value
+merges with the user's, is declared on the field — on the kernel's sections and on a plugin's
+alike:
 
 ```python
 from typing import Annotated
-from rho_kernel.config import Additive, NeedsTrust, disables
+from rho_kernel.config import Additive, NeedsTrust, Replaced, UserOnly, disables
 
 
 class GuardConfig(BaseModel):
     enabled: Annotated[bool, NeedsTrust(disables)] = True  # a project may not switch it off
     blocked: Annotated[list[str], Additive()] = []  # a project adds entries, never removes
+    rules: Annotated[dict[str, str], Replaced()] = {}  # a trusted project's table wins whole
+    token_env: Annotated[str | None, UserOnly()] = None  # never read from a project file
 ```
 
-Every predicate takes the project's value and the user's effective value (the user file's
-value, else the field's default) and says whether the project's value loosens it.
+Every `NeedsTrust` predicate takes the project's value and the user's effective value (the
+user file's value, else the field's default) and says whether the project's value loosens it.
 """
 
 from __future__ import annotations
@@ -87,6 +91,27 @@ class Additive:
     """
 
 
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    """Field metadata: a trusted project's value replaces the user's as a whole.
+
+    Without it a table merges entry by entry (the project's entries win, the user's others
+    stay). With it, a trusted project's table takes the user's place entirely; an untrusted
+    project's still merges entry by entry, so the user's entries survive. (Lists are always
+    replaced unless `Additive`; an `Additive` list inside a replaced table is still extended.)
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class UserOnly:
+    """Field metadata: only the user's own config file sets this field.
+
+    A project file's value is ignored — also when the project is trusted — and named in a
+    warning. For settings that are about the user rather than the repository (where the
+    user's own credentials live, a personal quota).
+    """
+
+
 def marker_of(field: FieldInfo, kind: type[_Marker]) -> _Marker | None:
     """The first metadata item of type `kind` on `field`, or None."""
     return next((item for item in field.metadata if isinstance(item, kind)), None)
@@ -96,6 +121,8 @@ __all__ = [
     "Additive",
     "Loosens",
     "NeedsTrust",
+    "Replaced",
+    "UserOnly",
     "adds_items",
     "changes",
     "disables",

@@ -1,24 +1,35 @@
-"""The configuration schema (`~/.rho/config.toml` merged with `<project>/.rho/config.toml`).
+"""The kernel's configuration schema (`~/.rho/config.toml` merged with the project's file).
 
 Fields marked `NeedsTrust` take a project file's value only when it does not loosen the
-user's, or when the user trusts that file; `Additive` lists are extended, never replaced
-(see `rho_kernel.config.markers`).
+user's, or when the user trusts that file; `Additive` lists are extended, never replaced;
+a trusted project's `Replaced` tables replace the user's (see `rho_kernel.config.markers`).
+
+Plugins declare their own sections (`rho_register_config_sections`); the loader validates
+them with the same rules and attaches them to `RhoConfig`, where `RhoConfig.section` reads
+them.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from rho_kernel.config.markers import (
     Additive,
     NeedsTrust,
+    Replaced,
     adds_items,
     disables,
-    enables,
     less_strict,
 )
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+class ConfigSectionError(LookupError):
+    """`RhoConfig.section` was asked for a section that is not registered under that model."""
 
 
 class _Section(BaseModel):
@@ -102,12 +113,6 @@ class RedactionConfig(_Section):
     custom_patterns: Annotated[list[str], Additive()] = Field(default_factory=list)
 
 
-class MemoryConfig(_Section):
-    """`[memory]`: the project knowledge base."""
-
-    enabled: bool = False
-
-
 class SystemPromptConfig(_Section):
     """`[system_prompt]`: fragments appended to the system prompt."""
 
@@ -133,33 +138,6 @@ class PluginsConfig(_Section):
     disabled: Annotated[list[str], NeedsTrust(adds_items), Additive()] = Field(default_factory=list)
 
 
-class ExtensionPermissions(_Section):
-    """`[extensions.defaults]` or `[extensions.per_extension."<name>"]`.
-
-    Every field is optional: None means "not set here" (a per-extension value overrides the
-    defaults field by field; unset everywhere means the extension host's own default).
-    """
-
-    network: Annotated[bool | None, NeedsTrust(enables)] = None
-    commands: Annotated[bool | None, NeedsTrust(enables)] = None
-    max_memory_mb: int | None = Field(None, ge=1)
-    max_execution_time_s: float | None = Field(None, gt=0)
-    allow_paths: Annotated[list[str] | None, NeedsTrust(adds_items)] = None
-
-
-class ExtensionsConfig(_Section):
-    """The typed shape of `[extensions]` (kept as a plain dict in `RhoConfig.extensions`).
-
-    The loader validates `[extensions]` against this model so that type errors are reported
-    with the file and key; extension hosts can parse `RhoConfig.extensions` with it.
-    """
-
-    enabled: Annotated[list[str], NeedsTrust(adds_items)] = Field(default_factory=list)
-    disabled: Annotated[list[str], Additive()] = Field(default_factory=list)
-    defaults: ExtensionPermissions = Field(default_factory=ExtensionPermissions)
-    per_extension: dict[str, ExtensionPermissions] = Field(default_factory=dict)
-
-
 class RhoConfig(_Section):
     """The whole merged configuration. Every field has a default, so an empty file is valid."""
 
@@ -167,15 +145,59 @@ class RhoConfig(_Section):
     #: Endpoints and API key variables: a repository may not choose where data goes.
     providers: Annotated[list[ProviderConfig], NeedsTrust(adds_items)] = Field(default_factory=list)
     provider: Annotated[ProviderConfig | None, NeedsTrust()] = None  # legacy single table
-    approval: ApprovalConfig = Field(default_factory=ApprovalConfig)
+    #: A trusted project's `[approval]` replaces the user's; an untrusted one merges per tool.
+    approval: Annotated[ApprovalConfig, Replaced()] = Field(default_factory=ApprovalConfig)
     shell: ShellConfig = Field(default_factory=ShellConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
-    memory: MemoryConfig = Field(default_factory=MemoryConfig)
     system_prompt: SystemPromptConfig = Field(default_factory=SystemPromptConfig)
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
     models: list[ModelConfig] = Field(default_factory=list)
-    extensions: dict[str, Any] = Field(default_factory=dict)
+
+    #: Plugin sections by name, validated and merged (see `section`).
+    _sections: dict[str, BaseModel] = PrivateAttr(default_factory=dict)
+
+    def section(self, name: str, model: type[_Model]) -> _Model:
+        """The validated, merged section `[name]`, an instance of `model`.
+
+        `name` is a section a plugin declared with `rho_register_config_sections` (the model's
+        defaults when no file sets it), or one of the kernel's own tables (`agent`, `shell`,
+        …). Raises `ConfigSectionError` when no section of that name is registered or it is
+        registered with another model.
+        """
+        value = self._sections.get(name)
+        if value is None and name in type(self).model_fields:
+            kernel = getattr(self, name)
+            value = kernel if isinstance(kernel, BaseModel) else None
+        if value is None:
+            known = ", ".join(f"[{key}]" for key in sorted(self._sections)) or "none"
+            raise ConfigSectionError(
+                f"no config section [{name}] is registered (plugin sections: {known}); a "
+                "plugin declares its sections with the rho_register_config_sections hook"
+            )
+        if not isinstance(value, model):
+            registered = type(value)
+            raise ConfigSectionError(
+                f"config section [{name}] is registered with the model "
+                f"{registered.__module__}.{registered.__qualname__}, not "
+                f"{model.__module__}.{model.__qualname__}"
+            )
+        return value
+
+    def with_sections(self, values: Mapping[str, BaseModel]) -> RhoConfig:
+        """A copy of this config that also holds the plugin sections `values` (by name).
+
+        The loader uses it; tests use it to hand a tool a config with its section set. Raises
+        `ValueError` for a value that is not a model instance or a kernel table's name.
+        """
+        for name, value in values.items():
+            if name in type(self).model_fields:
+                raise ValueError(f"[{name}] is one of the kernel's own config sections")
+            if not isinstance(value, BaseModel):
+                raise ValueError(f"config section [{name}] must be a pydantic model instance")
+        copy = self.model_copy(deep=True)
+        copy._sections = {**self._sections, **values}
+        return copy
 
     @model_validator(mode="after")
     def _adopt_legacy_provider(self) -> RhoConfig:
@@ -189,10 +211,8 @@ __all__ = [
     "AgentConfig",
     "ApprovalConfig",
     "ApprovalMode",
+    "ConfigSectionError",
     "ContextConfig",
-    "ExtensionPermissions",
-    "ExtensionsConfig",
-    "MemoryConfig",
     "ModelConfig",
     "PluginsConfig",
     "ProviderConfig",

@@ -7,8 +7,6 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from rho_kernel.config.model import ExtensionsConfig, RhoConfig
-
 #: How a field holds a nested model: as itself, as a list of them, or as a map of them.
 Nesting = tuple[Literal["model", "list", "dict"], type[BaseModel]]
 
@@ -38,12 +36,7 @@ def _model_in(annotation: Any) -> Nesting | None:
 
 
 def field_nesting(model: type[BaseModel], name: str) -> Nesting | None:
-    """How field `name` of `model` nests a model, or None for a plain value.
-
-    `RhoConfig.extensions` is kept as a plain table but has the shape of `ExtensionsConfig`.
-    """
-    if model is RhoConfig and name == "extensions":
-        return ("model", ExtensionsConfig)
+    """How field `name` of `model` nests a model, or None for a plain value."""
     return _model_in(model.model_fields[name].annotation)
 
 

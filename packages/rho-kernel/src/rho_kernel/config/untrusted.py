@@ -1,42 +1,83 @@
-"""What an untrusted project file may set: its table without the settings that loosen.
+"""What a project file may set: its table without the settings it may not.
 
-The rules are the `NeedsTrust` markers on the schema's fields (`rho_kernel.config.markers`);
-this module only walks a raw project table along a model and applies them.
+An untrusted project loses the settings that loosen the user's (`NeedsTrust`); every project,
+trusted or not, loses the settings only the user's own file sets (`UserOnly`). The rules are
+markers on the schema's fields (`rho_kernel.config.markers`); this module only walks a raw
+project table along a model and applies them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from rho_kernel.config.markers import NeedsTrust, marker_of
+from rho_kernel.config.markers import NeedsTrust, UserOnly, marker_of
 from rho_kernel.config.nesting import field_nesting
 
 _UNSET: Any = object()
+#: A rule's answer for a field without its marker: restrict inside it, if it is a table.
+_UNMARKED: Any = object()
 #: Longer rendered values are left out of a setting's description (the key is enough).
 _MAX_SHOWN = 60
 
 
+#: Decides one marked field: `(field, project value, user value or _UNSET, location,
+#: ignored)` → the part of the value the project may set, `_UNSET`, or `_UNMARKED`.
+_Rule = Callable[[FieldInfo, Any, Any, tuple[Any, ...], list[str]], Any]
+
+
 def restrict_untrusted(
-    model: type[BaseModel], user: Mapping[str, Any], project: Mapping[str, Any]
+    model: type[BaseModel],
+    user: Mapping[str, Any],
+    project: Mapping[str, Any],
+    *,
+    at: tuple[Any, ...] = (),
 ) -> tuple[dict[str, Any], list[str]]:
     """Split a raw project table (of shape `model`) against the raw user table.
 
     Returns the project table without every setting that loosens the user's (per the
     fields' `NeedsTrust` markers), and those settings described as `key = value` (or just
-    `key` for tables and long values), in file order. Neither input is modified.
+    `key` for tables and long values), in file order. `at` is where the table sits in the
+    file (e.g. `("greeter",)` for a plugin section), for the descriptions. Neither input is
+    modified.
     """
     ignored: list[str] = []
-    kept = _restrict(model, user, project, (), ignored)
+    kept = _restrict(model, user, project, at, ignored, _needs_trust)
+    return kept, ignored
+
+
+def strip_user_only(
+    model: type[BaseModel], project: Mapping[str, Any], *, at: tuple[Any, ...] = ()
+) -> tuple[dict[str, Any], list[str]]:
+    """Split a raw project table (of shape `model`) into what it may set and its `UserOnly`
+    settings (described as in `restrict_untrusted`), which a project never sets."""
+    ignored: list[str] = []
+    kept = _restrict(model, {}, project, at, ignored, _user_only)
     return kept, ignored
 
 
 def _table(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def _needs_trust(
+    field: FieldInfo, value: Any, mine: Any, loc: tuple[Any, ...], ignored: list[str]
+) -> Any:
+    rule = marker_of(field, NeedsTrust)
+    return _UNMARKED if rule is None else _judge(rule, field, value, mine, loc, ignored)
+
+
+def _user_only(
+    field: FieldInfo, value: Any, mine: Any, loc: tuple[Any, ...], ignored: list[str]
+) -> Any:
+    if marker_of(field, UserOnly) is None:
+        return _UNMARKED
+    ignored.append(describe_setting(loc, value))
+    return _UNSET
 
 
 def _restrict(
@@ -45,6 +86,7 @@ def _restrict(
     project: Mapping[str, Any],
     loc: tuple[Any, ...],
     ignored: list[str],
+    rule: _Rule,
 ) -> dict[str, Any]:
     kept: dict[str, Any] = {}
     for key, value in project.items():
@@ -52,14 +94,12 @@ def _restrict(
         if field is None:  # unknown keys are reported elsewhere and change nothing
             kept[key] = value
             continue
-        rule = marker_of(field, NeedsTrust)
         mine = user.get(key, _UNSET)
-        if rule is not None:
-            allowed = _judge(rule, field, value, mine, (*loc, key), ignored)
-            if allowed is not _UNSET:
-                kept[key] = allowed
-            continue
-        kept[key] = _descend(model, key, value, mine, (*loc, key), ignored)
+        allowed = rule(field, value, mine, (*loc, key), ignored)
+        if allowed is _UNMARKED:
+            kept[key] = _descend(model, key, value, mine, (*loc, key), ignored, rule)
+        elif allowed is not _UNSET:
+            kept[key] = allowed
     return kept
 
 
@@ -70,6 +110,7 @@ def _descend(
     mine: Any,
     loc: tuple[Any, ...],
     ignored: list[str],
+    rule: _Rule,
 ) -> Any:
     """Restrict a nested table (or list or map of tables); plain values pass unchanged."""
     nesting = field_nesting(model, key)
@@ -77,18 +118,18 @@ def _descend(
         return value
     how, inner = nesting
     if how == "model" and isinstance(value, Mapping):
-        return _restrict(inner, _table(mine), value, loc, ignored)
+        return _restrict(inner, _table(mine), value, loc, ignored, rule)
     if how == "dict" and isinstance(value, Mapping):
         users = _table(mine)
         return {
-            name: _restrict(inner, _table(users.get(name)), item, (*loc, name), ignored)
+            name: _restrict(inner, _table(users.get(name)), item, (*loc, name), ignored, rule)
             if isinstance(item, Mapping)
             else item
             for name, item in value.items()
         }
     if how == "list" and isinstance(value, list):
         return [
-            _restrict(inner, {}, item, (*loc, index), ignored)
+            _restrict(inner, {}, item, (*loc, index), ignored, rule)
             if isinstance(item, Mapping)
             else item
             for index, item in enumerate(value)
@@ -149,4 +190,4 @@ def _plain(value: Any) -> bool:
     return isinstance(value, str | bool | int | float)
 
 
-__all__ = ["describe_setting", "restrict_untrusted"]
+__all__ = ["describe_setting", "restrict_untrusted", "strip_user_only"]
