@@ -599,3 +599,29 @@ async def test_distant_edits_are_separate_hunks(tmp_path: Path) -> None:
     anchors = result.output.split("<fresh-anchors>\n")[1].split("</fresh-anchors>")[0]
     assert "  ...\n" in anchors
     assert "line 20" not in anchors
+
+
+# ── registration and settings ───────────────────────────────────────────────
+
+
+def test_plugin_registers_edit_file_and_the_tools_section() -> None:
+    from rho_kernel.plugins import PluginHost
+    from rho_tools_fs import plugin
+    from rho_tools_fs.config import ToolsConfig
+
+    host = PluginHost(autoload=False, report=lambda message: None)
+    assert host.register(plugin, "rho-tools-fs")
+    tools = [
+        tool for _, tool in host.collect("rho_register_tools", config=RhoConfig(), root=Path("."))
+    ]
+    assert edit_file in tools
+    names = [tool.name for tool in tools]
+    assert names.index("write_file") < names.index("edit_file")
+    assert plugin.rho_register_config_sections() == {"tools": ToolsConfig}
+
+
+def test_settings_default_without_the_section() -> None:
+    from rho_tools_fs.edit_file import edit_settings
+
+    settings = edit_settings(ctx(Path(".")))
+    assert settings.syntax_check is True and settings.reject_syntax_errors is False

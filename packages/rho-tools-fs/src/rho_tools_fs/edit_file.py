@@ -12,10 +12,11 @@ import asyncio
 from typing import Any
 
 from rho_kernel.cancel import run_to_completion
+from rho_kernel.config import ConfigSectionError
 from rho_kernel.diagnostics import warn
 from rho_kernel.security import ProtectedPathError, SandboxError, SandboxRoot
 from rho_kernel.tools import Phase, Risk, Tool, ToolContext, ToolResult
-from rho_tools_fs.config import EditConfig
+from rho_tools_fs.config import SECTION, EditConfig, ToolsConfig
 from rho_tools_fs.edit_diff import new_lines_of, regions, render_diff, render_fresh_anchors
 from rho_tools_fs.edit_document import EditError
 from rho_tools_fs.edit_plan import EditPlan, byte_edits, plan_edit, sandbox_hint
@@ -67,16 +68,11 @@ PARAMETERS: dict[str, Any] = {
 
 
 def edit_settings(ctx: ToolContext) -> EditConfig:
-    """The `[tools.edit]` settings in effect for this call."""
-    section = getattr(ctx.config, "section", None)
-    if callable(section):
-        try:
-            value = section("tools.edit", EditConfig)
-        except Exception:  # the section is validated at startup; never fail an edit on it
-            value = None
-        if isinstance(value, EditConfig):
-            return value
-    return EditConfig()
+    """The `[tools.edit]` settings in effect for this call (defaults outside a full runtime)."""
+    try:
+        return ctx.config.section(SECTION, ToolsConfig).edit
+    except ConfigSectionError:  # a bare config without the plugin's section (tests, embedding)
+        return EditConfig()
 
 
 def _header(plan: EditPlan) -> str:

@@ -8,10 +8,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pydantic import BaseModel
+
 from rho_kernel import hookimpl
+from rho_tools_fs.config import SECTION, ToolsConfig
 
 if TYPE_CHECKING:
     from rho_kernel.tools import Tool
+
+
+@hookimpl
+def rho_register_config_sections() -> dict[str, type[BaseModel]]:
+    """Declare `[tools]` (`[tools.edit]` for edit_file; read with `config.section`)."""
+    return {SECTION: ToolsConfig}
 
 
 @hookimpl
@@ -24,4 +33,4 @@ def rho_register_tools() -> list[Tool]:
     return [read_file, write_file, edit_file]
 
 
-__all__ = ["rho_register_tools"]
+__all__ = ["rho_register_config_sections", "rho_register_tools"]
