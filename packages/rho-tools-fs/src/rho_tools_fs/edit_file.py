@@ -195,7 +195,7 @@ def outline_edit(arguments: dict[str, Any], result: ToolResult) -> str | None:
     """`edit_file src/app.py: 2 edits, 120 → 123 lines` (or the first line of the error)."""
     path = str(arguments.get("path", "?"))[:100]
     if result.is_error:
-        return f"edit_file {path}: failed — {result.output.splitlines()[0][:80]}"
+        return f"edit_file {path}: failed — {result.output.splitlines()[0]}"[:200]
     details = result.details if isinstance(result.details, dict) else {}
     if not details:
         return f"edit_file {path}: no changes"

@@ -109,7 +109,7 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     """`read_file src/main.rs: 120 lines`, or the error's first line."""
     path = str(arguments.get("path", "?"))[:100]
     if result.is_error:
-        return f"read_file {path}: failed — {result.output.splitlines()[0][:80]}"
+        return f"read_file {path}: failed — {result.output.splitlines()[0]}"[:200]
     body = result.output[len(OPEN_TAG) + 1 : -(len(CLOSE_TAG) + 1)]
     count = body.count("\n") + 1 if body else 0
     return f"read_file {path}: {count} line{'' if count == 1 else 's'}"

@@ -97,7 +97,7 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     """`write_file notes.md: 120 bytes`, or the error's first line."""
     path = str(arguments.get("path", "?"))[:100]
     if result.is_error:
-        return f"write_file {path}: failed — {result.output.splitlines()[0][:80]}"
+        return f"write_file {path}: failed — {result.output.splitlines()[0]}"[:200]
     words = result.output.split()
     size = words[1] if len(words) > 1 and words[1].isdigit() else "?"
     return f"write_file {path}: {size} bytes"
