@@ -70,11 +70,18 @@ def fold16_many(blobs: list[bytes]) -> list[int]:
     folds = _fold_lanes(flat, len(flat) // LANE_WIDTH)
     starts = [0, *accumulate(pieces)]
     result = list(map(folds.__getitem__, starts[:-1]))
-    for index in compress(range(len(blobs)), map((1).__lt__, pieces)):
-        acc = 0
-        for value in folds[starts[index] : starts[index + 1]]:
-            acc = (acc * _PIECE_BASE + value) & _LOW16
-        result[index] = acc
+    # Lines of several lanes: Horner over their pieces, one pass per piece position, each
+    # pass over all lines that still have a piece there.
+    multi = list(compress(range(len(blobs)), map((1).__lt__, pieces)))
+    step = 1
+    while multi:
+        at = [starts[index] + step for index in multi]
+        shifted = map(operator.mul, map(result.__getitem__, multi), repeat(_PIECE_BASE))
+        combined = map(operator.add, shifted, map(folds.__getitem__, at))
+        for index, value in zip(multi, map(operator.and_, combined, repeat(_LOW16)), strict=True):
+            result[index] = value
+        step += 1
+        multi = [index for index in multi if pieces[index] > step]
     return result
 
 

@@ -96,6 +96,11 @@ def line_hashes(lines: Sequence[str], first_line_no: int = 1) -> list[str]:
     text = "\n".join(lines)
     if len(lines) < 8 or text.count("\n") != len(lines) - 1:
         return [line_hash(line, number) for number, line in enumerate(lines, first_line_no)]
+    return _joined_hashes(text, lines, first_line_no)
+
+
+def _joined_hashes(text: str, lines: Sequence[str], first_line_no: int) -> list[str]:
+    """The hashes of `lines`, given as `text` = `"\\n".join(lines)` too."""
     data = text.encode("utf-8", "surrogatepass")
     seeds = fold16_many(data.split(b"\n"))
     for index in _low_information(data, lines):
@@ -110,10 +115,15 @@ def format_hashline(line: str, line_no: int, width: int) -> str:
 
 def format_hashlines(text: str) -> str:
     """`text` as hashline rows joined by `\\n`; numbers are right-aligned to the widest."""
-    lines = split_lines(text)
+    if not text:
+        return ""
+    body = text.replace("\r\n", "\n")  # as split_lines does
+    body = body[:-1] if body.endswith("\n") else body
+    lines = body.split("\n")
     width = len(str(len(lines)))
     numbers = map(str.rjust, map(str, range(1, len(lines) + 1)), repeat(width))
-    rows = zip(numbers, repeat("#"), line_hashes(lines), repeat(":"), lines, repeat("\n"))
+    hashes = _joined_hashes(body, lines, 1) if len(lines) >= 8 else line_hashes(lines)
+    rows = zip(numbers, repeat("#"), hashes, repeat(":"), lines, repeat("\n"))
     return "".join(chain.from_iterable(rows))[:-1]
 
 
