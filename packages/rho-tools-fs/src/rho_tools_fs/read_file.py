@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from rho_kernel.security import FileTypeError, PathNotFoundError, SandboxError, SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
@@ -105,7 +105,17 @@ def _render(handle: BinaryIO, shown: str, hashline: bool) -> ToolResult:
     return ToolResult(frame(body))
 
 
-@tool(risk=Risk.READ, phase=Phase.EXPLORATION)
+def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
+    """`read_file src/main.rs: 120 lines`, or the error's first line."""
+    path = str(arguments.get("path", "?"))[:100]
+    if result.is_error:
+        return f"read_file {path}: failed — {result.output.splitlines()[0]}"[:200]
+    body = result.output[len(OPEN_TAG) + 1 : -(len(CLOSE_TAG) + 1)]
+    count = body.count("\n") + 1 if body else 0
+    return f"read_file {path}: {count} line{'' if count == 1 else 's'}"
+
+
+@tool(risk=Risk.READ, phase=Phase.EXPLORATION, outline=_outline)
 async def read_file(path: str, hashline: bool = True, *, ctx: ToolContext) -> ToolResult:
     """Read a text file in the project.
 

@@ -12,6 +12,7 @@ import contextlib
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 from rho_kernel.cancel import run_to_completion
 from rho_kernel.security import (
@@ -92,7 +93,17 @@ def _write(root: SandboxRoot, path: str, data: bytes) -> Path:
     return target.path
 
 
-@tool(risk=Risk.WRITE, phase=Phase.EXECUTION)
+def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
+    """`write_file notes.md: 120 bytes`, or the error's first line."""
+    path = str(arguments.get("path", "?"))[:100]
+    if result.is_error:
+        return f"write_file {path}: failed — {result.output.splitlines()[0]}"[:200]
+    words = result.output.split()
+    size = words[1] if len(words) > 1 and words[1].isdigit() else "?"
+    return f"write_file {path}: {size} bytes"
+
+
+@tool(risk=Risk.WRITE, phase=Phase.EXECUTION, outline=_outline)
 async def write_file(path: str, content: str, *, ctx: ToolContext) -> ToolResult:
     """Create a file, or replace an existing file's entire content, in the project.
 

@@ -1,0 +1,117 @@
+"""Exact-match edits: `{old_text, new_text}`, each `old_text` found exactly once.
+
+Every `old_text` is matched against the file as read (never against the result of another
+edit), in the normalised view of `rho_tools_fs.edit_document`: a `\\r\\n` in the file matches a
+`\\n` in `old_text`, so text copied from read_file matches a CRLF file too.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rho_tools_fs.edit_document import Document, EditError, Splice
+
+#: Characters of `old_text` quoted in an error.
+QUOTE_CHARS = 80
+_REGEX_TOKENS = ("\\s*", "\\s+", "\\d+", "\\d*", "\\w+", "\\w*", "\\n", "\\t", "\\r", ".+", ".*")
+_HASHLINE_PREFIX = re.compile(r"^\s*\d+#[A-Z]{4}:", re.MULTILINE)
+_WHITESPACE = re.compile(r"\s+")
+_MAX_LISTED = 5
+
+
+def debug_quote(text: str) -> str:
+    """`text` quoted with escapes, as Rust's `{:?}` shows a string."""
+    out = ['"']
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\r":
+            out.append("\\r")
+        elif char == "\t":
+            out.append("\\t")
+        elif ord(char) < 0x20 or ord(char) == 0x7F or 0xD800 <= ord(char) <= 0xDFFF:
+            out.append(f"\\u{{{ord(char):x}}}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+def _shown(old_text: str) -> str:
+    if len(old_text) <= QUOTE_CHARS:
+        return debug_quote(old_text)
+    return debug_quote(old_text[:QUOTE_CHARS]) + "…"
+
+
+def _not_found_hint(doc: Document, old: str) -> str:
+    if _HASHLINE_PREFIX.search(old):
+        return (
+            "Hint: old_text contains read_file's line anchors (like '12#ABCD:'), which are not "
+            "part of the file. Leave them out, or use a hashline edit with those anchors."
+        )
+    if "<\\context" in old:
+        return (
+            "Hint: read_file shows '<context' inside a file as '<\\context'; the file itself "
+            "has no backslash there. Leave it out of old_text."
+        )
+    tokens = [token for token in _REGEX_TOKENS if token in old]
+    if tokens:
+        return (
+            "Hint: old_text is matched literally, not as a regular expression, and it contains "
+            + ", ".join(tokens)
+            + ". Give the exact text of the file."
+        )
+    squeezed = _WHITESPACE.sub(" ", old).strip()
+    if squeezed and squeezed in _WHITESPACE.sub(" ", doc.norm):
+        return (
+            "Hint: the text is in the file but with different whitespace or indentation; "
+            "copy it exactly (read_file shows the file as it is)."
+        )
+    return (
+        "Hint: old_text must match the file exactly, including whitespace and indentation. "
+        "Re-read the file and copy the text without the line anchors ('12#ABCD:') and "
+        "without the <context> tags."
+    )
+
+
+def _strings(index: int, edit: dict[str, Any]) -> tuple[str, str]:
+    for key in ("old_text", "new_text"):
+        if key not in edit or edit[key] is None:
+            raise EditError(f"edit_file: edit {index} missing '{key}'")
+        if not isinstance(edit[key], str):
+            raise EditError(f"edit_file: edit {index}: '{key}' must be a string")
+    old = edit["old_text"].replace("\r\n", "\n")
+    if not old:
+        raise EditError(f"edit_file: edit {index}: old_text is empty")
+    return old, edit["new_text"].replace("\r\n", "\n")
+
+
+def to_splice(doc: Document, index: int, edit: dict[str, Any], shown_path: str) -> Splice:
+    """Find exact-match edit number `index` (1-based) in `doc` and turn it into a splice."""
+    old, new = _strings(index, edit)
+    start = doc.norm.find(old)
+    if start < 0:
+        raise EditError(
+            f"edit_file: old_text not found in `{shown_path}`: {_shown(edit['old_text'])}\n"
+            + _not_found_hint(doc, old)
+        )
+    if doc.norm.find(old, start + 1) >= 0:
+        positions = []
+        at = start
+        while at >= 0:  # overlapping occurrences count too
+            positions.append(at)
+            at = doc.norm.find(old, at + 1)
+        listed = ", ".join(str(doc.line_index(at) + 1) for at in positions[:_MAX_LISTED])
+        more = ", …" if len(positions) > _MAX_LISTED else ""
+        raise EditError(
+            f"edit_file: old_text is ambiguous ({len(positions)} matches) in `{shown_path}`: "
+            f"{_shown(edit['old_text'])}\nHint: it occurs at lines {listed}{more}; include "
+            "more of the surrounding text to make it unique."
+        )
+    return Splice(start, start + len(old), new, index, exact=True)
+
+
+__all__ = ["QUOTE_CHARS", "debug_quote", "to_splice"]

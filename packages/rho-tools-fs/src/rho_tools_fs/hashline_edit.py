@@ -1,0 +1,198 @@
+"""Hashline edits: `{op, pos, end?, lines}` addressed by `{line}#{HASH}` anchors.
+
+An anchor must still name the line it was taken from. If the hash does not match the line
+at that number, the anchored content is looked for within five lines either way (the file
+may have moved under it); it is used only if found there exactly once. Otherwise the edit
+is refused with the current anchors around it — a line whose content changed is never
+edited on the strength of its number alone. `end` anchors are checked the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from rho_tools_fs.edit_document import Document, EditError, Splice
+from rho_tools_fs.hashline import format_hashline, line_hash
+
+OPS = ("replace", "append", "prepend", "delete")
+#: How far (in lines, either way) a stale anchor's content is looked for.
+SEARCH_RADIUS = 5
+# `12#ABCD`, also as copied from a read_file row (`  12#ABCD:content`).
+_ANCHOR = re.compile(r"\s*(\d{1,9})#([^\s:]+)(?::.*)?", re.DOTALL)
+_MISMATCH_INDENT = "\n" + " " * 21
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """A parsed `{line}#{hash}` anchor."""
+
+    line: int
+    hash: str
+
+    def __str__(self) -> str:
+        return f"{self.line}#{self.hash}"
+
+
+def parse_anchor(value: object) -> Anchor | None:
+    """The anchor in `value`, or None if it is not one."""
+    if not isinstance(value, str):
+        return None
+    match = _ANCHOR.fullmatch(value)
+    if match is None or int(match.group(1)) < 1:
+        return None
+    return Anchor(int(match.group(1)), match.group(2).upper())
+
+
+def _high_information(line: str) -> bool:
+    """Content-hashed and long enough that an equal hash nearby means the same line."""
+    return len(line.strip()) >= 4 and any(char.isalnum() for char in line)
+
+
+def _fresh_rows(doc: Document, line: int) -> str:
+    width = len(str(doc.line_count))
+    low, high = max(1, line - 3), min(doc.line_count, line + 3)
+    rows = [format_hashline(doc.lines[n - 1], n, width) for n in range(low, high + 1)]
+    return _MISMATCH_INDENT.join(rows)
+
+
+def _mismatch(doc: Document, anchor: Anchor, label: str, detail: str) -> EditError:
+    current = line_hash(doc.lines[anchor.line - 1], anchor.line)
+    content = doc.lines[anchor.line - 1]
+    return EditError(
+        f"edit_file: hash mismatch at {label} {anchor} and {detail}\n"
+        f"Expected line:  {anchor}:{content}\n"
+        f"Actual line:    {anchor.line}#{current}:{content}\n\n"
+        f"Fresh hashes around mismatch:\n{_fresh_rows(doc, anchor.line)}\n\n"
+        f"Use updated anchor {anchor.line}#{current} to retry."
+    )
+
+
+def resolve(doc: Document, anchor: Anchor, label: str = "anchor") -> tuple[int, str | None]:
+    """The line `anchor` names now, and a note if it had to be relocated."""
+    if anchor.line > doc.line_count:
+        raise EditError(
+            f"edit_file: {label} line {anchor.line} is out of range "
+            f"(file has {doc.line_count} lines)"
+        )
+    if line_hash(doc.lines[anchor.line - 1], anchor.line) == anchor.hash:
+        return anchor.line, None
+    found = []
+    for distance in range(1, SEARCH_RADIUS + 1):
+        for line in (anchor.line + distance, anchor.line - distance):
+            if 1 <= line <= doc.line_count:
+                text = doc.lines[line - 1]
+                if _high_information(text) and line_hash(text, line) == anchor.hash:
+                    found.append((line, distance))
+    if not found:
+        raise _mismatch(doc, anchor, label, "no similar content found nearby")
+    if len(found) > 1:
+        where = ", ".join(str(line) for line, _ in sorted(found))
+        raise _mismatch(doc, anchor, label, f"its content appears more than once nearby ({where})")
+    line, distance = found[0]
+    note = f"anchor {anchor} resolved to {line}#{anchor.hash} (neighborhood search, ±{distance})"
+    return line, note
+
+
+def _new_lines(index: int, edit: dict[str, Any], op: str) -> list[str]:
+    if "lines" not in edit or edit["lines"] is None:
+        if op == "delete":
+            return []
+        raise EditError(f"edit_file: edit {index} missing 'lines'")
+    value = edit["lines"]
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise EditError(f"edit_file: edit {index}: 'lines' must be an array of strings")
+    # An element holding line breaks stands for several lines.
+    return [line for item in value for line in item.replace("\r\n", "\n").split("\n")]
+
+
+@dataclass(frozen=True)
+class HashlineEdit:
+    """A validated hashline edit (anchors parsed, not yet resolved)."""
+
+    index: int
+    op: str
+    pos: Anchor
+    end: Anchor | None
+    lines: list[str]
+
+
+def validate(index: int, edit: dict[str, Any]) -> HashlineEdit:
+    """Check the shape of hashline edit number `index` (1-based)."""
+    op = edit.get("op")
+    if op not in OPS:
+        raise EditError(
+            f"edit_file: invalid op '{op}' (expected replace, append, prepend or delete)"
+        )
+    if "pos" not in edit:
+        raise EditError(f"edit_file: edit {index} missing 'pos'")
+    pos = parse_anchor(edit["pos"])
+    if pos is None:
+        raise EditError(
+            f"edit_file: edit {index} invalid anchor '{edit['pos']}' (expected e.g. 12#ABCD)"
+        )
+    end = None
+    if edit.get("end") is not None:
+        end = parse_anchor(edit["end"])
+        if end is None:
+            raise EditError(
+                f"edit_file: edit {index} invalid anchor '{edit['end']}' (expected e.g. 12#ABCD)"
+            )
+        if op in ("append", "prepend"):
+            raise EditError(f"edit_file: edit {index}: 'end' is only valid with replace or delete")
+    lines = _new_lines(index, edit, op)
+    if op in ("append", "prepend") and not lines:
+        raise EditError(f"edit_file: edit {index}: 'lines' is empty; nothing to {op}")
+    return HashlineEdit(index, op, pos, end, lines)
+
+
+def to_splice(doc: Document, edit: HashlineEdit, notes: list[str]) -> Splice:
+    """Resolve the anchors of `edit` against `doc` and turn it into a splice."""
+    for anchor, label in ((edit.pos, "anchor"), (edit.end, "end anchor")):
+        if anchor is not None and anchor.line > doc.line_count:
+            raise EditError(
+                f"edit_file: {label} line {anchor.line} is out of range "
+                f"(file has {doc.line_count} lines)"
+            )
+    first, note = resolve(doc, edit.pos)
+    if note:
+        notes.append(note)
+    last = first
+    if edit.end is not None:
+        last, note = resolve(doc, edit.end, "end anchor")
+        if note:
+            notes.append(note)
+        if last < first:
+            raise EditError(
+                f"edit_file: edit {edit.index}: end anchor {edit.end} is before pos {edit.pos}"
+            )
+    text = "\n".join(edit.lines)
+    if edit.op == "append":
+        at = doc.content_end(first)
+        return Splice(at, at, "\n" + text, edit.index)
+    if edit.op == "prepend":
+        at = doc.line_start(first)
+        return Splice(at, at, text + "\n", edit.index)
+    if edit.op == "replace" and (edit.lines or edit.end is None):
+        # A single line replaced by no lines becomes an empty line (as in rho's original).
+        return Splice(doc.line_start(first), doc.content_end(last), text, edit.index)
+    # delete (or replace of a range by nothing): remove the lines with their endings.
+    if last < doc.line_count or doc.trailing_newline:
+        return Splice(doc.line_start(first), doc.line_start(last + 1), "", edit.index)
+    start = doc.content_end(first - 1) if first > 1 else 0
+    return Splice(start, len(doc.norm), "", edit.index)
+
+
+__all__ = [
+    "OPS",
+    "SEARCH_RADIUS",
+    "Anchor",
+    "HashlineEdit",
+    "parse_anchor",
+    "resolve",
+    "to_splice",
+    "validate",
+]

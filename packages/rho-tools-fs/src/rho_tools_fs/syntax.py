@@ -1,0 +1,277 @@
+"""Syntax checks of an edit with tree-sitter (grammars from tree-sitter-language-pack).
+
+`check` parses the file before and after an edit — the "after" tree incrementally from the
+"before" tree, so only the edited regions are re-parsed — and reports
+
+- the ERROR and MISSING nodes of the new text that the old text did not have (an edit is not
+  blamed for errors that were already there), with line and column;
+- for exact-match edits, every edit boundary that falls inside a token (an identifier, a
+  keyword, a number, an operator) rather than between tokens: `old_text` that starts or ends
+  in the middle of a word usually means a mistaken match. Boundaries inside comments,
+  strings and other free text are normal and not reported, nor is anything in prose
+  languages (Markdown, reStructuredText, …).
+
+Trees are cached by the hash of the text they parse (a bounded LRU), so the tree of a file
+just edited serves as the "before" tree of the next edit. tree-sitter is imported on first use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rho_tools_fs.languages import PROSE
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Tree
+
+#: Files larger than this are not checked (bytes).
+MAX_SYNTAX_BYTES = 4 * 1024 * 1024
+#: Parse trees kept for reuse.
+CACHE_SIZE = 16
+#: New syntax errors listed at most (the rest are counted).
+MAX_LISTED = 5
+_MAX_COLLECTED = 200
+_SNIPPET_CHARS = 40
+_FREE_TEXT = re.compile(r"comment|string|heredoc|char|text|template|doc|regex|fragment|content")
+
+
+Point = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ByteEdit:
+    """One replaced range, in bytes and (row, byte column) points, as tree-sitter wants it."""
+
+    start_byte: int
+    old_end_byte: int
+    new_end_byte: int
+    start_point: Point
+    old_end_point: Point
+    new_end_point: Point
+
+
+@dataclass(frozen=True, slots=True)
+class SyntaxIssue:
+    """A syntax error in the new text: 1-based line and column (in characters), and what."""
+
+    line: int
+    column: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSplit:
+    """An edit boundary inside a token: which edit, `start` or `end`, the token's kind and text."""
+
+    edit: int
+    boundary: str
+    kind: str
+    text: str
+
+
+@dataclass
+class SyntaxReport:
+    """What `check` found."""
+
+    language: str
+    new_errors: list[SyntaxIssue] = field(default_factory=list)
+    new_error_count: int = 0
+    splits: list[NodeSplit] = field(default_factory=list)
+
+
+class TreeCache:
+    """Parse trees keyed by (language, content hash), least recently used dropped first."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self._trees: OrderedDict[tuple[str, bytes], Tree] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(language: str, data: bytes) -> tuple[str, bytes]:
+        """The cache key of `data` parsed as `language`."""
+        return language, hashlib.blake2b(data, digest_size=16).digest()
+
+    def get(self, key: tuple[str, bytes]) -> Tree | None:
+        """The cached tree for `key`, or None."""
+        with self._lock:
+            tree = self._trees.get(key)
+            if tree is not None:
+                self._trees.move_to_end(key)
+            return tree
+
+    def put(self, key: tuple[str, bytes], tree: Tree) -> None:
+        """Remember `tree` (never edited afterwards: users edit a copy)."""
+        with self._lock:
+            self._trees[key] = tree
+            self._trees.move_to_end(key)
+            while len(self._trees) > self.size:
+                self._trees.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._trees)
+
+
+CACHE = TreeCache()
+_languages: dict[str, Any] = {}
+_languages_lock = threading.Lock()
+
+
+def _parser(language: str) -> Any:
+    """A new parser for `language` (parsers are not shared between threads)."""
+    from tree_sitter import Parser
+    from tree_sitter_language_pack import get_language
+
+    with _languages_lock:
+        if language not in _languages:
+            _languages[language] = get_language(language)  # type: ignore[arg-type]
+    return Parser(_languages[language])
+
+
+def _parse(language: str, data: bytes, cache: TreeCache) -> Tree:
+    key = cache.key(language, data)
+    tree = cache.get(key)
+    if tree is None:
+        tree = _parser(language).parse(data)
+        cache.put(key, tree)
+    return tree
+
+
+def _reparse(language: str, before: Tree, after: bytes, edits: Sequence[ByteEdit]) -> Tree:
+    edited = before.copy()
+    for edit in sorted(edits, key=lambda e: e.start_byte, reverse=True):
+        edited.edit(
+            start_byte=edit.start_byte,
+            old_end_byte=edit.old_end_byte,
+            new_end_byte=edit.new_end_byte,
+            start_point=edit.start_point,
+            old_end_point=edit.old_end_point,
+            new_end_point=edit.new_end_point,
+        )
+    return _parser(language).parse(after, edited)
+
+
+def _error_nodes(tree: Tree) -> list[Node]:
+    found: list[Node] = []
+    stack = [tree.root_node]
+    while stack and len(found) < _MAX_COLLECTED:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            found.append(node)
+            continue
+        stack.extend(reversed([child for child in node.children if child.has_error]))
+    return found
+
+
+def _signature(node: Node) -> tuple[str, str]:
+    if node.is_missing:
+        return "missing", node.type
+    return "error", (node.text or b"")[:200].decode("utf-8", "replace")
+
+
+def _describe(node: Node, data: bytes) -> SyntaxIssue:
+    row, column = node.start_point
+    line_start = node.start_byte - column
+    chars = len(data[line_start : node.start_byte].decode("utf-8", "replace"))
+    if node.is_missing:
+        message = f"missing `{node.type}`"
+    else:
+        text = (node.text or b"").decode("utf-8", "replace").strip()
+        first = text.splitlines()[0] if text else ""
+        if len(first) > _SNIPPET_CHARS:
+            first = first[:_SNIPPET_CHARS] + "…"
+        message = f"syntax error at `{first}`" if first else "syntax error"
+    return SyntaxIssue(row + 1, chars + 1, message)
+
+
+def _new_errors(before: Tree, after: Tree, data: bytes, report: SyntaxReport) -> None:
+    if not after.root_node.has_error:
+        return
+    old = Counter(_signature(node) for node in _error_nodes(before))
+    for node in _error_nodes(after):
+        signature = _signature(node)
+        if old[signature]:
+            old[signature] -= 1
+            continue
+        report.new_error_count += 1
+        if len(report.new_errors) < MAX_LISTED:
+            report.new_errors.append(_describe(node, data))
+
+
+def _in_free_text(node: Node) -> bool:
+    current: Node | None = node
+    for _ in range(4):
+        if current is None:
+            return False
+        if current.is_error or _FREE_TEXT.search(current.type):
+            return True
+        current = current.parent
+    return False
+
+
+def _split_token(tree: Tree, offset: int, size: int) -> Node | None:
+    """The token (leaf) that `offset` falls strictly inside, if any."""
+    if offset <= 0 or offset >= size:
+        return None
+    node = tree.root_node.descendant_for_byte_range(offset - 1, offset + 1)
+    if node is None or node.child_count or not node.start_byte < offset < node.end_byte:
+        return None
+    if tree.root_node.has_error and _inside_error(node):
+        return None
+    return None if _in_free_text(node) else node
+
+
+def _inside_error(node: Node) -> bool:
+    current: Node | None = node
+    while current is not None:
+        if current.is_error:
+            return True
+        current = current.parent
+    return False
+
+
+def check(
+    language: str,
+    before: bytes,
+    after: bytes,
+    edits: Sequence[ByteEdit],
+    boundaries: Sequence[tuple[int, str, int]] = (),
+    cache: TreeCache = CACHE,
+) -> SyntaxReport:
+    """Check the edit that turned `before` into `after` (`edits` describes it).
+
+    `boundaries` are (edit number, "start" or "end", byte offset in `before`) of exact-match
+    edits, checked for splitting a token. Blocking: run it in a worker thread.
+    """
+    report = SyntaxReport(language)
+    before_tree = _parse(language, before, cache)
+    after_tree = _reparse(language, before_tree, after, edits)
+    cache.put(cache.key(language, after), after_tree)
+    _new_errors(before_tree, after_tree, after, report)
+    if language not in PROSE:
+        for edit, boundary, offset in boundaries:
+            token = _split_token(before_tree, offset, len(before))
+            if token is not None:
+                text = (token.text or b"").decode("utf-8", "replace")
+                report.splits.append(NodeSplit(edit, boundary, token.type, text))
+    return report
+
+
+__all__ = [
+    "CACHE",
+    "CACHE_SIZE",
+    "MAX_LISTED",
+    "MAX_SYNTAX_BYTES",
+    "ByteEdit",
+    "NodeSplit",
+    "SyntaxIssue",
+    "SyntaxReport",
+    "TreeCache",
+    "check",
+]

@@ -1,0 +1,137 @@
+"""edit_file through the real `rho` process: approval, the edit on disk, the result the model
+gets, live outline-free output, and `[tools.edit] reject_syntax_errors` from the project config."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+
+from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+from rho_tools_fs.hashline import line_hash
+
+SOURCE = "def area(width, height):\n    return width * height\n"
+
+
+def _result(rho: RhoProcess) -> dict:
+    return next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
+
+
+def _prompt_with_approval(rho: RhoProcess, approve: bool = True) -> dict:
+    prompt = rho.request("prompt", {"message": "edit it"})
+    request = rho.notification("approval/request")["params"]
+    assert request["tool"] == "edit_file" and request["risk"] == "write"
+    rho.answer_approval(request, approved=approve)
+    return rho.wait_for(lambda m: m.get("id") == prompt and "method" not in m)
+
+
+def test_edit_file_edits_after_approval_and_reports_the_diff(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    (project / "shapes.py").write_text(SOURCE)
+    pos = f"2#{line_hash('    return width * height', 2)}"
+    server.add(
+        tool_call_reply(
+            "edit_file",
+            {
+                "path": "shapes.py",
+                "edits": [
+                    {"op": "replace", "pos": pos, "lines": ["    return width * height / 2"]},
+                    {"old_text": "def area", "new_text": "def triangle_area"},
+                ],
+            },
+        ),
+        text_reply("done"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    response = _prompt_with_approval(rho)
+    assert response["result"]["reply"] == "done"
+    assert (project / "shapes.py").read_text() == (
+        "def triangle_area(width, height):\n    return width * height / 2\n"
+    )
+    result = _result(rho)
+    assert result["is_error"] is False
+    assert result["output"].startswith("applied 1 hashline + 1 legacy edit(s) to shapes.py\n<diff>")
+    assert f"+ 2#{line_hash('    return width * height / 2', 2)}:" in result["output"]
+    # The model got the same text as the tool result.
+    tool_message = json.dumps(server.requests[-1].json["messages"][-1])
+    assert "<fresh-anchors>" in tool_message
+    assert rho.finish() == 0
+    assert "Traceback" not in rho.stderr_text()
+
+
+def test_denied_edit_leaves_the_file(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    (project / "shapes.py").write_text(SOURCE)
+    server.add(
+        tool_call_reply(
+            "edit_file",
+            {"path": "shapes.py", "edits": [{"old_text": "width *", "new_text": "w *"}]},
+        ),
+        text_reply("ok"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt_with_approval(rho, approve=False)
+    assert (project / "shapes.py").read_text() == SOURCE
+    assert rho.finish() == 0
+
+
+def test_project_setting_rejects_syntax_errors(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    (project / ".rho").mkdir(exist_ok=True)
+    (project / ".rho" / "config.toml").write_text("[tools.edit]\nreject_syntax_errors = true\n")
+    (project / "shapes.py").write_text(SOURCE)
+    server.add(
+        tool_call_reply(
+            "edit_file",
+            {"path": "shapes.py", "edits": [{"old_text": "height):", "new_text": "height:"}]},
+        ),
+        text_reply("ok"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt_with_approval(rho)
+    result = _result(rho)
+    assert result["is_error"] is True
+    assert result["output"].startswith(
+        "edit_file: edit refused: it would add 1 syntax error to `shapes.py` (python)"
+    )
+    assert (project / "shapes.py").read_text() == SOURCE
+    assert rho.finish() == 0
+    stderr = rho.stderr_text()
+    assert "unknown key" not in stderr and "Traceback" not in stderr
+
+
+def test_syntax_errors_are_a_warning_by_default(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    (project / "shapes.py").write_text(SOURCE)
+    server.add(
+        tool_call_reply(
+            "edit_file",
+            {"path": "shapes.py", "edits": [{"old_text": "height):", "new_text": "height:"}]},
+        ),
+        text_reply("ok"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt_with_approval(rho)
+    result = _result(rho)
+    assert result["is_error"] is False
+    assert "\n[warning] syntax: the edit introduces " in result["output"]
+    assert (project / "shapes.py").read_text() == SOURCE.replace("height):", "height:")
+    assert rho.finish() == 0
+
+
+def test_an_invalid_tools_edit_value_stops_startup(  # type: ignore[no-untyped-def]
+    start_rho, project: Path
+) -> None:
+    (project / ".rho").mkdir(exist_ok=True)
+    path = project / ".rho" / "config.toml"
+    path.write_text('[tools.edit]\nreject_syntax_errors = "yes"\n')
+    process = start_rho("--ephemeral")
+    assert process.finish() == 2
+    stderr = process.stderr_text()
+    assert stderr.startswith(f"rho: error: {path}: tools.edit.reject_syntax_errors: ")
+    assert "Traceback" not in stderr
