@@ -1,11 +1,21 @@
-"""Security primitives: the file sandbox every file tool goes through, and the project trust
-store that gates what a repository's own files may change.
+"""Security primitives: the file sandbox every file tool goes through, the command policy
+every shell line is checked against, and the project trust store that gates what a
+repository's own files may change.
 
 Open files through `SandboxRoot` (`ctx.root` in a tool): `open_read`, `open_dir` and
 `write_parent` resolve a path without ever letting a symlink lead outside the project, and
 refuse writes into `.git` and `.rho` (`PROTECTED_NAMES`).
+
+Check a shell line with `CommandPolicy.from_config(ctx.config.shell).check(line)`: a
+`Denial` (its `rule` and `reason`) or None.
 """
 
+from rho_kernel.security.commands import (
+    BUILTIN_DENIED_COMMANDS,
+    CommandPolicy,
+    Denial,
+    command_name,
+)
 from rho_kernel.security.sandbox import (
     PROTECTED_NAMES,
     FileTypeError,
@@ -28,8 +38,11 @@ from rho_kernel.security.trust import (
 )
 
 __all__ = [
+    "BUILTIN_DENIED_COMMANDS",
     "PROTECTED_NAMES",
     "TRUST_STORE_NAME",
+    "CommandPolicy",
+    "Denial",
     "FileTypeError",
     "PathNotFoundError",
     "ProtectedPathError",
@@ -41,6 +54,7 @@ __all__ = [
     "TrustStore",
     "WriteTarget",
     "canonical_root",
+    "command_name",
     "file_digest",
     "protected_name",
     "trust_store_path",
