@@ -15,7 +15,7 @@ root = Path(sys.argv[1])
 runtime = Runtime.build(RuntimeOptions(cwd=root, root=root, home=root, ephemeral=True,
                                        plugin_modules=(("rho-rpc", "rho_rpc.plugin"),)))
 add_discover(collect_methods(runtime))
-heavy = sorted(m for m in ("httpx", "httpcore", "rich", "sqlite3", "sqlite_utils", "tree_sitter", "py_mini_racer") if m in sys.modules)
+heavy = sorted(m for m in ("httpx", "httpcore", "rich", "sqlite3", "sqlite_utils", "tree_sitter", "tree_sitter_language_pack", "pathspec", "py_mini_racer") if m in sys.modules)
 print(",".join(heavy))
 """
 

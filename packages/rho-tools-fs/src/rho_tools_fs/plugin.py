@@ -16,11 +16,13 @@ if TYPE_CHECKING:
 
 @hookimpl
 def rho_register_tools() -> list[Tool]:
-    """Contribute `read_file` and `write_file`."""
+    """Contribute the file and shell tools, in rho's registration order."""
     from rho_tools_fs.read_file import read_file
+    from rho_tools_fs.run_command import run_command
+    from rho_tools_fs.wait_for import wait_for
     from rho_tools_fs.write_file import write_file
 
-    return [read_file, write_file]
+    return [read_file, write_file, run_command, wait_for]
 
 
 __all__ = ["rho_register_tools"]
