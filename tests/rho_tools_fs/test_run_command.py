@@ -28,6 +28,18 @@ def test_tool_metadata() -> None:
     assert set(params["properties"]) == {"command", "cwd", "input", "timeout_secs"}
 
 
+def test_plugin_registers_the_shell_tools_after_the_file_tools() -> None:
+    from rho_kernel.plugins import PluginHost
+    from rho_tools_fs import plugin
+    from rho_tools_fs.wait_for import wait_for
+    from rho_tools_fs.write_file import write_file
+
+    host = PluginHost(autoload=False, report=lambda message: None)
+    assert host.register(plugin, "rho-tools-fs")
+    tools = [t for _, t in host.collect("rho_register_tools", config=RhoConfig(), root=Path("."))]
+    assert tools.index(write_file) < tools.index(run_command) < tools.index(wait_for)
+
+
 async def test_stdout_only(tmp_path: Path) -> None:
     result = await run(tmp_path, command="echo hi")
     assert (result.output, result.is_error) == ("exit_code: 0\nhi\n", False)
