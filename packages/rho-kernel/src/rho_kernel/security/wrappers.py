@@ -28,8 +28,8 @@ class InnerArgv:
 
 @dataclass(frozen=True, slots=True)
 class InnerLine:
-    """A line of shell text (`shell` is "bash" or "pwsh") that the command runs; `word`
-    holds it, None when its text is only known at run time (`what` says where it came from)."""
+    """A line of shell text (`shell` is "bash" or "pwsh") that the command runs: `text`,
+    None when it is only known at run time; `what` names where it came from (`bash -c`)."""
 
     text: str | None
     shell: str
