@@ -268,4 +268,4 @@ def test_plugin_registers_both_tools() -> None:
     tools = [
         tool for _, tool in host.collect("rho_register_tools", config=RhoConfig(), root=Path("."))
     ]
-    assert [tool for tool in tools if tool in (read_file, write_file)] == [read_file, write_file]
+    assert tools.index(read_file) < tools.index(write_file)

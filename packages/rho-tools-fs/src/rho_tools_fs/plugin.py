@@ -25,14 +25,16 @@ def rho_register_config_sections() -> dict[str, type[BaseModel]]:
 
 @hookimpl
 def rho_register_tools() -> list[Tool]:
-    """Contribute the file tools, in rho's registration order."""
+    """Contribute the file, search and shell tools, in rho's registration order."""
     from rho_tools_fs.batch_read import batch_read
     from rho_tools_fs.edit_file import edit_file
     from rho_tools_fs.find_files import find_files
     from rho_tools_fs.list_dir import list_dir
     from rho_tools_fs.read_file import read_file
+    from rho_tools_fs.run_command import run_command
     from rho_tools_fs.search_files import search_files
     from rho_tools_fs.session_summary import session_summary
+    from rho_tools_fs.wait_for import wait_for
     from rho_tools_fs.write_file import write_file
 
     return [
@@ -43,6 +45,8 @@ def rho_register_tools() -> list[Tool]:
         edit_file,
         search_files,
         find_files,
+        run_command,
+        wait_for,
         session_summary,
     ]
 

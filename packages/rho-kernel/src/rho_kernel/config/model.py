@@ -86,10 +86,18 @@ class ApprovalConfig(_Section):
 
 
 class ShellConfig(_Section):
-    """`[shell]`: additions to the command denylist."""
+    """`[shell]`: the shell `run_command` and `wait_for` use, their limits, and additions to
+    the command denylist and to the environment variables commands never see."""
 
+    #: Which shell runs commands (None: bash, or PowerShell on Windows). A repository may not
+    #: choose it: the PowerShell checks are a tokenizer, not a full parser.
+    program: Annotated[Literal["bash", "pwsh", "powershell"] | None, NeedsTrust()] = None
+    timeout_secs: int = Field(120, ge=1)
+    max_timeout_secs: int = Field(600, ge=1)
+    max_output_bytes: int = Field(65536, ge=1024)
     denied_commands: Annotated[list[str], Additive()] = Field(default_factory=list)
     denied_flag_combos: Annotated[list[list[str]], Additive()] = Field(default_factory=list)
+    env_remove: Annotated[list[str], Additive()] = Field(default_factory=list)
 
 
 class ContextConfig(_Section):

@@ -1,12 +1,21 @@
-"""Security primitives: the file sandbox every file tool goes through, the project trust
-store that gates what a repository's own files may change, and the redactor that keeps
-secrets out of tool output.
+"""Security primitives: the file sandbox every file tool goes through, the command policy
+every shell line is checked against, the project trust store that gates what a repository's
+own files may change, and the redactor that keeps secrets out of tool output.
 
 Open files through `SandboxRoot` (`ctx.root` in a tool): `open_read`, `open_dir` and
 `write_parent` resolve a path without ever letting a symlink lead outside the project, and
 refuse writes into `.git` and `.rho` (`PROTECTED_NAMES`).
+
+Check a shell line with `CommandPolicy.from_config(ctx.config.shell).check(line)`: a
+`Denial` (its `rule` and `reason`) or None.
 """
 
+from rho_kernel.security.commands import (
+    BUILTIN_DENIED_COMMANDS,
+    CommandPolicy,
+    Denial,
+    command_name,
+)
 from rho_kernel.security.redaction import REDACTED, Redactor, StreamRedactor
 from rho_kernel.security.sandbox import (
     PROTECTED_NAMES,
@@ -30,9 +39,12 @@ from rho_kernel.security.trust import (
 )
 
 __all__ = [
+    "BUILTIN_DENIED_COMMANDS",
     "PROTECTED_NAMES",
     "REDACTED",
     "TRUST_STORE_NAME",
+    "CommandPolicy",
+    "Denial",
     "FileTypeError",
     "PathNotFoundError",
     "ProtectedPathError",
@@ -46,6 +58,7 @@ __all__ = [
     "TrustStore",
     "WriteTarget",
     "canonical_root",
+    "command_name",
     "file_digest",
     "protected_name",
     "trust_store_path",

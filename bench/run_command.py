@@ -1,0 +1,72 @@
+"""Overhead of run_command (`true`) through the tool vs a bare `subprocess.run(["true"])`.
+
+Run: python3 -m uv run python bench/run_command.py [iterations]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rho_kernel.cancel import CancelToken
+from rho_kernel.config.model import RhoConfig
+from rho_kernel.security import CommandPolicy, SandboxRoot
+from rho_kernel.tools import ToolContext
+from rho_tools_fs.run_command import run_command
+
+
+def bare(iterations: int) -> float:
+    started = time.perf_counter()
+    for _ in range(iterations):
+        subprocess.run(["true"], check=True)
+    return (time.perf_counter() - started) / iterations
+
+
+def bare_bash(iterations: int) -> float:
+    started = time.perf_counter()
+    for _ in range(iterations):
+        subprocess.run(["bash", "--noprofile", "--norc", "-c", "true"], check=True)
+    return (time.perf_counter() - started) / iterations
+
+
+async def through_tool(root: Path, iterations: int) -> float:
+    ctx = ToolContext(root=SandboxRoot(root), config=RhoConfig(), cancel=CancelToken())
+    await run_command.execute({"command": "true"}, ctx)  # warm up (tree-sitter grammar)
+    started = time.perf_counter()
+    for _ in range(iterations):
+        result = await run_command.execute({"command": "true"}, ctx)
+        assert not result.is_error, result.output
+    return (time.perf_counter() - started) / iterations
+
+
+def policy_only(iterations: int) -> float:
+    policy = CommandPolicy()
+    policy.check("true")
+    started = time.perf_counter()
+    for _ in range(iterations):
+        policy.check("cargo test -p core 2>&1 | tail -50 && echo done")
+    return (time.perf_counter() - started) / iterations
+
+
+def main() -> None:
+    iterations = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    with tempfile.TemporaryDirectory() as tmp:
+        tool = asyncio.run(through_tool(Path(tmp), iterations))
+    plain = bare(iterations)
+    shell = bare_bash(iterations)
+    check = policy_only(iterations * 10)
+    print(f"iterations:                      {iterations}")
+    print(f"subprocess.run(['true']):        {plain * 1000:8.3f} ms")
+    print(f"subprocess.run(bash -c true):    {shell * 1000:8.3f} ms")
+    print(f"run_command 'true' (tool):       {tool * 1000:8.3f} ms")
+    print(f"  overhead vs bare true:         {(tool - plain) * 1000:8.3f} ms")
+    print(f"  overhead vs bare bash -c:      {(tool - shell) * 1000:8.3f} ms")
+    print(f"policy check (one line):         {check * 1e6:8.1f} µs")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""The process runner: every process a tool starts goes through `run_process`.
+
+- `run_process(argv, root=ctx.root, cwd=…, input=…, timeout=…, max_output_bytes=…,
+  on_output=ctx.report_output, cancel=ctx.cancel)` runs a command in its own process
+  group with its working directory inside the sandbox, stops the whole group on timeout
+  or cancellation, keeps the head and tail of its output, and streams live output,
+  throttled; it returns a `ProcessResult`.
+- `find_shell(program)` gives the `ShellProgram` (bash or PowerShell) that runs command
+  lines, `command_environment(remove)` the environment they get (model API keys removed).
+- `Launcher` is the seam for confinement: a function that rewrites the argv before start.
+"""
+
+from rho_kernel.process.capture import CappedOutput
+from rho_kernel.process.live import LiveOutput, OutputCallback
+from rho_kernel.process.runner import (
+    DEFAULT_KILL_GRACE,
+    Launcher,
+    ProcessResult,
+    ProcessStartError,
+    resolve_cwd,
+    run_process,
+)
+from rho_kernel.process.shell import (
+    SECRET_PATTERNS,
+    ShellNotFoundError,
+    ShellProgram,
+    command_environment,
+    find_shell,
+)
+
+__all__ = [
+    "DEFAULT_KILL_GRACE",
+    "SECRET_PATTERNS",
+    "CappedOutput",
+    "Launcher",
+    "LiveOutput",
+    "OutputCallback",
+    "ProcessResult",
+    "ProcessStartError",
+    "ShellNotFoundError",
+    "ShellProgram",
+    "command_environment",
+    "find_shell",
+    "resolve_cwd",
+    "run_process",
+]

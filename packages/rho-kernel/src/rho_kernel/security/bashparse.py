@@ -1,0 +1,192 @@
+"""Parse a bash line with the tree-sitter bash grammar into simple commands.
+
+Every `command` node of the tree is collected — those inside pipelines, lists, subshells,
+`{ …; }` groups, `$(…)`, backticks, process substitutions, functions, loops and
+conditionals alike — so nothing hides behind the first word. tree-sitter is imported on
+first use, never at startup.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from rho_kernel.security.shellwords import ParsedLine, SimpleCommand, Word, shown
+
+#: Node types that are arguments of a command (anything else is skipped: assignments,
+#: redirections, comments).
+_ARGUMENT_TYPES = frozenset(
+    {
+        "word",
+        "number",
+        "string",
+        "raw_string",
+        "ansi_c_string",
+        "translated_string",
+        "concatenation",
+        "simple_expansion",
+        "expansion",
+        "command_substitution",
+        "process_substitution",
+        "arithmetic_expansion",
+        "brace_expression",
+    }
+)
+_REDIRECT_TYPES = frozenset({"file_redirect", "herestring_redirect"})
+_HOME_VARIABLES = frozenset({"HOME", "{HOME}"})
+_GLOB = re.compile(r"(?<!\\)[*?\[]|(?<!\\)\{[^}]*(,|\.\.)[^}]*\}")
+_ANSI_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+_ANSI = re.compile(
+    r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL
+)
+
+
+@functools.cache
+def _parser() -> Any:
+    from tree_sitter_language_pack import get_parser
+
+    return get_parser("bash")
+
+
+def _unescape_word(text: str) -> str:
+    """An unquoted word after backslash removal (`c\\url` is `curl`)."""
+    return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.DOTALL)
+
+
+def _unescape_double(text: str) -> str:
+    """The inside of a double-quoted string: only `\\$`, `` \\` ``, `\\"`, `\\\\` escape."""
+    return re.sub(r'\\([$`"\\])', r"\1", text.replace("\\\n", ""))
+
+
+def _ansi_char(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if code[0] in "xuU":
+        return chr(min(int(code[1:], 16), 0x10FFFF))
+    if code[0].isdigit():
+        return chr(int(code, 8))
+    if code[0] == "c" and len(code) == 2:
+        return chr(ord(code[1]) & 0x1F)
+    return _ANSI_ESCAPES.get(code, "\\" + code)
+
+
+def _decode_ansi(text: str) -> str:
+    """The value of `$'…'` (without `$'` and `'`)."""
+    return _ANSI.sub(_ansi_char, text)
+
+
+def _text(node: Any) -> str:
+    return bytes(node.text).decode("utf-8", "replace")
+
+
+def _expansion_worst(node: Any) -> str:
+    """`$HOME`/`${HOME}` count as `~` in the worst case; other expansions as empty."""
+    if node.type in ("simple_expansion", "expansion"):
+        name = _text(node)[1:]
+        if name in _HOME_VARIABLES:
+            return "~"
+    return ""
+
+
+def _string_word(node: Any, text: str) -> Word:
+    """A `"…"` or `$"…"` string: static unless it holds an expansion."""
+    dynamic = [c for c in node.named_children if c.type != "string_content"]
+    start = 2 if text.startswith('$"') else 1
+    if not dynamic:
+        return Word(text, _unescape_double(text[start:-1]), _unescape_double(text[start:-1]))
+    worst = "".join(
+        _unescape_double(_text(c)) if c.type == "string_content" else _expansion_worst(c)
+        for c in node.named_children
+    )
+    return Word(text, None, worst)
+
+
+def word_of(node: Any) -> Word:
+    """The `Word` for an argument node."""
+    text = _text(node)
+    kind = node.type
+    if kind == "word":
+        value = _unescape_word(text)
+        return Word(text, value, value, pattern=bool(_GLOB.search(text)))
+    if kind == "number":
+        return Word.literal(text)
+    if kind == "raw_string":
+        return Word(text, text[1:-1], text[1:-1])
+    if kind == "ansi_c_string":
+        value = _decode_ansi(text[2:-1])
+        return Word(text, value, value)
+    if kind in ("string", "translated_string"):
+        return _string_word(node, text)
+    if kind == "concatenation":
+        parts = [word_of(child) for child in node.children]
+        value = (
+            None if any(p.value is None for p in parts) else "".join(p.value or "" for p in parts)
+        )
+        worst = "".join(p.worst for p in parts)
+        return Word(text, value, worst, pattern=any(p.pattern for p in parts))
+    if kind == "brace_expression":
+        return Word(text, text, text, pattern=True)
+    return Word(text, None, _expansion_worst(node))
+
+
+def _simple_command(node: Any) -> SimpleCommand | None:
+    words: list[Word] = []
+    for child in node.children:
+        if child.type == "command_name":
+            inner = child.named_children
+            words.append(word_of(inner[0]) if inner else word_of(child))
+        elif words and child.type in _ARGUMENT_TYPES:
+            words.append(word_of(child))
+    return SimpleCommand(words, _text(node)) if words else None
+
+
+def _syntax_error(root: Any) -> str:
+    """Where the first ERROR or missing node is, for the denial message."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            row, column = node.start_point
+            near = shown(_text(node), 40) or node.type
+            what = f"missing {node.type!r}" if node.is_missing else f"near {near!r}"
+            return f"syntax error at line {row + 1}, column {column + 1}, {what}"
+        stack.extend(reversed(node.children))
+    return "syntax error"
+
+
+def parse_bash(command: str) -> ParsedLine:
+    """Every simple command and redirection target of `command`, or its syntax error."""
+    tree = _parser().parse(command.encode("utf-8", "surrogatepass"))
+    root = tree.root_node
+    parsed = ParsedLine()
+    if root.has_error:
+        parsed.error = _syntax_error(root)
+    stack = [root]
+    while stack:  # iterative: a deeply nested line cannot exhaust the Python stack
+        node = stack.pop()
+        if node.type == "command":
+            simple = _simple_command(node)
+            if simple is not None:
+                parsed.commands.append(simple)
+        elif node.type in _REDIRECT_TYPES:
+            targets = [c for c in node.named_children if c.type in _ARGUMENT_TYPES]
+            parsed.redirects.extend(word_of(t) for t in targets)
+        stack.extend(reversed(node.children))
+    return parsed
+
+
+__all__ = ["parse_bash", "word_of"]

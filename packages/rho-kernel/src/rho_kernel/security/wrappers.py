@@ -1,0 +1,297 @@
+"""Commands that run other commands: what they run, so the policy can check it too.
+
+`sudo curl`, `env X=1 curl`, `timeout 5 curl`, `xargs curl`, `find -exec curl {} ;`,
+`bash -c 'curl …'`, `pwsh -Command …`, `eval …` and their kin each hide the command that
+really runs behind their own name. `inner_commands` returns it: an argument vector (checked
+as a simple command) or a line of shell text (parsed and checked in full).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+
+from rho_kernel.security.shellwords import Word
+
+#: Shells whose `-c STRING` is a bash-like line.
+POSIX_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "yash", "rbash"})
+PWSH_SHELLS = frozenset({"pwsh", "powershell", "pwsh-preview"})
+
+
+@dataclass(frozen=True, slots=True)
+class InnerArgv:
+    """A command run with these words as its argument vector."""
+
+    words: list[Word]
+
+
+@dataclass(frozen=True, slots=True)
+class InnerLine:
+    """A line of shell text (`shell` is "bash" or "pwsh") that the command runs: `text`,
+    None when it is only known at run time; `what` names where it came from (`bash -c`)."""
+
+    text: str | None
+    shell: str
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReadsStdin:
+    """A shell that would read its commands from standard input."""
+
+
+Inner = InnerArgv | InnerLine | ReadsStdin
+
+# option → takes a value, for the wrappers whose options are skipped to find the command
+_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
+    "sudo": frozenset(
+        {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group"}
+        | {"--host", "--prompt", "--close-from", "--chdir", "--role", "--type", "--other-user"}
+        | {"--command-timeout"}
+    ),
+    "doas": frozenset({"-u", "-C"}),
+    "exec": frozenset({"-a"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "nohup": frozenset(),
+    "setsid": frozenset(),
+    "builtin": frozenset(),
+    "coproc": frozenset(),
+    "time": frozenset({"-f", "--format", "-o", "--output"}),
+    "stdbuf": frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}),
+    "ionice": frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "-u"}),
+    "xargs": frozenset(
+        {"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "--max-args", "-P"}
+        | {"--max-procs", "-s", "--max-chars", "--process-slot-var"}
+    ),
+    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    "taskset": frozenset(),
+    "chroot": frozenset({"--userspec", "--groups"}),
+    "unbuffer": frozenset(),
+    "busybox": frozenset(),
+}
+#: Wrappers that take one positional argument (a duration, a CPU mask, a directory)
+#: before the command.
+_LEADING_POSITIONAL = frozenset({"timeout", "taskset", "chroot"})
+_PWSH_VALUE_PARAMS = (
+    "-executionpolicy",
+    "-workingdirectory",
+    "-outputformat",
+    "-inputformat",
+    "-windowstyle",
+    "-configurationname",
+    "-custompipename",
+    "-settingsfile",
+)
+
+
+def _options_end(args: list[Word], with_value: frozenset[str]) -> int:
+    """The index of the first argument after the leading options."""
+    index = 0
+    while index < len(args):
+        value = args[index].value
+        if value is None or not value.startswith("-") or value == "-":
+            return index
+        if value == "--":
+            return index + 1
+        index += 2 if value in with_value else 1
+    return index
+
+
+def _skip_assignments(args: list[Word], start: int) -> int:
+    while start < len(args):
+        value = args[start].value
+        name, eq, _ = (value or "").partition("=")
+        if not eq or not name.replace("_", "a").isalnum():
+            break
+        start += 1
+    return start
+
+
+def _env_split(args: list[Word]) -> InnerLine | None:
+    """`env -S STRING …` / `--split-string=STRING`: the string is split into a command."""
+    index = 0
+    while index < len(args):
+        value = args[index].value
+        if value is None or not value.startswith("-") or value in ("-", "--"):
+            return None
+        if value in ("-S", "--split-string"):
+            return _joined(args[index + 1 :], "bash", "env -S")
+        for prefix in ("--split-string=", "-S"):
+            if value.startswith(prefix):
+                first = Word.literal(value[len(prefix) :])
+                return _joined([first, *args[index + 1 :]], "bash", "env -S")
+        index += 2 if value in _VALUE_OPTIONS["env"] else 1
+    return None
+
+
+def _wrapped(name: str, args: list[Word]) -> list[Inner]:
+    """The argv behind a wrapper of `_VALUE_OPTIONS`."""
+    if name == "env" and (split := _env_split(args)) is not None:
+        return [split]
+    start = _options_end(args, _VALUE_OPTIONS[name])
+    if name in ("env", "sudo"):
+        start = _skip_assignments(args, start)
+    if name in _LEADING_POSITIONAL:
+        start += 1
+    rest = args[start:]
+    return [InnerArgv(rest)] if rest else []
+
+
+def _joined(words: list[Word], shell: str, what: str) -> InnerLine:
+    """`words` joined by spaces as one line (None when any of them is dynamic)."""
+    if any(word.value is None for word in words):
+        return InnerLine(None, shell, what)
+    return InnerLine(" ".join(word.value or "" for word in words), shell, what)
+
+
+def _command_builtin(args: list[Word]) -> list[Inner]:
+    """`command [-pvV] name …`: with -v or -V nothing runs."""
+    start = _options_end(args, frozenset())
+    flags = "".join((w.value or "")[1:] for w in args[:start] if w.value != "--")
+    if "v" in flags or "V" in flags:
+        return []
+    return [InnerArgv(args[start:])] if args[start:] else []
+
+
+def _find_exec(args: list[Word]) -> list[Inner]:
+    """The commands of `find … -exec|-execdir|-ok|-okdir CMD … ;|+`."""
+    found: list[Inner] = []
+    index = 0
+    while index < len(args):
+        if args[index].value in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = index + 1
+            while end < len(args) and args[end].value not in (";", "+"):
+                end += 1
+            found.append(InnerArgv(args[index + 1 : end]))
+            index = end
+        index += 1
+    return [inner for inner in found if isinstance(inner, InnerArgv) and inner.words]
+
+
+def _shell(name: str, args: list[Word]) -> list[Inner]:
+    """`bash [options] -c STRING …`, `bash script …` or (no script) commands from stdin."""
+    index, command_flag, stdin_flag = 0, False, False
+    while index < len(args):
+        value = args[index].value
+        if value is None or value in ("-", "--") or not value.startswith(("-", "+")):
+            break
+        if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            index += 2
+            continue
+        if not value.startswith("--"):
+            command_flag = command_flag or "c" in value[1:]
+            stdin_flag = stdin_flag or "s" in value[1:]
+        index += 1
+    if index < len(args) and args[index].value in ("-", "--"):
+        stdin_flag = stdin_flag or args[index].value == "-"
+        index += 1
+    if command_flag:
+        if index >= len(args):
+            return []
+        return [_joined([args[index]], "bash", f"{name} -c")]
+    if stdin_flag or index >= len(args):
+        return [ReadsStdin()]
+    return []
+
+
+def _pwsh_param(value: str) -> str | None:
+    lowered = value.lower()
+    if lowered.startswith("/") and "/" not in lowered[1:]:
+        lowered = "-" + lowered[1:]
+    return lowered if lowered.startswith("-") and len(lowered) >= 2 else None
+
+
+def _decode_encoded(word: Word) -> InnerLine:
+    try:
+        text = base64.b64decode(word.value or "", validate=True).decode("utf-16-le")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return InnerLine(None, "pwsh", "-EncodedCommand (not valid base64 UTF-16)")
+    return InnerLine(text, "pwsh", "-EncodedCommand")
+
+
+def _pwsh(name: str, args: list[Word]) -> list[Inner]:
+    """`pwsh -Command …`, `-EncodedCommand …`, `-File …`; no command reads stdin."""
+    index = 0
+    while index < len(args):
+        param = _pwsh_param(args[index].value or "") if args[index].value else None
+        if param is None:
+            if name == "powershell":  # Windows PowerShell: a bare argument starts -Command
+                return [_joined(args[index:], "pwsh", f"{name} command")]
+            return []  # PowerShell 7: a bare argument is a script file
+        if "-command".startswith(param):
+            rest = args[index + 1 :]
+            if not rest or rest[0].value == "-":
+                return [ReadsStdin()]
+            return [_joined(rest, "pwsh", f"{name} -Command")]
+        if "-encodedcommand".startswith(param) or param == "-ec":
+            return [_decode_encoded(args[index + 1])] if index + 1 < len(args) else []
+        if "-file".startswith(param) and len(param) >= 2:
+            return []
+        index += 2 if any(p.startswith(param) for p in _PWSH_VALUE_PARAMS) else 1
+    return [ReadsStdin()]
+
+
+def _cmd(args: list[Word]) -> list[Inner]:
+    """`cmd /c …` or `cmd /k …`: the rest of the line (checked like PowerShell text)."""
+    for index, word in enumerate(args):
+        if (word.value or "").lower() in ("/c", "/k", "/r"):
+            return [_joined(args[index + 1 :], "pwsh", "cmd /c")]
+    return []
+
+
+def _watch(args: list[Word]) -> list[Inner]:
+    start = _options_end(args, frozenset({"-n", "--interval", "-d", "--differences"}))
+    exec_flag = any(w.value in ("-x", "--exec") for w in args[:start])
+    rest = args[start:]
+    if not rest:
+        return []
+    return [InnerArgv(rest)] if exec_flag else [_joined(rest, "bash", "watch")]
+
+
+def _flock(args: list[Word]) -> list[Inner]:
+    for index, word in enumerate(args):
+        if word.value in ("-c", "--command") and index + 1 < len(args):
+            return [_joined([args[index + 1]], "bash", "flock -c")]
+    start = _options_end(args, frozenset({"-w", "--wait", "--timeout", "-E"})) + 1
+    return [InnerArgv(args[start:])] if args[start:] else []
+
+
+def _su(args: list[Word]) -> list[Inner]:
+    for index, word in enumerate(args):
+        value = word.value or ""
+        if value in ("-c", "--command", "--session-command") and index + 1 < len(args):
+            return [_joined([args[index + 1]], "bash", "su -c")]
+        if value.startswith("--command="):
+            return [_joined([Word.literal(value.partition("=")[2])], "bash", "su -c")]
+    return []
+
+
+def inner_commands(name: str, args: list[Word], shell: str) -> list[Inner]:
+    """What the command `name` (normalised: lower-case base name) runs with `args`."""
+    if name in _VALUE_OPTIONS:
+        return _wrapped(name, args)
+    if name == "command":
+        return _command_builtin(args)
+    if name in POSIX_SHELLS:
+        return _shell(name, args)
+    if name in PWSH_SHELLS:
+        return _pwsh("powershell" if name == "powershell" else "pwsh", args)
+    if name == "eval" or (shell == "pwsh" and name in ("invoke-expression", "iex")):
+        return [_joined(args, shell, name)] if args else []
+    special = {"find": _find_exec, "cmd": _cmd, "watch": _watch, "flock": _flock}
+    special |= {"su": _su, "runuser": _su}
+    handler = special.get(name)
+    return handler(args) if handler else []
+
+
+__all__ = [
+    "POSIX_SHELLS",
+    "PWSH_SHELLS",
+    "Inner",
+    "InnerArgv",
+    "InnerLine",
+    "ReadsStdin",
+    "inner_commands",
+]

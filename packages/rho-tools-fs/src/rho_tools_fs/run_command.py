@@ -1,0 +1,131 @@
+"""The `run_command` tool: a shell command line in the project, through the process runner.
+
+The line is checked against the command policy first (`rho_kernel.security.commands`);
+then it runs with `bash --noprofile --norc -c` (or PowerShell, `[shell] program`) in its
+own process group, with a timeout, capped output and live output to the client.
+"""
+
+from __future__ import annotations
+
+import signal as signals
+from typing import Any
+
+from rho_kernel.process import ProcessResult, ProcessStartError, ShellNotFoundError, run_process
+from rho_kernel.security import SandboxError
+from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
+from rho_tools_fs.shell_setup import cwd_error, mentions_cd, quoted, shell_setup
+
+CD_NOTE = (
+    "[NOTE: each run_command starts a fresh process in the project root. A cd does not "
+    "carry over to the next call: use paths relative to the project root or the cwd "
+    "parameter.]\n"
+)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def render(result: ProcessResult, command: str, timeout: int, notes: list[str]) -> str:
+    """`exit_code: {n}` + the cd note + stdout/stderr + notes on how the command ended."""
+    if result.stdout and result.stderr:
+        body = f"{result.stdout}\nstderr:\n{result.stderr}"
+    elif result.stderr:
+        body = f"stderr:\n{result.stderr}"
+    else:
+        body = result.stdout
+    text = f"exit_code: {result.returncode}\n{CD_NOTE if mentions_cd(command) else ''}{body}"
+    ended = list(notes)
+    if result.timed_out:
+        ended.append(
+            f"[run_command: timed out after {timeout}s; the command and every process it "
+            "started were stopped]"
+        )
+    elif result.signal is not None:
+        ended.append(f"[run_command: killed by {_signal_name(result.signal)}]")
+    return text + "".join(f"\n{note}" for note in ended)
+
+
+def _timeout(requested: int | None, ctx: ToolContext) -> tuple[int, list[str]]:
+    shell = ctx.config.shell
+    if requested is None:
+        return min(shell.timeout_secs, shell.max_timeout_secs), []
+    if requested > shell.max_timeout_secs:
+        note = (
+            f"[run_command: timeout_secs {requested} is above the limit "
+            f"([shell] max_timeout_secs); {shell.max_timeout_secs}s was used]"
+        )
+        return shell.max_timeout_secs, [note]
+    return requested, []
+
+
+def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
+    state = (
+        "denied"
+        if "command denied:" in result.output[:40]
+        else ("failed" if result.is_error else "ok")
+    )
+    return f"run_command {quoted(str(arguments.get('command', '')), 120)} — {state} ({len(result.output)} chars)"
+
+
+@tool(risk=Risk.DESTRUCTIVE, phase=Phase.EXECUTION, outline=_outline)
+async def run_command(
+    command: str,
+    cwd: str | None = None,
+    input: str | None = None,
+    timeout_secs: int | None = None,
+    *,
+    ctx: ToolContext,
+) -> ToolResult:
+    """Run a shell command line in the project and return its exit code and output.
+
+    The line runs with bash (`bash -c`, no profile or rc files; PowerShell where
+    configured) in a fresh process starting in the project root — a cd does not carry over
+    to the next call. The result is `exit_code: N` followed by stdout, then `stderr:` and
+    stderr. Long output keeps its beginning and end with the middle elided. Network tools
+    (curl, wget, ssh, …) and recursive removal of / or ~ are refused. The command is
+    stopped, with every process it started, after timeout_secs.
+
+    Args:
+        command: The command line, e.g. `cargo test -p core 2>&1 | tail -50`.
+        cwd: Directory to start in, relative to the project root (default: the root); it must exist.
+        input: Text written to the command's standard input, which is then closed.
+        timeout_secs: Seconds before the command is stopped (default [shell] timeout_secs = 120, at most [shell] max_timeout_secs = 600).
+    """
+    if not command.strip():
+        return ToolResult.error("run_command: command is empty")
+    if timeout_secs is not None and timeout_secs < 1:
+        return ToolResult.error("run_command: timeout_secs must be at least 1")
+    try:
+        setup = shell_setup(ctx)
+    except ShellNotFoundError as exc:
+        return ToolResult.error(f"run_command: {exc}")
+    denial = setup.policy.check(command)
+    if denial is not None:
+        return ToolResult.error(f"run_command: command denied: {denial.reason}")
+    timeout, notes = _timeout(timeout_secs, ctx)
+    try:
+        result = await run_process(
+            setup.program.argv(command),
+            root=ctx.root,
+            cwd=cwd,
+            env=setup.env,
+            input=input,
+            timeout=timeout,
+            max_output_bytes=ctx.config.shell.max_output_bytes,
+            on_output=ctx.report_output,
+            cancel=ctx.cancel,
+        )
+    except SandboxError as exc:
+        return ToolResult.error(cwd_error("run_command", cwd or "", ctx.root, exc))
+    except ProcessStartError as exc:
+        return ToolResult.error(f"run_command: {exc}")
+    if result.cancelled:
+        return ToolResult.error("run_command: cancelled; the command was stopped")
+    return ToolResult(render(result, command, timeout, notes), is_error=not result.ok)
+
+
+__all__ = ["CD_NOTE", "render", "run_command"]

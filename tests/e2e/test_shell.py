@@ -1,0 +1,128 @@
+"""run_command and wait_for through the real `rho` process: live output, timeouts that kill
+the process tree, abort, the denylist, the output cap and the sandboxed cwd."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+
+from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def gone(pid: int) -> bool:
+    """Wait (bounded) for `pid` to die."""
+    for _ in range(200):
+        if not alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def run_tool(rho: RhoProcess, name: str = "run_command") -> dict[str, Any]:
+    """Send a prompt, approve the call, return the `tool/result` params."""
+    rho.request("prompt", {"message": "go"})
+    rho.answer_approval(rho.notification("approval/request")["params"])
+    return rho.notification("tool/result")["params"]
+
+
+def start(
+    start_rho: Any, server: ScriptedServer, args: dict[str, Any], name: str = "run_command"
+) -> RhoProcess:
+    server.add(tool_call_reply(name, args), text_reply("done"))
+    return start_scripted(start_rho, server, "--ephemeral")
+
+
+def test_live_output_arrives_before_the_result(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    command = "for i in 1 2 3; do echo line$i; sleep 0.3; done; echo warn >&2"
+    rho = start(start_rho, server, {"command": command})
+    result = run_tool(rho)
+    assert result["output"] == "exit_code: 0\nline1\nline2\nline3\n\nstderr:\nwarn\n"
+    methods = [m.get("method") for m in rho.seen]
+    outputs = [m["params"] for m in rho.seen if m.get("method") == "tool/output"]
+    assert outputs and methods.index("tool/output") < methods.index("tool/result")
+    assert all(o["callId"] == result["callId"] and o["name"] == "run_command" for o in outputs)
+    stdout = "".join(o["text"] for o in outputs if o["stream"] == "stdout")
+    stderr = "".join(o["text"] for o in outputs if o["stream"] == "stderr")
+    assert (stdout, stderr) == ("line1\nline2\nline3\n", "warn\n")
+    assert len([o for o in outputs if o["stream"] == "stdout"]) >= 2  # live, not all at the end
+
+
+def test_a_timeout_kills_the_process_tree(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    command = "sleep 300 & echo $! > child.pid; sleep 300 >/dev/null 2>&1 & echo $! > quiet.pid; sleep 300"
+    rho = start(start_rho, server, {"command": command, "timeout_secs": 1})
+    result = run_tool(rho)
+    assert result["is_error"] is True
+    assert "[run_command: timed out after 1s;" in result["output"]
+    for name in ("child.pid", "quiet.pid"):
+        assert gone(int((project / name).read_text())), name
+
+
+def test_abort_kills_a_running_command(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    command = "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; wait"
+    rho = start(start_rho, server, {"command": command})
+    prompt = rho.request("prompt", {"message": "go"})
+    rho.answer_approval(rho.notification("approval/request")["params"])
+    rho.notification("state/change")
+    while not (project / "child.pid").exists() or not (project / "child.pid").read_text():
+        time.sleep(0.05)
+    rho.call("abort")
+    rho.wait_for(lambda m: m.get("id") == prompt and "method" not in m)
+    for name in ("leader.pid", "child.pid"):
+        assert gone(int((project / name).read_text())), name
+
+
+def test_a_denied_command_is_an_error_naming_the_rule(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    rho = start(start_rho, server, {"command": "touch ran && bash -c 'wget -q https://x'"})
+    result = run_tool(rho)
+    assert result["is_error"] is True
+    assert result["output"] == (
+        "run_command: command denied: 'wget' is on the denylist (in: bash -c 'wget -q https://x')"
+    )
+    assert not (project / "ran").exists()
+
+
+def test_output_cap_keeps_head_and_tail(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+    (project / ".rho").mkdir()
+    (project / ".rho" / "config.toml").write_text("[shell]\nmax_output_bytes = 2048\n")
+    rho = start(start_rho, server, {"command": "echo BEGIN; seq 1 100000; echo END"})
+    output = run_tool(rho)["output"]
+    assert output.startswith("exit_code: 0\nBEGIN\n1\n2\n") and output.endswith("100000\nEND\n")
+    assert "elided …]" in output and len(output) < 2600
+
+
+def test_cwd_outside_the_project_is_refused(
+    start_rho, server: ScriptedServer, project: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    rho = start(start_rho, server, {"command": "touch ran", "cwd": "../"})
+    result = run_tool(rho)
+    assert result["is_error"] is True and result["output"].startswith("run_command: cwd '../'")
+    assert not list(tmp_path.rglob("ran"))
+
+
+def test_wait_for_polls_until_a_regex_matches(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    command = "echo x >> polls; test $(wc -l < polls) -ge 2 && echo 'Build FINISHED'"
+    args = {
+        "command": command,
+        "until": "regex: build finished",
+        "poll_secs": 1,
+        "timeout_secs": 60,
+    }
+    rho = start(start_rho, server, args, "wait_for")
+    result = run_tool(rho, "wait_for")
+    assert result["is_error"] is False
+    assert result["output"].startswith("Build FINISHED\n[wait_for: 2 polls, ")

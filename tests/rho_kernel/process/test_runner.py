@@ -1,0 +1,241 @@
+"""The process runner: process groups, timeouts, capped and live output, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from rho_kernel.cancel import CancelToken
+from rho_kernel.process import (
+    CappedOutput,
+    LiveOutput,
+    ProcessStartError,
+    command_environment,
+    find_shell,
+    run_process,
+)
+from rho_kernel.security import FileTypeError, PathNotFoundError, SandboxError, SandboxRoot
+
+SH = find_shell(None)
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` is a running (not zombie) process."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+async def gone(pid: int) -> bool:
+    """Wait (bounded) for `pid` to die; a SIGKILLed process can take a moment to be reaped."""
+    for _ in range(200):
+        if not alive(pid):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_exit_code_stdout_stderr_and_input(tmp_path: Path) -> None:
+    result = await run_process(
+        SH.argv("cat; echo err >&2; exit 3"), root=SandboxRoot(tmp_path), input="hello\n"
+    )
+    assert (result.exit_code, result.stdout, result.stderr) == (3, "hello\n", "err\n")
+    assert not result.ok and not result.timed_out and result.signal is None
+
+
+async def test_without_input_stdin_is_empty_and_does_not_block(tmp_path: Path) -> None:
+    result = await run_process(SH.argv("cat; echo done"), root=SandboxRoot(tmp_path), timeout=30)
+    assert result.stdout == "done\n" and not result.timed_out
+
+
+async def test_cwd_is_resolved_inside_the_sandbox(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    result = await run_process(["pwd"], root=SandboxRoot(tmp_path), cwd="sub")
+    assert result.stdout.strip() == str((tmp_path / "sub").resolve())
+
+
+@pytest.mark.parametrize(
+    ("cwd", "error"),
+    [
+        ("..", SandboxError),
+        ("/", SandboxError),
+        ("missing", PathNotFoundError),
+        ("f", FileTypeError),
+    ],
+)
+async def test_cwd_outside_or_invalid_is_refused(tmp_path: Path, cwd: str, error: type) -> None:
+    (tmp_path / "f").write_text("x")
+    marker = tmp_path / "ran"
+    with pytest.raises(error):
+        await run_process(["touch", str(marker)], root=SandboxRoot(tmp_path), cwd=cwd)
+    assert not marker.exists()
+
+
+async def test_a_missing_program_is_a_start_error(tmp_path: Path) -> None:
+    with pytest.raises(ProcessStartError, match="cannot start 'no-such-program-xyz'"):
+        await run_process(["no-such-program-xyz"], root=SandboxRoot(tmp_path))
+
+
+async def test_timeout_kills_the_whole_process_tree(tmp_path: Path) -> None:
+    script = "sleep 300 & echo $! > child.pid; sleep 300"
+    result = await run_process(SH.argv(script), root=SandboxRoot(tmp_path), timeout=1, kill_grace=1)
+    assert result.timed_out and result.exit_code is None and result.returncode == -1
+    child = int((tmp_path / "child.pid").read_text())
+    assert await gone(child)
+
+
+async def test_a_group_ignoring_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:
+    script = "trap '' TERM; sleep 300 & echo $! > child.pid; wait"
+    result = await run_process(
+        SH.argv(script), root=SandboxRoot(tmp_path), timeout=1, kill_grace=0.5
+    )
+    assert result.timed_out
+    assert await gone(int((tmp_path / "child.pid").read_text()))
+
+
+async def test_background_processes_do_not_outlive_the_command(tmp_path: Path) -> None:
+    result = await run_process(
+        SH.argv("sleep 300 & echo $! > child.pid"), root=SandboxRoot(tmp_path), timeout=60
+    )
+    assert result.ok and not result.timed_out
+    assert await gone(int((tmp_path / "child.pid").read_text()))
+
+
+async def test_cancel_token_kills_the_group(tmp_path: Path) -> None:
+    cancel = CancelToken()
+    task = asyncio.ensure_future(
+        run_process(
+            SH.argv("sleep 300 & echo $! > child.pid; wait"),
+            root=SandboxRoot(tmp_path),
+            cancel=cancel,
+        )
+    )
+    while not (tmp_path / "child.pid").exists() or not (tmp_path / "child.pid").read_text():
+        await asyncio.sleep(0.02)
+    cancel.cancel()
+    result = await task
+    assert result.cancelled and not result.ok
+    assert await gone(int((tmp_path / "child.pid").read_text()))
+
+
+async def test_cancelling_the_awaiting_task_kills_the_group(tmp_path: Path) -> None:
+    task = asyncio.ensure_future(
+        run_process(SH.argv("echo $$ > leader.pid; sleep 300"), root=SandboxRoot(tmp_path))
+    )
+    while not (tmp_path / "leader.pid").exists() or not (tmp_path / "leader.pid").read_text():
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await gone(int((tmp_path / "leader.pid").read_text()))
+
+
+async def test_output_cap_keeps_head_and_tail(tmp_path: Path) -> None:
+    script = "echo FIRST; seq 1 100000; echo LAST"
+    result = await run_process(SH.argv(script), root=SandboxRoot(tmp_path), max_output_bytes=200)
+    assert result.stdout.startswith("FIRST\n1\n2\n")
+    assert result.stdout.endswith("99999\n100000\nLAST\n")
+    assert result.stdout_bytes > 500_000 and result.stdout_elided == result.stdout_bytes - 200
+    assert (
+        f"[… {result.stdout_elided} bytes (" in result.stdout
+        and "lines) elided …]" in result.stdout
+    )
+    assert len(result.stdout) < 400
+
+
+def test_capped_output_memory_stays_bounded_while_feeding() -> None:
+    capture = CappedOutput(1000)
+    for _ in range(10_000):
+        capture.feed(b"x" * 999 + b"\n")
+    assert len(capture._head) + len(capture._tail) <= 1000
+    assert capture.total == 10_000_000
+    assert capture.elided_lines == 10_000 - capture.text().count("\n") + 2
+
+
+def test_capped_output_does_not_split_utf8_sequences() -> None:
+    capture = CappedOutput(10)
+    capture.feed("ééééééééééééééé".encode())
+    assert "\ufffd" not in capture.text()
+
+
+async def test_live_output_arrives_in_order_before_the_result(tmp_path: Path) -> None:
+    chunks: list[tuple[str, str]] = []
+
+    async def sink(stream: str, text: str) -> None:
+        chunks.append((stream, text))
+
+    script = "for i in 1 2 3; do echo out$i; echo err$i >&2; sleep 0.1; done"
+    result = await run_process(SH.argv(script), root=SandboxRoot(tmp_path), on_output=sink)
+    stdout = "".join(text for stream, text in chunks if stream == "stdout")
+    stderr = "".join(text for stream, text in chunks if stream == "stderr")
+    assert stdout == result.stdout == "out1\nout2\nout3\n"
+    assert stderr == result.stderr == "err1\nerr2\nerr3\n"
+
+
+async def test_live_output_is_coalesced_and_chunks_are_bounded() -> None:
+    sent: list[str] = []
+
+    async def sink(stream: str, text: str) -> None:
+        sent.append(text)
+
+    live = LiveOutput(sink, interval=3600, max_chunk=100)
+    live.feed("stdout", b"a")  # the first chunk goes out at once
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    for _ in range(1000):
+        live.feed("stdout", b"b" * 10)  # within the interval: coalesced
+    await live.close()
+    assert sent[0] == "a"
+    assert len(sent) == 2
+    assert sent[1].startswith("[… 9900 characters skipped …]\n") and sent[1].endswith("b" * 100)
+
+
+async def test_live_output_decodes_utf8_across_chunks() -> None:
+    sent: list[str] = []
+
+    async def sink(stream: str, text: str) -> None:
+        sent.append(text)
+
+    live = LiveOutput(sink, interval=3600)
+    data = "é€".encode()
+    for byte in data:
+        live.feed("stdout", bytes([byte]))
+    live.feed("stdout", b"\xff")
+    await live.close()
+    assert "".join(sent) == "é€\ufffd"
+
+
+async def test_a_failing_live_callback_does_not_stop_the_process(tmp_path: Path) -> None:
+    async def broken(stream: str, text: str) -> None:
+        raise OSError("client gone")
+
+    result = await run_process(
+        SH.argv("echo a; sleep 0.2; echo b"), root=SandboxRoot(tmp_path), on_output=broken
+    )
+    assert result.stdout == "a\nb\n" and result.ok
+
+
+async def test_the_launcher_rewrites_the_argv(tmp_path: Path) -> None:
+    def launcher(argv: list[str]) -> list[str]:
+        return ["env", "WRAPPED=1", *argv]
+
+    result = await run_process(
+        SH.argv("echo $WRAPPED"), root=SandboxRoot(tmp_path), launcher=launcher
+    )
+    assert result.stdout == "1\n" and result.argv[:2] == ["env", "WRAPPED=1"]
+
+
+def test_command_environment_drops_api_keys_and_startup_files() -> None:
+    base = {"PATH": "/bin", "OPENAI_API_KEY": "k", "MY_TOKEN": "t", "BASH_ENV": "/x", "KEEP": "1"}
+    env = command_environment(["MY_TOKEN"], base)
+    assert env == {"PATH": "/bin", "KEEP": "1"}
+
+
+def test_bash_runs_without_profile_or_rc_files() -> None:
+    argv = SH.argv("true")
+    assert argv[1:4] == ["--noprofile", "--norc", "-c"] and os.path.basename(argv[0]) == "bash"
