@@ -10,22 +10,14 @@ detected without locks, which other programs would not honour anyway.)
 
 from __future__ import annotations
 
-import contextlib
-import os
-import secrets
 from dataclasses import dataclass
 
 from rho_kernel.security import SandboxRoot, WriteTarget
-
-_TEMP_STEM_CHARS = 32
+from rho_tools_fs.atomic_write import WriteFailed, explain, replace_atomically
 
 
 class FileChanged(Exception):
     """The file on disk is no longer the one the edit was computed from."""
-
-
-class WriteFailed(Exception):
-    """A write step failed; the message is meant for the model."""
 
 
 @dataclass(frozen=True)
@@ -37,28 +29,13 @@ class ReadState:
     inode: int
 
 
-def _explain(exc: OSError) -> str:
-    return (exc.strerror or str(exc)).lower()
-
-
-def _create_temp(target: WriteTarget) -> tuple[int, str]:
-    while True:
-        temp = f".{target.name[:_TEMP_STEM_CHARS]}.{secrets.token_hex(4)}.rho-tmp"
-        try:
-            return target.directory.create_file(temp), temp
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            raise WriteFailed(_explain(exc)) from None
-
-
 def _check_unchanged(root: SandboxRoot, path: str, target: WriteTarget, read: ReadState) -> None:
     try:
         info = target.directory.lstat(target.name)
         with root.open_read(path) as handle:
             current = handle.read(len(read.data) + 1)
     except OSError as exc:
-        raise FileChanged(f"it can no longer be read ({_explain(exc)})") from None
+        raise FileChanged(f"it can no longer be read ({explain(exc)})") from None
     if (info.st_dev, info.st_ino) != (read.device, read.inode):
         raise FileChanged("it was replaced by another file")
     if current != read.data:
@@ -68,27 +45,9 @@ def _check_unchanged(root: SandboxRoot, path: str, target: WriteTarget, read: Re
 def write_if_unchanged(root: SandboxRoot, path: str, read: ReadState, data: bytes) -> None:
     """Replace the file at `path` with `data` if it still holds `read` (blocking)."""
     with root.write_parent(path) as target:
-        mode = target.existing_mode()
-        fd, temp = _create_temp(target)
-        try:
-            try:
-                if mode is not None:
-                    os.fchmod(fd, mode)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            _check_unchanged(root, path, target, read)
-            target.directory.replace(temp, target.name)
-        except BaseException as exc:
-            with contextlib.suppress(OSError):
-                target.directory.unlink(temp)
-            if isinstance(exc, OSError):
-                raise WriteFailed(_explain(exc)) from None
-            raise
-        target.directory.sync()
+        replace_atomically(
+            target, data, before_replace=lambda: _check_unchanged(root, path, target, read)
+        )
 
 
 __all__ = ["FileChanged", "ReadState", "WriteFailed", "write_if_unchanged"]

@@ -8,9 +8,6 @@ can neither redirect the write outside the project nor be written through.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import secrets
 from pathlib import Path
 from typing import Any
 
@@ -20,64 +17,9 @@ from rho_kernel.security import (
     ProtectedPathError,
     SandboxError,
     SandboxRoot,
-    WriteTarget,
 )
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
-
-#: How much of the file name the temporary file's name repeats (keeps it under NAME_MAX).
-_TEMP_STEM_CHARS = 32
-
-
-class _WriteFailed(Exception):
-    """A write step failed; the message is meant for the model."""
-
-
-def _explain(exc: OSError) -> str:
-    if isinstance(exc, NotADirectoryError):
-        return "a parent of the path is a file, not a directory"
-    return (exc.strerror or str(exc)).lower()
-
-
-def _temp_name(name: str) -> str:
-    return f".{name[:_TEMP_STEM_CHARS]}.{secrets.token_hex(4)}.rho-tmp"
-
-
-def _create_temp(target: WriteTarget) -> tuple[int, str]:
-    """A new temporary file next to the destination: its fd and name."""
-    while True:
-        temp = _temp_name(target.name)
-        try:
-            return target.directory.create_file(temp), temp
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            raise _WriteFailed(_explain(exc)) from None
-
-
-def _write_atomically(target: WriteTarget, data: bytes) -> None:
-    """Write `data` to a temporary file next to the destination, fsync it, rename it over."""
-    mode = target.existing_mode()
-    fd, temp = _create_temp(target)
-    try:
-        try:
-            if mode is not None:
-                os.fchmod(fd, mode)  # keep an existing file's permissions
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        # Replaces whatever is at the name now (a symlink included), never writes through it.
-        target.directory.replace(temp, target.name)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            target.directory.unlink(temp)
-        if isinstance(exc, OSError):
-            raise _WriteFailed(_explain(exc)) from None
-        raise
-    target.directory.sync()  # make the rename durable (best effort)
+from rho_tools_fs.atomic_write import WriteFailed, explain, replace_atomically
 
 
 def _write(root: SandboxRoot, path: str, data: bytes) -> Path:
@@ -85,11 +27,11 @@ def _write(root: SandboxRoot, path: str, data: bytes) -> Path:
     try:
         target = root.write_parent(path, make_parents=True)
     except NotADirectoryError as exc:
-        raise _WriteFailed(_explain(exc)) from None
+        raise WriteFailed(explain(exc)) from None
     except OSError as exc:
-        raise _WriteFailed(f"cannot create directory '{exc.filename}': {_explain(exc)}") from None
+        raise WriteFailed(f"cannot create directory '{exc.filename}': {explain(exc)}") from None
     with target:  # an exception removes the directories made for this write
-        _write_atomically(target, data)
+        replace_atomically(target, data)
     return target.path
 
 
@@ -135,7 +77,7 @@ async def write_file(path: str, content: str, *, ctx: ToolContext) -> ToolResult
             f"write_file: {exc}. Paths are relative to the project root ({ctx.root.path}); "
             "absolute paths must lie inside it."
         )
-    except _WriteFailed as exc:
+    except WriteFailed as exc:
         return ToolResult.error(f"write_file: failed to write '{path}': {exc}")
     return ToolResult(f"wrote {len(data)} bytes to {ctx.root.relative(written)}")
 
