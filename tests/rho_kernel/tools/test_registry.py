@@ -36,3 +36,39 @@ def test_schemas_are_cached_until_a_change() -> None:
 def test_non_tools_are_refused() -> None:
     with pytest.raises(TypeError, match="plugin 'p'"):
         ToolRegistry().register(object(), "p")  # type: ignore[arg-type]
+
+
+class Opaque:
+    """Not a type pydantic can describe."""
+
+
+def test_a_tool_whose_schema_cannot_be_built_is_skipped_and_reported() -> None:
+    @tool
+    def broken(thing: Opaque) -> str:
+        """Takes something JSON cannot hold."""
+        return "never"
+
+    @tool
+    def fine(text: str) -> str:
+        """Fine."""
+        return text
+
+    registry = ToolRegistry()
+    registry.register(broken, "plugin-a")
+    registry.register(fine, "plugin-b")
+    reports: list[str] = []
+    registry.prepare(reports.append)
+    assert [schema["name"] for schema in registry.schemas()] == ["fine"]
+    assert "broken" not in registry
+    assert len(reports) == 1 and "tool 'broken' of plugin 'plugin-a' skipped" in reports[0]
+
+
+def test_schemas_are_built_only_when_first_needed() -> None:
+    @tool
+    def lazy(text: str, times: int = 1) -> str:
+        """Lazy."""
+        return text * times
+
+    assert lazy._args_model is None
+    assert lazy.parameters["required"] == ["text"]
+    assert lazy._args_model is not None

@@ -71,6 +71,8 @@ async def serve(runtime: Runtime) -> None:
         },
     )
     _session_hint(runtime)
+    # Tool schemas are built now, after `ready`, while the client prepares its first request.
+    runtime.tools.prepare(runtime.plugins.report)
 
     stop = asyncio.Event()
     reason = "transport EOF"

@@ -82,7 +82,7 @@ class FunctionTool(Tool):
         self.phase = Phase(phase) if phase is not None else None
         self.is_async = inspect.iscoroutinefunction(func)
         hints = get_type_hints(func)
-        fields: dict[str, Any] = {}
+        self._fields: dict[str, Any] = {}
         self.context_param: str | None = None
         for param in inspect.signature(func).parameters.values():
             annotation = hints.get(param.name, Any)
@@ -92,16 +92,33 @@ class FunctionTool(Tool):
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 raise TypeError(f"@tool {self.name}: *args/**kwargs are not supported")
             default = ... if param.default is inspect.Parameter.empty else param.default
-            fields[param.name] = (
+            self._fields[param.name] = (
                 annotation,
                 Field(default, description=param_docs.get(param.name)),
             )
-        self.args_model: type[BaseModel] = create_model(  # type: ignore[call-overload]
-            f"{self.name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
-        )
-        schema = _strip_titles(self.args_model.model_json_schema())
-        schema.setdefault("properties", {})
-        self.parameters = schema
+        self._args_model: type[BaseModel] | None = None
+        self._parameters: dict[str, Any] | None = None
+
+    # The pydantic model and JSON Schema are built on first use (the first request, or
+    # `ToolRegistry.prepare` right after startup), keeping them off the path to `ready`.
+
+    @property
+    def args_model(self) -> type[BaseModel]:
+        """The pydantic model of the arguments (built on first use)."""
+        if self._args_model is None:
+            self._args_model = create_model(  # type: ignore[call-overload]
+                f"{self.name}_arguments", __config__=ConfigDict(extra="forbid"), **self._fields
+            )
+        return self._args_model
+
+    @property  # type: ignore[override]
+    def parameters(self) -> dict[str, Any]:
+        """The JSON Schema of the arguments (built on first use)."""
+        if self._parameters is None:
+            schema = _strip_titles(self.args_model.model_json_schema())
+            schema.setdefault("properties", {})
+            self._parameters = schema
+        return self._parameters
 
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
         """Validated keyword arguments for the function; raises `ValidationError`."""

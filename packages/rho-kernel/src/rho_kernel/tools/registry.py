@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from rho_kernel import diagnostics
 from rho_kernel.tools.base import Tool
 
 
@@ -40,6 +42,23 @@ class ToolRegistry:
         self._owners.pop(name, None)
         self._schemas = None
 
+    def prepare(self, report: Callable[[str], None]) -> None:
+        """Build every tool's schema now; a tool whose schema cannot be built is removed and
+        reported (a broken tool is skipped, as a broken plugin is). Idempotent."""
+        if self._schemas is not None:
+            return
+        schemas: list[dict[str, Any]] = []
+        for name, tool in list(self._tools.items()):
+            try:
+                schemas.append(tool.schema())
+            except Exception as exc:
+                report(
+                    f"tool '{name}' of plugin '{self._owners.get(name)}' skipped: its "
+                    f"parameters cannot be described: {' '.join(str(exc).split())[:300]}"
+                )
+                self.unregister(name)
+        self._schemas = schemas
+
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, or None."""
         return self._tools.get(name)
@@ -60,7 +79,8 @@ class ToolRegistry:
     def schemas(self) -> list[dict[str, Any]]:
         """Tool definitions for the model, in registration order (cached until a change)."""
         if self._schemas is None:
-            self._schemas = [tool.schema() for tool in self._tools.values()]
+            self.prepare(diagnostics.warn)
+        assert self._schemas is not None
         return self._schemas
 
 
