@@ -28,7 +28,7 @@ from pathlib import Path
 
 from rho_kernel.security import SandboxRoot
 from rho_tools_fs import syntax
-from rho_tools_fs.edit_file import edit_file_at
+from rho_tools_fs.edit_run import edit_file_at
 from rho_tools_fs.hashline import line_hash
 
 RUNS = 15

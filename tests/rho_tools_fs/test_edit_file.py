@@ -17,7 +17,8 @@ from rho_kernel.config.model import RhoConfig
 from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult
 from rho_tools_fs import edit_write
-from rho_tools_fs.edit_file import edit_file, edit_file_at
+from rho_tools_fs.edit_file import edit_file
+from rho_tools_fs.edit_run import edit_file_at
 from rho_tools_fs.hashline import line_hash
 
 SAMPLE = "alpha one\nbeta two\ngamma three\ndelta four\nepsilon five\n"

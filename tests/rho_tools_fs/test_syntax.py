@@ -12,8 +12,8 @@ import pytest
 
 from rho_kernel.security import SandboxRoot
 from rho_tools_fs import syntax
-from rho_tools_fs.edit_file import edit_file_at
 from rho_tools_fs.edit_plan import byte_edits, plan_edit
+from rho_tools_fs.edit_run import edit_file_at
 from rho_tools_fs.languages import EXTENSIONS, FILENAMES, language_for
 
 VALID = {

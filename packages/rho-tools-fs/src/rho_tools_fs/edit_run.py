@@ -1,0 +1,142 @@
+"""Running an edit: plan it, check its syntax, write it, and render the result.
+
+Kept apart from the tool's declaration (`rho_tools_fs.edit_file`) so that the planning,
+diff and tree-sitter modules are imported on the first edit, not when rho starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from rho_kernel.cancel import run_to_completion
+from rho_kernel.diagnostics import warn
+from rho_kernel.security import ProtectedPathError, SandboxError, SandboxRoot
+from rho_kernel.tools import ToolResult
+from rho_tools_fs.edit_diff import new_lines_of, regions, render_diff, render_fresh_anchors
+from rho_tools_fs.edit_document import EditError
+from rho_tools_fs.edit_plan import EditPlan, byte_edits, plan_edit, sandbox_hint
+from rho_tools_fs.edit_write import FileChanged, WriteFailed, write_if_unchanged
+from rho_tools_fs.exact_edit import debug_quote
+from rho_tools_fs.syntax import MAX_SYNTAX_BYTES, SyntaxReport, check
+
+_SPLIT_TEXT_BYTES = 40
+
+
+def _header(plan: EditPlan) -> str:
+    if plan.hashline_count and plan.exact_count:
+        head = (
+            f"applied {plan.hashline_count} hashline + {plan.exact_count} legacy edit(s) "
+            f"to {plan.shown}"
+        )
+    elif plan.hashline_count:
+        head = f"applied {plan.hashline_count} hashline edit(s) to {plan.shown}"
+    else:
+        head = f"applied {plan.exact_count} edit(s) to {plan.shown}"
+    if plan.notes:
+        head += " (with anchor relaxation)"
+        head += "".join(f"\n  {note}" for note in plan.notes)
+        head += "\n  Warning: hashes were stale. Re-read file if further edits needed."
+    return head
+
+
+def _syntax_lines(report: SyntaxReport) -> list[str]:
+    lines = [
+        f"  line {issue.line}, column {issue.column}: {issue.message}"
+        for issue in report.new_errors
+    ]
+    if report.new_error_count > len(report.new_errors):
+        lines.append(f"  … and {report.new_error_count - len(report.new_errors)} more")
+    return lines
+
+
+def _warnings(report: SyntaxReport | None, exact_count: int) -> str:
+    if report is None:
+        return ""
+    out = ""
+    for split in report.splits:
+        text = split.text.encode("utf-8")
+        shown = text[:_SPLIT_TEXT_BYTES].decode("utf-8", "ignore")
+        suffix = "..." if len(text) > _SPLIT_TEXT_BYTES else ""
+        which = (
+            f"edit {split.edit} {split.boundary}" if exact_count > 1 else f"edit {split.boundary}"
+        )
+        out += f"\n[warning] {which} splits a `{split.kind}` node: {debug_quote(shown)}{suffix}"
+    if report.new_error_count:
+        count = report.new_error_count
+        noun = "error" if count == 1 else "errors"
+        out += f"\n[warning] syntax: the edit introduces {count} syntax {noun} ({report.language}):"
+        out += "".join("\n" + line for line in _syntax_lines(report))
+    return out
+
+
+def _render(plan: EditPlan, report: SyntaxReport | None) -> tuple[str, dict[str, Any]]:
+    new_lines = new_lines_of(plan.applied.norm)
+    found = regions(plan.doc, plan.ordered, new_lines)
+    output = (
+        f"{_header(plan)}\n<diff>\n{render_diff(plan.doc, new_lines, found)}</diff>"
+        f"\n<fresh-anchors>\n{render_fresh_anchors(new_lines, found)}</fresh-anchors>"
+        "\nLines have fresh anchors. Use these for subsequent edits to this region."
+    )
+    details = {
+        "path": plan.shown,
+        "edits": plan.hashline_count + plan.exact_count,
+        "lines_before": plan.doc.line_count,
+        "lines_after": len(new_lines),
+    }
+    return output + _warnings(report, plan.exact_count), details
+
+
+def _check_syntax(plan: EditPlan) -> SyntaxReport | None:
+    assert plan.language is not None
+    edits, boundaries = byte_edits(plan)
+    try:
+        return check(plan.language, plan.read.data, plan.new_data, edits, boundaries)
+    except Exception as exc:  # a grammar problem must not stop the edit itself
+        warn(f"syntax check of {plan.shown} ({plan.language}) failed: {exc}")
+        return None
+
+
+async def edit_file_at(
+    root: SandboxRoot,
+    path: str,
+    edits: list[Any],
+    *,
+    syntax_check: bool = True,
+    reject_syntax_errors: bool = False,
+) -> ToolResult:
+    """Apply `edits` to the file at `path` (the whole tool, with its settings as arguments)."""
+    try:
+        plan = await asyncio.to_thread(plan_edit, root, path, edits)
+    except EditError as exc:
+        return ToolResult.error(str(exc))
+    if plan.unchanged:
+        return ToolResult(f"{_header(plan)}\n  (no changes: the file already has this content)")
+    report = None
+    if syntax_check and plan.language and len(plan.new_data) <= MAX_SYNTAX_BYTES:
+        report = await asyncio.to_thread(_check_syntax, plan)
+    if reject_syntax_errors and report is not None and report.new_error_count:
+        count = report.new_error_count
+        return ToolResult.error(
+            f"edit_file: edit refused: it would add {count} syntax error"
+            f"{'' if count == 1 else 's'} to `{plan.shown}` ({report.language}); nothing was "
+            "written:\n" + "\n".join(_syntax_lines(report))
+        )
+    try:
+        await run_to_completion(write_if_unchanged, root, path, plan.read, plan.new_data)
+    except FileChanged as exc:
+        return ToolResult.error(
+            f"edit_file: '{plan.shown}' changed on disk while the edit was prepared ({exc}); "
+            "nothing was written. Read it again and redo the edit."
+        )
+    except ProtectedPathError as exc:
+        return ToolResult.error(f"edit_file: {exc}")
+    except SandboxError as exc:
+        return ToolResult.error(f"edit_file: {exc}. {sandbox_hint(root)}")
+    except WriteFailed as exc:
+        return ToolResult.error(f"edit_file: failed to write '{plan.shown}': {exc}")
+    output, details = _render(plan, report)
+    return ToolResult(output, details=details)
+
+
+__all__ = ["edit_file_at"]
