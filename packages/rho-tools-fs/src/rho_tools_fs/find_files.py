@@ -16,6 +16,7 @@ from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.globs import GlobError, compile_glob
 from rho_tools_fs.ignore import IgnoreRules
+from rho_tools_fs.outlines import listing_outline
 from rho_tools_fs.ripgrep import (
     BASE_ARGS,
     SORT_ARGS,
@@ -26,7 +27,7 @@ from rho_tools_fs.ripgrep import (
 )
 from rho_tools_fs.scope import Scope, ScopeError, resolve_scope
 from rho_tools_fs.search_files import PathFilter
-from rho_tools_fs.tree_walk import TreeWalk, display_path
+from rho_tools_fs.tree_walk import TreeWalk, display_path, run_stoppable
 
 #: Default and highest `max_results`.
 DEFAULT_MAX_RESULTS = 200
@@ -90,22 +91,18 @@ async def _find(ctx: ToolContext, scope: Scope, cap: int, wanted: PathFilter) ->
     rg = find_rg()
     if rg is not None:
         return await _find_rg(rg, ctx.root, rules, scope, cap, wanted)
-    stop = threading.Event()
-    try:
-        return await asyncio.to_thread(_find_python, ctx.root, rules, scope, cap, wanted, stop)
-    except BaseException:
-        stop.set()
-        raise
+    return await run_stoppable(_find_python, ctx.root, rules, scope, cap, wanted)
 
 
 def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
-    pattern = str(arguments.get("pattern", ""))[:120]
-    if result.is_error:
-        return f"find_files '{pattern}': error"
-    lines = result.output.split("\n")
-    truncated = lines[-1].startswith("… more results truncated")
-    count = 0 if result.output.startswith("No files matching") else len(lines) - truncated
-    return f"find_files '{pattern}': {count} files" + (" (truncated)" if truncated else "")
+    return listing_outline(
+        "find_files",
+        arguments,
+        result,
+        noun="files",
+        none="No files matching",
+        cut="… more results truncated",
+    )
 
 
 @tool(risk=Risk.READ, phase=Phase.EXPLORATION, outline=_outline)

@@ -22,6 +22,7 @@ from rho_kernel.security import SandboxError, SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.globs import GlobError, compile_glob
 from rho_tools_fs.ignore import IgnoreRules
+from rho_tools_fs.outlines import listing_outline
 from rho_tools_fs.ripgrep import (
     BASE_ARGS,
     MAX_FILESIZE_BYTES,
@@ -32,7 +33,7 @@ from rho_tools_fs.ripgrep import (
     path_order,
 )
 from rho_tools_fs.scope import Scope, ScopeError, resolve_scope
-from rho_tools_fs.tree_walk import TreeWalk, display_path
+from rho_tools_fs.tree_walk import TreeWalk, display_path, run_stoppable
 
 #: Default and highest `max_results`.
 DEFAULT_MAX_RESULTS = 100
@@ -238,27 +239,21 @@ async def _run_python(
         raise _PatternError(str(exc)) from None
     except (RecursionError, OverflowError, ValueError) as exc:
         raise _PatternError(str(exc) or type(exc).__name__) from None
-    stop = threading.Event()
-    try:
-        return await asyncio.to_thread(
-            _search_python, root, rules, scope, cap, regex, query["path_filter"], stop
-        )
-    except BaseException:
-        stop.set()  # an abort: let the worker thread end at its next entry
-        raise
+    return await run_stoppable(_search_python, root, rules, scope, cap, regex, query["path_filter"])
 
 
 # ── the tool ────────────────────────────────────────────────────────────────
 
 
 def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
-    pattern = str(arguments.get("pattern", ""))[:120]
-    if result.is_error:
-        return f"search_files '{pattern}': error"
-    lines = result.output.split("\n")
-    truncated = lines[-1].startswith("… more matches truncated")
-    count = 0 if result.output.startswith("No matches for") else len(lines) - truncated
-    return f"search_files '{pattern}': {count} matches" + (" (truncated)" if truncated else "")
+    return listing_outline(
+        "search_files",
+        arguments,
+        result,
+        noun="matches",
+        none="No matches for",
+        cut="… more matches truncated",
+    )
 
 
 async def _search(ctx: ToolContext, scope: Scope, cap: int, **query: Any) -> Found:

@@ -8,14 +8,17 @@ entered; `.git` is skipped unless asked for (non-recursive listings show it).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from rho_kernel.security import SandboxError, SandboxRoot
 from rho_tools_fs.ignore import IgnoreRules
+
+T = TypeVar("T")
 
 Kind = Literal["dir", "file", "symlink", "other"]
 
@@ -126,4 +129,15 @@ class TreeWalk:
                 stack.append((path, depth + 1, iter(self._list(path))))
 
 
-__all__ = ["Kind", "TreeWalk", "WalkEntry", "WalkStopped", "display_path"]
+async def run_stoppable(func: Callable[..., T], /, *args: Any) -> T:
+    """Run the blocking walk `func(*args, stop)` in a worker thread; when the awaiting task
+    is cancelled (an abort), `stop` is set so the walk ends at its next entry."""
+    stop = threading.Event()
+    try:
+        return await asyncio.to_thread(func, *args, stop)
+    except BaseException:
+        stop.set()
+        raise
+
+
+__all__ = ["Kind", "TreeWalk", "WalkEntry", "WalkStopped", "display_path", "run_stoppable"]
