@@ -3,10 +3,12 @@ the process tree, abort, the denylist, the output cap and the sandboxed cwd."""
 
 from __future__ import annotations
 
+import secrets
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
@@ -27,6 +29,37 @@ def gone(pid: int) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+def pids_with(token: str) -> list[int]:
+    """Live processes whose command line contains `token`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if token.encode() in (entry / "cmdline").read_bytes() and alive(int(entry.name)):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def all_gone(token: str) -> bool:
+    """Wait (bounded) until no process's command line contains `token`."""
+    for _ in range(200):
+        if not pids_with(token):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture(params=["confined", "off"])
+def sandbox_mode(request: pytest.FixtureRequest, home: Path) -> str:
+    """Runs a test with commands confined (the default) and with `[sandbox] mode = "off"`."""
+    if request.param == "off":
+        (home / ".rho").mkdir(exist_ok=True)
+        (home / ".rho" / "config.toml").write_text('[sandbox]\nmode = "off"\n')
+    return str(request.param)
 
 
 def run_tool(rho: RhoProcess, name: str = "run_command") -> dict[str, Any]:
@@ -58,28 +91,32 @@ def test_live_output_arrives_before_the_result(start_rho, server: ScriptedServer
     assert len([o for o in outputs if o["stream"] == "stdout"]) >= 2  # live, not all at the end
 
 
-def test_a_timeout_kills_the_process_tree(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
-    command = "sleep 300 & echo $! > child.pid; sleep 300 >/dev/null 2>&1 & echo $! > quiet.pid; sleep 300"
+def test_a_timeout_kills_the_process_tree(
+    start_rho, server: ScriptedServer, sandbox_mode: str
+) -> None:  # type: ignore[no-untyped-def]
+    token = f"300.{secrets.randbelow(10**9)}"
+    command = f"sleep {token} & sleep {token} >/dev/null 2>&1 & sleep {token}"
     rho = start(start_rho, server, {"command": command, "timeout_secs": 1})
     result = run_tool(rho)
     assert result["is_error"] is True
     assert "[run_command: timed out after 1s;" in result["output"]
-    for name in ("child.pid", "quiet.pid"):
-        assert gone(int((project / name).read_text())), name
+    assert all_gone(token)
 
 
-def test_abort_kills_a_running_command(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
-    command = "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; wait"
+def test_abort_kills_a_running_command(
+    start_rho, server: ScriptedServer, sandbox_mode: str
+) -> None:  # type: ignore[no-untyped-def]
+    token = f"300.{secrets.randbelow(10**9)}"
+    command = f"bash -c 'sleep {token}; true' & sleep {token} & wait"
     rho = start(start_rho, server, {"command": command})
     prompt = rho.request("prompt", {"message": "go"})
     rho.answer_approval(rho.notification("approval/request")["params"])
     rho.notification("state/change")
-    while not (project / "child.pid").exists() or not (project / "child.pid").read_text():
+    while len(pids_with(token)) < 3:  # the inner bash, its sleep and the outer sleep
         time.sleep(0.05)
     rho.call("abort")
     rho.wait_for(lambda m: m.get("id") == prompt and "method" not in m)
-    for name in ("leader.pid", "child.pid"):
-        assert gone(int((project / name).read_text())), name
+    assert all_gone(token)
 
 
 def test_a_denied_command_is_an_error_naming_the_rule(

@@ -85,7 +85,7 @@ def test_unwritable_store_is_a_clear_error(
     err = capsys.readouterr().err
     assert (
         err
-        == f"rho: error: {home / '.rho'} is not a plain directory; the trust store is not written\n"
+        == f"rho: error: {home / '.rho'} is not a plain directory; nothing is written there\n"
     )
 
 

@@ -220,14 +220,27 @@ async def test_a_failing_live_callback_does_not_stop_the_process(tmp_path: Path)
     assert result.stdout == "a\nb\n" and result.ok
 
 
-async def test_the_launcher_rewrites_the_argv(tmp_path: Path) -> None:
-    def launcher(argv: list[str]) -> list[str]:
+class _EnvLauncher:
+    name = "env-wrapper"
+
+    def __init__(self) -> None:
+        self.cwds: list[Path] = []
+
+    def wrap(self, argv: list[str], cwd: Path) -> list[str]:
+        self.cwds.append(cwd)
         return ["env", "WRAPPED=1", *argv]
 
+
+async def test_the_launcher_rewrites_the_argv_and_is_named_on_the_result(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    launcher = _EnvLauncher()
     result = await run_process(
-        SH.argv("echo $WRAPPED"), root=SandboxRoot(tmp_path), launcher=launcher
+        SH.argv("echo $WRAPPED"), root=SandboxRoot(tmp_path), cwd="sub", launcher=launcher
     )
     assert result.stdout == "1\n" and result.argv[:2] == ["env", "WRAPPED=1"]
+    assert launcher.cwds == [tmp_path.resolve() / "sub"] and result.confined_by == "env-wrapper"
+    plain = await run_process(SH.argv("true"), root=SandboxRoot(tmp_path))
+    assert plain.confined_by is None
 
 
 def test_command_environment_drops_api_keys_and_startup_files() -> None:

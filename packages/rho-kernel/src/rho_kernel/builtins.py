@@ -9,6 +9,7 @@ from __future__ import annotations
 DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("rho.providers", "rho_kernel.providers.plugin"),
     ("rho.approval", "rho_kernel.loop.policy"),
+    ("rho.confinement", "rho_kernel.confinement.plugin"),
 )
 
 __all__ = ["DEFAULT_PLUGINS"]

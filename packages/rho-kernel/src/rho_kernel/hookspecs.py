@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from rho_kernel.config.model import ApprovalMode, RhoConfig
+    from rho_kernel.confinement.backend import ConfinementBackend
     from rho_kernel.loop.approval import ApprovalGate
     from rho_kernel.loop.compaction import CompactionStrategy
     from rho_kernel.loop.observer import Observer
@@ -90,6 +91,23 @@ def rho_register_provider_services() -> list[ServiceFactory]:
     contributed through this hook.
 
     Added in 0.1.
+    """
+
+
+# ── Confinement ──────────────────────────────────────────────────────────────
+
+
+@hookspec
+def rho_register_confinement_backends() -> list[ConfinementBackend]:
+    """Contribute OS sandboxes for the commands rho runs for the model (`ConfinementBackend`).
+
+    Called once at startup. `[sandbox] backend` selects one by name; otherwise the first, in
+    hook order (plugins before the built-in bubblewrap and Seatbelt), that supports the
+    platform and passes its `probe` confines every command started through
+    `ToolContext.run_process`. A backend wraps the argv (a container runtime, a remote
+    runner…); it must honour the whole `ConfinementPolicy` and die with its parent.
+
+    Added in 0.2.
     """
 
 

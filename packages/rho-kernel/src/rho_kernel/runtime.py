@@ -19,8 +19,11 @@ from rho_kernel.config.loader import ConfigFiles, read_config
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.config.sections import HOOK as SECTIONS_HOOK
 from rho_kernel.config.sections import collect_sections
+from rho_kernel.confinement.backend import ConfinementBackend
+from rho_kernel.confinement.state import Confinement
 from rho_kernel.context_files import context_block, trusted_context_files
 from rho_kernel.diagnostics import warn
+from rho_kernel.home import user_home
 from rho_kernel.loop.agent import AgentLoop, LoopParams
 from rho_kernel.loop.observer import Observer
 from rho_kernel.loop.result import AgentResult
@@ -163,6 +166,8 @@ class Runtime:
         self._catalog: ModelCatalog | None = None
         self._meter: tuple[tuple[int, int, int], ContextMeter] | None = None
         self._context_notes: set[tuple[str, str]] = set()  # context files already noted
+        #: The OS sandbox of the commands tools start for the model.
+        self.confinement = _confinement(config, root, plugins, options.home)
 
     # ── assembly ────────────────────────────────────────────────────────────
 
@@ -433,6 +438,7 @@ class Runtime:
                 catalog=self.catalog,
                 meter=self.meter(),
                 redactor=Redactor.from_config(self.config.redaction),
+                confinement=self.confinement,
             )
             loop = AgentLoop(self.session, params)
             try:
@@ -503,7 +509,23 @@ def _same_file(first: Path, second: Path) -> bool:
         return False
 
 
-# ── config and provider at startup ────────────────────────────────────────────
+# ── config, confinement and provider at startup ───────────────────────────────
+
+
+def _confinement(
+    config: RhoConfig, root: SandboxRoot, plugins: PluginHost, home: Path | None
+) -> Confinement:
+    """The project's command sandbox, with the backends the plugins contribute."""
+    backends = []
+    for plugin_name, item in plugins.collect("rho_register_confinement_backends"):
+        if isinstance(item, ConfinementBackend):
+            backends.append(item)
+        else:
+            plugins.report(
+                f"plugin '{plugin_name}' returned {type(item).__name__} from "
+                "rho_register_confinement_backends; expected a ConfinementBackend (ignored)"
+            )
+    return Confinement(config.sandbox, root.path, home=user_home(home), backends=backends)
 
 
 def _complete_config(files: ConfigFiles, plugins: PluginHost) -> RhoConfig:

@@ -73,6 +73,9 @@ async def serve(runtime: Runtime) -> None:
     _session_hint(runtime)
     # Tool schemas are built now, after `ready`, while the client prepares its first request.
     runtime.tools.prepare(runtime.plugins.report)
+    if any(tool.runs_processes for tool in runtime.tools):
+        # The sandbox is probed in the background; an unconfined fallback is said once.
+        asyncio.get_running_loop().run_in_executor(None, runtime.confinement.announce)
 
     stop = asyncio.Event()
     reason = "transport EOF"

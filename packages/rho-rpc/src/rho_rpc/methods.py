@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from rho_rpc.wire import (
     ProviderEntry,
     ResumeSessionParams,
     ResumeSessionResult,
+    SandboxInfo,
     SessionEntry,
     SetModelParams,
     SetModelResult,
@@ -153,7 +155,12 @@ class CoreMethods:
             sessionPath=str(session.path or ""),
             busy=runtime.busy,
             phase=runtime.phase,
+            sandbox=await self._sandbox(),
         )
+
+    async def _sandbox(self) -> SandboxInfo:
+        status = await asyncio.to_thread(self.runtime.confinement.status)  # may probe, once
+        return SandboxInfo.model_validate(status.to_wire())
 
     async def get_messages(self, _: NoParams) -> GetMessagesResult:
         messages = self.runtime.session.path_messages()
@@ -166,6 +173,7 @@ class CoreMethods:
 
     async def list_tools(self, _: NoParams) -> ListToolsResult:
         tools = self.runtime.tools
+        sandbox = await self._sandbox()
         return ListToolsResult(
             tools=[
                 ToolInfo(
@@ -174,9 +182,12 @@ class CoreMethods:
                     risk=str(tool.risk),  # type: ignore[arg-type]
                     parameters=tool.parameters,
                     plugin=tools.owner(tool.name),
+                    runsProcesses=tool.runs_processes,
+                    confined=tool.runs_processes and sandbox.mode == "confined",
                 )
                 for tool in tools
-            ]
+            ],
+            sandbox=sandbox,
         )
 
     async def list_plugins(self, _: NoParams) -> ListPluginsResult:
@@ -246,7 +257,7 @@ _TABLE: tuple[tuple[str, str, type, type, str, Any], ...] = (
      "Branch back to the system message; the old branch stays on disk.", False),
     ("newSession", "new_session", NoParams, NewSessionResult, "Start a new session.", False),
     ("getState", "get_state", NoParams, GetStateResult,
-     "Model, provider, project root and message count.", True),
+     "Model, provider, project root, message count and how commands are confined.", True),
     ("getMessages", "get_messages", NoParams, GetMessagesResult,
      "The messages on the current branch.", True),
     ("listTools", "list_tools", NoParams, ListToolsResult, "The tools the model can call.", True),

@@ -40,16 +40,16 @@ class RpcPeer(Observer):
             return ApprovalDecision.denied()
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
         self._pending[request.approval_id] = future
-        self.notify(
-            "approval/request",
-            {
-                "approvalId": request.approval_id,
-                "callId": request.call_id,
-                "tool": request.tool,
-                "arguments": request.arguments,
-                "risk": str(request.risk),
-            },
-        )
+        params = {
+            "approvalId": request.approval_id,
+            "callId": request.call_id,
+            "tool": request.tool,
+            "arguments": request.arguments,
+            "risk": str(request.risk),
+        }
+        if request.sandbox is not None:
+            params["sandbox"] = request.sandbox
+        self.notify("approval/request", params)
         try:
             return await future
         finally:

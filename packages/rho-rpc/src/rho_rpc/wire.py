@@ -76,6 +76,30 @@ class ApprovalResponseParams(Params):
 # ── state and messages ──────────────────────────────────────────────────────
 
 
+class SandboxInfo(Wire):
+    """How the commands rho runs for the model are confined."""
+
+    mode: Literal["confined", "unconfined", "off", "refused"] = Field(
+        description='"confined" (by `backend`), "unconfined" (no sandbox backend works here: '
+        'see `problem` and `fix`), "off" ([sandbox] mode = "off") or "refused" (no backend '
+        "works and [sandbox] require = true: commands do not run)."
+    )
+    backend: str | None = Field(None, description='The sandbox in use, e.g. "bubblewrap".')
+    network: bool | list[str] = Field(
+        False, description="Whether commands may use the network (or the hosts they may reach)."
+    )
+    writable: list[str] = Field(
+        default_factory=list, description="Granted writable paths besides the project."
+    )
+    pendingWritable: list[str] = Field(
+        default_factory=list,
+        description="Configured writable paths not yet granted: the next command asks for "
+        "approval, and approving it grants them for this project.",
+    )
+    problem: str | None = Field(None, description="Why commands are not confined.")
+    fix: str | None = Field(None, description="What would confine them.")
+
+
 class GetStateResult(Result):
     """`getState` result."""
 
@@ -89,6 +113,7 @@ class GetStateResult(Result):
     phase: str | None = Field(
         None, description="Phase of work of the current or last prompt (exploration, execution, …)."
     )
+    sandbox: SandboxInfo = Field(description="How commands run for the model are confined.")
 
 
 class GetMessagesResult(Result):
@@ -225,12 +250,17 @@ class ToolInfo(Wire):
     risk: Literal["read", "write", "destructive", "network"]
     parameters: dict[str, Any]
     plugin: str | None = Field(None, description="The plugin that contributed the tool.")
+    runsProcesses: bool = Field(False, description="Whether the tool starts processes.")
+    confined: bool = Field(
+        False, description="Whether the processes it starts run in the OS sandbox."
+    )
 
 
 class ListToolsResult(Result):
     """`listTools` result."""
 
     tools: list[ToolInfo]
+    sandbox: SandboxInfo = Field(description="How commands run for the model are confined.")
 
 
 class PluginEntry(Wire):

@@ -10,7 +10,8 @@ from __future__ import annotations
 import signal as signals
 from typing import Any
 
-from rho_kernel.process import ProcessResult, ProcessStartError, ShellNotFoundError, run_process
+from rho_kernel.confinement import sandbox_note
+from rho_kernel.process import ProcessResult, ProcessStartError, ShellNotFoundError
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.shell_setup import cwd_error, mentions_cd, quoted, shell_setup
@@ -46,6 +47,8 @@ def render(result: ProcessResult, command: str, timeout: int, notes: list[str]) 
         )
     elif result.signal is not None:
         ended.append(f"[run_command: killed by {_signal_name(result.signal)}]")
+    if note := sandbox_note(result):
+        ended.append(note)
     return text + "".join(f"\n{note}" for note in ended)
 
 
@@ -71,7 +74,7 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     return f"run_command {quoted(str(arguments.get('command', '')), 120)} — {state} ({len(result.output)} chars)"
 
 
-@tool(risk=Risk.DESTRUCTIVE, phase=Phase.EXECUTION, outline=_outline)
+@tool(risk=Risk.DESTRUCTIVE, phase=Phase.EXECUTION, outline=_outline, runs_processes=True)
 async def run_command(
     command: str,
     cwd: str | None = None,
@@ -87,7 +90,9 @@ async def run_command(
     to the next call. The result is `exit_code: N` followed by stdout, then `stderr:` and
     stderr. Long output keeps its beginning and end with the middle elided. Network tools
     (curl, wget, ssh, …) and recursive removal of / or ~ are refused. The command is
-    stopped, with every process it started, after timeout_secs.
+    stopped, with every process it started, after timeout_secs. Where the OS sandbox is on,
+    the command can write only inside the project (not .git or .rho) and has no network
+    unless the user allowed it.
 
     Args:
         command: The command line, e.g. `cargo test -p core 2>&1 | tail -50`.
@@ -108,16 +113,13 @@ async def run_command(
         return ToolResult.error(f"run_command: command denied: {denial.reason}")
     timeout, notes = _timeout(timeout_secs, ctx)
     try:
-        result = await run_process(
+        result = await ctx.run_process(
             setup.program.argv(command),
-            root=ctx.root,
             cwd=cwd,
             env=setup.env,
             input=input,
             timeout=timeout,
             max_output_bytes=ctx.config.shell.max_output_bytes,
-            on_output=ctx.report_output,
-            cancel=ctx.cancel,
         )
     except SandboxError as exc:
         return ToolResult.error(cwd_error("run_command", cwd or "", ctx.root, exc))

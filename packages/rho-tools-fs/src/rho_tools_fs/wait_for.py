@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rho_kernel.cancel import Cancelled
+from rho_kernel.confinement import sandbox_note
 from rho_kernel.process import ProcessResult, ProcessStartError, ShellNotFoundError, run_process
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import Risk, ToolContext, ToolResult, tool
@@ -112,14 +113,13 @@ async def _check_condition(condition: Condition, ctx: ToolContext) -> str | None
 async def _poll(
     setup: ShellSetup, command: str, cwd: str | None, limit: float, ctx: ToolContext
 ) -> ProcessResult:
-    return await run_process(
+    return await ctx.run_process(
         setup.program.argv(command),
-        root=ctx.root,
         cwd=cwd,
         env=setup.env,
         timeout=limit,
         max_output_bytes=ctx.config.shell.max_output_bytes,
-        cancel=ctx.cancel,
+        live=False,
     )
 
 
@@ -146,10 +146,11 @@ async def _wait(
             return ToolResult(render(result, polls, elapsed, limit))
         if elapsed >= timeout:
             plural = "poll" if polls == 1 else "polls"
+            note = sandbox_note(result)
             return ToolResult.error(
                 render(result, polls, elapsed, limit)
                 + f"\n[wait_for: timed out after {timeout}s across {polls} {plural} without "
-                "satisfying the condition]"
+                "satisfying the condition]" + (f"\n{note}" if note else "")
             )
         await ctx.cancel.run(asyncio.sleep(min(poll, timeout - elapsed)))
 
@@ -160,7 +161,7 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     return f"wait_for {quoted(str(arguments.get('command', '')), 100)} until {until} — {state}"
 
 
-@tool(risk=Risk.DESTRUCTIVE, outline=_outline)
+@tool(risk=Risk.DESTRUCTIVE, outline=_outline, runs_processes=True)
 async def wait_for(
     command: str,
     until: str = "success",

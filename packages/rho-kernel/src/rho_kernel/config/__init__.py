@@ -34,6 +34,7 @@ from rho_kernel.config.model import (
     ProviderConfig,
     RedactionConfig,
     RhoConfig,
+    SandboxConfig,
     ShellConfig,
     SystemPromptConfig,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "RedactionConfig",
     "Replaced",
     "RhoConfig",
+    "SandboxConfig",
     "SectionConflict",
     "SectionSpec",
     "ShellConfig",

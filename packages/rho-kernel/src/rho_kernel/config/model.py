@@ -100,6 +100,43 @@ class ShellConfig(_Section):
     env_remove: Annotated[list[str], Additive()] = Field(default_factory=list)
 
 
+def _turns_off(project: object, user: object) -> bool:
+    return project == "off" and user != "off"
+
+
+def _widens_network(project: object, user: object) -> bool:
+    """More network than the user's: `true` over anything else, or hosts the user lacks."""
+    if project is False or user is True:
+        return False
+    if project is True:
+        return True
+    have = user if isinstance(user, list) else []
+    return any(host not in have for host in project) if isinstance(project, list) else True
+
+
+class SandboxConfig(_Section):
+    """`[sandbox]`: the OS confinement of every command rho runs for the model.
+
+    A repository's own file may tighten it, but its `mode = "off"`, `network`, `writable`
+    and `backend` count only once the user trusts that file.
+    """
+
+    #: "confined" (where a backend works) or "off" (commands run unconfined).
+    mode: Annotated[Literal["confined", "off"], NeedsTrust(_turns_off)] = "confined"
+    #: False (no network), True (all), or the hosts that may be reached where the backend
+    #: can limit by host (elsewhere a list means no network).
+    network: Annotated[bool | list[str], NeedsTrust(_widens_network)] = False
+    #: Extra writable paths (`~/…`, absolute, or relative to the project), each asked for
+    #: once through an approval and then recorded.
+    writable: Annotated[list[str], NeedsTrust(adds_items), Additive()] = Field(default_factory=list)
+    #: Paths commands may not read, besides the built-in credential locations.
+    extra_read_deny: Annotated[list[str], Additive()] = Field(default_factory=list)
+    #: Refuse to run commands at all when no backend can confine them.
+    require: Annotated[bool, NeedsTrust(disables)] = False
+    #: The backend to use by name (None: the first that works on this machine).
+    backend: Annotated[str | None, NeedsTrust()] = None
+
+
 class ContextConfig(_Section):
     """`[context]`: which project context files are scanned."""
 
@@ -156,6 +193,7 @@ class RhoConfig(_Section):
     #: A trusted project's `[approval]` replaces the user's; an untrusted one merges per tool.
     approval: Annotated[ApprovalConfig, Replaced()] = Field(default_factory=ApprovalConfig)
     shell: ShellConfig = Field(default_factory=ShellConfig)
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
     system_prompt: SystemPromptConfig = Field(default_factory=SystemPromptConfig)
@@ -226,6 +264,7 @@ __all__ = [
     "ProviderConfig",
     "RedactionConfig",
     "RhoConfig",
+    "SandboxConfig",
     "ShellConfig",
     "SystemPromptConfig",
 ]

@@ -40,6 +40,7 @@ from rho_kernel.tools.intercept import Block
 
 if TYPE_CHECKING:
     from rho_kernel.config.model import RhoConfig
+    from rho_kernel.confinement.state import Confinement
     from rho_kernel.plugins import PluginHost
     from rho_kernel.providers.catalog import ModelCatalog
     from rho_kernel.providers.service import LlmService
@@ -79,6 +80,8 @@ class LoopParams:
     meter: ContextMeter | None = None
     #: Applied to every tool result and live output (default: built from `config.redaction`).
     redactor: Redactor | None = None
+    #: The OS sandbox of the commands tools start (None: unconfined).
+    confinement: Confinement | None = None
 
 
 class _RetryBudgetExhausted(Exception):
@@ -370,7 +373,11 @@ class AgentLoop:
         return tool, intercepted
 
     async def _authorise(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> bool:
-        """Apply the approval policy and ask the gate; False when the call must not run."""
+        """Apply the approval policy and ask the gate; False when the call must not run.
+
+        A call that starts processes while configured writable paths are not yet granted
+        asks even when the policy would run it without asking; approving it grants them.
+        """
         mode = self.p.plugins.first(
             "rho_approval_policy", tool_name=call.name, risk=tool.risk, config=self.p.config
         ) or ("auto" if tool.risk == Risk.READ else "ask")
@@ -379,13 +386,21 @@ class AgentLoop:
             denial = f'Tool call denied by policy: [approval.per_tool] {call.name} = "deny".'
             await self._finish_call(call, ToolResult.error(denial), "denied")
             return False
-        if mode != "ask":
+        confinement = self.p.confinement if tool.runs_processes else None
+        pending = confinement.pending_writable() if confinement is not None else []
+        if mode != "ask" and not pending:
             return True
         try:
-            decision = await self._ask(call, tool.risk, arguments)
+            decision = await self._ask(call, tool, arguments)
         except Cancelled:
             await self._finish_call(call, ToolResult.error(CANCELLED), "error")
             raise
+        return await self._decided(call, decision, pending)
+
+    async def _decided(
+        self, call: ToolCall, decision: ApprovalDecision, pending: list[str]
+    ) -> bool:
+        """Act on the gate's answer: run (recording granted paths), deny, or redirect."""
         if decision.kind == "redirect":
             await self._finish_call(
                 call, ToolResult.error("Tool call redirected by user."), "denied"
@@ -395,15 +410,23 @@ class AgentLoop:
             await self.emit("on_tool_denied", call.name, call_id=call.id)
             await self._finish_call(call, ToolResult.error("Tool call denied by user."), "denied")
             return False
+        if pending and self.p.confinement is not None:
+            self.p.confinement.grant(pending)
         return True
 
-    async def _ask(self, call: ToolCall, risk: Risk, arguments: dict[str, Any]) -> ApprovalDecision:
+    async def _ask(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> ApprovalDecision:
         shown = encode_arguments(arguments)
         await self.state("awaiting_approval")
-        await self.emit("on_approval_requested", call.name, shown, risk, call_id=call.id)
+        await self.emit("on_approval_requested", call.name, shown, tool.risk, call_id=call.id)
         if self.p.gate is None:
             return ApprovalDecision.denied()
-        request = ApprovalRequest(tool=call.name, arguments=shown, risk=risk, call_id=call.id)
+        sandbox = None
+        if tool.runs_processes:
+            status = self.p.confinement.status() if self.p.confinement is not None else None
+            sandbox = status.to_wire() if status is not None else {"mode": "unconfined"}
+        request = ApprovalRequest(
+            tool=call.name, arguments=shown, risk=tool.risk, call_id=call.id, sandbox=sandbox
+        )
         return await self.p.cancel.run(self.p.gate.request(request))
 
     async def _execute(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> None:
@@ -418,6 +441,7 @@ class AgentLoop:
             session=self.session,
             call_id=call.id,
             output=sink,
+            confinement=self.p.confinement,
         )
         cancelled = False
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from rho_kernel.tools.base import Risk
 
@@ -21,6 +21,8 @@ class ApprovalRequest:
     `arguments` is the canonical JSON of exactly the arguments that will run (after decoding
     and any rewrite by a `rho_before_tool_call` plugin), not the model's raw text.
     `approval_id` names this one request: a decision is valid for it and for nothing else.
+    `sandbox` (for a tool that starts processes) is how they will be confined, as
+    `SandboxStatus.to_wire()`; its `pendingWritable` paths are granted by approving.
     """
 
     tool: str
@@ -28,6 +30,7 @@ class ApprovalRequest:
     risk: Risk
     call_id: str
     approval_id: str = field(default_factory=new_approval_id)
+    sandbox: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,10 +10,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from rho_kernel.process.capture import CappedOutput
 from rho_kernel.process.live import LiveOutput, OutputCallback
@@ -22,9 +22,24 @@ if TYPE_CHECKING:
     from rho_kernel.cancel import CancelToken
     from rho_kernel.security.sandbox import SandboxRoot
 
-#: `launcher(argv) -> argv`: how a command is started — the seam for confinement backends
-#: (a launcher may wrap the argv, e.g. in a sandboxing program). The default runs it as is.
-Launcher = Callable[[list[str]], list[str]]
+
+class Launcher(Protocol):
+    """How a command is started: the seam for confinement (see `rho_kernel.confinement`).
+
+    `wrap` returns the argv that runs `argv` in `cwd` (e.g. inside a sandboxing program);
+    `name` is recorded on the result as `confined_by`. Without a launcher a command runs
+    as is.
+    """
+
+    @property
+    def name(self) -> str:
+        """The confinement's name, e.g. "bubblewrap"."""
+        ...
+
+    def wrap(self, argv: list[str], cwd: Path) -> list[str]:
+        """The argv to start instead of `argv`."""
+        ...
+
 
 #: Seconds between SIGTERM and SIGKILL when a process group is stopped.
 DEFAULT_KILL_GRACE = 2.0
@@ -69,7 +84,8 @@ class ProcessResult:
     `exit_code` is None when the process was killed by a signal (`signal` names it).
     `stdout`/`stderr` are capped: the head and tail are kept and `*_elided` bytes in the
     middle were dropped (`*_bytes` is everything written). `timed_out` and `cancelled`
-    say that rho stopped the process (its whole process group).
+    say that rho stopped the process (its whole process group). `confined_by` names the
+    launcher that confined it (None: it ran unconfined).
     """
 
     argv: list[str]
@@ -84,6 +100,7 @@ class ProcessResult:
     duration: float
     timed_out: bool = False
     cancelled: bool = False
+    confined_by: str | None = None
 
     @property
     def returncode(self) -> int:
@@ -232,11 +249,12 @@ async def run_process(
     cancellation); when the process exits by itself, what it left running in its group is
     stopped too. Each of stdout and stderr keeps at most `max_output_bytes` (head and tail).
     `on_output(stream, text)` receives live output, throttled (`LiveOutput`), and has
-    received all of it when this returns. Raises `ProcessStartError` when the process
+    received all of it when this returns. `launcher` confines the process (tools get theirs
+    from `ToolContext.run_process`, which always passes the project's). Raises `ProcessStartError` when the process
     cannot start, and the sandbox's errors for a bad `cwd`.
     """
     directory = resolve_cwd(root, cwd)
-    command = list(launcher(list(argv))) if launcher is not None else list(argv)
+    command = list(launcher.wrap(list(argv), directory)) if launcher is not None else list(argv)
     data = input.encode("utf-8", "surrogateescape") if isinstance(input, str) else input
     started = time.monotonic()
     child = await _spawn(command, directory, env, data is not None)
@@ -285,6 +303,7 @@ async def run_process(
         duration=time.monotonic() - started,
         timed_out=outcome == "timeout",
         cancelled=outcome == "cancelled",
+        confined_by=launcher.name if launcher is not None else None,
     )
 
 

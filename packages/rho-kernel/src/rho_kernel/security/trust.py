@@ -19,11 +19,9 @@ ever withhold trust, never grant it.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
-import stat
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -32,6 +30,7 @@ from typing import Any
 
 from rho_kernel.diagnostics import warn as warn_stderr
 from rho_kernel.home import user_home
+from rho_kernel.security.private_file import PrivateFileError, toml_string, write_private
 
 #: The store's file name inside `~/.rho`.
 TRUST_STORE_NAME = "trusted_projects.toml"
@@ -144,8 +143,11 @@ class TrustStore:
         return removed
 
     def _write(self, entries: list[TrustEntry]) -> None:
-        text = _HEADER + "".join(_render(entry) for entry in entries)
-        _write_private(self.path, text.encode("utf-8"))
+        try:
+            text = _HEADER + "".join(_render(entry) for entry in entries)
+            write_private(self.path, text.encode("utf-8"))
+        except PrivateFileError as exc:
+            raise TrustError(str(exc)) from None
         self._entries = entries
 
 
@@ -192,76 +194,18 @@ def _entry(index: int, item: Any) -> TrustEntry:
 # ── writing ─────────────────────────────────────────────────────────────────
 
 
-def _toml_string(text: str) -> str:
-    """`text` as a TOML basic string; lone surrogates (undecodable path bytes) cannot be."""
-    out: list[str] = []
-    for char in text:
-        code = ord(char)
-        if 0xD800 <= code <= 0xDFFF:
-            raise TrustError(f"{text!r} is not valid UTF-8 and cannot be recorded")
-        if char in '"\\':
-            out.append("\\" + char)
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\u{code:04X}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
-
-
 def _render(entry: TrustEntry) -> str:
     return (
         "\n[[entries]]\n"
-        f"root = {_toml_string(entry.root)}\n"
-        f"file = {_toml_string(entry.file)}\n"
-        f"sha256 = {_toml_string(entry.sha256)}\n"
+        f"root = {toml_string(entry.root)}\n"
+        f"file = {toml_string(entry.file)}\n"
+        f"sha256 = {toml_string(entry.sha256)}\n"
     )
-
-
-def _private_directory(directory: Path) -> None:
-    """Create `directory` (0700) or tighten it to 0700; refuse a symbolic link."""
-    try:
-        with contextlib.suppress(FileExistsError):  # checked just below, whatever it is
-            directory.mkdir(mode=0o700, parents=True)
-        info = os.lstat(directory)
-    except OSError as exc:
-        raise TrustError(f"cannot create {directory}: {exc.strerror or exc}") from None
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        raise TrustError(f"{directory} is not a plain directory; the trust store is not written")
-    if stat.S_IMODE(info.st_mode) != 0o700:
-        try:
-            os.chmod(directory, 0o700)
-        except OSError as exc:
-            raise TrustError(f"cannot make {directory} private: {exc.strerror or exc}") from None
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    """Replace `path` atomically with a 0600 file holding `data`, never following links."""
-    _private_directory(path.parent)
-    temporary = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
-    flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        descriptor = os.open(temporary, flags, 0o600)
-        try:
-            if hasattr(os, "fchmod"):
-                os.fchmod(descriptor, 0o600)  # exact mode, whatever the umask
-            view = memoryview(data)
-            while view:
-                view = view[os.write(descriptor, view) :]
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-        os.replace(temporary, path)  # replaces a link at `path` rather than following it
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise TrustError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 __all__ = [
     "TRUST_STORE_NAME",
     "TrustEntry",
-    "TrustError",
     "TrustStore",
     "canonical_root",
     "file_digest",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rho_kernel.cancel import CancelToken
     from rho_kernel.config.model import RhoConfig
+    from rho_kernel.confinement.state import Confinement
+    from rho_kernel.process.runner import ProcessResult
     from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.session.store import Session
 
@@ -64,7 +66,9 @@ class ToolContext:
     configuration, `cancel` the turn's cancellation token, `session` a handle on the running
     session (None outside a session), and `stash` per-plugin state keyed by the plugin.
     `call_id` names the call being executed; `output` (None outside the loop) receives live
-    output, see `report_output`.
+    output, see `report_output`. `confinement` is the project's OS sandbox for commands
+    (None: commands run unconfined, as outside the loop); start processes with
+    `run_process`, which applies it.
     """
 
     root: SandboxRoot
@@ -74,6 +78,40 @@ class ToolContext:
     stash: dict[Any, Any] = field(default_factory=dict)
     call_id: str | None = None
     output: OutputSink | None = None
+    confinement: Confinement | None = None
+
+    async def run_process(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        input: str | bytes | None = None,
+        timeout: float | None = None,
+        max_output_bytes: int = 65536,
+        live: bool = True,
+    ) -> ProcessResult:
+        """Run `argv` for the model: confined by the project's sandbox, in its own process
+        group, `cwd` inside the project, stopped on timeout and abort, output capped, and
+        (with `live`) streamed to the client as it comes. See
+        `rho_kernel.process.run_process` for the details and errors; raises
+        `ConfinementRefused` (a `ProcessStartError`) when `[sandbox] require = true` and no
+        sandbox works here."""
+        from rho_kernel.process.runner import run_process
+
+        launcher = self.confinement.launcher() if self.confinement is not None else None
+        return await run_process(
+            argv,
+            root=self.root,
+            cwd=cwd,
+            env=env,
+            input=input,
+            timeout=timeout,
+            max_output_bytes=max_output_bytes,
+            on_output=self.report_output if live else None,
+            cancel=self.cancel,
+            launcher=launcher,
+        )
 
     async def report_output(self, stream: str, text: str) -> None:
         """Show `text` (a chunk of `stream`: "stdout", "stderr", …) to the client while the
@@ -98,6 +136,9 @@ class Tool:
     parameters: dict[str, Any] = {"type": "object", "properties": {}}  # noqa: RUF012
     risk: Risk = Risk.READ
     phase: Phase | None = None
+    #: Whether the tool starts processes (through `ToolContext.run_process`): its approval
+    #: request and `listTools` then say how they will be confined.
+    runs_processes: bool = False
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise NotImplementedError

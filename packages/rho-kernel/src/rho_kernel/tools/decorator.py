@@ -72,8 +72,10 @@ class FunctionTool(Tool):
         risk: Risk | str = Risk.READ,
         phase: Phase | str | None = None,
         outline: Outliner | None = None,
+        runs_processes: bool = False,
     ) -> None:
         self.func = func
+        self.runs_processes = runs_processes
         self.outliner = outline
         self.name = name or func.__name__
         doc_description, param_docs = _split_docstring(func.__doc__ or "")
@@ -172,6 +174,7 @@ def tool(
     risk: Risk | str = Risk.READ,
     phase: Phase | str | None = None,
     outline: Outliner | None = None,
+    runs_processes: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -184,6 +187,7 @@ def tool(
     risk: Risk | str = Risk.READ,
     phase: Phase | str | None = None,
     outline: Outliner | None = None,
+    runs_processes: bool = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function.
 
@@ -193,12 +197,19 @@ def tool(
     error result for the model. The function may be sync (run in a worker thread) or async,
     may take a `ctx: ToolContext` parameter, and may return a str, a `ToolResult`, or any
     JSON-serialisable value. `outline(arguments, result)` returns the call's one-line form
-    used when old turns are shrunk (see `Tool.outline`).
+    used when old turns are shrunk (see `Tool.outline`). `runs_processes=True` declares that
+    it starts processes (with `ctx.run_process`), see `Tool.runs_processes`.
     """
 
     def wrap(function: Callable[..., Any]) -> FunctionTool:
         return FunctionTool(
-            function, name=name, description=description, risk=risk, phase=phase, outline=outline
+            function,
+            name=name,
+            description=description,
+            risk=risk,
+            phase=phase,
+            outline=outline,
+            runs_processes=runs_processes,
         )
 
     if func is not None:

@@ -1,0 +1,54 @@
+"""OS confinement of the commands rho runs for the model, under the command policy.
+
+- `ConfinementPolicy` says what a confined process may do (writable paths, read-only and
+  unreadable ones, network); `build_policy` makes the project's.
+- `ConfinementBackend` turns a policy into a confined argv: `Bubblewrap` (Linux) and
+  `Seatbelt` (macOS) are built in; plugins add more with `rho_register_confinement_backends`.
+- `Confinement` is the project's: it chooses the backend (by probing), reports its
+  `SandboxStatus`, and gives the process runner its launcher. Tools reach it through
+  `ToolContext.run_process`.
+- `sandbox_note` explains a failure the sandbox caused.
+"""
+
+from rho_kernel.confinement.backend import ConfinementBackend, Problem
+from rho_kernel.confinement.bubblewrap import Bubblewrap
+from rho_kernel.confinement.grants import GrantError, WritableGrants
+from rho_kernel.confinement.hints import sandbox_note
+from rho_kernel.confinement.policy import (
+    DEFAULT_HOME_READ_DENY,
+    DEFAULT_SYSTEM_READ_DENY,
+    READ_ONLY_NAMES,
+    ConfinementPolicy,
+    build_policy,
+)
+from rho_kernel.confinement.seatbelt import Seatbelt, seatbelt_profile
+from rho_kernel.confinement.state import (
+    ConfinedLauncher,
+    Confinement,
+    ConfinementRefused,
+    SandboxMode,
+    SandboxStatus,
+    sandbox_summary,
+)
+
+__all__ = [
+    "DEFAULT_HOME_READ_DENY",
+    "DEFAULT_SYSTEM_READ_DENY",
+    "READ_ONLY_NAMES",
+    "Bubblewrap",
+    "ConfinedLauncher",
+    "Confinement",
+    "ConfinementBackend",
+    "ConfinementPolicy",
+    "ConfinementRefused",
+    "GrantError",
+    "Problem",
+    "SandboxMode",
+    "SandboxStatus",
+    "Seatbelt",
+    "WritableGrants",
+    "build_policy",
+    "sandbox_note",
+    "sandbox_summary",
+    "seatbelt_profile",
+]

@@ -1,0 +1,54 @@
+"""The confinement backend interface: how a policy becomes a confined command."""
+
+from __future__ import annotations
+
+import sys
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+
+from rho_kernel.confinement.policy import ConfinementPolicy
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Why a backend cannot confine commands here (`reason`) and what would fix it (`fix`)."""
+
+    reason: str
+    fix: str
+
+
+class ConfinementBackend(ABC):
+    """A way to run a command under a `ConfinementPolicy`.
+
+    Plugins contribute backends with the `rho_register_confinement_backends` hook; `[sandbox]
+    backend` names one, otherwise the first that supports the platform and whose `probe`
+    finds no problem is used. `wrap` must not start anything itself: the process runner
+    starts the argv it returns, in its own process group, and stops that group on timeout
+    or abort, so the backend's launcher must take its sandboxed children with it when it
+    dies (bubblewrap's `--die-with-parent` and PID namespace do).
+    """
+
+    #: The name `[sandbox] backend` and the client see.
+    name: str = ""
+    #: `sys.platform` prefixes the backend works on (empty: every platform).
+    platforms: tuple[str, ...] = ()
+    #: Whether a list of hosts in `network` is enforced (otherwise a list means no network).
+    enforces_host_lists: bool = False
+
+    def supports_platform(self, platform: str = sys.platform) -> bool:
+        """Whether the backend is meant for `platform`."""
+        return not self.platforms or platform.startswith(self.platforms)
+
+    @abstractmethod
+    def probe(self) -> Problem | None:
+        """Check, once, that the backend can confine a command here; None when it can.
+
+        May run a trivial confined command; called in a worker thread after startup."""
+
+    @abstractmethod
+    def wrap(self, argv: list[str], policy: ConfinementPolicy, cwd: Path) -> list[str]:
+        """The argv that runs `argv` in working directory `cwd` under `policy`."""
+
+
+__all__ = ["ConfinementBackend", "Problem"]

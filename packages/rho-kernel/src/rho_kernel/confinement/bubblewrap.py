@@ -1,0 +1,101 @@
+"""The Linux backend: bubblewrap (`bwrap`) with a read-only root and no network.
+
+The command sees the whole file system read-only, its own `/dev`, `/proc` and empty
+`/tmp`, the project (and granted paths) writable except `.git` and `.rho`, and empty
+read-only stand-ins where credentials live. It runs in new user, PID, IPC, UTS and
+network namespaces (the network one is shared back only when granted) and in its own
+session (no terminal injection). Killing bwrap kills everything inside: the sandbox's
+init dies with its parent (`--die-with-parent`), and the PID namespace dies with its init.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from rho_kernel.confinement.backend import ConfinementBackend, Problem
+from rho_kernel.confinement.policy import ConfinementPolicy
+
+INSTALL_HINT = (
+    "install bubblewrap (the 'bubblewrap' package: apt install bubblewrap, "
+    "dnf install bubblewrap, pacman -S bubblewrap)"
+)
+_NAMESPACE_HINT = (
+    "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and "
+    "user.max_user_namespaces > 0; on Ubuntu 24.04+ an AppArmor profile for bwrap), or "
+    "install bwrap setuid"
+)
+_PROBE_TIMEOUT = 10.0
+
+
+class Bubblewrap(ConfinementBackend):
+    """Confinement with bubblewrap, on Linux."""
+
+    name = "bubblewrap"
+    platforms = ("linux",)
+    enforces_host_lists = False
+
+    def __init__(self, executable: str | None = None) -> None:
+        """`executable`: the `bwrap` to use (default: found on PATH when probed)."""
+        self.executable = executable
+
+    def _find(self) -> str | None:
+        if self.executable is None:
+            self.executable = shutil.which("bwrap")
+        return self.executable
+
+    def probe(self) -> Problem | None:
+        """A trivial command under the same namespaces and mounts as a real one."""
+        executable = self._find()
+        if executable is None:
+            return Problem("bubblewrap (bwrap) is not installed", INSTALL_HINT)
+        policy = ConfinementPolicy(root=Path(os.path.realpath("/")), read_only=(), writable=())
+        argv = self.wrap(["true"], policy, Path("/"))
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=_PROBE_TIMEOUT, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return Problem(f"bubblewrap could not be run: {exc}", INSTALL_HINT)
+        if done.returncode != 0:
+            said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            detail = said[-1] if said else f"exit status {done.returncode}"
+            return Problem(f"bubblewrap cannot create a sandbox here ({detail})", _NAMESPACE_HINT)
+        return None
+
+    def wrap(self, argv: list[str], policy: ConfinementPolicy, cwd: Path) -> list[str]:
+        """`bwrap <namespaces> <mounts> --chdir cwd -- argv`."""
+        executable = self._find() or "bwrap"
+        args = [executable, "--die-with-parent", "--new-session", "--unshare-all"]
+        if policy.network is True:
+            args.append("--share-net")
+        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        if policy.private_tmp:
+            args += ["--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp"]
+        for path in (policy.root, *policy.writable):
+            if path.exists():
+                args += ["--bind", str(path), str(path)]
+        for path in policy.read_only:
+            if path.exists():
+                real = os.path.realpath(path)
+                args += ["--ro-bind", real, real]
+        for path in policy.read_deny:
+            args += _hidden(path)
+        return [*args, "--chdir", str(cwd), "--", *argv]
+
+
+def _hidden(path: Path) -> list[str]:
+    """Mounts that leave nothing readable at `path` (nothing when it does not exist)."""
+    try:
+        is_dir = path.is_dir()
+        exists = is_dir or path.exists() or path.is_socket()
+    except OSError:
+        return []
+    if not exists:
+        return []
+    if is_dir:
+        return ["--tmpfs", str(path), "--remount-ro", str(path)]
+    return ["--ro-bind", os.devnull, str(path)]
+
+
+__all__ = ["INSTALL_HINT", "Bubblewrap"]

@@ -1,0 +1,85 @@
+"""Writable paths the user granted to a project's commands: `~/.rho/sandbox_grants.toml`.
+
+`[sandbox] writable` lists paths commands may write besides the project. Each is asked for
+once, through an approval, and the answer is recorded here per project, so the question
+is not repeated (also not after a restart). The store lives in `~/.rho`, which commands can
+neither read nor write, so a command cannot grant itself anything:
+
+```toml
+[[grants]]
+root = "/home/me/proj"        # canonical project root
+path = "~/.cargo/registry"    # the entry as configured
+```
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from rho_kernel.diagnostics import warn
+from rho_kernel.home import user_home
+from rho_kernel.security.private_file import PrivateFileError, toml_string, write_private
+from rho_kernel.security.trust import canonical_root
+
+#: The store's file name inside `~/.rho`.
+GRANTS_NAME = "sandbox_grants.toml"
+_HEADER = "# Paths the user allowed a project's commands to write, asked for once each.\n"
+
+
+class GrantError(Exception):
+    """The grant store cannot be written."""
+
+
+class WritableGrants:
+    """The recorded grants of every project, loaded from and saved to one TOML file."""
+
+    def __init__(self, path: Path, grants: list[tuple[str, str]] | None = None) -> None:
+        """A store at `path` holding `(root, path)` pairs (nothing is read here)."""
+        self.path = path
+        self._grants = list(grants or [])
+
+    @classmethod
+    def load(cls, home: Path | None = None) -> WritableGrants:
+        """The user's store; a missing one is empty, a malformed one is reported and empty."""
+        path = user_home(home) / ".rho" / GRANTS_NAME
+        try:
+            table = tomllib.loads(path.read_text("utf-8"))
+        except (FileNotFoundError, NotADirectoryError):
+            return cls(path)
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            warn(f"{path}: cannot be read ({exc}); no writable path counts as granted")
+            return cls(path)
+        items = table.get("grants", [])
+        pairs = [
+            (item["root"], item["path"])
+            for item in (items if isinstance(items, list) else [])
+            if isinstance(item, dict)
+            and isinstance(item.get("root"), str)
+            and isinstance(item.get("path"), str)
+        ]
+        return cls(path, pairs)
+
+    def granted(self, root: Path | str) -> set[str]:
+        """The entries granted for the project at `root`."""
+        key = canonical_root(root)
+        return {entry for owner, entry in self._grants if owner == key}
+
+    def grant(self, root: Path | str, entries: list[str]) -> None:
+        """Record `entries` for the project at `root` and save. Raises `GrantError`."""
+        key = canonical_root(root)
+        new = [(key, entry) for entry in entries if (key, entry) not in self._grants]
+        if not new:
+            return
+        grants = self._grants = [*self._grants, *new]  # granted for this process even if unsaved
+        try:
+            body = "".join(
+                f"\n[[grants]]\nroot = {toml_string(owner)}\npath = {toml_string(entry)}\n"
+                for owner, entry in grants
+            )
+            write_private(self.path, (_HEADER + body).encode("utf-8"))
+        except PrivateFileError as exc:
+            raise GrantError(str(exc)) from None
+
+
+__all__ = ["GRANTS_NAME", "GrantError", "WritableGrants"]

@@ -1,0 +1,262 @@
+"""The project's confinement: which backend confines commands, under which policy.
+
+Built once per process from `[sandbox]`, the project root and the backends the plugins
+contribute. The backend is chosen lazily, by probing, the first time anyone asks (after
+startup, or at the first command), and the answer is kept.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from rho_kernel.config.model import SandboxConfig
+from rho_kernel.confinement.backend import ConfinementBackend, Problem
+from rho_kernel.confinement.grants import GrantError, WritableGrants
+from rho_kernel.confinement.policy import ConfinementPolicy, build_policy
+from rho_kernel.diagnostics import warn
+from rho_kernel.process.runner import ProcessStartError
+
+#: "confined": commands run under `backend`; "unconfined": no backend works here, commands
+#: run without one; "off": `[sandbox] mode = "off"`; "refused": no backend works and
+#: `[sandbox] require = true`, so commands do not run at all.
+SandboxMode = Literal["confined", "unconfined", "off", "refused"]
+
+
+class ConfinementRefused(ProcessStartError):
+    """`[sandbox] require = true` and no backend can confine the command."""
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxStatus:
+    """How commands run, as `getState`, `listTools` and `approval/request` report it."""
+
+    mode: SandboxMode
+    backend: str | None = None
+    network: bool | list[str] = False
+    writable: list[str] = field(default_factory=list)
+    pending_writable: list[str] = field(default_factory=list)
+    problem: str | None = None
+    fix: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON object clients see (`problem`/`fix` only when commands are not confined)."""
+        wire: dict[str, Any] = {
+            "mode": self.mode,
+            "backend": self.backend,
+            "network": self.network,
+            "writable": self.writable,
+            "pendingWritable": self.pending_writable,
+        }
+        if self.problem is not None:
+            wire["problem"] = self.problem
+            wire["fix"] = self.fix
+        return wire
+
+
+@dataclass(frozen=True, slots=True)
+class ConfinedLauncher:
+    """A `rho_kernel.process.Launcher` that runs every command under one backend and policy."""
+
+    backend: ConfinementBackend
+    policy: ConfinementPolicy
+
+    @property
+    def name(self) -> str:
+        """The backend's name (recorded on the `ProcessResult` as `confined_by`)."""
+        return self.backend.name
+
+    def wrap(self, argv: list[str], cwd: Path) -> list[str]:
+        """`argv` under the backend and policy."""
+        return self.backend.wrap(argv, self.policy, cwd)
+
+
+class Confinement:
+    """The confinement of one project's commands (thread-safe)."""
+
+    def __init__(
+        self,
+        settings: SandboxConfig,
+        root: Path,
+        *,
+        home: Path,
+        backends: Sequence[ConfinementBackend],
+        grants: WritableGrants | None = None,
+        report: Callable[[str], None] = warn,
+    ) -> None:
+        """Nothing is probed here; see `status`."""
+        self.settings = settings
+        self.root = root
+        self.home = home
+        self.backends = list(backends)
+        self._grants = grants
+        self.report = report
+        self._lock = threading.Lock()
+        self._chosen: tuple[ConfinementBackend | None, Problem | None] | None = None
+        self._announced = False
+        self._announced_hosts = False
+
+    # ── the backend ─────────────────────────────────────────────────────────
+
+    def _choose(self) -> tuple[ConfinementBackend | None, Problem | None]:
+        with self._lock:
+            if self._chosen is None:
+                self._chosen = self._probe()
+            return self._chosen
+
+    def _probe(self) -> tuple[ConfinementBackend | None, Problem | None]:
+        wanted = self.settings.backend
+        if wanted is not None:
+            named = [b for b in self.backends if b.name == wanted]
+            if not named:
+                known = ", ".join(b.name for b in self.backends) or "none"
+                return None, Problem(
+                    f"no sandbox backend is named '{wanted}' (installed: {known})",
+                    "set [sandbox] backend to one of them, or remove it",
+                )
+            candidates = named
+        else:
+            candidates = [b for b in self.backends if b.supports_platform()]
+        first: Problem | None = None
+        for backend in candidates:
+            try:
+                problem = backend.probe()
+            except Exception as exc:  # a broken plugin backend must not stop rho
+                problem = Problem(f"the {backend.name} backend failed: {exc}", "report it")
+            if problem is None:
+                return backend, None
+            first = first or problem
+        return None, first or Problem(
+            "no sandbox backend supports this platform",
+            "run rho on Linux with bubblewrap, or on macOS",
+        )
+
+    # ── what clients and tools see ─────────────────────────────────────────
+
+    def status(self) -> SandboxStatus:
+        """How commands run now (probes the backends on first use)."""
+        granted, pending = self._writable()
+        if self.settings.mode == "off":
+            return SandboxStatus("off", problem='[sandbox] mode = "off"', fix=_OFF_FIX)
+        backend, problem = self._choose()
+        if backend is None:
+            assert problem is not None
+            mode: SandboxMode = "refused" if self.settings.require else "unconfined"
+            return SandboxStatus(mode, problem=problem.reason, fix=problem.fix)
+        return SandboxStatus(
+            "confined",
+            backend=backend.name,
+            network=self._network(backend),
+            writable=granted,
+            pending_writable=pending,
+        )
+
+    def launcher(self) -> ConfinedLauncher | None:
+        """How to start the next command: None runs it unconfined (mode off, or no backend
+        and not required). Raises `ConfinementRefused` when commands must not run."""
+        if self.settings.mode == "off":
+            return None
+        backend, problem = self._choose()
+        if backend is None:
+            if self.settings.require:
+                assert problem is not None
+                raise ConfinementRefused(
+                    f"commands are refused: [sandbox] require = true, but {problem.reason}; "
+                    f"to fix it, {problem.fix}"
+                )
+            return None
+        granted, _ = self._writable()
+        policy = build_policy(
+            self.root,
+            home=self.home,
+            writable=granted,
+            extra_read_deny=self.settings.extra_read_deny,
+            network=self._network(backend),
+        )
+        return ConfinedLauncher(backend, policy)
+
+    def announce(self) -> None:
+        """Say once on stderr when commands will run unconfined, and how to fix it."""
+        status = self.status()
+        if self._announced or status.mode in ("confined", "off"):
+            return
+        self._announced = True
+        if status.mode == "refused":
+            self.report(
+                f"commands will not run: [sandbox] require = true, but {status.problem}; "
+                f"to fix it, {status.fix}"
+            )
+        else:
+            self.report(
+                f"commands run unconfined (no OS sandbox): {status.problem}; to fix it, "
+                f"{status.fix}, or set [sandbox] require = true to refuse commands instead"
+            )
+
+    # ── network and writable paths ─────────────────────────────────────────
+
+    def _network(self, backend: ConfinementBackend) -> bool | list[str]:
+        network = self.settings.network
+        if isinstance(network, list) and not backend.enforces_host_lists:
+            if network and not self._announced_hosts:
+                self._announced_hosts = True
+                self.report(
+                    f"[sandbox] network lists hosts ({', '.join(network)}), but the "
+                    f"{backend.name} backend cannot limit the network by host: commands get "
+                    "no network; set network = true to allow all of it"
+                )
+            return False
+        return network
+
+    @property
+    def grants(self) -> WritableGrants:
+        """The user's recorded grants (read on first use)."""
+        if self._grants is None:
+            self._grants = WritableGrants.load(self.home)
+        return self._grants
+
+    def _writable(self) -> tuple[list[str], list[str]]:
+        """The configured extra writable entries: (granted, not yet granted)."""
+        if not self.settings.writable:
+            return [], []
+        granted = self.grants.granted(self.root)
+        entries = list(dict.fromkeys(self.settings.writable))
+        return [e for e in entries if e in granted], [e for e in entries if e not in granted]
+
+    def pending_writable(self) -> list[str]:
+        """Configured writable paths the user has not yet granted (asked for by approval)."""
+        if self.settings.mode == "off":
+            return []
+        return self._writable()[1]
+
+    def grant(self, entries: list[str]) -> None:
+        """Record `entries` as granted for this project (reported if it cannot be saved)."""
+        try:
+            self.grants.grant(self.root, entries)
+        except GrantError as exc:
+            self.report(f"the writable paths could not be recorded: {exc}")
+
+
+_OFF_FIX = 'remove [sandbox] mode = "off" to confine commands'
+
+
+def sandbox_summary(status: SandboxStatus) -> str:
+    """One line for a person: how the next command will run."""
+    if status.mode == "confined":
+        net = "network on" if status.network is True else "no network"
+        return f"confined ({status.backend}, {net})"
+    return {"off": "unconfined ([sandbox] mode = off)", "refused": "refused"}.get(
+        status.mode, "unconfined (no sandbox backend works here)"
+    )
+
+
+__all__ = [
+    "ConfinedLauncher",
+    "Confinement",
+    "ConfinementRefused",
+    "SandboxMode",
+    "SandboxStatus",
+    "sandbox_summary",
+]
