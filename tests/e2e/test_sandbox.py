@@ -1,69 +1,290 @@
-"""The file sandbox through the real `rho` process: approved writes still never reach .git/.rho."""
+"""Commands in the OS sandbox, through the real `rho` process and real bubblewrap: writes
+only inside the project, no network unless granted, credentials unreadable, writable paths
+granted once, the unconfined fallback, and a repository that may not loosen any of it.
+
+The project and home live under /var/tmp here: the sandbox gives commands a private /tmp,
+which would hide (rather than refuse) anything under /tmp.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rho_process import RhoProcess  # type: ignore[import-not-found]
+import pytest
+from rho_process import RHO, RhoProcess, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
-
-def _approve_all(rho: RhoProcess, prompt_id: int, count: int) -> dict[str, Any]:
-    """Approve `count` tool calls, then return the prompt's response."""
-    for _ in range(count):
-        rho.answer_approval(rho.notification("approval/request")["params"])
-    return rho.wait_for(lambda m: m.get("id") == prompt_id)
+pytestmark = pytest.mark.skipif(
+    shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)"
+)
 
 
-def test_approved_writes_into_git_and_rho_are_refused(  # type: ignore[no-untyped-def]
+@pytest.fixture
+def outside_tmp() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="rho-sandbox-", dir="/var/tmp")).resolve()
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def project(outside_tmp: Path) -> Path:
+    root = outside_tmp / "project"
+    (root / ".git" / "hooks").mkdir(parents=True)
+    return root
+
+
+@pytest.fixture
+def home(outside_tmp: Path) -> Path:
+    path = outside_tmp / "home"
+    path.mkdir()
+    return path
+
+
+def user_config(home: Path, text: str) -> None:
+    (home / ".rho").mkdir(exist_ok=True)
+    (home / ".rho" / "config.toml").write_text(text)
+
+
+def run_command(
+    start_rho: Any,
+    server: ScriptedServer,
+    command: str,
+    *,
+    env: dict[str, str] | None = None,
+) -> tuple[RhoProcess, dict[str, Any], dict[str, Any]]:
+    """One approved run_command; returns rho, the approval request and the tool result."""
+    server.add(tool_call_reply("run_command", {"command": command}), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral", env=env)
+    rho.request("prompt", {"message": "go"})
+    approval = rho.notification("approval/request")["params"]
+    rho.answer_approval(approval)
+    return rho, approval, rho.notification("tool/result")["params"]
+
+
+def test_a_command_writes_inside_the_project_and_clients_see_it_confined(
     start_rho, server: ScriptedServer, project: Path
-) -> None:
-    (project / ".git" / "hooks").mkdir()
-    (project / "hooks").symlink_to(".git/hooks", target_is_directory=True)
-    server.add(
-        tool_call_reply("write_file", {"path": ".git/hooks/pre-push", "content": "#!/bin/sh\n"}),
-        tool_call_reply("write_file", {"path": "hooks/post-checkout", "content": "#!/bin/sh\n"}),
-        tool_call_reply("write_file", {"path": ".rho/config.toml", "content": "[approval]\n"}),
-        text_reply("done"),
+) -> None:  # type: ignore[no-untyped-def]
+    rho, approval, result = run_command(
+        start_rho, server, "mkdir -p build && echo made > build/out.txt && echo ok"
     )
-    rho = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", "--ephemeral")
-    assert rho.read()["method"] == "ready"
-    prompt_id = rho.request("prompt", {"message": "install hooks"})
-    assert _approve_all(rho, prompt_id, 3)["result"]["reply"] == "done"
-    results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
-    assert [r["is_error"] for r in results] == [True, True, True]
-    assert results[0]["output"] == (
-        "write_file: '.git/hooks/pre-push' is inside .git/, which rho never writes to "
-        "(git hooks and config would run as code)"
-    )
-    assert "'hooks/post-checkout' is inside .git/" in results[1]["output"]
-    assert "'.rho/config.toml' is inside .rho/" in results[2]["output"]
-    assert list((project / ".git" / "hooks").iterdir()) == []
-    assert not (project / ".rho").exists()
-    assert rho.finish() == 0
+    assert result["output"] == "exit_code: 0\nok\n"
+    assert (project / "build" / "out.txt").read_text() == "made\n"
+    assert approval["sandbox"]["mode"] == "confined"
+    assert approval["sandbox"]["backend"] == "bubblewrap"
+    assert approval["sandbox"]["network"] is False
+    state = rho.call("getState")["result"]
+    assert state["sandbox"]["mode"] == "confined" and "problem" not in state["sandbox"]
+    tools = rho.call("listTools")["result"]
+    by_name = {tool["name"]: tool for tool in tools["tools"]}
+    assert by_name["run_command"]["confined"] is True
+    assert by_name["read_file"]["runsProcesses"] is False
+    assert tools["sandbox"]["backend"] == "bubblewrap"
 
 
-def test_symlinks_leading_outside_are_refused(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path, tmp_path: Path
-) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "secret.txt").write_text("OUTSIDE-SECRET\n")
-    (project / "vendor").symlink_to(outside, target_is_directory=True)
-    server.add(
-        tool_call_reply("read_file", {"path": "vendor/secret.txt"}),
-        tool_call_reply("write_file", {"path": "vendor/planted.txt", "content": "x"}),
-        text_reply("done"),
+def test_writes_outside_the_project_fail_and_leave_nothing(
+    start_rho, server: ScriptedServer, project: Path, home: Path, outside_tmp: Path
+) -> None:  # type: ignore[no-untyped-def]
+    targets = [
+        home / "planted",
+        Path("/etc/rho-sandbox-planted"),
+        project / ".git" / "hooks" / "pre-commit",
+        project / ".git" / "config",
+        outside_tmp / "beside-the-project",
+        Path("/usr/local/bin/rho-planted"),
+    ]
+    lines = "; ".join(f"echo pwned > {target}" for target in targets)
+    _, _, result = run_command(start_rho, server, f"{lines}; exit 1")
+    assert result["is_error"] is True
+    said, note = result["output"].split("\n[sandbox: ")
+    assert said.count("Read-only file system") == len(targets)
+    assert note.startswith("the command ran confined (bubblewrap)")
+    for target in targets:
+        assert not target.exists(), target
+
+
+def _listener() -> tuple[socket.socket, list[bytes]]:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    received: list[bytes] = []
+
+    def accept() -> None:
+        try:
+            while True:
+                connection, _ = server.accept()
+                with connection:
+                    received.append(connection.recv(100))
+        except OSError:
+            return
+
+    threading.Thread(target=accept, daemon=True).start()
+    return server, received
+
+
+@pytest.mark.parametrize("network", [False, True])
+def test_network_is_off_unless_the_user_grants_it(
+    start_rho, server: ScriptedServer, home: Path, network: bool
+) -> None:  # type: ignore[no-untyped-def]
+    if network:
+        user_config(home, "[sandbox]\nnetwork = true\n")
+    listener, received = _listener()
+    port = listener.getsockname()[1]
+    try:
+        connect = (
+            "import socket; s = socket.create_connection(('127.0.0.1', %d), 5); "
+            "s.sendall(b'hello'); s.close(); print('sent')" % port
+        )
+        _, approval, result = run_command(start_rho, server, f'{sys.executable} -c "{connect}"')
+    finally:
+        listener.close()
+    assert approval["sandbox"]["network"] is network
+    if network:
+        assert result["output"] == "exit_code: 0\nsent\n"
+        for _ in range(100):  # the listener thread may still be reading
+            if received:
+                break
+            time.sleep(0.05)
+        assert received == [b"hello"]
+    else:
+        assert result["is_error"] is True and "Connection refused" in result["output"]
+        assert "[sandbox:" in result["output"] and received == []
+
+
+def test_credentials_in_the_home_directory_are_unreadable(
+    start_rho, server: ScriptedServer, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-MATERIAL\n")
+    (home / ".netrc").write_text("machine example.com password NETRC-PASSWORD\n")
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text("AWS-SECRET-VALUE\n")
+    (home / "notes.txt").write_text("ordinary file\n")
+    user_config(home, '[sandbox]\nextra_read_deny = ["~/notes.txt"]\n')
+    command = (
+        "cat ~/.ssh/id_ed25519 ~/.netrc ~/.aws/credentials ~/notes.txt ~/.rho/config.toml; "
+        "ls -A ~/.ssh; echo end"
     )
-    rho = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", "--ephemeral")
-    assert rho.read()["method"] == "ready"
-    prompt_id = rho.request("prompt", {"message": "escape"})
-    assert _approve_all(rho, prompt_id, 1)["result"]["reply"] == "done"
-    results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
-    assert all(r["is_error"] for r in results)
-    assert all("outside the project sandbox" in r["output"] for r in results)
-    assert "OUTSIDE-SECRET" not in str(server.requests[-1].json)
-    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
-    assert rho.finish() == 0
+    _, _, result = run_command(start_rho, server, command)
+    output = result["output"]
+    for secret in ("PRIVATE-KEY", "NETRC-PASSWORD", "AWS-SECRET", "ordinary file", "sandbox]"):
+        assert secret not in output
+    assert output.startswith("exit_code: 0\nend\n") and "No such file or directory" in output
+    assert (home / ".ssh" / "id_ed25519").read_text() == "PRIVATE-KEY-MATERIAL\n"
+
+
+def test_a_writable_path_is_asked_for_once_and_recorded(
+    start_rho, server: ScriptedServer, home: Path, outside_tmp: Path
+) -> None:  # type: ignore[no-untyped-def]
+    cache = outside_tmp / "cache"
+    cache.mkdir()
+    user_config(
+        home,
+        f'[sandbox]\nwritable = ["{cache}"]\n\n[approval.per_tool]\nrun_command = "auto"\n',
+    )
+    rho, approval, result = run_command(start_rho, server, f"echo 1 > {cache}/first")
+    assert approval["sandbox"]["pendingWritable"] == [str(cache)]
+    assert result["output"] == "exit_code: 0\n" and (cache / "first").read_text() == "1\n"
+    rho.finish()
+    grants = (home / ".rho" / "sandbox_grants.toml").read_text()
+    assert f'path = "{cache}"' in grants
+
+    server.add(tool_call_reply("run_command", {"command": f"echo 2 > {cache}/second"}))
+    server.add(text_reply("done"))
+    again = start_scripted(start_rho, server, "--ephemeral")
+    again.request("prompt", {"message": "go"})
+    assert again.notification("tool/result")["params"]["output"] == "exit_code: 0\n"
+    assert "approval/request" not in again.methods_seen()
+    assert (cache / "second").read_text() == "2\n"
+    state = again.call("getState")["result"]["sandbox"]
+    assert state["writable"] == [str(cache)] and state["pendingWritable"] == []
+
+
+def test_a_writable_path_the_user_denies_stays_closed(
+    start_rho, server: ScriptedServer, home: Path, outside_tmp: Path
+) -> None:  # type: ignore[no-untyped-def]
+    cache = outside_tmp / "cache"
+    cache.mkdir()
+    user_config(home, f'[sandbox]\nwritable = ["{cache}"]\n')
+    server.add(tool_call_reply("run_command", {"command": f"touch {cache}/x"}), text_reply("ok"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    rho.request("prompt", {"message": "go"})
+    rho.answer_approval(rho.notification("approval/request")["params"], approved=False)
+    rho.notification("tool/denied")
+    rho.notification("agent/end")
+    assert not (cache / "x").exists()
+    assert not (home / ".rho" / "sandbox_grants.toml").exists()
+
+
+def test_an_untrusted_project_cannot_loosen_the_sandbox(
+    start_rho, server: ScriptedServer, project: Path, outside_tmp: Path
+) -> None:  # type: ignore[no-untyped-def]
+    (project / ".rho").mkdir()
+    (project / ".rho" / "config.toml").write_text(
+        f'[sandbox]\nmode = "off"\nnetwork = true\nwritable = ["{outside_tmp}"]\n'
+        'backend = "none"\n'
+    )
+    rho, approval, result = run_command(start_rho, server, f"touch {outside_tmp}/escaped")
+    assert "Read-only file system" in result["output"]
+    assert not (outside_tmp / "escaped").exists()
+    assert approval["sandbox"]["mode"] == "confined" and approval["sandbox"]["network"] is False
+    rho.finish()
+    stderr = rho.stderr_text()
+    assert 'sandbox.mode = "off"' in stderr and "rho trust" in stderr
+
+
+def test_a_trusted_project_may_turn_the_sandbox_off(
+    start_rho, server: ScriptedServer, project: Path, home: Path, outside_tmp: Path
+) -> None:  # type: ignore[no-untyped-def]
+    (project / ".rho").mkdir()
+    (project / ".rho" / "config.toml").write_text('[sandbox]\nmode = "off"\n')
+    env = {**os.environ, "HOME": str(home)}
+    subprocess.run([RHO, "trust", "--root", str(project)], env=env, check=True, capture_output=True)
+    _, approval, result = run_command(start_rho, server, f"touch {outside_tmp}/allowed")
+    assert approval["sandbox"]["mode"] == "off"
+    assert result["output"] == "exit_code: 0\n" and (outside_tmp / "allowed").exists()
+
+
+def _path_without_bubblewrap(directory: Path) -> str:
+    """A PATH directory with the usual tools but no `bwrap`."""
+    directory.mkdir()
+    for name in ("bash", "sh", "touch", "cat", "echo", "true", "env", "rg"):
+        if found := shutil.which(name):
+            (directory / name).symlink_to(found)
+    return str(directory)
+
+
+@pytest.mark.parametrize("require", [False, True])
+def test_without_a_backend_commands_run_unconfined_or_are_refused(
+    start_rho, server: ScriptedServer, home: Path, outside_tmp: Path, require: bool
+) -> None:  # type: ignore[no-untyped-def]
+    if require:
+        user_config(home, "[sandbox]\nrequire = true\n")
+    path = _path_without_bubblewrap(outside_tmp / "bin")
+    rho, approval, result = run_command(
+        start_rho, server, f"touch {outside_tmp}/unconfined", env={"PATH": path}
+    )
+    state = rho.call("getState")["result"]["sandbox"]
+    assert state["mode"] == ("refused" if require else "unconfined")
+    assert "bubblewrap" in state["problem"] and "install bubblewrap" in state["fix"]
+    assert approval["sandbox"]["mode"] == state["mode"]
+    if require:
+        assert result["is_error"] is True
+        assert result["output"].startswith("run_command: commands are refused: [sandbox] require")
+        assert not (outside_tmp / "unconfined").exists()
+    else:
+        assert result["output"] == "exit_code: 0\n" and (outside_tmp / "unconfined").exists()
+    rho.finish()
+    stderr = rho.stderr_text()
+    said = "commands will not run" if require else "commands run unconfined"
+    assert stderr.count(said) == 1 and "install bubblewrap" in stderr
