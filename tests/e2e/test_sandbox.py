@@ -142,8 +142,8 @@ def test_network_is_off_unless_the_user_grants_it(
     port = listener.getsockname()[1]
     try:
         connect = (
-            "import socket; s = socket.create_connection(('127.0.0.1', %d), 5); "
-            "s.sendall(b'hello'); s.close(); print('sent')" % port
+            f"import socket; s = socket.create_connection(('127.0.0.1', {port}), 5); "
+            "s.sendall(b'hello'); s.close(); print('sent')"
         )
         _, approval, result = run_command(start_rho, server, f'{sys.executable} -c "{connect}"')
     finally:
@@ -231,8 +231,7 @@ def test_an_untrusted_project_cannot_loosen_the_sandbox(
 ) -> None:  # type: ignore[no-untyped-def]
     (project / ".rho").mkdir()
     (project / ".rho" / "config.toml").write_text(
-        f'[sandbox]\nmode = "off"\nnetwork = true\nwritable = ["{outside_tmp}"]\n'
-        'backend = "none"\n'
+        f'[sandbox]\nmode = "off"\nnetwork = true\nwritable = ["{outside_tmp}"]\nbackend = "none"\n'
     )
     rho, approval, result = run_command(start_rho, server, f"touch {outside_tmp}/escaped")
     assert "Read-only file system" in result["output"]
