@@ -84,8 +84,7 @@ def test_unwritable_store_is_a_clear_error(
     assert main(["--root", str(root)], home=home) == 1
     err = capsys.readouterr().err
     assert (
-        err
-        == f"rho: error: {home / '.rho'} is not a plain directory; nothing is written there\n"
+        err == f"rho: error: {home / '.rho'} is not a plain directory; nothing is written there\n"
     )
 
 
