@@ -78,7 +78,16 @@ def format_hashlines(text: str, first_line_no: int = 1) -> str:
     if not text:
         return ""
     data = text.encode("utf-8", "surrogatepass").replace(b"\r\n", b"\n")  # as split_lines
-    blobs = (data[:-1] if data.endswith(b"\n") else data).split(b"\n")
+    return hashline_rows((data[:-1] if data.endswith(b"\n") else data).split(b"\n"), first_line_no)
+
+
+def hashline_rows(blobs: list[bytes], first_line_no: int = 1) -> str:
+    """Hashline rows joined by `\\n` of `blobs`, UTF-8 lines without `\\n` (surrogates allowed).
+
+    Rows are numbered from `first_line_no`; numbers are right-aligned to the widest.
+    """
+    if not blobs:
+        return ""
     width = len(str(first_line_no + len(blobs) - 1))
     prefixes = row_prefixes(line_seeds(blobs, first_line_no), first_line_no, width)
     rows: list[bytes] = [b""] * (2 * len(blobs))
@@ -92,6 +101,7 @@ __all__ = [
     "HASH_LEN",
     "format_hashline",
     "format_hashlines",
+    "hashline_rows",
     "line_hash",
     "line_hashes",
     "split_lines",
