@@ -117,8 +117,14 @@ def _render(handle: BinaryIO, shown: str, view: _View) -> ToolResult:
     text = data.decode("utf-8", errors="replace")
     if view.whole:
         body = format_hashlines(text) if view.hashline else _drop_final_newline(text)
-        return ToolResult(frame(body))
-    return _render_range(text, shown, view)
+        result = ToolResult(frame(body))
+    else:
+        result = _render_range(text, shown, view)
+    if not result.is_error and "\ufffd" not in text:  # edit_file takes valid UTF-8 only
+        from rho_tools_fs.preparse import preparse  # not at startup: it needs the syntax module
+
+        preparse(shown, data)
+    return result
 
 
 def _render_range(text: str, shown: str, view: _View) -> ToolResult:
