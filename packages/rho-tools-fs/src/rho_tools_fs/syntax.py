@@ -199,7 +199,12 @@ def parse_politely(language: str, data: bytes, stop: Callable[[], bool]) -> Tree
     def progress(_offset: int, _has_error: bool) -> bool:
         return stop()
 
-    return _parser(language).parse(read, progress_callback=progress)  # type: ignore[no-any-return]
+    try:
+        return _parser(language).parse(read, progress_callback=progress)  # type: ignore[no-any-return]
+    except ValueError:  # tree-sitter's "Parsing failed": the progress callback stopped it
+        if stop():
+            return None
+        raise
 
 
 def _reparse(language: str, before: Tree, after: bytes, edits: Sequence[ByteEdit]) -> Tree:
@@ -229,7 +234,7 @@ def _error_nodes(tree: Tree) -> list[Node]:
 
 
 def _text(node: Node, data: bytes) -> bytes:
-    """The source of `node` (from `data`: a tree parsed through a callback keeps no text)."""
+    """The source of `node`, cut from `data` (the text its tree was parsed from)."""
     return data[node.start_byte : node.end_byte]
 
 
