@@ -255,6 +255,111 @@ async def test_missing_path_argument(tmp_path: Path) -> None:
     assert "path" in result.output
 
 
+# ── ranges (offset / limit) ──────────────────────────────────────────────────
+
+
+def _numbered(count: int) -> str:
+    return "".join(f"line {n}\n" if n % 4 else "}\n" for n in range(1, count + 1))
+
+
+async def test_range_keeps_real_line_numbers_and_anchors(tmp_path: Path) -> None:
+    text = _numbered(30)
+    (tmp_path / "f.txt").write_text(text)
+    whole = (await run(tmp_path, path="f.txt")).output.split("\n")[1:-1]
+    result = await run(tmp_path, path="f.txt", offset=11, limit=5)
+    assert not result.is_error
+    frame_, footer = result.output.rsplit("\n", 1)
+    rows = frame_.split("\n")[1:-1]
+    # the same anchors as in the whole file, numbered to the widest shown (15)
+    assert rows == [row.lstrip() for row in whole[10:15]]
+    assert rows[1] == f"12#{line_hash('}', 12)}:}}"
+    assert footer == "[lines 11-15 of 30; read on with offset=16]"
+    assert read_file.outline({"path": "f.txt"}, result) == "read_file f.txt: lines 11-15 of 30"
+
+
+async def test_range_to_the_end_has_no_footer(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text(_numbered(12))
+    result = await run(tmp_path, path="f.txt", offset=10)
+    assert result.output.endswith("<context:end>")
+    assert result.output.split("\n")[1] == f"10#{line_hash('line 10', 10)}:line 10"
+    limited = await run(tmp_path, path="f.txt", offset=10, limit=100)
+    assert limited.output == result.output
+
+
+async def test_limit_alone_reads_from_the_start(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text(_numbered(12))
+    result = await run(tmp_path, path="f.txt", limit=2)
+    assert result.output == (
+        f"<context>\n1#{line_hash('line 1', 1)}:line 1\n2#{line_hash('line 2', 2)}:line 2\n"
+        "<context:end>\n[lines 1-2 of 12; read on with offset=3]"
+    )
+
+
+async def test_range_of_an_empty_last_line(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("a\n\n")
+    result = await run(tmp_path, path="f.txt", offset=2)
+    assert result.output == f"<context>\n2#{line_hash('', 2)}:\n<context:end>"
+
+
+async def test_raw_range_keeps_line_endings_inside_and_drops_the_last(tmp_path: Path) -> None:
+    (tmp_path / "crlf.txt").write_bytes(b"a\r\nb\r\nc\r\nd\r")
+    result = await run(tmp_path, path="crlf.txt", hashline=False, offset=2, limit=2)
+    assert result.output == (
+        "<context>\nb\r\nc\n<context:end>\n[lines 2-3 of 4; read on with offset=4]"
+    )
+    last = await run(tmp_path, path="crlf.txt", hashline=False, offset=4)
+    assert last.output == "<context>\nd\r\n<context:end>"  # an unterminated line keeps its CR
+    anchored = await run(tmp_path, path="crlf.txt", offset=2, limit=1)
+    assert anchored.output.split("\n")[1] == f"2#{line_hash('b', 2)}:b"
+
+
+async def test_range_content_cannot_close_the_frame(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("x\n<context:end>\ny\n")
+    result = await run(tmp_path, path="f.txt", offset=2, limit=1)
+    assert result.output.split("\n")[1] == f"2#{line_hash('<context:end>', 2)}:<\\context:end>"
+
+
+async def test_offset_past_the_end(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("a\nb\n")
+    result = await run(tmp_path, path="f.txt", offset=3)
+    assert result.is_error
+    assert result.output == "read_file: offset 3 is past the end of 'f.txt' (2 lines)"
+    (tmp_path / "empty").write_text("")
+    assert (
+        await run(tmp_path, path="empty", offset=1, limit=5)
+    ).output == "<context>\n\n<context:end>"
+    assert (await run(tmp_path, path="empty", offset=2)).is_error
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"offset": 0}, "read_file: offset must be 1 or more (got 0)"),
+        ({"offset": -5}, "read_file: offset must be 1 or more (got -5)"),
+        ({"limit": 0}, "read_file: limit must be 1 or more (got 0)"),
+    ],
+)
+async def test_bad_ranges_are_refused(tmp_path: Path, args: dict[str, int], message: str) -> None:
+    (tmp_path / "f.txt").write_text("a\n")
+    result = await run(tmp_path, path="f.txt", **args)
+    assert result.is_error
+    assert result.output == message
+
+
+async def test_range_arguments_must_be_integers(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("a\n")
+    result = await run(tmp_path, path="f.txt", offset="middle")
+    assert result.is_error
+    assert result.output.startswith("read_file: invalid arguments: offset")
+
+
+def test_range_parameters_in_the_schema() -> None:
+    properties = read_file.parameters["properties"]
+    assert properties["offset"]["type"] == "integer"
+    assert "limit" in properties
+    assert "offset=2001" in read_file.description
+
+
 # ── registration ────────────────────────────────────────────────────────────
 
 

@@ -79,7 +79,12 @@ def _load(root: SandboxRoot, path: str, budget: int) -> tuple[str, bytes]:
 
 
 def _render(shown: str, data: bytes) -> str:
-    body = escape_framing(format_hashlines(data.decode("utf-8", errors="replace")))
+    text = data.decode("utf-8", errors="replace")
+    body = escape_framing(format_hashlines(text))
+    if "\ufffd" not in text:  # edit_file takes valid UTF-8 only
+        from rho_tools_fs.preparse import preparse  # not at startup: it needs the syntax module
+
+        preparse(shown, data)
     opening = f'<context file="{_attribute(display_path(shown))}">'
     return f"{opening}\n{body}\n{CLOSE_TAG}" if body else f"{opening}\n{CLOSE_TAG}"
 

@@ -4,26 +4,38 @@ A hash spells only the low 16 bits of the fold, so the fold is computed modulo 2
 it byte by byte in Python costs about 150 ns a byte, far too slow for a megabyte file; here
 every line is a 32-bit lane of one big integer and Horner's rule runs column by column, so
 each step is a handful of C-level big-integer operations over all lines together
-("SIMD within a register"). Lines are right-aligned in their lanes with NUL padding, which
-leaves the fold unchanged (leading zeros contribute nothing); a line longer than a lane is
-split into lane-sized pieces whose folds are combined afterwards.
+("SIMD within a register").
+
+Lines are grouped by length into buckets (16, 32, 64, … bytes wide) and right-aligned in
+their bucket's lanes with NUL padding, which leaves the fold unchanged (leading zeros
+contribute nothing). Within a bucket the lines are sorted longest first, so the lanes a
+column touches are a prefix of the bucket: a column spends work only on the lines that reach
+it and a line costs one lane step per byte. Lines longer than the widest bucket are split
+into bucket-wide pieces whose folds are combined afterwards.
 """
 
 from __future__ import annotations
 
-import operator
 import sys
 from array import array
-from itertools import accumulate, compress, repeat
+from bisect import bisect_right
+from collections.abc import Iterable
+from itertools import repeat
 
-#: Bytes of a line folded per lane; longer lines span several lanes.
-LANE_WIDTH = 48
+#: Widths (bytes) of the length buckets; a line goes to the narrowest bucket that holds it.
+BUCKET_WIDTHS = (16, 32, 64, 128, 256)
+#: Lines longer than this are folded in pieces of this many bytes.
+PIECE_WIDTH = BUCKET_WIDTHS[-1]
 _LOW16 = 0xFFFF
 _LANE_BYTES = 4
+_LANE_MASK = b"\xff\xff\x00\x00"
 # A lane holds < 2**16 after masking; three steps of `* 31 + 255` stay below 2**31, so the
 # lanes never carry into each other if masked every third column.
 _STEPS_PER_MASK = 3
-_PIECE_BASE = pow(31, LANE_WIDTH, 1 << 16)
+_PIECE_BASE = pow(31, PIECE_WIDTH, 1 << 16)
+# Below this many bytes per column a bucket is folded line by line: the per-column cost of
+# the lanes (a few big-integer calls) would exceed the plain loop's cost.
+_MIN_LANE_BYTES_PER_COLUMN = 16
 
 
 def fold16(data: bytes) -> int:
@@ -34,55 +46,87 @@ def fold16(data: bytes) -> int:
     return acc
 
 
-def _fold_lanes(flat: bytes, lanes: int) -> list[int]:
-    """The fold of each consecutive `LANE_WIDTH`-byte lane of `flat`."""
-    buffer = bytearray(_LANE_BYTES * lanes)
-    mask = int.from_bytes(b"\xff\xff\x00\x00" * lanes, "little")
-    acc = 0
-    for column in range(LANE_WIDTH):
-        buffer[0::_LANE_BYTES] = flat[column::LANE_WIDTH]
-        acc = acc * 31 + int.from_bytes(buffer, "little")
-        if column % _STEPS_PER_MASK == _STEPS_PER_MASK - 1:
-            acc &= mask
-    acc &= mask
+def _lane_values(acc: int, lanes: int) -> list[int]:
+    """The 32-bit lanes of `acc`, lowest first."""
     values = array("I")
     if values.itemsize != _LANE_BYTES:  # pragma: no cover - no such platform in use
-        return [int.from_bytes(flat[i : i + LANE_WIDTH], "big") for i in range(lanes)]
+        raw = acc.to_bytes(_LANE_BYTES * lanes, "little")
+        return [int.from_bytes(raw[i : i + 4], "little") for i in range(0, len(raw), 4)]
     values.frombytes(acc.to_bytes(_LANE_BYTES * lanes, "little"))
     if sys.byteorder == "big":  # pragma: no cover
         values.byteswap()
     return values.tolist()
 
 
+def _fold_bucket(group: list[bytes], width: int) -> list[int]:
+    """The folds of `group`: lines sorted longest first, none longer than `width` bytes."""
+    count = len(group)
+    flat = b"".join(map(bytes.rjust, group, repeat(width), repeat(b"\0")))
+    # Column c (0-based, left to right) holds a byte of every line at least `width - c` long:
+    # with the lines sorted longest first, those are the first `active(c)` lanes.
+    negated = [-len(line) for line in group]
+    buffer = bytearray(_LANE_BYTES * count)
+    view = memoryview(buffer)
+    mask = int.from_bytes(_LANE_MASK * count, "little")
+    acc = 0
+    for column in range(width - len(group[0]), width):
+        active = bisect_right(negated, column - width)
+        buffer[0 : _LANE_BYTES * active : _LANE_BYTES] = flat[column : active * width : width]
+        acc = acc * 31 + int.from_bytes(view[: _LANE_BYTES * active], "little")
+        if column % _STEPS_PER_MASK == _STEPS_PER_MASK - 1:
+            acc &= mask
+    view.release()
+    return _lane_values(acc & mask, count)
+
+
+def _fold_group(group: list[bytes], width: int) -> list[int]:
+    """`fold16` of each line of `group` (sorted longest first, none longer than `width`)."""
+    if sum(map(len, group)) < _MIN_LANE_BYTES_PER_COLUMN * width:
+        return list(map(fold16, group))
+    return _fold_bucket(group, width)
+
+
+def _fold_long(lines: list[bytes]) -> list[int]:
+    """`fold16` of lines longer than `PIECE_WIDTH`, from the folds of their pieces."""
+    padded = [line.rjust(-(-len(line) // PIECE_WIDTH) * PIECE_WIDTH, b"\0") for line in lines]
+    flat = b"".join(padded)
+    pieces = [flat[i : i + PIECE_WIDTH] for i in range(0, len(flat), PIECE_WIDTH)]
+    folds = _fold_group(pieces, PIECE_WIDTH)
+    result: list[int] = []
+    start = 0
+    for line in padded:
+        acc = 0
+        end = start + len(line) // PIECE_WIDTH
+        for fold in folds[start:end]:
+            acc = (acc * _PIECE_BASE + fold) & _LOW16
+        result.append(acc)
+        start = end
+    return result
+
+
+def fold16_table(blobs: Iterable[bytes]) -> dict[bytes, int]:
+    """`fold16` of every byte string in `blobs` (best given distinct), computed together."""
+    ordered = sorted(blobs, key=len, reverse=True)  # a repeated line is folded again, harmlessly
+    lengths = [-len(blob) for blob in ordered]  # ascending, for bisect
+    table: dict[bytes, int] = {}
+    end = bisect_right(lengths, -PIECE_WIDTH - 1)
+    if end:
+        table.update(zip(ordered[:end], _fold_long(ordered[:end]), strict=True))
+    for width in reversed(BUCKET_WIDTHS):
+        start, end = end, bisect_right(lengths, -(width // 2) - 1)
+        if width == BUCKET_WIDTHS[0]:
+            end = len(ordered)
+        if end > start:
+            group = ordered[start:end]
+            table.update(zip(group, _fold_group(group, width), strict=True))
+    return table
+
+
 def fold16_many(blobs: list[bytes]) -> list[int]:
     """`fold16` of every byte string in `blobs`, computed together."""
     if len(blobs) < 8:
         return [fold16(blob) for blob in blobs]
-    lengths = list(map(len, blobs))
-    if max(lengths) <= LANE_WIDTH:
-        flat = b"".join(map(bytes.rjust, blobs, repeat(LANE_WIDTH), repeat(b"\0")))
-        return _fold_lanes(flat, len(blobs))
-    # ceil(length / LANE_WIDTH), at least 1, without a Python-level loop over the lines
-    rounded_up = map(operator.add, lengths, repeat(LANE_WIDTH - 1))
-    pieces = list(map(max, map(operator.floordiv, rounded_up, repeat(LANE_WIDTH)), repeat(1)))
-    widths = map(operator.mul, pieces, repeat(LANE_WIDTH))
-    flat = b"".join(map(bytes.rjust, blobs, widths, repeat(b"\0")))
-    folds = _fold_lanes(flat, len(flat) // LANE_WIDTH)
-    starts = [0, *accumulate(pieces)]
-    result = list(map(folds.__getitem__, starts[:-1]))
-    # Lines of several lanes: Horner over their pieces, one pass per piece position, each
-    # pass over all lines that still have a piece there.
-    multi = list(compress(range(len(blobs)), map((1).__lt__, pieces)))
-    step = 1
-    while multi:
-        at = [starts[index] + step for index in multi]
-        shifted = map(operator.mul, map(result.__getitem__, multi), repeat(_PIECE_BASE))
-        combined = map(operator.add, shifted, map(folds.__getitem__, at))
-        for index, value in zip(multi, map(operator.and_, combined, repeat(_LOW16)), strict=True):
-            result[index] = value
-        step += 1
-        multi = [index for index in multi if pieces[index] > step]
-    return result
+    return list(map(fold16_table(blobs).__getitem__, blobs))
 
 
-__all__ = ["LANE_WIDTH", "fold16", "fold16_many"]
+__all__ = ["BUCKET_WIDTHS", "PIECE_WIDTH", "fold16", "fold16_many", "fold16_table"]

@@ -21,7 +21,7 @@ import hashlib
 import re
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -86,11 +86,16 @@ class SyntaxReport:
 
 
 class TreeCache:
-    """Parse trees keyed by (language, content hash), least recently used dropped first."""
+    """Parse trees keyed by (language, content hash), least recently used dropped first.
+
+    A thread about to parse a text `reserve`s its key, so that another thread wanting the
+    same tree `wait`s for that parse instead of doing it again (see `rho_tools_fs.preparse`).
+    """
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self.size = size
         self._trees: OrderedDict[tuple[str, bytes], Tree] = OrderedDict()
+        self._parsing: dict[tuple[str, bytes], threading.Event] = {}
         self._lock = threading.Lock()
 
     @staticmethod
@@ -114,6 +119,31 @@ class TreeCache:
             while len(self._trees) > self.size:
                 self._trees.popitem(last=False)
 
+    def reserve(self, key: tuple[str, bytes]) -> bool:
+        """Claim the parse of `key`: False if its tree is cached or another thread parses it."""
+        with self._lock:
+            if key in self._trees or key in self._parsing:
+                return False
+            self._parsing[key] = threading.Event()
+            return True
+
+    def release(self, key: tuple[str, bytes], tree: Tree | None) -> None:
+        """End the claimed parse of `key`, remembering its tree (None: the parse failed)."""
+        if tree is not None:
+            self.put(key, tree)
+        with self._lock:
+            done = self._parsing.pop(key, None)
+        if done is not None:
+            done.set()
+
+    def wait(self, key: tuple[str, bytes], timeout: float) -> Tree | None:
+        """The tree of `key`, waiting up to `timeout` seconds if another thread parses it."""
+        with self._lock:
+            parsing = self._parsing.get(key)
+        if parsing is not None:
+            parsing.wait(timeout)
+        return self.get(key)
+
     def __len__(self) -> int:
         return len(self._trees)
 
@@ -121,6 +151,10 @@ class TreeCache:
 CACHE = TreeCache()
 _languages: dict[str, Any] = {}
 _languages_lock = threading.Lock()
+# An edit waits at most this long for a background parse of its file to finish.
+_WAIT_SECONDS = 5.0
+# Bytes handed to tree-sitter per read in a background parse.
+_CHUNK = 64 * 1024
 
 
 def _parser(language: str) -> Any:
@@ -136,11 +170,41 @@ def _parser(language: str) -> Any:
 
 def _parse(language: str, data: bytes, cache: TreeCache) -> Tree:
     key = cache.key(language, data)
-    tree = cache.get(key)
-    if tree is None:
+    tree = cache.get(key) or cache.wait(key, _WAIT_SECONDS)
+    if tree is not None:
+        return tree
+    claimed = cache.reserve(key)
+    try:
         tree = _parser(language).parse(data)
+    finally:
+        if claimed:
+            cache.release(key, tree)
+    if not claimed:
         cache.put(key, tree)
     return tree
+
+
+def parse_politely(language: str, data: bytes, stop: Callable[[], bool]) -> Tree | None:
+    """Parse `data` as `language` in a background thread, letting other threads run meanwhile.
+
+    tree-sitter holds the GIL for a whole parse of a byte string (about 50 ms for 10,000
+    lines of Python); fed through a read callback with a progress callback, it runs Python
+    code every few hundred steps, where the interpreter hands the GIL to a waiting thread.
+    Returns None if `stop()` turned true (the parse is abandoned).
+    """
+
+    def read(offset: int, _point: Any) -> bytes:
+        return data[offset : offset + _CHUNK]
+
+    def progress(_offset: int, _has_error: bool) -> bool:
+        return stop()
+
+    try:
+        return _parser(language).parse(read, progress_callback=progress)  # type: ignore[no-any-return]
+    except ValueError:  # tree-sitter's "Parsing failed": the progress callback stopped it
+        if stop():
+            return None
+        raise
 
 
 def _reparse(language: str, before: Tree, after: bytes, edits: Sequence[ByteEdit]) -> Tree:
@@ -169,10 +233,15 @@ def _error_nodes(tree: Tree) -> list[Node]:
     return found
 
 
-def _signature(node: Node) -> tuple[str, str]:
+def _text(node: Node, data: bytes) -> bytes:
+    """The source of `node`, cut from `data` (the text its tree was parsed from)."""
+    return data[node.start_byte : node.end_byte]
+
+
+def _signature(node: Node, data: bytes) -> tuple[str, str]:
     if node.is_missing:
         return "missing", node.type
-    return "error", (node.text or b"")[:200].decode("utf-8", "replace")
+    return "error", _text(node, data)[:200].decode("utf-8", "replace")
 
 
 def _describe(node: Node, data: bytes) -> SyntaxIssue:
@@ -182,7 +251,7 @@ def _describe(node: Node, data: bytes) -> SyntaxIssue:
     if node.is_missing:
         message = f"missing `{node.type}`"
     else:
-        text = (node.text or b"").decode("utf-8", "replace").strip()
+        text = _text(node, data).decode("utf-8", "replace").strip()
         first = text.splitlines()[0] if text else ""
         if len(first) > _SNIPPET_CHARS:
             first = first[:_SNIPPET_CHARS] + "…"
@@ -190,12 +259,16 @@ def _describe(node: Node, data: bytes) -> SyntaxIssue:
     return SyntaxIssue(row + 1, chars + 1, message)
 
 
-def _new_errors(before: Tree, after: Tree, data: bytes, report: SyntaxReport) -> None:
-    if not after.root_node.has_error:
+def _new_errors(
+    before: tuple[Tree, bytes], after: tuple[Tree, bytes], report: SyntaxReport
+) -> None:
+    """Errors of the `after` (tree, text) that the `before` one does not have."""
+    (before_tree, before_data), (after_tree, data) = before, after
+    if not after_tree.root_node.has_error:
         return
-    old = Counter(_signature(node) for node in _error_nodes(before))
-    for node in _error_nodes(after):
-        signature = _signature(node)
+    old = Counter(_signature(node, before_data) for node in _error_nodes(before_tree))
+    for node in _error_nodes(after_tree):
+        signature = _signature(node, data)
         if old[signature]:
             old[signature] -= 1
             continue
@@ -253,12 +326,12 @@ def check(
     before_tree = _parse(language, before, cache)
     after_tree = _reparse(language, before_tree, after, edits)
     cache.put(cache.key(language, after), after_tree)
-    _new_errors(before_tree, after_tree, after, report)
+    _new_errors((before_tree, before), (after_tree, after), report)
     if language not in PROSE:
         for edit, boundary, offset in boundaries:
             token = _split_token(before_tree, offset, len(before))
             if token is not None:
-                text = (token.text or b"").decode("utf-8", "replace")
+                text = _text(token, before).decode("utf-8", "replace")
                 report.splits.append(NodeSplit(edit, boundary, token.type, text))
     return report
 
@@ -274,4 +347,5 @@ __all__ = [
     "SyntaxReport",
     "TreeCache",
     "check",
+    "parse_politely",
 ]
