@@ -422,7 +422,9 @@ class AgentLoop:
             return ApprovalDecision.denied()
         sandbox = None
         if tool.runs_processes:
-            status = self.p.confinement.status() if self.p.confinement is not None else None
+            confinement = self.p.confinement
+            # The first status may wait for the backend probe: off the event loop.
+            status = await asyncio.to_thread(confinement.status) if confinement else None
             sandbox = status.to_wire() if status is not None else {"mode": "unconfined"}
         request = ApprovalRequest(
             tool=call.name, arguments=shown, risk=tool.risk, call_id=call.id, sandbox=sandbox

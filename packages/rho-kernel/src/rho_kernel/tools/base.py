@@ -97,9 +97,13 @@ class ToolContext:
         `rho_kernel.process.run_process` for the details and errors; raises
         `ConfinementRefused` (a `ProcessStartError`) when `[sandbox] require = true` and no
         sandbox works here."""
+        import asyncio
+
         from rho_kernel.process.runner import run_process
 
-        launcher = self.confinement.launcher() if self.confinement is not None else None
+        launcher = None
+        if self.confinement is not None:  # the first call may wait for the backend probe
+            launcher = await asyncio.to_thread(self.confinement.launcher)
         return await run_process(
             argv,
             root=self.root,
