@@ -79,9 +79,7 @@ def test_without_a_private_tmp_the_real_tmp_stays(project: Path) -> None:
     assert "--tmpfs" not in argv and "TMPDIR" not in argv
 
 
-def test_a_symlinked_git_is_bound_read_only_once_at_its_target(
-    project: Path, home: Path
-) -> None:
+def test_a_symlinked_git_is_bound_read_only_once_at_its_target(project: Path, home: Path) -> None:
     (project / ".git").rmdir()
     (project / "gitdir").mkdir()
     (project / ".git").symlink_to("gitdir")

@@ -23,9 +23,7 @@ def test_the_root_is_canonical_and_git_and_rho_are_read_only(project: Path, home
     assert policy.writable == () and policy.network is False and policy.private_tmp
 
 
-def test_a_symlinked_git_directory_is_read_only_where_it_points(
-    project: Path, home: Path
-) -> None:
+def test_a_symlinked_git_directory_is_read_only_where_it_points(project: Path, home: Path) -> None:
     (project / ".git").rmdir()
     (project / "gitdir").mkdir()
     (project / ".git").symlink_to("gitdir")
@@ -33,9 +31,7 @@ def test_a_symlinked_git_directory_is_read_only_where_it_points(
     assert policy.read_only == (project / ".git", project / "gitdir", project / ".rho")
 
 
-def test_every_default_credential_location_of_the_home_is_denied(
-    project: Path, home: Path
-) -> None:
+def test_every_default_credential_location_of_the_home_is_denied(project: Path, home: Path) -> None:
     real_home = home.parent / "real-home"
     real_home.mkdir()
     link_home = home.parent / "link-home"

@@ -46,8 +46,7 @@ def test_the_rules_come_in_order_so_the_later_ones_win() -> None:
         '(literal "/dev/null") (literal "/dev/zero") (literal "/dev/dtracehelper") '
         '(regex #"^/dev/tty") (regex #"^/dev/fd/"))',
         '(deny file-write* (subpath "/Users/me/proj/.git") (subpath "/Users/me/proj/.rho"))',
-        '(deny file-read* file-write* (subpath "/Users/me/.ssh") '
-        '(subpath "/var/run/docker.sock"))',
+        '(deny file-read* file-write* (subpath "/Users/me/.ssh") (subpath "/var/run/docker.sock"))',
         "(deny network*)",
     ]
 
