@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -198,11 +200,14 @@ async def test_tmpdir_is_a_private_empty_tmp(
     project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TMPDIR", str(home))
-    marker = Path("/tmp") / f"rho-confinement-marker-{os.getpid()}"
-    marker.write_text("outside\n")
+    marker = Path(tempfile.mkdtemp(prefix="rho-confinement-"))
+    inside = marker / "written-inside"
     try:
-        result = await confined('echo "$TMPDIR"; ls -A /tmp; echo x > /tmp/inside', project, home)
+        result = await confined(
+            f'echo "$TMPDIR"; ls -A /tmp; mkdir -p {marker}; echo x > {inside}', project, home
+        )
+        written = inside.exists()
     finally:
-        marker.unlink()
+        shutil.rmtree(marker)
     assert (result.exit_code, result.stdout, result.stderr) == (0, "/tmp\n", "")
-    assert not Path("/tmp/inside").exists()
+    assert not written
