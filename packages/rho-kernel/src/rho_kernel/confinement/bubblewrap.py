@@ -75,10 +75,8 @@ class Bubblewrap(ConfinementBackend):
         for path in (policy.root, *policy.writable):
             if path.exists():
                 args += ["--bind", str(path), str(path)]
-        for path in policy.read_only:
-            if path.exists():
-                real = os.path.realpath(path)
-                args += ["--ro-bind", real, real]
+        for real in dict.fromkeys(os.path.realpath(p) for p in policy.read_only if p.exists()):
+            args += ["--ro-bind", real, real]
         for path in policy.read_deny:
             args += _hidden(path)
         return [*args, "--chdir", str(cwd), "--", *argv]

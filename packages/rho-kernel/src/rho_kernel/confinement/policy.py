@@ -111,6 +111,13 @@ def _contains(outer: Path, inner: Path) -> bool:
     return inner == outer or outer in inner.parents
 
 
+def _read_only(root: Path) -> tuple[Path, ...]:
+    """`READ_ONLY_NAMES` under `root`; one that is a symbolic link also where it points (the
+    link itself stays too, so it cannot be replaced)."""
+    named = [root / name for name in READ_ONLY_NAMES]
+    return tuple(dict.fromkeys(p for path in named for p in (path, Path(os.path.realpath(path)))))
+
+
 def build_policy(
     root: Path,
     *,
@@ -135,7 +142,7 @@ def build_policy(
     return ConfinementPolicy(
         root=root,
         writable=tuple(dict.fromkeys(p for p in extra if p != root)),
-        read_only=tuple(root / name for name in READ_ONLY_NAMES),
+        read_only=_read_only(root),
         read_deny=tuple(denied),
         network=network if isinstance(network, bool) else tuple(network),
     )

@@ -1,0 +1,70 @@
+"""`sandbox_note`: a hint for a confined command that failed the way the sandbox fails."""
+
+from __future__ import annotations
+
+import pytest
+
+from rho_kernel.confinement import sandbox_note
+from rho_kernel.confinement.hints import SANDBOX_SIGNS
+from rho_kernel.process import ProcessResult
+
+
+def result(
+    *, exit_code: int | None = 1, stdout: str = "", stderr: str = "", confined_by: str | None
+) -> ProcessResult:
+    return ProcessResult(
+        argv=["sh"],
+        exit_code=exit_code,
+        signal=None,
+        stdout=stdout,
+        stderr=stderr,
+        stdout_bytes=len(stdout),
+        stderr_bytes=len(stderr),
+        stdout_elided=0,
+        stderr_elided=0,
+        duration=0.0,
+        confined_by=confined_by,
+    )
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_a_confined_failure_with_a_sign_gets_a_note(stream: str) -> None:
+    said = {stream: "touch: cannot touch '/etc/x': Read-only file system\n"}
+    note = sandbox_note(result(confined_by="bubblewrap", **said))
+    assert note is not None
+    assert note.startswith(
+        '[sandbox: the command ran confined (bubblewrap); "Read-only file system" above is '
+        "likely the sandbox refusing a write outside the project."
+    )
+    assert "Do not retry the same way" in note and note.endswith("]")
+
+
+@pytest.mark.parametrize(("sign", "blocked"), SANDBOX_SIGNS)
+def test_every_sign_names_what_was_blocked(sign: str, blocked: str) -> None:
+    note = sandbox_note(result(confined_by="seatbelt", stderr=f"error: {sign}\n"))
+    assert note is not None and f'"{sign}"' in note and f"refusing {blocked}." in note
+
+
+def test_the_first_sign_in_the_list_is_named() -> None:
+    stderr = "curl: (6) Could not resolve host\nmkdir: Read-only file system\n"
+    note = sandbox_note(result(confined_by="bubblewrap", stderr=stderr))
+    assert note is not None and '"Read-only file system"' in note
+
+
+def test_no_note_for_an_unconfined_command() -> None:
+    assert sandbox_note(result(confined_by=None, stderr="Read-only file system")) is None
+
+
+def test_no_note_for_a_command_that_succeeded() -> None:
+    ok = result(exit_code=0, confined_by="bubblewrap", stderr="Read-only file system")
+    assert sandbox_note(ok) is None
+
+
+def test_no_note_for_a_failure_without_a_sign() -> None:
+    failed = result(confined_by="bubblewrap", stdout="1 test failed", stderr="AssertionError")
+    assert sandbox_note(failed) is None
+
+
+def test_a_command_killed_by_a_signal_with_a_sign_gets_a_note() -> None:
+    killed = result(exit_code=None, confined_by="bubblewrap", stderr="Operation not permitted")
+    assert sandbox_note(killed) is not None
