@@ -95,6 +95,7 @@ class Confinement:
         self._grants = grants
         self.report = report
         self._lock = threading.Lock()
+        self._flag_lock = threading.Lock()
         self._chosen: tuple[ConfinementBackend | None, Problem | None] | None = None
         self._announced = False
         self._announced_hosts = False
@@ -181,9 +182,8 @@ class Confinement:
     def announce(self) -> None:
         """Say once on stderr when commands will run unconfined, and how to fix it."""
         status = self.status()
-        if self._announced or status.mode in ("confined", "off"):
+        if status.mode in ("confined", "off") or not self._first("_announced"):
             return
-        self._announced = True
         if status.mode == "refused":
             self.report(
                 f"commands will not run: [sandbox] require = true, but {status.problem}; "
@@ -195,13 +195,20 @@ class Confinement:
                 f"{status.fix}, or set [sandbox] require = true to refuse commands instead"
             )
 
+    def _first(self, flag: str) -> bool:
+        """Set the once-only `flag`; True for the one caller that set it."""
+        with self._flag_lock:
+            if getattr(self, flag):
+                return False
+            setattr(self, flag, True)
+            return True
+
     # ── network and writable paths ─────────────────────────────────────────
 
     def _network(self, backend: ConfinementBackend) -> bool | list[str]:
         network = self.settings.network
         if isinstance(network, list) and not backend.enforces_host_lists:
-            if network and not self._announced_hosts:
-                self._announced_hosts = True
+            if network and self._first("_announced_hosts"):
                 self.report(
                     f"[sandbox] network lists hosts ({', '.join(network)}), but the "
                     f"{backend.name} backend cannot limit the network by host: commands get "
