@@ -145,7 +145,9 @@ def test_network_is_off_unless_the_user_grants_it(
             f"import socket; s = socket.create_connection(('127.0.0.1', {port}), 5); "
             "s.sendall(b'hello'); s.close(); print('sent')"
         )
-        _, approval, result = run_command(start_rho, server, f'{sys.executable} -c "{connect}"')
+        # The base interpreter: a virtualenv under /tmp is hidden by the private /tmp.
+        python = os.path.realpath(sys.executable)
+        _, approval, result = run_command(start_rho, server, f'{python} -c "{connect}"')
     finally:
         listener.close()
     assert approval["sandbox"]["network"] is network
