@@ -13,10 +13,8 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +26,6 @@ from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 pytestmark = pytest.mark.skipif(
     shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)"
 )
-
-
-@pytest.fixture
-def outside_tmp() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="rho-sandbox-", dir="/var/tmp")).resolve()
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

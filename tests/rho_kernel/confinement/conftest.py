@@ -1,25 +1,11 @@
-"""Fixtures of the confinement tests: a project and a home directory outside /tmp.
-
-A confined command gets its own empty /tmp, which would hide (rather than refuse) anything
-under the real /tmp, so the files these tests confine live under /var/tmp.
-"""
+"""Fixtures of the confinement tests: a project and a home directory outside /tmp (in the
+suite's `outside_tmp`)."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-
-@pytest.fixture
-def outside_tmp() -> Iterator[Path]:
-    """A fresh canonical directory under /var/tmp, removed afterwards."""
-    path = Path(tempfile.mkdtemp(prefix="rho-confinement-", dir="/var/tmp")).resolve()
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture
