@@ -131,13 +131,7 @@ class Compactor:
         )
         if plan is None:
             return CompactionOutcome(False, name, reason="nothing to compact")
-        limit = max(MIN_SUMMARY_TOKENS, budget_tokens // 16)
-        mechanical = _with_counts(
-            mechanical_summary(
-                plan.compacted, self.tool_phases, max_tokens=limit, estimate=summary_tokens
-            ),
-            plan,
-        )
+        mechanical = self._mechanical(plan, max(MIN_SUMMARY_TOKENS, budget_tokens // 16))
         if summary_tokens(mechanical) >= plan.tokens_compacted:
             return CompactionOutcome(
                 False, name, reason="the summary would not be smaller than what it replaces"
@@ -155,6 +149,19 @@ class Compactor:
             summary_id=entry.id,
             from_leaf=from_leaf,
         )
+
+    def _mechanical(self, plan: CompactionPlan, limit: int) -> CompactionSummary:
+        """The mechanical summary of the plan, without requests the new branch shows anyway
+        (the first one when it is kept verbatim, the latest when it is among the kept)."""
+        summary = mechanical_summary(
+            plan.compacted, self.tool_phases, max_tokens=limit, estimate=summary_tokens
+        )
+        repeats: dict[str, Any] = {}
+        if plan.first_request_kept:
+            repeats["original_request"] = None
+        if plan.request_in_kept:
+            repeats["current_request"] = None
+        return _with_counts(summary.model_copy(update=repeats), plan)
 
     async def _summarize(
         self, name: str, plan: CompactionPlan, mechanical: CompactionSummary, budget: int

@@ -49,6 +49,13 @@ class CompactionPlan:
     kept: list[Entry] = field(default_factory=list)
     tokens_compacted: int = 0
     tokens_before: int = 0
+    #: Whether the first user message is carried over verbatim (in `preserved`).
+    first_request_kept: bool = False
+
+    @property
+    def request_in_kept(self) -> bool:
+        """Whether a user message is among the kept recent entries."""
+        return any(entry.message is not None and entry.message.role == "user" for entry in self.kept)
 
 
 def _is_boundary(entry: Entry) -> bool:
@@ -113,6 +120,7 @@ def plan_compaction(
             first_user and estimate(turn[0]) <= first_user_limit
         ):
             plan.preserved.extend(turn)
+            plan.first_request_kept = plan.first_request_kept or first_user
             continue
         for entry in turn:
             if estimate(entry) == 0 and not isinstance(entry.payload, MessagePayload):
