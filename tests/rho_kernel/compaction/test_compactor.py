@@ -158,15 +158,18 @@ async def test_a_third_party_strategy_is_selected_by_mode(project: Path) -> None
     outcome = await _compactor(haiku, mode="haiku").compact(session, budget_tokens=BUDGET)
     assert outcome.strategy == "haiku" and outcome.requested == "haiku"
     (request,) = haiku.requests
-    assert [e.message.role for e in request.entries if e.message] == [  # type: ignore[union-attr]
-        "assistant",
-        "tool",
-        "assistant",
-        "tool",
-        "user",
-        "assistant",
-        "tool",
-    ][: len(request.entries)]
+    assert (
+        [e.message.role for e in request.entries if e.message]
+        == [  # type: ignore[union-attr]
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "user",
+            "assistant",
+            "tool",
+        ][: len(request.entries)]
+    )
     assert request.tool_phases["read_file"] == "exploration"
     text = session.path_messages()[2].text
     assert text.endswith("old files read / one bug fixed / docs remain")
@@ -233,7 +236,9 @@ async def test_surrogates_from_a_strategy_are_scrubbed(project: Path) -> None:
 async def test_llm_notes_come_from_the_model(project: Path) -> None:
     session = Session.in_memory(project)
     _fill(session)
-    with ScriptedServer([text_reply("The user wants a bug fixed; a.py and b.py were read.")]) as srv:
+    with ScriptedServer(
+        [text_reply("The user wants a bug fixed; a.py and b.py were read.")]
+    ) as srv:
         service = ChatCompletionsService(srv.chat_url, None, "scripted")
         try:
             compactor = _compactor(mode="llm", model="m", complete=model_call(service, "m"))

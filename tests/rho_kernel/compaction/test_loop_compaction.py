@@ -73,7 +73,7 @@ async def test_past_the_threshold_older_turns_are_compacted(
 ) -> None:
     session = in_memory_session(project)
     requests = await _three_steps(project, _config(50), session)
-    first, second, third = (_texts(request) for request in requests)
+    _, second, third = (_texts(request) for request in requests)
     a_output, b_output = big("A"), big("B")
     assert a_output in second
     assert a_output not in third and b_output in third

@@ -74,7 +74,7 @@ def test_unusable_contributions_are_reported_and_skipped() -> None:
 def test_a_name_registered_twice_names_both_plugins() -> None:
     host, _ = _host(Contributes(Named("mechanical")))
     with pytest.raises(
-        DuplicateStrategy, match="'mechanical' is registered by both plugin 'third-0' and plugin "
-        "'rho.compaction'"
+        DuplicateStrategy,
+        match=r"'mechanical' is registered by both plugin 'third-0' and plugin 'rho\.compaction'",
     ):
         collect_strategies(host)

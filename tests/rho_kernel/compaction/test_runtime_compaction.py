@@ -41,7 +41,9 @@ def _build(project: Path, home: Path, config: str = "", **kwargs: Any) -> Runtim
 
 
 def test_an_unknown_compaction_mode_stops_startup(project: Path, home: Path) -> None:
-    with pytest.raises(StartupError, match=r'compaction_mode = "haiku".*available: llm, mechanical'):
+    with pytest.raises(
+        StartupError, match=r'compaction_mode = "haiku".*available: llm, mechanical'
+    ):
         _build(project, home, '[agent]\ncompaction_mode = "haiku"\n')
 
 

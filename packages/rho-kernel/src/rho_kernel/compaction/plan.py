@@ -55,7 +55,9 @@ class CompactionPlan:
     @property
     def request_in_kept(self) -> bool:
         """Whether a user message is among the kept recent entries."""
-        return any(entry.message is not None and entry.message.role == "user" for entry in self.kept)
+        return any(
+            entry.message is not None and entry.message.role == "user" for entry in self.kept
+        )
 
 
 def _is_boundary(entry: Entry) -> bool:
