@@ -53,7 +53,7 @@ def test_tool_calls_are_grouped_by_the_phase_their_tool_declares(project: Path) 
     assert exploration.tool_calls == {"read_file": ["src/parser.py (×2)", "src/lexer.py"]}
     assert exploration.user_messages == ["fix the parser"]
     assert execution.tool_calls == {"write_file": ["src/parser.py"], "read_file": ["src/parser.py"]}
-    assert verification.key_findings == {"run_tests": ["error: E 1 failed"]}
+    assert verification.key_findings == {"run_tests": ["error: E 1 failed (2 lines)"]}
     assert verification.user_messages == ["also add a test"]
     assert conclusion.key_findings == {"reply": ["Fixed the parser; one test still fails."]}
     assert summary.original_request == "fix the parser"
@@ -66,8 +66,33 @@ def test_the_summary_renders_one_line_per_phase(project: Path) -> None:
     assert lines[1] == 'Current request: "also add a test"'
     assert lines[2] == 'Initial request: "fix the parser"'
     assert "**Exploration:** read_file: src/parser.py (×2), src/lexer.py." in text
-    assert "**Verification:** run_tests: pytest. Found: run_tests: error: E 1 failed." in text
-    assert '  User: "also add a test"' in lines
+    assert (
+        "**Verification:** run_tests: pytest. Found: run_tests: error: E 1 failed (2 lines)."
+        in text
+    )
+    assert "**Conclusion:** Found: reply: Fixed the parser; one test still fails." in lines
+    assert lines[3] == 'User: "fix the parser"'
+    assert lines[4].startswith("**Exploration:** read_file:")
+    assert (
+        lines.index('User: "also add a test"')
+        == lines.index(next(line for line in lines if line.startswith("**Verification:**"))) - 1
+    )
+
+
+def test_a_request_after_an_answer_starts_a_new_exploration(project: Path) -> None:
+    session = Session.in_memory(project)
+    session.append_message(ChatMessage.user("one"))
+    tool_turn(session, "1", "write_file", "ok", path="a.py")
+    session.append_message(ChatMessage.assistant("done"))
+    session.append_message(ChatMessage.user("two"))
+    tool_turn(session, "2", "read_file", "x", path="b.py")
+    phases = mechanical_summary(session.path_entries(), PHASES).phases
+    assert [(p.phase, p.user_messages) for p in phases] == [
+        ("exploration", ["one"]),
+        ("execution", []),
+        ("conclusion", []),
+        ("exploration", ["two"]),
+    ]
 
 
 def test_an_earlier_summary_is_folded_in_first(project: Path) -> None:
@@ -117,7 +142,9 @@ def test_arguments_and_findings_are_short_single_lines() -> None:
     assert argument_summary("not json") == "not json"
     assert argument_summary("") == ""
     assert len(argument_summary(json.dumps({"path": "a" * 500}))) == 80
-    assert finding("\n\n  first line  \nsecond", False) == "first line"
+    assert finding("\n\n  first line  \nsecond", False) == "first line (2 lines)"
+    assert finding("<context>\nbody\n<context:end>", False) == "body"
+    assert finding("", True) == "error"
     assert len(finding("e" * 1000, True)) == 150
 
 

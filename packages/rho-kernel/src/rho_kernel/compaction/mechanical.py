@@ -10,6 +10,7 @@ folded in, so a second compaction keeps what the first one said.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -35,6 +36,8 @@ USER_CHARS = 200
 REQUEST_CHARS = 2000
 NOTES_CHARS = 3000
 REPLY_KEY = "reply"
+
+_TAG = re.compile(r"\s*</?[\w:.-]+>\s*$")
 
 #: Argument names that say best what a call was about, most telling first.
 _KEY_ARGUMENTS = ("path", "paths", "file", "command", "cmd", "pattern", "query", "url", "name")
@@ -66,10 +69,14 @@ def argument_summary(raw: str) -> str:
 
 
 def finding(output: str, is_error: bool) -> str:
-    """A result in at most 150 characters: its first non-blank line."""
-    line = next((line for line in output.splitlines() if line.strip()), "")
-    text = clip(line, FINDING_CHARS - (7 if is_error else 0))
-    return f"error: {text}" if is_error else text
+    """A result in at most 150 characters: its first line with content (a line that is only
+    a framing tag such as `<context>` does not count), and how many lines there were."""
+    lines = [line for line in output.splitlines() if line.strip() and not _TAG.match(line)]
+    if not lines:
+        return "error" if is_error else ""
+    count = f" ({len(lines)} lines)" if len(lines) > 1 else ""
+    prefix = "error: " if is_error else ""
+    return prefix + clip(lines[0], FINDING_CHARS - len(prefix) - len(count)) + count
 
 
 @dataclass(slots=True)
@@ -172,6 +179,8 @@ class _Walker:
         if message is None:
             return
         if message.role == "user":
+            if self.tracker.current is Phase.CONCLUSION:
+                self.tracker = PhaseTracker()  # answered: the next message starts a new task
             self.request(message.text)
             self.here().users.append(clip(message.text, USER_CHARS))
         elif message.role == "assistant":

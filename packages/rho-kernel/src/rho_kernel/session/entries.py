@@ -244,7 +244,8 @@ class CompactionSummary(_OnDisk):
         """The text of the synthetic user message that stands in for the compacted entries.
 
         `[Compacted: N entries, T tokens, span S]` (no span when it is 0), the current and (when different) initial
-        request, one `**Phase:**` line per phase segment (or the older `Tool activity:` /
+        request, per phase segment its user messages (`User: "…"`) and a `**Phase:**` line of
+        its tools and findings (or, without segments, the older `Tool activity:` /
         `Key findings:` lines when there are none), then the notes.
         """
         span = self.time_span
@@ -255,8 +256,9 @@ class CompactionSummary(_OnDisk):
         if self.original_request and self.original_request != self.current_request:
             lines.append(f'Initial request: "{self.original_request}"')
         for phase in self.phases:
-            lines.append(_phase_line(phase.phase, phase.tool_calls, phase.key_findings))
-            lines.extend(f'  User: "{text}"' for text in phase.user_messages)
+            lines.extend(f'User: "{text}"' for text in phase.user_messages)
+            if phase.tool_calls or phase.key_findings:
+                lines.append(_phase_line(phase.phase, phase.tool_calls, phase.key_findings))
         if not self.phases:
             if self.tool_calls:
                 lines.append(f"Tool activity: {_grouped(self.tool_calls)}")
@@ -279,10 +281,14 @@ def _phase_line(phase: str, calls: dict[str, list[str]], findings: dict[str, lis
     title = phase.capitalize() if phase else "Tool activity"
     parts = [f"**{title}:**"]
     if calls:
-        parts.append(_grouped(calls) + ".")
+        parts.append(_sentence(_grouped(calls)))
     if findings:
-        parts.append(f"Found: {_grouped(findings)}.")
+        parts.append(_sentence(f"Found: {_grouped(findings)}"))
     return " ".join(parts)
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
 def _duration(span: TimeSpan) -> str:
