@@ -191,14 +191,15 @@ def test_a_third_party_strategy_selected_by_compaction_mode(
     result = rho.call("compact")["result"]
     assert result["strategy"] == result["requested"] == "acme"
     summary = rho.call("getMessages")["result"]["messages"][2]["content"]
-    assert summary.endswith("acme notes: 4 entries, read big.txt")
+    assert summary.endswith("<context>\nacme notes: 4 entries, read big.txt\n<context:end>")
     path = Path(rho.call("getState")["result"]["sessionPath"])
     assert rho.finish() == 0
     with Session.open(path) as session:
         (compaction,) = [
             e for e in session.path_entries() if isinstance(e.payload, CompactionPayload)
         ]
-        assert compaction.payload.summary.notes == "acme notes: 4 entries, read big.txt"  # type: ignore[union-attr]
+        notes = compaction.payload.summary.notes  # type: ignore[union-attr]
+        assert "'acme' strategy" in notes and "acme notes: 4 entries, read big.txt" in notes
 
 
 def test_a_failing_third_party_strategy_falls_back_to_mechanical(
@@ -233,7 +234,9 @@ def test_the_llm_strategy_asks_the_model_for_notes(
     assert "big.txt line 005" in request["messages"][1]["content"]  # the transcript
     summary = rho.call("getMessages")["result"]["messages"][2]["content"]
     assert "**Exploration:** read_file: big.txt." in summary
-    assert summary.endswith("The user asked for a bug fix; big.txt was read; docs are done.")
+    assert summary.endswith(
+        "<context>\nThe user asked for a bug fix; big.txt was read; docs are done.\n<context:end>"
+    )
     assert rho.finish() == 0
 
 

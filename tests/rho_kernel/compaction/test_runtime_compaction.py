@@ -80,7 +80,7 @@ async def test_compact_uses_the_configured_mode_and_keeps_the_session_file(
     old_leaf = session.leaf_id
     outcome = await runtime.compact()
     assert outcome.strategy == "haiku" and outcome.from_leaf == old_leaf
-    assert session.path_messages()[2].text.endswith("by haiku")
+    assert session.path_messages()[2].text.endswith("<context>\nby haiku\n<context:end>")
     with pytest.raises(UnknownStrategy):
         await runtime.compact("nope")
     assert (await runtime.compact("mechanical")).compacted is False  # nothing left
