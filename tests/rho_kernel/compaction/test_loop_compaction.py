@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from rho_kernel import hookimpl, tool
+from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.loop.agent import TRUNCATED_GAVE_UP, TRUNCATED_NUDGE
 from rho_kernel.loop.compaction import CompactionRequest
 from rho_kernel.messages import ChatMessage
-from rho_kernel.session import CompactionPayload, Session
+from rho_kernel.session import CompactionPayload, Session, render_entry
 from rho_kernel.testing import (
+    HangReply,
     ScriptedServer,
     in_memory_session,
     run_prompt,
@@ -158,3 +161,37 @@ async def test_a_reply_cut_off_twice_is_not_retried_again(project: Path) -> None
         )
         assert len(server.requests) == 2
     assert result.reply == f"one two\n\n{TRUNCATED_GAVE_UP}"
+
+
+async def test_an_abort_during_llm_compaction_writes_the_mechanical_one_and_ends(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session = in_memory_session(project)
+    cancel = CancelToken()
+    with ScriptedServer(
+        [
+            tool_call_reply("big", {"letter": "A"}),
+            tool_call_reply("big", {"letter": "B"}),
+            HangReply(30),  # the llm strategy's summary request
+            text_reply("never"),
+        ]
+    ) as server:
+        task = asyncio.create_task(
+            run_prompt(
+                "read everything",
+                endpoint=server.chat_url,
+                root=project,
+                tools=[big],
+                config=_config(50, "llm"),
+                session=session,
+                cancel=cancel,
+            )
+        )
+        await asyncio.to_thread(server.wait_for_requests, 3)
+        cancel.cancel()
+        result = await asyncio.wait_for(task, 5)
+        assert len(server.requests) == 3
+    assert result.finish_reason == "cancelled"
+    assert "compaction strategy 'llm' was cancelled" in capsys.readouterr().err
+    (compaction,) = [e for e in session.path_entries() if isinstance(e.payload, CompactionPayload)]
+    assert "**Exploration" in render_entry(compaction).text  # type: ignore[union-attr]
