@@ -10,6 +10,7 @@ DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("rho.providers", "rho_kernel.providers.plugin"),
     ("rho.approval", "rho_kernel.loop.policy"),
     ("rho.confinement", "rho_kernel.confinement.plugin"),
+    ("rho.compaction", "rho_kernel.compaction.plugin"),
 )
 
 __all__ = ["DEFAULT_PLUGINS"]

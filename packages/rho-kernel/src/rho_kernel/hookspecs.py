@@ -118,7 +118,17 @@ def rho_register_confinement_backends() -> list[ConfinementBackend]:
 def rho_register_compaction_strategies() -> list[CompactionStrategy]:
     """Contribute compaction strategies, selected by name with `[agent] compaction_mode`.
 
-    Called once at startup. Added in 0.1.
+    Called once at startup. Return a list of `CompactionStrategy` objects: a `name` (what
+    `compaction_mode` and the `compact` RPC method's `strategy` select) and an
+    `async summarize(request: CompactionRequest)` returning a `CompactionSummary` (or a
+    mapping of its fields), or None to use the mechanical summary. The kernel's "mechanical"
+    and "llm" come from the built-in plugin `rho.compaction`. An object without a string
+    `name` or an async `summarize` is reported and skipped; a name registered twice is a
+    startup error naming both plugins, and so is a `compaction_mode` no plugin registered.
+    A strategy that raises, returns something unusable or a summary larger than what it
+    replaces is reported on stderr and the mechanical summary is written instead.
+
+    Added in 0.1 (the `CompactionRequest` argument of `summarize` in 0.2).
     """
 
 

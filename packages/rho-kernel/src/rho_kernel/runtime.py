@@ -52,7 +52,9 @@ from rho_kernel.session.store import Session
 from rho_kernel.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
     from rho_kernel.loop.approval import ApprovalGate
+    from rho_kernel.loop.compaction import CompactionStrategy
     from rho_kernel.providers.catalog import ModelCatalog
     from rho_kernel.providers.service import LlmService, ServiceFactory
     from rho_kernel.session.stats import ContextMeter
@@ -168,6 +170,8 @@ class Runtime:
         self._context_notes: set[tuple[str, str]] = set()  # context files already noted
         #: The OS sandbox of the commands tools start for the model.
         self.confinement = _confinement(config, root, plugins, options.home)
+        #: Compaction strategies by name (collected by `build`, or on first use).
+        self.compaction_strategies: dict[str, CompactionStrategy] | None = None
 
     # ── assembly ────────────────────────────────────────────────────────────
 
@@ -224,6 +228,7 @@ class Runtime:
             providers=providers,
         )
         runtime._factories = factories
+        runtime.compaction_strategies = _compaction_strategies(plugins, config)
         runtime.session = runtime._initial_session()
         if named is None and provider.is_local:
             # Last, so that a startup that fails anyway never waits on the network first.
@@ -399,6 +404,36 @@ class Runtime:
             self._meter = (key, meter)
         return self._meter[1]
 
+    # ── compaction ──────────────────────────────────────────────────────────
+
+    def compactor(self, cancel: CancelToken | None = None) -> Compactor:
+        """A compactor with the registered strategies and the active model (`cancel`
+        interrupts a strategy's model request)."""
+        from rho_kernel.compaction import Compactor, collect_strategies, model_call, tool_phases
+
+        if self.compaction_strategies is None:
+            self.compaction_strategies = collect_strategies(self.plugins)
+        return Compactor(
+            self.compaction_strategies,
+            config=self.config,
+            model=self.model,
+            complete=model_call(self.service(), self.model, cancel),
+            tool_phases=tool_phases(self.tools),
+        )
+
+    async def compact(self, strategy: str | None = None) -> CompactionOutcome:
+        """Compact every turn of the current branch but the last onto a new branch.
+
+        Waits for a running prompt to end. `strategy` overrides `[agent] compaction_mode`;
+        raises `UnknownStrategy` for a name no plugin registered.
+        """
+        async with self._turn_lock:
+            meter = self.meter()
+            budget = max(0, meter.context_window - meter.completion_reserve)
+            return await self.compactor().compact(
+                self.session, budget_tokens=budget, strategy=strategy
+            )
+
     # ── prompts ─────────────────────────────────────────────────────────────
 
     @property
@@ -439,6 +474,7 @@ class Runtime:
                 meter=self.meter(),
                 redactor=Redactor.from_config(self.config.redaction),
                 confinement=self.confinement,
+                compactor=self.compactor(self.cancel),
             )
             loop = AgentLoop(self.session, params)
             try:
@@ -526,6 +562,24 @@ def _confinement(
                 "rho_register_confinement_backends; expected a ConfinementBackend (ignored)"
             )
     return Confinement(config.sandbox, root.path, home=user_home(home), backends=backends)
+
+
+def _compaction_strategies(plugins: PluginHost, config: RhoConfig) -> dict[str, Any]:
+    """The registered compaction strategies; `[agent] compaction_mode` must name one."""
+    from rho_kernel.compaction import DuplicateStrategy, collect_strategies
+
+    try:
+        strategies = collect_strategies(plugins)
+    except DuplicateStrategy as exc:
+        raise StartupError(str(exc)) from None
+    mode = config.agent.compaction_mode
+    if mode not in strategies:
+        available = ", ".join(sorted(strategies)) or "none"
+        raise StartupError(
+            f'[agent] compaction_mode = "{mode}": no installed plugin registers that '
+            f"compaction strategy (available: {available})"
+        )
+    return strategies
 
 
 def _complete_config(files: ConfigFiles, plugins: PluginHost) -> RhoConfig:

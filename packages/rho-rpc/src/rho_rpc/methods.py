@@ -19,6 +19,8 @@ from rho_kernel.runtime import Runtime, StartupError
 from rho_rpc.peer import ApprovalMismatch, RpcPeer
 from rho_rpc.wire import (
     ApprovalResponseParams,
+    CompactParams,
+    CompactResult,
     EmptyResult,
     GetMessagesResult,
     GetSessionStatsResult,
@@ -111,6 +113,27 @@ class CoreMethods:
         except Exception as exc:
             raise RpcError(INTERNAL_ERROR, f"newSession failed: {exc}") from None
         return NewSessionResult(sessionId=session.id, path=str(session.path or ""))
+
+    async def compact(self, params: CompactParams) -> CompactResult:
+        from rho_kernel.compaction import UnknownStrategy
+
+        try:
+            outcome = await self.runtime.compact(params.strategy)
+        except UnknownStrategy as exc:
+            raise RpcError(INVALID_PARAMS, str(exc)) from None
+        except Exception as exc:
+            raise RpcError(INTERNAL_ERROR, f"compact failed: {exc}") from None
+        return CompactResult(
+            compacted=outcome.compacted,
+            reason=outcome.reason or None,
+            strategy=outcome.strategy or None,
+            requested=outcome.requested,
+            entriesCompacted=outcome.entries_compacted,
+            tokensBefore=outcome.tokens_before,
+            tokensAfter=outcome.tokens_after,
+            summaryId=outcome.summary_id,
+            previousLeafId=outcome.from_leaf,
+        )
 
     async def list_sessions(self, _: NoParams) -> ListSessionsResult:
         infos = self.runtime.sessions(limit=10)
@@ -256,6 +279,8 @@ _TABLE: tuple[tuple[str, str, type, type, str, Any], ...] = (
     ("clear", "clear", NoParams, EmptyResult,
      "Branch back to the system message; the old branch stays on disk.", False),
     ("newSession", "new_session", NoParams, NewSessionResult, "Start a new session.", False),
+    ("compact", "compact", CompactParams, CompactResult,
+     "Summarize all but the last turn onto a new branch; the old branch stays.", False),
     ("getState", "get_state", NoParams, GetStateResult,
      "Model, provider, project root, message count and how commands are confined.", True),
     ("getMessages", "get_messages", NoParams, GetMessagesResult,

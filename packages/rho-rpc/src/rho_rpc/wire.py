@@ -316,6 +316,35 @@ class ResumeSessionResult(Result):
     entryCount: int
 
 
+class CompactParams(Params):
+    """`compact`: fold every turn of the current branch but the last into a summary."""
+
+    strategy: str | None = Field(
+        None,
+        min_length=1,
+        max_length=64,
+        description="The compaction strategy by name (default: [agent] compaction_mode).",
+    )
+
+
+class CompactResult(Result):
+    """`compact` result. When `compacted` is false nothing was written and `reason` says why."""
+
+    compacted: bool
+    reason: str | None = None
+    strategy: str | None = Field(
+        None, description='The strategy whose summary was written ("mechanical" after a fallback).'
+    )
+    requested: str = Field(description="The strategy that was asked for.")
+    entriesCompacted: int = 0
+    tokensBefore: int = 0
+    tokensAfter: int = 0
+    summaryId: str | None = Field(None, description="The new Compaction entry.")
+    previousLeafId: str | None = Field(
+        None, description="The leaf of the branch that was compacted; it stays in the session."
+    )
+
+
 # ── notifications (rho → client) ────────────────────────────────────────────
 
 

@@ -51,8 +51,10 @@ class AgentConfig(_Section):
     max_consecutive_empty: int = Field(5, ge=0)
     show_reasoning: bool = False
     reasoning_effort: str | None = None
+    #: Compact older turns when the context is this full (percent of the prompt budget; 0 = off).
     auto_compact_threshold: int = Field(0, ge=0, le=100)
-    compaction_mode: Literal["mechanical", "llm"] = "mechanical"
+    #: The compaction strategy by name: "mechanical", "llm", or one a plugin registers.
+    compaction_mode: str = Field("mechanical", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     first_token_timeout_secs: float = Field(90, ge=0)
     stream_idle_timeout_secs: float = Field(60, ge=0)
 

@@ -39,6 +39,7 @@ from rho_kernel.tools.base import OutputSink, Risk, Tool, ToolContext, ToolError
 from rho_kernel.tools.intercept import Block
 
 if TYPE_CHECKING:
+    from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
     from rho_kernel.config.model import RhoConfig
     from rho_kernel.confinement.state import Confinement
     from rho_kernel.plugins import PluginHost
@@ -55,6 +56,15 @@ EMPTY_REPLY_NUDGE = (
 EMPTY_REPLY_GIVE_UP = (
     "The model returned empty responses consecutively and was unable to continue. "
     "Try rephrasing the request or switching to a more capable model."
+)
+TRUNCATED_NUDGE = (
+    "Your previous reply was cut off at the output token limit. Older turns were compacted to "
+    "make room; continue exactly where you stopped, without repeating yourself."
+)
+TRUNCATED_GAVE_UP = (
+    "[The reply was cut off at the output token limit ([agent] completion_reserve) and "
+    "compacting older turns could not make room. Ask to continue, or raise "
+    "completion_reserve.]"
 )
 TURN_ERROR_KIND = "rho.turn_error.v1"
 CANCELLED = CANCELLED_TOOL_CALL
@@ -82,6 +92,8 @@ class LoopParams:
     redactor: Redactor | None = None
     #: The OS sandbox of the commands tools start (None: unconfined).
     confinement: Confinement | None = None
+    #: Runs compactions (None: built from the plugins' strategies on first use).
+    compactor: Compactor | None = None
 
 
 class _RetryBudgetExhausted(Exception):
@@ -111,6 +123,9 @@ class AgentLoop:
         self.last_text = ""
         self.phase = PhaseTracker()
         self.stuck = StuckLoopDetector(params.config.agent.stuck_loop_threshold)
+        self.compactor = params.compactor
+        self.meter = params.meter
+        self.continued = ""  # the text of a reply cut off at the token limit, being continued
 
     # ── events ──────────────────────────────────────────────────────────────
 
@@ -150,6 +165,7 @@ class AgentLoop:
 
     async def _loop(self) -> AgentResult:
         empty_streak = 0
+        truncated_before = False
         while True:
             if self.p.cancel.cancelled:
                 return self._finish("cancelled")
@@ -191,8 +207,14 @@ class AgentLoop:
                     finish_reason=finish if finish in _PERSISTED_FINISH else None,
                 )
             )
-            self.last_text = self._format_reply(response)
+            self.last_text = self.continued + self._format_reply(response)
+            self.continued = ""
             if not response.tool_calls:
+                if finish == "length" and response.text:
+                    if await self._continue_truncated(truncated_before):
+                        truncated_before = True
+                        continue
+                    self.last_text = f"{self.last_text}\n\n{TRUNCATED_GAVE_UP}"
                 if self._take_steering():  # steered after the last tool batch: answer it too
                     continue
                 self.phase.conclude()
@@ -205,6 +227,76 @@ class AgentLoop:
             except Cancelled:
                 return self._finish("cancelled")
             self._take_steering()
+            await self._auto_compact()
+
+    # ── compaction ──────────────────────────────────────────────────────────
+
+    async def _auto_compact(self) -> None:
+        """After a tool batch: compact when the context is `auto_compact_threshold`% full."""
+        threshold = self.agent.auto_compact_threshold
+        if threshold <= 0 or self.p.cancel.cancelled:
+            return
+        stats = self._meter().stats(self.session)
+        if stats.utilization_percent >= threshold:
+            await self._compact(stats.prompt_budget)
+
+    async def _continue_truncated(self, tried: bool) -> bool:
+        """A reply was cut off at the token limit: compact, then ask the model to go on.
+
+        Once per turn; False (the turn ends) when that was done already or nothing could be
+        compacted.
+        """
+        if tried or self.p.cancel.cancelled:
+            return False
+        stats = self._meter().stats(self.session)
+        outcome = await self._compact(stats.prompt_budget)
+        if outcome is None or not outcome.compacted:
+            return False
+        self.continued = self.last_text
+        self.session.append_message(ChatMessage.user(TRUNCATED_NUDGE))
+        return True
+
+    async def _compact(self, budget: int) -> CompactionOutcome | None:
+        """Compact the oldest quarter of the budget; a failure is reported, never raised."""
+        try:
+            outcome = await self._compactor().compact(
+                self.session, budget_tokens=budget, target_tokens=max(1, budget // 4)
+            )
+        except Exception as exc:
+            diagnostics.warn(f"compaction failed: {type(exc).__name__}: {exc}")
+            return None
+        if outcome.compacted:
+            diagnostics.info(
+                f"compacted {outcome.entries_compacted} entries ({outcome.tokens_before} → "
+                f"{outcome.tokens_after} tokens) with the '{outcome.strategy}' strategy"
+            )
+        return outcome
+
+    def _compactor(self) -> Compactor:
+        if self.compactor is None:
+            from rho_kernel.compaction import Compactor, collect_strategies, model_call, tool_phases
+
+            self.compactor = Compactor(
+                collect_strategies(self.p.plugins),
+                config=self.p.config,
+                model=self.p.model,
+                complete=model_call(self.p.service, self.p.model, self.p.cancel),
+                tool_phases=tool_phases(self.p.tools),
+            )
+        return self.compactor
+
+    def _meter(self) -> ContextMeter:
+        if self.meter is None:
+            from rho_kernel.compaction import tool_phases
+            from rho_kernel.session.stats import ContextMeter, schema_tokens
+
+            self.meter = ContextMeter(
+                context_window=self.agent.token_budget,
+                completion_reserve=self.agent.completion_reserve,
+                tool_phases=tool_phases(self.p.tools),
+                overhead_tokens=schema_tokens(self.p.tools.schemas()),
+            )
+        return self.meter
 
     def _take_steering(self) -> bool:
         """Append the queued steering messages as user turns; whether there were any."""
@@ -587,6 +679,8 @@ async def run_loop(session: Session, message: str, params: LoopParams) -> AgentR
 __all__ = [
     "CANCELLED",
     "EMPTY_REPLY_NUDGE",
+    "TRUNCATED_GAVE_UP",
+    "TRUNCATED_NUDGE",
     "TURN_ERROR_KIND",
     "AgentLoop",
     "LoopParams",

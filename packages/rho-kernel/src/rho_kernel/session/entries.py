@@ -241,15 +241,65 @@ class CompactionSummary(_OnDisk):
         return self.model_dump(mode="json")
 
     def render(self) -> str:
-        """The text of the synthetic user message that stands in for the compacted entries."""
-        lines = [f"[Compacted: {self.entry_count} entries, {self.tokens_compacted} tokens]"]
+        """The text of the synthetic user message that stands in for the compacted entries.
+
+        `[Compacted: N entries, T tokens, span S]` (no span when it is 0), the current and (when different) initial
+        request, per phase segment its user messages (`User: "…"`) and a `**Phase:**` line of
+        its tools and findings (or, without segments, the older `Tool activity:` /
+        `Key findings:` lines when there are none), then the notes.
+        """
+        span = self.time_span
+        shown = f", span {_duration(span)}" if span.secs or span.nanos else ""
+        lines = [f"[Compacted: {self.entry_count} entries, {self.tokens_compacted} tokens{shown}]"]
         if self.current_request:
             lines.append(f'Current request: "{self.current_request}"')
         if self.original_request and self.original_request != self.current_request:
             lines.append(f'Initial request: "{self.original_request}"')
+        for phase in self.phases:
+            lines.extend(f'User: "{text}"' for text in phase.user_messages)
+            if phase.tool_calls or phase.key_findings:
+                lines.append(_phase_line(phase.phase, phase.tool_calls, phase.key_findings))
+        if not self.phases:
+            if self.tool_calls:
+                lines.append(f"Tool activity: {_grouped(self.tool_calls)}")
+            if self.key_findings:
+                lines.append(f"Key findings: {_grouped(self.key_findings)}")
         if self.notes:
             lines.append(self.notes)
         return "\n".join(lines)
+
+
+def _grouped(items: dict[str, list[str]]) -> str:
+    """`tool: a, b; other: c` (a tool without items is named alone)."""
+    return "; ".join(
+        f"{key}: {', '.join(values)}" if values else key for key, values in items.items()
+    )
+
+
+def _phase_line(phase: str, calls: dict[str, list[str]], findings: dict[str, list[str]]) -> str:
+    """`**Exploration:** read_file: a.py, b.py (×2). Found: read_file: 120 lines.`"""
+    title = phase.capitalize() if phase else "Tool activity"
+    parts = [f"**{title}:**"]
+    if calls:
+        parts.append(_sentence(_grouped(calls)))
+    if findings:
+        parts.append(_sentence(f"Found: {_grouped(findings)}"))
+    return " ".join(parts)
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
+def _duration(span: TimeSpan) -> str:
+    """A duration the way Rust's `Debug` shows it: `0ns`, `12ms`, `3.5s`."""
+    if span.secs:
+        return f"{span.secs + span.nanos / 1e9:.3f}".rstrip("0").rstrip(".") + "s"
+    if span.nanos >= 1_000_000:
+        return f"{span.nanos / 1e6:.3f}".rstrip("0").rstrip(".") + "ms"
+    if span.nanos >= 1_000:
+        return f"{span.nanos / 1e3:.3f}".rstrip("0").rstrip(".") + "µs"
+    return f"{span.nanos}ns"
 
 
 # ── Payloads ──────────────────────────────────────────────────────────────────

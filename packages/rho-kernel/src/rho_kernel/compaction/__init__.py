@@ -1,0 +1,52 @@
+"""Compaction: folding older turns into a summary on a new branch of the session.
+
+Strategies are plugins (`rho_register_compaction_strategies`); the kernel registers
+"mechanical" and "llm" as `rho.compaction`. `[agent] compaction_mode` picks one by name.
+"""
+
+from __future__ import annotations
+
+from rho_kernel.compaction.compactor import (
+    CompactionOutcome,
+    Compactor,
+    UnknownStrategy,
+    entry_tokens,
+    summary_tokens,
+    tool_phases,
+    unknown_strategy_message,
+    write_branch,
+)
+from rho_kernel.compaction.llm import LlmStrategy, transcript
+from rho_kernel.compaction.mechanical import MechanicalStrategy, mechanical_summary
+from rho_kernel.compaction.model import model_call
+from rho_kernel.compaction.plan import CompactionPlan, plan_compaction, split_turns
+from rho_kernel.compaction.registry import DuplicateStrategy, collect_strategies
+from rho_kernel.loop.compaction import (
+    CompactionModelUnavailable,
+    CompactionRequest,
+    CompactionStrategy,
+)
+
+__all__ = [
+    "CompactionModelUnavailable",
+    "CompactionOutcome",
+    "CompactionPlan",
+    "CompactionRequest",
+    "CompactionStrategy",
+    "Compactor",
+    "DuplicateStrategy",
+    "LlmStrategy",
+    "MechanicalStrategy",
+    "UnknownStrategy",
+    "collect_strategies",
+    "entry_tokens",
+    "mechanical_summary",
+    "model_call",
+    "plan_compaction",
+    "split_turns",
+    "summary_tokens",
+    "tool_phases",
+    "transcript",
+    "unknown_strategy_message",
+    "write_branch",
+]

@@ -1,0 +1,42 @@
+"""How a compaction strategy asks the session's model: one request, no tools, text back."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rho_kernel.loop.compaction import ModelCall
+from rho_kernel.providers.events import ModelRequest, ModelResponse, ProviderError
+
+if TYPE_CHECKING:
+    from rho_kernel.cancel import CancelToken
+    from rho_kernel.providers.service import LlmService
+
+
+def model_call(service: LlmService, model: str, cancel: CancelToken | None = None) -> ModelCall:
+    """A `ModelCall` sending `[system, user]` to `model` through `service`.
+
+    No retries and no live events: a failure raises, and the compactor falls back to the
+    mechanical summary. `cancel` (the running turn's token) interrupts the request.
+    """
+
+    async def ask(system: str, prompt: str, max_tokens: int) -> str:
+        request = ModelRequest(
+            model=model,
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": prompt}],
+            max_tokens=max_tokens,
+        )
+        if cancel is not None:
+            return await cancel.run(_answer(service, request))
+        return await _answer(service, request)
+
+    return ask
+
+
+async def _answer(service: LlmService, request: ModelRequest) -> str:
+    async for event in service.stream(request):
+        if isinstance(event, ModelResponse):
+            return event.text
+    raise ProviderError("the model stream ended without a response", kind="decode")
+
+
+__all__ = ["model_call"]
