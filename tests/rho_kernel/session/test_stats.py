@@ -162,6 +162,8 @@ def test_to_wire_and_snapshot(session: Session) -> None:
         "pathEntryCount",
         "compactedEntryCount",
         "compactionTokens",
+        "compactionCount",
+        "toolSchemaTokens",
         "roleTokens",
         "resolutionTokens",
         "phaseTokens",

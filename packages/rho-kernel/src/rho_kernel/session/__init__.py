@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rho_kernel.session.branching import summarize_branch
 from rho_kernel.session.discovery import (
     SessionInfo,
     find_latest_session,
@@ -57,6 +58,7 @@ from rho_kernel.session.stats import (
     schema_tokens,
 )
 from rho_kernel.session.store import CANCELLED_TOOL_CALL, CUSTOM_KIND, Session
+from rho_kernel.session.tree import TreeNode, TreePage, tree_page
 
 __all__ = [
     "ATTACHED",
@@ -98,6 +100,8 @@ __all__ = [
     "Summarized",
     "TimeSpan",
     "Timestamp",
+    "TreeNode",
+    "TreePage",
     "UnknownPayload",
     "UnknownResolution",
     "approximate_tokens",
@@ -111,4 +115,6 @@ __all__ = [
     "rho_home",
     "schema_tokens",
     "sessions_dir",
+    "summarize_branch",
+    "tree_page",
 ]

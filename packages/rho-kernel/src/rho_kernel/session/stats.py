@@ -21,6 +21,7 @@ from rho_kernel.session.entries import (
     CompactionPayload,
     Entry,
     Full,
+    MessagePayload,
     Outlined,
     Pinned,
     Summarized,
@@ -42,7 +43,12 @@ _TOOL_MESSAGE_OVERHEAD = 10
 
 
 def _utf8_len(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
+    if text.isascii():  # constant time: CPython records it
+        return len(text)
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate
+        return len(text.encode("utf-8", "surrogatepass"))
 
 
 def approximate_tokens(message: ChatMessage) -> int:
@@ -82,7 +88,8 @@ class ContextStats:
     `entry_count` counts the whole session tree, `path_entry_count` the entries from the
     root to the leaf, and `compacted_entry_count` the path entries folded into a
     compaction. `compaction_tokens` are the tokens of rendered Compaction and
-    BranchSummary entries (also counted under the user role).
+    BranchSummary entries (also counted under the user role), `compaction_count` the
+    rendered Compaction entries, and `tool_schema_tokens` the caller's overhead.
     """
 
     context_window: int
@@ -93,6 +100,8 @@ class ContextStats:
     path_entry_count: int = 0
     compacted_entry_count: int = 0
     compaction_tokens: int = 0
+    compaction_count: int = 0
+    tool_schema_tokens: int = 0
     role_tokens: dict[str, int] = field(default_factory=lambda: _zeros(ROLES))
     resolution_tokens: dict[str, int] = field(default_factory=lambda: _zeros(RESOLUTIONS))
     phase_tokens: dict[str, int] = field(default_factory=lambda: _zeros(PHASES))
@@ -128,6 +137,8 @@ class ContextStats:
             "pathEntryCount": self.path_entry_count,
             "compactedEntryCount": self.compacted_entry_count,
             "compactionTokens": self.compaction_tokens,
+            "compactionCount": self.compaction_count,
+            "toolSchemaTokens": self.tool_schema_tokens,
             "roleTokens": {key: self.role_tokens.get(key, 0) for key in ROLES},
             "resolutionTokens": {key: self.resolution_tokens.get(key, 0) for key in RESOLUTIONS},
             "phaseTokens": {key: self.phase_tokens.get(key, 0) for key in PHASES},
@@ -143,45 +154,107 @@ class ContextStats:
         }
 
 
-@dataclass(frozen=True, slots=True)
 class _EntryInfo:
     """What the meter remembers about one entry at one resolution."""
 
-    tokens: int  # 0 when the entry renders nothing
-    role: str | None = None
-    bucket: str | None = None  # resolution bucket of a rendered entry
-    compacted: bool = False
-    summary: bool = False  # a rendered Compaction / BranchSummary
-    tool_call_id: str | None = None  # of a rendered tool message
-    calls: tuple[tuple[str, str], ...] = ()  # (call id, tool name) of an assistant message
-    conclusion: bool = False  # a rendered assistant text without tool calls
+    __slots__ = (
+        "bucket",
+        "calls",
+        "compacted",
+        "compaction",
+        "conclusion",
+        "role",
+        "summary",
+        "tokens",
+        "tool_call_id",
+    )
+
+    def __init__(
+        self,
+        tokens: int,
+        role: str | None = None,
+        bucket: str | None = None,
+        compacted: bool = False,
+        summary: bool = False,
+        compaction: bool = False,
+        tool_call_id: str | None = None,
+        calls: tuple[tuple[str, str], ...] = (),
+        conclusion: bool = False,
+    ) -> None:
+        self.tokens = tokens  # 0 when the entry renders nothing
+        self.role = role
+        self.bucket = bucket  # resolution bucket of a rendered entry
+        self.compacted = compacted
+        self.summary = summary  # a rendered Compaction / BranchSummary
+        self.compaction = compaction  # a rendered Compaction
+        self.tool_call_id = tool_call_id  # of a rendered tool message
+        self.calls = calls  # (call id, tool name) of an assistant message
+        self.conclusion = conclusion  # a rendered assistant text without tool calls
 
 
 _NOT_RENDERED = _EntryInfo(tokens=0)
 _COMPACTED = _EntryInfo(tokens=0, compacted=True)
+_BUCKETS: dict[type, str] = {
+    Full: "full",
+    Pinned: "pinned",
+    Outlined: "outlined",
+    Summarized: "summarized",
+}
 
 
-def _bucket(entry: Entry) -> str | None:
-    resolution = entry.resolution
-    if isinstance(resolution, Full):
-        return "full"
-    if isinstance(resolution, Pinned):
-        return "pinned"
-    if isinstance(resolution, Outlined):
-        return "outlined"
-    if isinstance(resolution, Summarized):
-        return "summarized"
-    return None
+class _Tally:
+    """Running totals over a prefix of one session's path, extended as the path grows."""
+
+    __slots__ = (
+        "call_names",
+        "compacted",
+        "compaction_tokens",
+        "compactions",
+        "generation",
+        "messages",
+        "phase_tokens",
+        "phases",
+        "resolution_tokens",
+        "role_tokens",
+        "seen",
+        "session",
+        "used",
+    )
+
+    def __init__(self, session: Session, phases: dict[str, str | None]) -> None:
+        self.session = session
+        self.generation = session.path_generation
+        self.phases = phases
+        self.seen = 0  # path entries counted so far
+        self.used = 0
+        self.messages = 0
+        self.compacted = 0
+        self.compactions = 0
+        self.compaction_tokens = 0
+        self.call_names: dict[str, str] = {}
+        self.role_tokens = _zeros(ROLES)
+        self.resolution_tokens = _zeros(RESOLUTIONS)
+        self.phase_tokens = _zeros(PHASES)
+
+    def continues(self, session: Session, phases: dict[str, str | None], length: int) -> bool:
+        """Whether this tally covers a prefix of `session`'s current path of `length` entries."""
+        return (
+            self.session is session
+            and self.generation == session.path_generation
+            and self.seen <= length
+            and self.phases == phases
+        )
 
 
 class ContextMeter:
     """Context statistics of a session's current path.
 
-    Token estimates are cached per entry id, so each call costs a dict lookup per path
-    entry, never a re-estimate of the whole path. An entry is re-estimated only when the
-    session holds a different object for its id (entries are immutable; a resolution
-    change replaces the entry), so the cache stays correct across appends, branching and
-    resolution changes.
+    Token estimates are cached per entry id, and the totals of the path are kept and
+    extended by the entries appended since the last call, so a call after a turn costs
+    what the turn added, not what the session holds. After a branch or a resolution
+    change the totals are summed again from the cached estimates (a dict lookup per path
+    entry). An entry is re-estimated only when the session holds a different object for its
+    id (entries are immutable; a resolution change replaces the entry).
 
     `context_window`, `completion_reserve`, `tool_phases` (tool name → phase, None or
     missing = unclassified) and `overhead_tokens` (added to `estimated_used`, e.g.
@@ -202,30 +275,54 @@ class ContextMeter:
         self.tool_phases: dict[str, str | None] = dict(tool_phases or {})
         self.overhead_tokens = overhead_tokens
         self._cache: dict[str, tuple[Entry, _EntryInfo]] = {}
+        self._tally: _Tally | None = None
 
     def _measure(self, entry: Entry) -> _EntryInfo:
         """Estimate one entry (the only place `approximate_tokens` is called)."""
+        payload = entry.payload
+        kind = type(entry.resolution)
+        if type(payload) is MessagePayload and (kind is Full or kind is Pinned):
+            # The common case, without render_entry's copy: the message is sent as it is.
+            message = payload.message
+            role = message.role
+            tool_calls = message.tool_calls
+            return _EntryInfo(
+                approximate_tokens(message),
+                role,
+                _BUCKETS[kind],
+                False,
+                False,
+                False,
+                message.tool_call_id if role == "tool" else None,
+                tuple((call.id, call.function.name) for call in tool_calls) if tool_calls else (),
+                role == "assistant" and not tool_calls and bool(message.content),
+            )
+        return self._measure_rendered(entry)
+
+    def _measure_rendered(self, entry: Entry) -> _EntryInfo:
+        """Estimate an entry through what `render_entry` makes of it."""
         source = entry.message
         calls = (
             tuple((call.id, call.function.name) for call in source.tool_calls)
             if source is not None and source.tool_calls
             else ()
         )
-        if isinstance(entry.resolution, Compacted):
+        if type(entry.resolution) is Compacted:
             return _EntryInfo(tokens=0, compacted=True, calls=calls) if calls else _COMPACTED
         rendered = render_entry(entry)
         if rendered is None:
             return _EntryInfo(tokens=0, calls=calls) if calls else _NOT_RENDERED
+        role = rendered.role
+        payload = entry.payload
         return _EntryInfo(
             tokens=approximate_tokens(rendered),
-            role=rendered.role,
-            bucket=_bucket(entry),
-            summary=isinstance(entry.payload, CompactionPayload | BranchSummaryPayload),
-            tool_call_id=rendered.tool_call_id if rendered.role == "tool" else None,
+            role=role,
+            bucket=_BUCKETS.get(type(entry.resolution)),
+            summary=isinstance(payload, CompactionPayload | BranchSummaryPayload),
+            compaction=isinstance(payload, CompactionPayload),
+            tool_call_id=rendered.tool_call_id if role == "tool" else None,
             calls=calls,
-            conclusion=(
-                rendered.role == "assistant" and not rendered.tool_calls and bool(rendered.text)
-            ),
+            conclusion=role == "assistant" and not rendered.tool_calls and bool(rendered.text),
         )
 
     def _phase(self, tool_name: str | None) -> str:
@@ -240,20 +337,39 @@ class ContextMeter:
     def stats(self, session: Session) -> ContextStats:
         """The statistics of `session`'s current path."""
         path = session.path_entries()
-        cache = self._cache
+        tally = self._tally
+        if tally is None or not tally.continues(session, self.tool_phases, len(path)):
+            tally = self._tally = _Tally(session, dict(self.tool_phases))
+        if tally.seen < len(path):
+            self._count(tally, path, tally.seen)
+        overhead = max(0, self.overhead_tokens)
         stats = ContextStats(
             context_window=self.context_window,
             completion_reserve=self.completion_reserve,
+            estimated_used=tally.used + overhead,
+            message_count=tally.messages,
             entry_count=session.entry_count,
             path_entry_count=len(path),
+            compacted_entry_count=tally.compacted,
+            compaction_tokens=tally.compaction_tokens,
+            compaction_count=tally.compactions,
+            tool_schema_tokens=overhead,
+            role_tokens=dict(tally.role_tokens),
+            resolution_tokens=dict(tally.resolution_tokens),
+            phase_tokens=dict(tally.phase_tokens),
         )
-        role_tokens = stats.role_tokens
-        resolution_tokens = stats.resolution_tokens
-        phase_tokens = stats.phase_tokens
-        call_names: dict[str, str] = {}
-        used = 0
-        messages = 0
-        for entry in path:
+        self._prune(session)
+        return stats
+
+    def _count(self, tally: _Tally, path: list[Entry], start: int) -> None:
+        """Add the path entries from `start` on to `tally`."""
+        cache = self._cache
+        role_tokens = tally.role_tokens
+        resolution_tokens = tally.resolution_tokens
+        phase_tokens = tally.phase_tokens
+        call_names = tally.call_names
+        for index in range(start, len(path)):
+            entry = path[index]
             cached = cache.get(entry.id)
             if cached is not None and cached[0] is entry:
                 info = cached[1]
@@ -263,18 +379,19 @@ class ContextMeter:
             if info.calls:
                 call_names.update(info.calls)
             if info.compacted:
-                stats.compacted_entry_count += 1
+                tally.compacted += 1
             tokens = info.tokens
             if not tokens:
                 continue
-            used += tokens
-            messages += 1
+            tally.used += tokens
+            tally.messages += 1
             if info.role in role_tokens:
                 role_tokens[info.role] += tokens
             if info.bucket is not None:
                 resolution_tokens[info.bucket] += tokens
             if info.summary:
-                stats.compaction_tokens += tokens
+                tally.compaction_tokens += tokens
+                tally.compactions += info.compaction
             if info.tool_call_id is not None:
                 phase = self._phase(call_names.get(info.tool_call_id))
             elif info.conclusion:
@@ -282,10 +399,7 @@ class ContextMeter:
             else:
                 phase = "unclassified"
             phase_tokens[phase] += tokens
-        stats.estimated_used = used + max(0, self.overhead_tokens)
-        stats.message_count = messages
-        self._prune(session)
-        return stats
+        tally.seen = len(path)
 
     def snapshot(self, session: Session) -> dict[str, Any]:
         """The `context` part of the `usage` notification for `session`."""
