@@ -17,6 +17,7 @@ from rho_kernel.rpc import (
 )
 from rho_kernel.runtime import Runtime, StartupError
 from rho_rpc.peer import ApprovalMismatch, RpcPeer
+from rho_rpc.tree_methods import TREE_TABLE, TreeMethods
 from rho_rpc.wire import (
     ApprovalResponseParams,
     EmptyResult,
@@ -279,11 +280,16 @@ _TABLE: tuple[tuple[str, str, type, type, str, Any], ...] = (
 
 
 def core_methods(runtime: Runtime) -> list[RpcMethod]:
-    """The core methods (prompt, approvals, sessions, state, models, tools, plugins)."""
+    """The core methods (prompt, approvals, sessions and their tree, state, models, tools,
+    plugins)."""
     handlers = CoreMethods(runtime)
+    tree = TreeMethods(runtime)
     return [
         RpcMethod(name, getattr(handlers, attribute), params, result, summary, concurrent)
         for name, attribute, params, result, summary, concurrent in _TABLE
+    ] + [
+        RpcMethod(name, getattr(tree, attribute), params, result, summary, concurrent)
+        for name, attribute, params, result, summary, concurrent in TREE_TABLE
     ]
 
 

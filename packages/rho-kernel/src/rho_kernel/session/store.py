@@ -471,23 +471,25 @@ class Session:
     def fork(self, entry_id: str | None = None) -> Session:
         """A new session holding the path from the root to `entry_id` (default: the leaf),
         whose header names this session as its parent: by its file's path, or by its id
-        when it is in memory (the fork is then in memory too).
+        when it has no file (in memory, where the fork is in memory too, or not written
+        yet).
 
         The entries keep their ids, timestamps and resolutions; each becomes the child of
         the one before it, so unreadable entries passed over leave no gap. A persisted fork
         is created next to this session's file and written, like any new session, with its
         first entry that is not the system message. Raises SessionError for an unknown id.
         """
-        target = self._leaf if entry_id is None else entry_id
-        if target is not None and target not in self._entries:
-            raise SessionError(f"unknown entry id {target!r}")
+        if entry_id is not None and entry_id not in self._entries:
+            raise SessionError(f"unknown entry id {entry_id!r}")
+        chain = self._current_path() if entry_id is None else self._path_to(entry_id)
         if self._path is None:
             fork = Session.in_memory(Path(self.cwd))
             fork._header = fork._header.model_copy(update={"parent_session": self.id})
         else:
-            fork = Session._create_in(self._path.parent, self.cwd, str(self._path))
+            parent_name = str(self._path) if self.written else self.id
+            fork = Session._create_in(self._path.parent, self.cwd, parent_name)
         parent: str | None = None
-        for entry in self._path_to(target):
+        for entry in chain:
             fork._append(entry.model_copy(update={"parent_id": parent}))
             parent = entry.id
         return fork
