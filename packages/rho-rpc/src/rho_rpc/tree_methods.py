@@ -8,6 +8,9 @@ change the tree run in the serial lane, so they never interleave with a running 
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
+
+from pydantic import BaseModel
 
 from rho_kernel.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from rho_kernel.runtime import Runtime
@@ -35,6 +38,11 @@ def _known(session: Session, entry_id: str) -> str:
     return entry_id
 
 
+def _wire(result: BaseModel) -> dict[str, Any]:
+    """The result with its nulls kept: a client reads `parentId: null` as a root."""
+    return result.model_dump(mode="json")
+
+
 def _label_problem(label: str) -> str | None:
     for char in label:
         if unicodedata.category(char) in _CONTROL:
@@ -48,19 +56,21 @@ class TreeMethods:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
 
-    async def get_tree(self, params: GetTreeParams) -> GetTreeResult:
+    async def get_tree(self, params: GetTreeParams) -> dict[str, Any]:
         session = self.runtime.session
         page = tree_page(session, params.offset, params.limit)
-        return GetTreeResult(
-            sessionId=session.id,
-            leafId=page.leaf_id,
-            total=page.total,
-            offset=page.offset,
-            nextOffset=page.next_offset,
-            entries=[TreeNodeInfo.model_validate(node.to_wire()) for node in page.nodes],
+        return _wire(
+            GetTreeResult(
+                sessionId=session.id,
+                leafId=page.leaf_id,
+                total=page.total,
+                offset=page.offset,
+                nextOffset=page.next_offset,
+                entries=[TreeNodeInfo.model_validate(node.to_wire()) for node in page.nodes],
+            )
         )
 
-    async def branch_to(self, params: BranchToParams) -> BranchToResult:
+    async def branch_to(self, params: BranchToParams) -> dict[str, Any]:
         session = self.runtime.session
         target = _known(session, params.entryId)
         abandoned = session.abandoned_by(target)
@@ -69,15 +79,17 @@ class TreeMethods:
             if summarize:
                 summary = summarize_branch(abandoned, params.summary)
                 written = session.branch_with_summary(target, summary)
-                return BranchToResult(
-                    leafId=written.id, summaryId=written.id, abandonedCount=len(abandoned)
+                return _wire(
+                    BranchToResult(
+                        leafId=written.id, summaryId=written.id, abandonedCount=len(abandoned)
+                    )
                 )
             session.branch_to(target)
         except SessionError as exc:
             raise RpcError(INTERNAL_ERROR, f"branchTo failed: {exc}") from None
-        return BranchToResult(leafId=target, summaryId=None, abandonedCount=len(abandoned))
+        return _wire(BranchToResult(leafId=target, summaryId=None, abandonedCount=len(abandoned)))
 
-    async def fork_session(self, params: ForkSessionParams) -> ForkSessionResult:
+    async def fork_session(self, params: ForkSessionParams) -> dict[str, Any]:
         runtime = self.runtime
         current = runtime.session
         if params.entryId is not None:
@@ -88,15 +100,17 @@ class TreeMethods:
             raise RpcError(INTERNAL_ERROR, f"forkSession failed: {exc}") from None
         current.close()
         runtime.session = fork
-        return ForkSessionResult(
-            sessionId=fork.id,
-            path=str(fork.path or ""),
-            parentSession=fork.header.parent_session or "",
-            entryCount=fork.entry_count,
-            leafId=fork.leaf_id,
+        return _wire(
+            ForkSessionResult(
+                sessionId=fork.id,
+                path=str(fork.path or ""),
+                parentSession=fork.header.parent_session or "",
+                entryCount=fork.entry_count,
+                leafId=fork.leaf_id,
+            )
         )
 
-    async def set_label(self, params: SetLabelParams) -> SetLabelResult:
+    async def set_label(self, params: SetLabelParams) -> dict[str, Any]:
         session = self.runtime.session
         target = _known(session, params.entryId)
         label = params.label.strip() if params.label is not None else None
@@ -108,7 +122,7 @@ class TreeMethods:
             session.set_label(target, label or None)
         except SessionError as exc:
             raise RpcError(INTERNAL_ERROR, f"setLabel failed: {exc}") from None
-        return SetLabelResult(entryId=target, label=label or None)
+        return _wire(SetLabelResult(entryId=target, label=label or None))
 
 
 #: (name, handler attribute, params, result, summary, concurrent) of the tree methods.
