@@ -109,19 +109,36 @@ def test_a_cycle_is_cut_at_the_member_written_first(tmp_path: Path) -> None:
         entry("c", "b", text="three"),
         entry("s", "s", text="self"),
         entry("d", "c", text="after"),
+        entry("u", "u", payload={"Message": {"role": "wizard"}}),  # unreadable, its own parent
+        entry("v", "u", text="under the unreadable"),
     )
     session, warnings = load(path)
     with session:
         assert session.entries["a"].parent_id is None
         assert session.entries["s"].parent_id is None
-        assert [m.text for m in session.path_messages()] == ["one", "two", "three", "after"]
+        assert [m.text for m in session.path_messages()] == ["under the unreadable"]
+        assert session.tree_parent(session.entries["v"]) is None
         assert session.fork("d").entry_count == 4
-        assert [e.id for e in session.abandoned_by("s")] == ["a", "b", "c", "d"]
+        assert [e.id for e in session.abandoned_by("s")] == ["v"]
     [warning] = warnings
-    assert "2 cycles of parents (cut at a, s)" in warning
+    assert "3 cycles of parents (cut at a, s, u)" in warning
     assert (
         path.read_text().count('"parent_id":"c"') + path.read_text().count('"parent_id": "c"') == 2
     )  # the file is not changed
+
+
+def test_cycle_closed_by_an_entry_after_an_unreadable_one_is_cut(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "s.jsonl",
+        entry("g", "e", payload={"Message": {"role": "wizard"}}),  # unreadable: a gap
+        entry("e", "g", text="after the gap"),
+    )
+    session, warnings = load(path)
+    with session:
+        [node] = tree_page(session).nodes
+        assert node.id == "e" and node.parent_id is None
+    [warning] = warnings
+    assert "1 cycle of parents (cut at e)" in warning
 
 
 def test_cycle_through_an_unreadable_entry_is_cut(tmp_path: Path) -> None:
@@ -207,9 +224,14 @@ def test_any_mix_of_hostile_lines_loads_and_every_view_works(lines: list[Any]) -
             page = tree_page(session, 0, 500)
             assert len(page.nodes) == session.entry_count
             known = set(session.entries)
+            parents = {node.id: node.parent_id for node in page.nodes}
             for node in page.nodes:
                 assert node.parent_id is None or node.parent_id in known
                 assert len(node.preview) <= 120
+                current, steps = node.parent_id, 0
+                while current is not None:  # every chain of parents ends at a root
+                    current, steps = parents[current], steps + 1
+                    assert steps <= len(parents)
             for entry_id in list(session.entries):
                 summarize_branch(session.abandoned_by(entry_id))
             session.fork().close()

@@ -60,6 +60,10 @@ async def serve(runtime: Runtime) -> None:
     server = JsonRpcServer(methods, writer.write_line)
     runtime.plugins.call_each("rho_startup", runtime=runtime)
     session = runtime.session
+    # A resumed session's context estimates are made now, once (a few milliseconds per
+    # thousand entries): from here on getSessionStats and the usage notifications only
+    # add what each turn appends.
+    runtime.meter().stats(session)
     server.notify(
         "ready",
         {

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from rho_kernel.session.entries import (
     Entry,
@@ -38,9 +38,8 @@ PARSE_ERRORS = (ValueError, TypeError, KeyError, AttributeError, RecursionError)
 _ENTRY_PREFIX = b'{"type":"Entry",'
 
 
-@dataclass(frozen=True, slots=True)
-class RawLine:
-    """One non-blank line of a session file."""
+class RawLine(NamedTuple):
+    """One non-blank line of a session file (a tuple: tens of thousands are made at once)."""
 
     number: int
     data: bytes
@@ -61,6 +60,7 @@ class Replayed:
     stray_resolutions: int = 0  # Resolution lines naming no entry read before them
     orphans: int = 0  # entries (or gaps) whose parent is neither an entry nor a gap
     cycles: list[str] = field(default_factory=list)  # where each cycle was cut
+    forward: int = 0  # entries naming a parent not read before them
 
     def leaf(self) -> str | None:
         """The last Entry line's id, or the target of a LeafMoved entry that is the last."""
@@ -128,7 +128,11 @@ def replay(lines: list[RawLine]) -> Replayed:
             _skip(result, raw, error)
             continue
         if isinstance(line, Entry):
-            entries.setdefault(line.id, line)
+            if line.id not in entries:
+                parent = line.parent_id
+                if parent is not None and parent not in entries and parent not in result.gaps:
+                    result.forward += 1  # (a parent of itself counts too)
+                entries[line.id] = line
             result.last_entry_id = line.id
         elif isinstance(line, ResolutionChange):
             target = entries.get(line.entry)
@@ -156,6 +160,8 @@ def _parse(data: bytes) -> Line | None:
 
 def _repair_tree(result: Replayed) -> None:
     """Count entries whose parent is missing, and cut every cycle of parents (in memory)."""
+    if not result.forward:
+        return  # every parent was read before its children: no cycle, nothing missing
     entries, gaps = result.entries, result.gaps
     parents: dict[str, str | None] = {key: entry.parent_id for key, entry in entries.items()}
     for key, parent in gaps.items():
@@ -246,8 +252,10 @@ def _skip(result: Replayed, raw: RawLine, error: BaseException) -> None:
     gap = _gap(raw.data)
     if gap is not None:
         entry_id, parent_id = gap
-        if entry_id not in result.entries:
-            result.gaps.setdefault(entry_id, parent_id)
+        if entry_id not in result.entries and entry_id not in result.gaps:
+            known = parent_id is None or parent_id in result.entries or parent_id in result.gaps
+            result.forward += not known  # (a parent of itself counts too)
+            result.gaps[entry_id] = parent_id
         result.last_entry_id = entry_id
 
 

@@ -57,7 +57,9 @@ def approximate_tokens(message: ChatMessage) -> int:
     The bytes are the UTF-8 text, 20 for the message framing, for a tool message its
     `tool_call_id` plus 10, and for each tool call its name and raw arguments.
     """
-    size = _utf8_len(message.text) + _MESSAGE_OVERHEAD
+    content = message.content
+    text = content if type(content) is str else message.text
+    size = (len(text) if text.isascii() else _utf8_len(text)) + _MESSAGE_OVERHEAD
     if message.role == "tool":
         size += _utf8_len(message.tool_call_id or "") + _TOOL_MESSAGE_OVERHEAD
     for call in message.tool_calls or ():
@@ -154,46 +156,17 @@ class ContextStats:
         }
 
 
-class _EntryInfo:
-    """What the meter remembers about one entry at one resolution."""
+# What the meter remembers about one entry at one resolution, as a plain tuple (cheap to
+# make by the ten thousand): (tokens — 0 when nothing renders, role, resolution bucket,
+# flags, tool_call_id of a rendered tool message, (call id, tool name) of its tool calls).
+_EntryInfo = tuple[int, str | None, str | None, int, str | None, tuple[tuple[str, str], ...]]
+_COMPACTED_FLAG = 1  # folded into a compaction
+_SUMMARY_FLAG = 2  # a rendered Compaction or BranchSummary
+_COMPACTION_FLAG = 4  # a rendered Compaction
+_CONCLUSION_FLAG = 8  # a rendered assistant text without tool calls
 
-    __slots__ = (
-        "bucket",
-        "calls",
-        "compacted",
-        "compaction",
-        "conclusion",
-        "role",
-        "summary",
-        "tokens",
-        "tool_call_id",
-    )
-
-    def __init__(
-        self,
-        tokens: int,
-        role: str | None = None,
-        bucket: str | None = None,
-        compacted: bool = False,
-        summary: bool = False,
-        compaction: bool = False,
-        tool_call_id: str | None = None,
-        calls: tuple[tuple[str, str], ...] = (),
-        conclusion: bool = False,
-    ) -> None:
-        self.tokens = tokens  # 0 when the entry renders nothing
-        self.role = role
-        self.bucket = bucket  # resolution bucket of a rendered entry
-        self.compacted = compacted
-        self.summary = summary  # a rendered Compaction / BranchSummary
-        self.compaction = compaction  # a rendered Compaction
-        self.tool_call_id = tool_call_id  # of a rendered tool message
-        self.calls = calls  # (call id, tool name) of an assistant message
-        self.conclusion = conclusion  # a rendered assistant text without tool calls
-
-
-_NOT_RENDERED = _EntryInfo(tokens=0)
-_COMPACTED = _EntryInfo(tokens=0, compacted=True)
+_NOT_RENDERED: _EntryInfo = (0, None, None, 0, None, ())
+_COMPACTED: _EntryInfo = (0, None, None, _COMPACTED_FLAG, None, ())
 _BUCKETS: dict[type, str] = {
     Full: "full",
     Pinned: "pinned",
@@ -286,16 +259,17 @@ class ContextMeter:
             message = payload.message
             role = message.role
             tool_calls = message.tool_calls
-            return _EntryInfo(
+            calls = tuple((c.id, c.function.name) for c in tool_calls) if tool_calls else ()
+            flags = (
+                _CONCLUSION_FLAG if role == "assistant" and not tool_calls and message.text else 0
+            )
+            return (
                 approximate_tokens(message),
                 role,
                 _BUCKETS[kind],
-                False,
-                False,
-                False,
+                flags,
                 message.tool_call_id if role == "tool" else None,
-                tuple((call.id, call.function.name) for call in tool_calls) if tool_calls else (),
-                role == "assistant" and not tool_calls and bool(message.content),
+                calls,
             )
         return self._measure_rendered(entry)
 
@@ -308,21 +282,26 @@ class ContextMeter:
             else ()
         )
         if type(entry.resolution) is Compacted:
-            return _EntryInfo(tokens=0, compacted=True, calls=calls) if calls else _COMPACTED
+            return (0, None, None, _COMPACTED_FLAG, None, calls) if calls else _COMPACTED
         rendered = render_entry(entry)
         if rendered is None:
-            return _EntryInfo(tokens=0, calls=calls) if calls else _NOT_RENDERED
+            return (0, None, None, 0, None, calls) if calls else _NOT_RENDERED
         role = rendered.role
         payload = entry.payload
-        return _EntryInfo(
-            tokens=approximate_tokens(rendered),
-            role=role,
-            bucket=_BUCKETS.get(type(entry.resolution)),
-            summary=isinstance(payload, CompactionPayload | BranchSummaryPayload),
-            compaction=isinstance(payload, CompactionPayload),
-            tool_call_id=rendered.tool_call_id if role == "tool" else None,
-            calls=calls,
-            conclusion=role == "assistant" and not rendered.tool_calls and bool(rendered.text),
+        flags = 0
+        if isinstance(payload, CompactionPayload | BranchSummaryPayload):
+            flags |= _SUMMARY_FLAG
+        if isinstance(payload, CompactionPayload):
+            flags |= _COMPACTION_FLAG
+        if role == "assistant" and not rendered.tool_calls and rendered.text:
+            flags |= _CONCLUSION_FLAG
+        return (
+            approximate_tokens(rendered),
+            role,
+            _BUCKETS.get(type(entry.resolution)),
+            flags,
+            rendered.tool_call_id if role == "tool" else None,
+            calls,
         )
 
     def _phase(self, tool_name: str | None) -> str:
@@ -364,41 +343,47 @@ class ContextMeter:
     def _count(self, tally: _Tally, path: list[Entry], start: int) -> None:
         """Add the path entries from `start` on to `tally`."""
         cache = self._cache
+        measure = self._measure
         role_tokens = tally.role_tokens
         resolution_tokens = tally.resolution_tokens
         phase_tokens = tally.phase_tokens
         call_names = tally.call_names
+        used = messages = compacted = 0
         for index in range(start, len(path)):
             entry = path[index]
             cached = cache.get(entry.id)
             if cached is not None and cached[0] is entry:
                 info = cached[1]
             else:
-                info = self._measure(entry)
+                info = measure(entry)
                 cache[entry.id] = (entry, info)
-            if info.calls:
-                call_names.update(info.calls)
-            if info.compacted:
-                tally.compacted += 1
-            tokens = info.tokens
+            tokens, role, bucket, flags, tool_call_id, calls = info
+            if calls:
+                call_names.update(calls)
+            if flags & _COMPACTED_FLAG:
+                compacted += 1
             if not tokens:
                 continue
-            tally.used += tokens
-            tally.messages += 1
-            if info.role in role_tokens:
-                role_tokens[info.role] += tokens
-            if info.bucket is not None:
-                resolution_tokens[info.bucket] += tokens
-            if info.summary:
+            used += tokens
+            messages += 1
+            if role in role_tokens:
+                role_tokens[role] += tokens
+            if bucket is not None:
+                resolution_tokens[bucket] += tokens
+            if flags & _SUMMARY_FLAG:
                 tally.compaction_tokens += tokens
-                tally.compactions += info.compaction
-            if info.tool_call_id is not None:
-                phase = self._phase(call_names.get(info.tool_call_id))
-            elif info.conclusion:
+                if flags & _COMPACTION_FLAG:
+                    tally.compactions += 1
+            if tool_call_id is not None:
+                phase = self._phase(call_names.get(tool_call_id))
+            elif flags & _CONCLUSION_FLAG:
                 phase = "conclusion"
             else:
                 phase = "unclassified"
             phase_tokens[phase] += tokens
+        tally.used += used
+        tally.messages += messages
+        tally.compacted += compacted
         tally.seen = len(path)
 
     def snapshot(self, session: Session) -> dict[str, Any]:
