@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from rho_kernel.messages import ChatMessage
 from rho_kernel.session.entries import (
@@ -175,6 +176,83 @@ _BUCKETS: dict[type, str] = {
 }
 
 
+def _measure(entry: Entry) -> _EntryInfo:
+    """Estimate one entry (the only place `approximate_tokens` is called)."""
+    payload = entry.payload
+    kind = type(entry.resolution)
+    if type(payload) is MessagePayload and (kind is Full or kind is Pinned):
+        # The common case, without render_entry's copy: the message is sent as it is.
+        message = payload.message
+        role = message.role
+        tool_calls = message.tool_calls
+        calls = tuple((c.id, c.function.name) for c in tool_calls) if tool_calls else ()
+        flags = _CONCLUSION_FLAG if role == "assistant" and not tool_calls and message.text else 0
+        return (
+            approximate_tokens(message),
+            role,
+            _BUCKETS[kind],
+            flags,
+            message.tool_call_id if role == "tool" else None,
+            calls,
+        )
+    return _measure_rendered(entry)
+
+
+def _measure_rendered(entry: Entry) -> _EntryInfo:
+    """Estimate an entry through what `render_entry` makes of it."""
+    source = entry.message
+    calls = (
+        tuple((call.id, call.function.name) for call in source.tool_calls)
+        if source is not None and source.tool_calls
+        else ()
+    )
+    if type(entry.resolution) is Compacted:
+        return (0, None, None, _COMPACTED_FLAG, None, calls) if calls else _COMPACTED
+    rendered = render_entry(entry)
+    if rendered is None:
+        return (0, None, None, 0, None, calls) if calls else _NOT_RENDERED
+    role = rendered.role
+    payload = entry.payload
+    flags = 0
+    if isinstance(payload, CompactionPayload | BranchSummaryPayload):
+        flags |= _SUMMARY_FLAG
+    if isinstance(payload, CompactionPayload):
+        flags |= _COMPACTION_FLAG
+    if role == "assistant" and not rendered.tool_calls and rendered.text:
+        flags |= _CONCLUSION_FLAG
+    return (
+        approximate_tokens(rendered),
+        role,
+        _BUCKETS.get(type(entry.resolution)),
+        flags,
+        rendered.tool_call_id if role == "tool" else None,
+        calls,
+    )
+
+
+# The estimates of each session's entries, shared by every meter (a meter is rebuilt when the
+# budget or the tools change; the estimates do not depend on either) and dropped with the
+# session: entry id → (the entry object estimated, what it came to).
+_ESTIMATES: WeakKeyDictionary[Session, dict[str, tuple[Entry, _EntryInfo]]] = WeakKeyDictionary()
+
+
+def _estimates(session: Session) -> dict[str, tuple[Entry, _EntryInfo]]:
+    cache = _ESTIMATES.get(session)
+    if cache is None:
+        cache = _ESTIMATES[session] = {}
+    return cache
+
+
+def warm_estimates(session: Session) -> None:
+    """Estimate every entry of `session`'s current path now (e.g. right after a resume, before
+    the client's first question), so that the first `ContextMeter.stats` only adds them up."""
+    cache = _estimates(session)
+    for entry in session.path_entries():
+        cached = cache.get(entry.id)
+        if cached is None or cached[0] is not entry:
+            cache[entry.id] = (entry, _measure(entry))
+
+
 class _Tally:
     """Running totals over a prefix of one session's path, extended as the path grows."""
 
@@ -247,62 +325,7 @@ class ContextMeter:
         self.completion_reserve = completion_reserve
         self.tool_phases: dict[str, str | None] = dict(tool_phases or {})
         self.overhead_tokens = overhead_tokens
-        self._cache: dict[str, tuple[Entry, _EntryInfo]] = {}
         self._tally: _Tally | None = None
-
-    def _measure(self, entry: Entry) -> _EntryInfo:
-        """Estimate one entry (the only place `approximate_tokens` is called)."""
-        payload = entry.payload
-        kind = type(entry.resolution)
-        if type(payload) is MessagePayload and (kind is Full or kind is Pinned):
-            # The common case, without render_entry's copy: the message is sent as it is.
-            message = payload.message
-            role = message.role
-            tool_calls = message.tool_calls
-            calls = tuple((c.id, c.function.name) for c in tool_calls) if tool_calls else ()
-            flags = (
-                _CONCLUSION_FLAG if role == "assistant" and not tool_calls and message.text else 0
-            )
-            return (
-                approximate_tokens(message),
-                role,
-                _BUCKETS[kind],
-                flags,
-                message.tool_call_id if role == "tool" else None,
-                calls,
-            )
-        return self._measure_rendered(entry)
-
-    def _measure_rendered(self, entry: Entry) -> _EntryInfo:
-        """Estimate an entry through what `render_entry` makes of it."""
-        source = entry.message
-        calls = (
-            tuple((call.id, call.function.name) for call in source.tool_calls)
-            if source is not None and source.tool_calls
-            else ()
-        )
-        if type(entry.resolution) is Compacted:
-            return (0, None, None, _COMPACTED_FLAG, None, calls) if calls else _COMPACTED
-        rendered = render_entry(entry)
-        if rendered is None:
-            return (0, None, None, 0, None, calls) if calls else _NOT_RENDERED
-        role = rendered.role
-        payload = entry.payload
-        flags = 0
-        if isinstance(payload, CompactionPayload | BranchSummaryPayload):
-            flags |= _SUMMARY_FLAG
-        if isinstance(payload, CompactionPayload):
-            flags |= _COMPACTION_FLAG
-        if role == "assistant" and not rendered.tool_calls and rendered.text:
-            flags |= _CONCLUSION_FLAG
-        return (
-            approximate_tokens(rendered),
-            role,
-            _BUCKETS.get(type(entry.resolution)),
-            flags,
-            rendered.tool_call_id if role == "tool" else None,
-            calls,
-        )
 
     def _phase(self, tool_name: str | None) -> str:
         if tool_name is None:
@@ -342,8 +365,8 @@ class ContextMeter:
 
     def _count(self, tally: _Tally, path: list[Entry], start: int) -> None:
         """Add the path entries from `start` on to `tally`."""
-        cache = self._cache
-        measure = self._measure
+        cache = _estimates(tally.session)
+        measure = _measure
         role_tokens = tally.role_tokens
         resolution_tokens = tally.resolution_tokens
         phase_tokens = tally.phase_tokens
@@ -390,13 +413,16 @@ class ContextMeter:
         """The `context` part of the `usage` notification for `session`."""
         return self.stats(session).snapshot()
 
-    def _prune(self, session: Session) -> None:
-        """Drop cached entries the session no longer holds (e.g. after a session switch)."""
+    @staticmethod
+    def _prune(session: Session) -> None:
+        """Drop estimates of entries the session no longer holds (replaced by a resolution
+        change) once they pile up."""
+        cache = _estimates(session)
         entries = session.entries
-        if len(self._cache) <= 2 * len(entries) + 256:
+        if len(cache) <= 2 * len(entries) + 256:
             return
-        self._cache = {
-            key: value for key, value in self._cache.items() if entries.get(key) is value[0]
+        _ESTIMATES[session] = {
+            key: value for key, value in cache.items() if entries.get(key) is value[0]
         }
 
 
@@ -408,4 +434,5 @@ __all__ = [
     "ContextStats",
     "approximate_tokens",
     "schema_tokens",
+    "warm_estimates",
 ]
