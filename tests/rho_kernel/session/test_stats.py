@@ -373,7 +373,8 @@ def test_outlined_compaction_counts_as_compaction(session: Session) -> None:
 
 
 def fresh_stats(session: Session, meter: ContextMeter) -> ContextStats:
-    stats_module._ESTIMATES.pop(session, None)  # nothing estimated before
+    stats_module._ESTIMATES.pop(session, None)  # nothing estimated or added up before
+    stats_module._TALLIES.pop(session, None)
     return ContextMeter(
         context_window=meter.context_window,
         completion_reserve=meter.completion_reserve,

@@ -243,39 +243,31 @@ def _estimates(session: Session) -> dict[str, tuple[Entry, _EntryInfo]]:
     return cache
 
 
-def warm_estimates(session: Session) -> None:
-    """Estimate every entry of `session`'s current path now (e.g. right after a resume, before
-    the client's first question), so that the first `ContextMeter.stats` only adds them up."""
-    cache = _estimates(session)
-    for entry in session.path_entries():
-        cached = cache.get(entry.id)
-        if cached is None or cached[0] is not entry:
-            cache[entry.id] = (entry, _measure(entry))
-
-
 class _Tally:
-    """Running totals over a prefix of one session's path, extended as the path grows."""
+    """Running totals over a prefix of one session's path, extended as the path grows.
+
+    They do not depend on any meter: tool results are summed per tool name, and a meter
+    maps the names to its phases.
+    """
 
     __slots__ = (
         "call_names",
         "compacted",
         "compaction_tokens",
         "compactions",
+        "conclusion_tokens",
         "generation",
         "messages",
-        "phase_tokens",
-        "phases",
+        "other_tokens",
         "resolution_tokens",
         "role_tokens",
         "seen",
-        "session",
+        "tool_tokens",
         "used",
     )
 
-    def __init__(self, session: Session, phases: dict[str, str | None]) -> None:
-        self.session = session
-        self.generation = session.path_generation
-        self.phases = phases
+    def __init__(self, generation: int) -> None:
+        self.generation = generation
         self.seen = 0  # path entries counted so far
         self.used = 0
         self.messages = 0
@@ -285,27 +277,89 @@ class _Tally:
         self.call_names: dict[str, str] = {}
         self.role_tokens = _zeros(ROLES)
         self.resolution_tokens = _zeros(RESOLUTIONS)
-        self.phase_tokens = _zeros(PHASES)
+        self.tool_tokens: dict[str | None, int] = {}  # tool results by their tool's name
+        self.conclusion_tokens = 0
+        self.other_tokens = 0
 
-    def continues(self, session: Session, phases: dict[str, str | None], length: int) -> bool:
-        """Whether this tally covers a prefix of `session`'s current path of `length` entries."""
-        return (
-            self.session is session
-            and self.generation == session.path_generation
-            and self.seen <= length
-            and self.phases == phases
-        )
+
+# The tally of each session's current path, kept with the session like its estimates.
+_TALLIES: WeakKeyDictionary[Session, _Tally] = WeakKeyDictionary()
+
+
+def _tally(session: Session, path: list[Entry]) -> _Tally:
+    """The totals of `path`, `session`'s current path: the kept ones, extended by the
+    entries appended since, or summed again after a branch or a resolution change."""
+    tally = _TALLIES.get(session)
+    if tally is None or tally.generation != session.path_generation or tally.seen > len(path):
+        tally = _TALLIES[session] = _Tally(session.path_generation)
+    if tally.seen < len(path):
+        _count(_estimates(session), tally, path)
+    return tally
+
+
+def _count(cache: dict[str, tuple[Entry, _EntryInfo]], tally: _Tally, path: list[Entry]) -> None:
+    """Add the path entries from `tally.seen` on to `tally`."""
+    role_tokens = tally.role_tokens
+    resolution_tokens = tally.resolution_tokens
+    tool_tokens = tally.tool_tokens
+    call_names = tally.call_names
+    used = messages = compacted = conclusion = other = 0
+    for index in range(tally.seen, len(path)):
+        entry = path[index]
+        cached = cache.get(entry.id)
+        if cached is not None and cached[0] is entry:
+            info = cached[1]
+        else:
+            info = _measure(entry)
+            cache[entry.id] = (entry, info)
+        tokens, role, bucket, flags, tool_call_id, calls = info
+        if calls:
+            call_names.update(calls)
+        if flags & _COMPACTED_FLAG:
+            compacted += 1
+        if not tokens:
+            continue
+        used += tokens
+        messages += 1
+        if role in role_tokens:
+            role_tokens[role] += tokens
+        if bucket is not None:
+            resolution_tokens[bucket] += tokens
+        if flags & _SUMMARY_FLAG:
+            tally.compaction_tokens += tokens
+            if flags & _COMPACTION_FLAG:
+                tally.compactions += 1
+        if tool_call_id is not None:
+            name = call_names.get(tool_call_id)
+            tool_tokens[name] = tool_tokens.get(name, 0) + tokens
+        elif flags & _CONCLUSION_FLAG:
+            conclusion += tokens
+        else:
+            other += tokens
+    tally.used += used
+    tally.messages += messages
+    tally.compacted += compacted
+    tally.conclusion_tokens += conclusion
+    tally.other_tokens += other
+    tally.seen = len(path)
+
+
+def warm_estimates(session: Session) -> None:
+    """Estimate and add up `session`'s current path now (e.g. right after a resume, before
+    the client's first question), so that the first `ContextMeter.stats` finds it done."""
+    _tally(session, session.path_entries())
 
 
 class ContextMeter:
     """Context statistics of a session's current path.
 
-    Token estimates are cached per entry id, and the totals of the path are kept and
-    extended by the entries appended since the last call, so a call after a turn costs
-    what the turn added, not what the session holds. After a branch or a resolution
-    change the totals are summed again from the cached estimates (a dict lookup per path
-    entry). An entry is re-estimated only when the session holds a different object for its
-    id (entries are immutable; a resolution change replaces the entry).
+    Token estimates are kept per entry, and the totals of the path are kept and extended by
+    the entries appended since the last call, so a call after a turn costs what the turn
+    added, not what the session holds. After a branch or a resolution change the totals are
+    summed again from the kept estimates (a dict lookup per path entry). An entry is
+    re-estimated only when the session holds a different object for its id (entries are
+    immutable; a resolution change replaces the entry). Estimates and totals belong to the
+    session, not to the meter: a meter rebuilt for a new budget or tool set reuses them.
 
     `context_window`, `completion_reserve`, `tool_phases` (tool name → phase, None or
     missing = unclassified) and `overhead_tokens` (added to `estimated_used`, e.g.
@@ -325,7 +379,6 @@ class ContextMeter:
         self.completion_reserve = completion_reserve
         self.tool_phases: dict[str, str | None] = dict(tool_phases or {})
         self.overhead_tokens = overhead_tokens
-        self._tally: _Tally | None = None
 
     def _phase(self, tool_name: str | None) -> str:
         if tool_name is None:
@@ -339,11 +392,12 @@ class ContextMeter:
     def stats(self, session: Session) -> ContextStats:
         """The statistics of `session`'s current path."""
         path = session.path_entries()
-        tally = self._tally
-        if tally is None or not tally.continues(session, self.tool_phases, len(path)):
-            tally = self._tally = _Tally(session, dict(self.tool_phases))
-        if tally.seen < len(path):
-            self._count(tally, path, tally.seen)
+        tally = _tally(session, path)
+        phase_tokens = _zeros(PHASES)
+        for name, tokens in tally.tool_tokens.items():
+            phase_tokens[self._phase(name)] += tokens
+        phase_tokens["conclusion"] += tally.conclusion_tokens
+        phase_tokens["unclassified"] += tally.other_tokens
         overhead = max(0, self.overhead_tokens)
         stats = ContextStats(
             context_window=self.context_window,
@@ -358,56 +412,10 @@ class ContextMeter:
             tool_schema_tokens=overhead,
             role_tokens=dict(tally.role_tokens),
             resolution_tokens=dict(tally.resolution_tokens),
-            phase_tokens=dict(tally.phase_tokens),
+            phase_tokens=phase_tokens,
         )
         self._prune(session)
         return stats
-
-    def _count(self, tally: _Tally, path: list[Entry], start: int) -> None:
-        """Add the path entries from `start` on to `tally`."""
-        cache = _estimates(tally.session)
-        measure = _measure
-        role_tokens = tally.role_tokens
-        resolution_tokens = tally.resolution_tokens
-        phase_tokens = tally.phase_tokens
-        call_names = tally.call_names
-        used = messages = compacted = 0
-        for index in range(start, len(path)):
-            entry = path[index]
-            cached = cache.get(entry.id)
-            if cached is not None and cached[0] is entry:
-                info = cached[1]
-            else:
-                info = measure(entry)
-                cache[entry.id] = (entry, info)
-            tokens, role, bucket, flags, tool_call_id, calls = info
-            if calls:
-                call_names.update(calls)
-            if flags & _COMPACTED_FLAG:
-                compacted += 1
-            if not tokens:
-                continue
-            used += tokens
-            messages += 1
-            if role in role_tokens:
-                role_tokens[role] += tokens
-            if bucket is not None:
-                resolution_tokens[bucket] += tokens
-            if flags & _SUMMARY_FLAG:
-                tally.compaction_tokens += tokens
-                if flags & _COMPACTION_FLAG:
-                    tally.compactions += 1
-            if tool_call_id is not None:
-                phase = self._phase(call_names.get(tool_call_id))
-            elif flags & _CONCLUSION_FLAG:
-                phase = "conclusion"
-            else:
-                phase = "unclassified"
-            phase_tokens[phase] += tokens
-        tally.used += used
-        tally.messages += messages
-        tally.compacted += compacted
-        tally.seen = len(path)
 
     def snapshot(self, session: Session) -> dict[str, Any]:
         """The `context` part of the `usage` notification for `session`."""
