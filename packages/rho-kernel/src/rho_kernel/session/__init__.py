@@ -56,6 +56,7 @@ from rho_kernel.session.stats import (
     ContextStats,
     approximate_tokens,
     schema_tokens,
+    warm_estimates,
 )
 from rho_kernel.session.store import CANCELLED_TOOL_CALL, CUSTOM_KIND, Session
 from rho_kernel.session.tree import TreeNode, TreePage, tree_page
@@ -117,4 +118,5 @@ __all__ = [
     "sessions_dir",
     "summarize_branch",
     "tree_page",
+    "warm_estimates",
 ]
