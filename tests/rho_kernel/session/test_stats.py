@@ -162,6 +162,8 @@ def test_to_wire_and_snapshot(session: Session) -> None:
         "pathEntryCount",
         "compactedEntryCount",
         "compactionTokens",
+        "compactionCount",
+        "toolSchemaTokens",
         "roleTokens",
         "resolutionTokens",
         "phaseTokens",
@@ -371,6 +373,8 @@ def test_outlined_compaction_counts_as_compaction(session: Session) -> None:
 
 
 def fresh_stats(session: Session, meter: ContextMeter) -> ContextStats:
+    stats_module._ESTIMATES.pop(session, None)  # nothing estimated or added up before
+    stats_module._TALLIES.pop(session, None)
     return ContextMeter(
         context_window=meter.context_window,
         completion_reserve=meter.completion_reserve,
@@ -518,3 +522,27 @@ def test_second_call_on_large_session_does_not_re_estimate(
     session.set_resolution(target.id, Outlined(outline="read_file: x (20 lines)"))
     meter.stats(session)
     assert calls == 1
+
+
+def test_warmed_estimates_are_shared_by_every_meter_of_the_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = 0
+    original = stats_module.approximate_tokens
+
+    def counting(message: ChatMessage) -> int:
+        nonlocal calls
+        calls += 1
+        return original(message)
+
+    monkeypatch.setattr(stats_module, "approximate_tokens", counting)
+    session = Session.in_memory(tmp_path)
+    build_conversation(session)
+    stats_module.warm_estimates(session)
+    assert calls == 9
+    first = ContextMeter(context_window=1000, completion_reserve=200, tool_phases=PHASES)
+    stats = first.stats(session)
+    rebuilt = ContextMeter(context_window=4000, completion_reserve=100, tool_phases=PHASES)
+    assert rebuilt.stats(session).role_tokens == stats.role_tokens
+    assert calls == 9  # a meter rebuilt (new budget) estimates nothing again
+    assert stats == fresh_stats(session, first)

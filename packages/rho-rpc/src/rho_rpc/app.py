@@ -10,6 +10,7 @@ from typing import Any
 
 from rho_kernel.rpc import RpcMethod
 from rho_kernel.runtime import Runtime, StartupError
+from rho_kernel.session.stats import warm_estimates
 from rho_rpc import __version__
 from rho_rpc.diagnostics import report
 from rho_rpc.peer import RpcPeer
@@ -60,6 +61,12 @@ async def serve(runtime: Runtime) -> None:
     server = JsonRpcServer(methods, writer.write_line)
     runtime.plugins.call_each("rho_startup", runtime=runtime)
     session = runtime.session
+    # A resumed session's context estimates are made now, once (a few milliseconds per
+    # thousand entries), so that the client's first getSessionStats only adds them up.
+    try:
+        warm_estimates(session)
+    except Exception as exc:  # the estimates are made again on demand
+        report(f"context estimates of the session could not be made: {exc}", "warning")
     server.notify(
         "ready",
         {

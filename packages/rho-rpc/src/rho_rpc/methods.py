@@ -16,7 +16,10 @@ from rho_kernel.rpc import (
     RpcMethod,
 )
 from rho_kernel.runtime import Runtime, StartupError
+from rho_rpc.diagnostics import report
 from rho_rpc.peer import ApprovalMismatch, RpcPeer
+from rho_rpc.status_bar import draw_status_bar, stderr_is_terminal
+from rho_rpc.tree_methods import TREE_TABLE, TreeMethods
 from rho_rpc.wire import (
     ApprovalResponseParams,
     CompactParams,
@@ -76,7 +79,18 @@ class CoreMethods:
         except StartupError as exc:
             peer.notify("agent/error", {"error": str(exc)})
             return PromptResult(error=str(exc))
+        finally:
+            self._status_bar()
         return PromptResult(reply=result.reply)
+
+    def _status_bar(self) -> None:
+        """After a turn, the context status bar on stderr when it is a terminal."""
+        if not stderr_is_terminal():
+            return
+        try:
+            draw_status_bar(self.runtime.meter().stats(self.runtime.session))
+        except Exception as exc:  # a status line must never fail a prompt
+            report(f"the status bar could not be drawn: {exc}", "warning")
 
     def _steer(self, message: str) -> EmptyResult:
         if not self.runtime.steer(message):
@@ -304,11 +318,16 @@ _TABLE: tuple[tuple[str, str, type, type, str, Any], ...] = (
 
 
 def core_methods(runtime: Runtime) -> list[RpcMethod]:
-    """The core methods (prompt, approvals, sessions, state, models, tools, plugins)."""
+    """The core methods (prompt, approvals, sessions and their tree, state, models, tools,
+    plugins)."""
     handlers = CoreMethods(runtime)
+    tree = TreeMethods(runtime)
     return [
         RpcMethod(name, getattr(handlers, attribute), params, result, summary, concurrent)
         for name, attribute, params, result, summary, concurrent in _TABLE
+    ] + [
+        RpcMethod(name, getattr(tree, attribute), params, result, summary, concurrent)
+        for name, attribute, params, result, summary, concurrent in TREE_TABLE
     ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rho_kernel.session.branching import summarize_branch
 from rho_kernel.session.discovery import (
     SessionInfo,
     find_latest_session,
@@ -55,8 +56,10 @@ from rho_kernel.session.stats import (
     ContextStats,
     approximate_tokens,
     schema_tokens,
+    warm_estimates,
 )
 from rho_kernel.session.store import CANCELLED_TOOL_CALL, CUSTOM_KIND, Session
+from rho_kernel.session.tree import TreeNode, TreePage, tree_page
 
 __all__ = [
     "ATTACHED",
@@ -98,6 +101,8 @@ __all__ = [
     "Summarized",
     "TimeSpan",
     "Timestamp",
+    "TreeNode",
+    "TreePage",
     "UnknownPayload",
     "UnknownResolution",
     "approximate_tokens",
@@ -111,4 +116,7 @@ __all__ = [
     "rho_home",
     "schema_tokens",
     "sessions_dir",
+    "summarize_branch",
+    "tree_page",
+    "warm_estimates",
 ]

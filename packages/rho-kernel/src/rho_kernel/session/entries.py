@@ -344,10 +344,11 @@ class MessagePayload(_Payload):
     @classmethod
     def from_body(cls, body: Any) -> MessagePayload:
         """Read the message; a tool message without `is_error` (older files) gets False."""
-        message = ChatMessage.model_validate(body)
+        payload = cls.model_validate({"message": body})  # one validation, not two
+        message = payload.message
         if message.role == "tool" and message.is_error is None:
             message.is_error = False
-        return cls(message=message)
+        return payload
 
     def body(self) -> dict[str, Any]:
         """The message record (`ChatMessage.to_record()`)."""

@@ -5,6 +5,12 @@ other line is skipped (and reported) but left in the file: a newer rho may under
 A skipped Entry line that still names its `id` and `parent_id` becomes a *gap*: the path
 walks through it to its parent, so the entries around an unreadable one stay connected.
 Only an unterminated final fragment is a torn write, and it too stays on disk.
+
+Lines rho wrote itself take a fast path (validated straight from their bytes); anything that
+path rejects is parsed again the general way, which names the problem. After the replay the
+tree is checked: entries of kinds or resolutions this version does not know, entries whose
+parent is missing and cycles of parents are all loaded (a cycle is cut in memory, at the
+member written first, which becomes a root) and reported in the same one warning.
 """
 
 from __future__ import annotations
@@ -12,24 +18,28 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from rho_kernel.session.entries import (
     Entry,
     Header,
     LeafMovedPayload,
+    Line,
     ResolutionChange,
     SessionError,
+    UnknownPayload,
+    UnknownResolution,
     parse_line,
 )
 
 PARSE_ERRORS = (ValueError, TypeError, KeyError, AttributeError, RecursionError)
 """What parsing a hostile line may raise."""
 
+_ENTRY_PREFIX = b'{"type":"Entry",'
 
-@dataclass(frozen=True, slots=True)
-class RawLine:
-    """One non-blank line of a session file."""
+
+class RawLine(NamedTuple):
+    """One non-blank line of a session file (a tuple: tens of thousands are made at once)."""
 
     number: int
     data: bytes
@@ -46,6 +56,11 @@ class Replayed:
     skipped: list[int] = field(default_factory=list)
     first_error: str = ""
     torn: bool = False
+    unknown_lines: int = 0  # lines of a type this version does not know
+    stray_resolutions: int = 0  # Resolution lines naming no entry read before them
+    orphans: int = 0  # entries (or gaps) whose parent is neither an entry nor a gap
+    cycles: list[str] = field(default_factory=list)  # where each cycle was cut
+    forward: int = 0  # entries naming a parent not read before them
 
     def leaf(self) -> str | None:
         """The last Entry line's id, or the target of a LeafMoved entry that is the last."""
@@ -108,33 +123,124 @@ def replay(lines: list[RawLine]) -> Replayed:
     entries = result.entries
     for raw in lines:
         try:
-            line = parse_line(raw.data)
+            line = _parse(raw.data)
         except PARSE_ERRORS as error:
             _skip(result, raw, error)
             continue
         if isinstance(line, Entry):
-            entries.setdefault(line.id, line)
+            if line.id not in entries:
+                parent = line.parent_id
+                if parent is not None and parent not in entries and parent not in result.gaps:
+                    result.forward += 1  # (a parent of itself counts too)
+                entries[line.id] = line
             result.last_entry_id = line.id
         elif isinstance(line, ResolutionChange):
             target = entries.get(line.entry)
             if target is not None:
                 entries[line.entry] = target.model_copy(update={"resolution": line.resolution})
-        # A repeated header or a line type from a newer rho is ignored.
+            else:
+                result.stray_resolutions += 1
+        elif line is None:
+            result.unknown_lines += 1  # a line type from a newer rho: ignored
+        # A repeated header is ignored.
+    _repair_tree(result)
     return result
 
 
-def skipped_warning(path: Path, replayed: Replayed) -> str | None:
-    """The one warning for a load that skipped lines, or None when none was skipped."""
-    if not replayed.skipped:
-        return None
-    count = len(replayed.skipped)
-    text = (
-        f"{path}: skipped {count} unreadable line{'s' if count > 1 else ''} "
-        f"(first: line {replayed.skipped[0]}: {replayed.first_error})"
+def _parse(data: bytes) -> Line | None:
+    """`parse_line`, with the common case (an Entry line as rho writes it) validated
+    straight from the bytes; whatever that path rejects goes the general way."""
+    if data.startswith(_ENTRY_PREFIX):
+        try:
+            return Entry.model_validate_json(data)
+        except PARSE_ERRORS:
+            pass
+    return parse_line(data)
+
+
+def _repair_tree(result: Replayed) -> None:
+    """Count entries whose parent is missing, and cut every cycle of parents (in memory)."""
+    if not result.forward:
+        return  # every parent was read before its children: no cycle, nothing missing
+    entries, gaps = result.entries, result.gaps
+    parents: dict[str, str | None] = {key: entry.parent_id for key, entry in entries.items()}
+    for key, parent in gaps.items():
+        parents.setdefault(key, parent)
+    result.orphans = sum(
+        1 for parent in parents.values() if parent is not None and parent not in parents
     )
-    if replayed.torn:
-        text += "; the last line is an unfinished write"
-    return text + "; the file is kept as it is"
+    for cut in find_cycle_cuts(parents):
+        result.cycles.append(cut)
+        entry = entries.get(cut)
+        if entry is not None:
+            entries[cut] = entry.model_copy(update={"parent_id": None})
+        else:
+            gaps[cut] = None
+
+
+def find_cycle_cuts(parents: dict[str, str | None]) -> list[str]:
+    """One member of every cycle of parent links, the first in `parents`' order: cutting
+    its link (making it a root) leaves a forest. Linear in the number of nodes."""
+    settled: set[str] = set()
+    cuts: list[str] = []
+    order: dict[str, int] | None = None
+    for start in parents:
+        trail: list[str] = []
+        on_trail: set[str] = set()
+        node: str | None = start
+        while node is not None and node in parents and node not in settled:
+            if node in on_trail:
+                cycle = trail[trail.index(node) :]
+                if order is None:
+                    order = {key: index for index, key in enumerate(parents)}
+                cuts.append(min(cycle, key=order.__getitem__))
+                break
+            on_trail.add(node)
+            trail.append(node)
+            node = parents[node]
+        settled.update(trail)
+    return cuts
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def load_warning(path: Path, replayed: Replayed) -> str | None:
+    """The one warning about everything a load could not take as it is, or None."""
+    problems: list[str] = []
+    if replayed.skipped:
+        text = (
+            f"skipped {_plural(len(replayed.skipped), 'unreadable line')} "
+            f"(first: line {replayed.skipped[0]}: {replayed.first_error})"
+        )
+        if replayed.torn:
+            text += "; the last line is an unfinished write"
+        problems.append(text)
+    if replayed.unknown_lines:
+        problems.append(f"{_plural(replayed.unknown_lines, 'line')} of an unknown type (ignored)")
+    entries = replayed.entries.values()
+    kinds = sum(1 for entry in entries if isinstance(entry.payload, UnknownPayload))
+    if kinds:
+        problems.append(f"{_plural(kinds, 'entry')} of an unknown kind (kept, not sent)")
+    resolutions = sum(1 for entry in entries if isinstance(entry.resolution, UnknownResolution))
+    if resolutions:
+        problems.append(f"{_plural(resolutions, 'unknown resolution')} (kept, not sent)")
+    if replayed.stray_resolutions:
+        problems.append(
+            f"{_plural(replayed.stray_resolutions, 'resolution change')} for no earlier "
+            "entry (ignored)"
+        )
+    if replayed.orphans:
+        problems.append(
+            f"{_plural(replayed.orphans, 'entry')} whose parent is missing (read as roots)"
+        )
+    if replayed.cycles:
+        cuts = ", ".join(replayed.cycles[:3]) + (", …" if len(replayed.cycles) > 3 else "")
+        problems.append(f"{_plural(len(replayed.cycles), 'cycle')} of parents (cut at {cuts})")
+    if not problems:
+        return None
+    return f"{path}: " + "; ".join(problems) + "; the file is kept as it is"
 
 
 def _skip(result: Replayed, raw: RawLine, error: BaseException) -> None:
@@ -146,8 +252,10 @@ def _skip(result: Replayed, raw: RawLine, error: BaseException) -> None:
     gap = _gap(raw.data)
     if gap is not None:
         entry_id, parent_id = gap
-        if entry_id not in result.entries:
-            result.gaps.setdefault(entry_id, parent_id)
+        if entry_id not in result.entries and entry_id not in result.gaps:
+            known = parent_id is None or parent_id in result.entries or parent_id in result.gaps
+            result.forward += not known  # (a parent of itself counts too)
+            result.gaps[entry_id] = parent_id
         result.last_entry_id = entry_id
 
 
@@ -170,9 +278,10 @@ __all__ = [
     "RawLine",
     "Replayed",
     "brief",
+    "find_cycle_cuts",
     "first_line",
+    "load_warning",
     "parse_header",
     "replay",
-    "skipped_warning",
     "split_lines",
 ]

@@ -125,9 +125,12 @@ class SessionLock:
         os.close(fd)
 
     def __del__(self) -> None:
-        # A session dropped without `close` must not keep its file locked until exit.
-        with contextlib.suppress(Exception):
+        # A session dropped without `close` must not keep its file locked until exit. At
+        # interpreter exit this may run after module globals are gone: stay silent then.
+        try:  # noqa: SIM105 (no module global may be needed here)
             self.release()
+        except Exception:
+            pass
 
     def __repr__(self) -> str:
         return f"<SessionLock {self.path} ({'held' if self.held else 'released'})>"

@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from rho_kernel.messages import ChatMessage
 from rho_kernel.session.entries import (
@@ -21,6 +22,7 @@ from rho_kernel.session.entries import (
     CompactionPayload,
     Entry,
     Full,
+    MessagePayload,
     Outlined,
     Pinned,
     Summarized,
@@ -42,7 +44,12 @@ _TOOL_MESSAGE_OVERHEAD = 10
 
 
 def _utf8_len(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
+    if text.isascii():  # constant time: CPython records it
+        return len(text)
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate
+        return len(text.encode("utf-8", "surrogatepass"))
 
 
 def approximate_tokens(message: ChatMessage) -> int:
@@ -51,7 +58,9 @@ def approximate_tokens(message: ChatMessage) -> int:
     The bytes are the UTF-8 text, 20 for the message framing, for a tool message its
     `tool_call_id` plus 10, and for each tool call its name and raw arguments.
     """
-    size = _utf8_len(message.text) + _MESSAGE_OVERHEAD
+    content = message.content
+    text = content if type(content) is str else message.text
+    size = (len(text) if text.isascii() else _utf8_len(text)) + _MESSAGE_OVERHEAD
     if message.role == "tool":
         size += _utf8_len(message.tool_call_id or "") + _TOOL_MESSAGE_OVERHEAD
     for call in message.tool_calls or ():
@@ -82,7 +91,8 @@ class ContextStats:
     `entry_count` counts the whole session tree, `path_entry_count` the entries from the
     root to the leaf, and `compacted_entry_count` the path entries folded into a
     compaction. `compaction_tokens` are the tokens of rendered Compaction and
-    BranchSummary entries (also counted under the user role).
+    BranchSummary entries (also counted under the user role), `compaction_count` the
+    rendered Compaction entries, and `tool_schema_tokens` the caller's overhead.
     """
 
     context_window: int
@@ -93,6 +103,8 @@ class ContextStats:
     path_entry_count: int = 0
     compacted_entry_count: int = 0
     compaction_tokens: int = 0
+    compaction_count: int = 0
+    tool_schema_tokens: int = 0
     role_tokens: dict[str, int] = field(default_factory=lambda: _zeros(ROLES))
     resolution_tokens: dict[str, int] = field(default_factory=lambda: _zeros(RESOLUTIONS))
     phase_tokens: dict[str, int] = field(default_factory=lambda: _zeros(PHASES))
@@ -128,6 +140,8 @@ class ContextStats:
             "pathEntryCount": self.path_entry_count,
             "compactedEntryCount": self.compacted_entry_count,
             "compactionTokens": self.compaction_tokens,
+            "compactionCount": self.compaction_count,
+            "toolSchemaTokens": self.tool_schema_tokens,
             "roleTokens": {key: self.role_tokens.get(key, 0) for key in ROLES},
             "resolutionTokens": {key: self.resolution_tokens.get(key, 0) for key in RESOLUTIONS},
             "phaseTokens": {key: self.phase_tokens.get(key, 0) for key in PHASES},
@@ -143,45 +157,209 @@ class ContextStats:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class _EntryInfo:
-    """What the meter remembers about one entry at one resolution."""
+# What the meter remembers about one entry at one resolution, as a plain tuple (cheap to
+# make by the ten thousand): (tokens — 0 when nothing renders, role, resolution bucket,
+# flags, tool_call_id of a rendered tool message, (call id, tool name) of its tool calls).
+_EntryInfo = tuple[int, str | None, str | None, int, str | None, tuple[tuple[str, str], ...]]
+_COMPACTED_FLAG = 1  # folded into a compaction
+_SUMMARY_FLAG = 2  # a rendered Compaction or BranchSummary
+_COMPACTION_FLAG = 4  # a rendered Compaction
+_CONCLUSION_FLAG = 8  # a rendered assistant text without tool calls
 
-    tokens: int  # 0 when the entry renders nothing
-    role: str | None = None
-    bucket: str | None = None  # resolution bucket of a rendered entry
-    compacted: bool = False
-    summary: bool = False  # a rendered Compaction / BranchSummary
-    tool_call_id: str | None = None  # of a rendered tool message
-    calls: tuple[tuple[str, str], ...] = ()  # (call id, tool name) of an assistant message
-    conclusion: bool = False  # a rendered assistant text without tool calls
+_NOT_RENDERED: _EntryInfo = (0, None, None, 0, None, ())
+_COMPACTED: _EntryInfo = (0, None, None, _COMPACTED_FLAG, None, ())
+_BUCKETS: dict[type, str] = {
+    Full: "full",
+    Pinned: "pinned",
+    Outlined: "outlined",
+    Summarized: "summarized",
+}
 
 
-_NOT_RENDERED = _EntryInfo(tokens=0)
-_COMPACTED = _EntryInfo(tokens=0, compacted=True)
+def _measure(entry: Entry) -> _EntryInfo:
+    """Estimate one entry (the only place `approximate_tokens` is called)."""
+    payload = entry.payload
+    kind = type(entry.resolution)
+    if type(payload) is MessagePayload and (kind is Full or kind is Pinned):
+        # The common case, without render_entry's copy: the message is sent as it is.
+        message = payload.message
+        role = message.role
+        tool_calls = message.tool_calls
+        calls = tuple((c.id, c.function.name) for c in tool_calls) if tool_calls else ()
+        flags = _CONCLUSION_FLAG if role == "assistant" and not tool_calls and message.text else 0
+        return (
+            approximate_tokens(message),
+            role,
+            _BUCKETS[kind],
+            flags,
+            message.tool_call_id if role == "tool" else None,
+            calls,
+        )
+    return _measure_rendered(entry)
 
 
-def _bucket(entry: Entry) -> str | None:
-    resolution = entry.resolution
-    if isinstance(resolution, Full):
-        return "full"
-    if isinstance(resolution, Pinned):
-        return "pinned"
-    if isinstance(resolution, Outlined):
-        return "outlined"
-    if isinstance(resolution, Summarized):
-        return "summarized"
-    return None
+def _measure_rendered(entry: Entry) -> _EntryInfo:
+    """Estimate an entry through what `render_entry` makes of it."""
+    source = entry.message
+    calls = (
+        tuple((call.id, call.function.name) for call in source.tool_calls)
+        if source is not None and source.tool_calls
+        else ()
+    )
+    if type(entry.resolution) is Compacted:
+        return (0, None, None, _COMPACTED_FLAG, None, calls) if calls else _COMPACTED
+    rendered = render_entry(entry)
+    if rendered is None:
+        return (0, None, None, 0, None, calls) if calls else _NOT_RENDERED
+    role = rendered.role
+    payload = entry.payload
+    flags = 0
+    if isinstance(payload, CompactionPayload | BranchSummaryPayload):
+        flags |= _SUMMARY_FLAG
+    if isinstance(payload, CompactionPayload):
+        flags |= _COMPACTION_FLAG
+    if role == "assistant" and not rendered.tool_calls and rendered.text:
+        flags |= _CONCLUSION_FLAG
+    return (
+        approximate_tokens(rendered),
+        role,
+        _BUCKETS.get(type(entry.resolution)),
+        flags,
+        rendered.tool_call_id if role == "tool" else None,
+        calls,
+    )
+
+
+# The estimates of each session's entries, shared by every meter (a meter is rebuilt when the
+# budget or the tools change; the estimates do not depend on either) and dropped with the
+# session: entry id → (the entry object estimated, what it came to).
+_ESTIMATES: WeakKeyDictionary[Session, dict[str, tuple[Entry, _EntryInfo]]] = WeakKeyDictionary()
+
+
+def _estimates(session: Session) -> dict[str, tuple[Entry, _EntryInfo]]:
+    cache = _ESTIMATES.get(session)
+    if cache is None:
+        cache = _ESTIMATES[session] = {}
+    return cache
+
+
+class _Tally:
+    """Running totals over a prefix of one session's path, extended as the path grows.
+
+    They do not depend on any meter: tool results are summed per tool name, and a meter
+    maps the names to its phases.
+    """
+
+    __slots__ = (
+        "call_names",
+        "compacted",
+        "compaction_tokens",
+        "compactions",
+        "conclusion_tokens",
+        "generation",
+        "messages",
+        "other_tokens",
+        "resolution_tokens",
+        "role_tokens",
+        "seen",
+        "tool_tokens",
+        "used",
+    )
+
+    def __init__(self, generation: int) -> None:
+        self.generation = generation
+        self.seen = 0  # path entries counted so far
+        self.used = 0
+        self.messages = 0
+        self.compacted = 0
+        self.compactions = 0
+        self.compaction_tokens = 0
+        self.call_names: dict[str, str] = {}
+        self.role_tokens = _zeros(ROLES)
+        self.resolution_tokens = _zeros(RESOLUTIONS)
+        self.tool_tokens: dict[str | None, int] = {}  # tool results by their tool's name
+        self.conclusion_tokens = 0
+        self.other_tokens = 0
+
+
+# The tally of each session's current path, kept with the session like its estimates.
+_TALLIES: WeakKeyDictionary[Session, _Tally] = WeakKeyDictionary()
+
+
+def _tally(session: Session, path: list[Entry]) -> _Tally:
+    """The totals of `path`, `session`'s current path: the kept ones, extended by the
+    entries appended since, or summed again after a branch or a resolution change."""
+    tally = _TALLIES.get(session)
+    if tally is None or tally.generation != session.path_generation or tally.seen > len(path):
+        tally = _TALLIES[session] = _Tally(session.path_generation)
+    if tally.seen < len(path):
+        _count(_estimates(session), tally, path)
+    return tally
+
+
+def _count(cache: dict[str, tuple[Entry, _EntryInfo]], tally: _Tally, path: list[Entry]) -> None:
+    """Add the path entries from `tally.seen` on to `tally`."""
+    role_tokens = tally.role_tokens
+    resolution_tokens = tally.resolution_tokens
+    tool_tokens = tally.tool_tokens
+    call_names = tally.call_names
+    used = messages = compacted = conclusion = other = 0
+    for index in range(tally.seen, len(path)):
+        entry = path[index]
+        cached = cache.get(entry.id)
+        if cached is not None and cached[0] is entry:
+            info = cached[1]
+        else:
+            info = _measure(entry)
+            cache[entry.id] = (entry, info)
+        tokens, role, bucket, flags, tool_call_id, calls = info
+        if calls:
+            call_names.update(calls)
+        if flags & _COMPACTED_FLAG:
+            compacted += 1
+        if not tokens:
+            continue
+        used += tokens
+        messages += 1
+        if role in role_tokens:
+            role_tokens[role] += tokens
+        if bucket is not None:
+            resolution_tokens[bucket] += tokens
+        if flags & _SUMMARY_FLAG:
+            tally.compaction_tokens += tokens
+            if flags & _COMPACTION_FLAG:
+                tally.compactions += 1
+        if tool_call_id is not None:
+            name = call_names.get(tool_call_id)
+            tool_tokens[name] = tool_tokens.get(name, 0) + tokens
+        elif flags & _CONCLUSION_FLAG:
+            conclusion += tokens
+        else:
+            other += tokens
+    tally.used += used
+    tally.messages += messages
+    tally.compacted += compacted
+    tally.conclusion_tokens += conclusion
+    tally.other_tokens += other
+    tally.seen = len(path)
+
+
+def warm_estimates(session: Session) -> None:
+    """Estimate and add up `session`'s current path now (e.g. right after a resume, before
+    the client's first question), so that the first `ContextMeter.stats` finds it done."""
+    _tally(session, session.path_entries())
 
 
 class ContextMeter:
     """Context statistics of a session's current path.
 
-    Token estimates are cached per entry id, so each call costs a dict lookup per path
-    entry, never a re-estimate of the whole path. An entry is re-estimated only when the
-    session holds a different object for its id (entries are immutable; a resolution
-    change replaces the entry), so the cache stays correct across appends, branching and
-    resolution changes.
+    Token estimates are kept per entry, and the totals of the path are kept and extended by
+    the entries appended since the last call, so a call after a turn costs what the turn
+    added, not what the session holds. After a branch or a resolution change the totals are
+    summed again from the kept estimates (a dict lookup per path entry). An entry is
+    re-estimated only when the session holds a different object for its id (entries are
+    immutable; a resolution change replaces the entry). Estimates and totals belong to the
+    session, not to the meter: a meter rebuilt for a new budget or tool set reuses them.
 
     `context_window`, `completion_reserve`, `tool_phases` (tool name → phase, None or
     missing = unclassified) and `overhead_tokens` (added to `estimated_used`, e.g.
@@ -201,32 +379,6 @@ class ContextMeter:
         self.completion_reserve = completion_reserve
         self.tool_phases: dict[str, str | None] = dict(tool_phases or {})
         self.overhead_tokens = overhead_tokens
-        self._cache: dict[str, tuple[Entry, _EntryInfo]] = {}
-
-    def _measure(self, entry: Entry) -> _EntryInfo:
-        """Estimate one entry (the only place `approximate_tokens` is called)."""
-        source = entry.message
-        calls = (
-            tuple((call.id, call.function.name) for call in source.tool_calls)
-            if source is not None and source.tool_calls
-            else ()
-        )
-        if isinstance(entry.resolution, Compacted):
-            return _EntryInfo(tokens=0, compacted=True, calls=calls) if calls else _COMPACTED
-        rendered = render_entry(entry)
-        if rendered is None:
-            return _EntryInfo(tokens=0, calls=calls) if calls else _NOT_RENDERED
-        return _EntryInfo(
-            tokens=approximate_tokens(rendered),
-            role=rendered.role,
-            bucket=_bucket(entry),
-            summary=isinstance(entry.payload, CompactionPayload | BranchSummaryPayload),
-            tool_call_id=rendered.tool_call_id if rendered.role == "tool" else None,
-            calls=calls,
-            conclusion=(
-                rendered.role == "assistant" and not rendered.tool_calls and bool(rendered.text)
-            ),
-        )
 
     def _phase(self, tool_name: str | None) -> str:
         if tool_name is None:
@@ -240,50 +392,28 @@ class ContextMeter:
     def stats(self, session: Session) -> ContextStats:
         """The statistics of `session`'s current path."""
         path = session.path_entries()
-        cache = self._cache
+        tally = _tally(session, path)
+        phase_tokens = _zeros(PHASES)
+        for name, tokens in tally.tool_tokens.items():
+            phase_tokens[self._phase(name)] += tokens
+        phase_tokens["conclusion"] += tally.conclusion_tokens
+        phase_tokens["unclassified"] += tally.other_tokens
+        overhead = max(0, self.overhead_tokens)
         stats = ContextStats(
             context_window=self.context_window,
             completion_reserve=self.completion_reserve,
+            estimated_used=tally.used + overhead,
+            message_count=tally.messages,
             entry_count=session.entry_count,
             path_entry_count=len(path),
+            compacted_entry_count=tally.compacted,
+            compaction_tokens=tally.compaction_tokens,
+            compaction_count=tally.compactions,
+            tool_schema_tokens=overhead,
+            role_tokens=dict(tally.role_tokens),
+            resolution_tokens=dict(tally.resolution_tokens),
+            phase_tokens=phase_tokens,
         )
-        role_tokens = stats.role_tokens
-        resolution_tokens = stats.resolution_tokens
-        phase_tokens = stats.phase_tokens
-        call_names: dict[str, str] = {}
-        used = 0
-        messages = 0
-        for entry in path:
-            cached = cache.get(entry.id)
-            if cached is not None and cached[0] is entry:
-                info = cached[1]
-            else:
-                info = self._measure(entry)
-                cache[entry.id] = (entry, info)
-            if info.calls:
-                call_names.update(info.calls)
-            if info.compacted:
-                stats.compacted_entry_count += 1
-            tokens = info.tokens
-            if not tokens:
-                continue
-            used += tokens
-            messages += 1
-            if info.role in role_tokens:
-                role_tokens[info.role] += tokens
-            if info.bucket is not None:
-                resolution_tokens[info.bucket] += tokens
-            if info.summary:
-                stats.compaction_tokens += tokens
-            if info.tool_call_id is not None:
-                phase = self._phase(call_names.get(info.tool_call_id))
-            elif info.conclusion:
-                phase = "conclusion"
-            else:
-                phase = "unclassified"
-            phase_tokens[phase] += tokens
-        stats.estimated_used = used + max(0, self.overhead_tokens)
-        stats.message_count = messages
         self._prune(session)
         return stats
 
@@ -291,13 +421,16 @@ class ContextMeter:
         """The `context` part of the `usage` notification for `session`."""
         return self.stats(session).snapshot()
 
-    def _prune(self, session: Session) -> None:
-        """Drop cached entries the session no longer holds (e.g. after a session switch)."""
+    @staticmethod
+    def _prune(session: Session) -> None:
+        """Drop estimates of entries the session no longer holds (replaced by a resolution
+        change) once they pile up."""
+        cache = _estimates(session)
         entries = session.entries
-        if len(self._cache) <= 2 * len(entries) + 256:
+        if len(cache) <= 2 * len(entries) + 256:
             return
-        self._cache = {
-            key: value for key, value in self._cache.items() if entries.get(key) is value[0]
+        _ESTIMATES[session] = {
+            key: value for key, value in cache.items() if entries.get(key) is value[0]
         }
 
 
@@ -309,4 +442,5 @@ __all__ = [
     "ContextStats",
     "approximate_tokens",
     "schema_tokens",
+    "warm_estimates",
 ]

@@ -29,9 +29,12 @@ from rho_kernel.session.discovery import sessions_dir
 from rho_kernel.session.entries import (
     ATTACHED,
     CURRENT_VERSION,
+    BranchSummaryPayload,
+    CompactionSummary,
     CustomPayload,
     Entry,
     Header,
+    LabelPayload,
     LeafMovedPayload,
     MessagePayload,
     Payload,
@@ -46,9 +49,9 @@ from rho_kernel.session.entries import (
 )
 from rho_kernel.session.loading import (
     first_line,
+    load_warning,
     parse_header,
     replay,
-    skipped_warning,
     split_lines,
 )
 from rho_kernel.session.lock import SessionLock, SessionLocked
@@ -60,6 +63,7 @@ CUSTOM_KIND = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+\.v[0-9]+")
 CANCELLED_TOOL_CALL = "Tool call cancelled."
 """The result recorded for a tool call that never got one (see `close_open_tool_calls`)."""
 
+_FREEZE_AT = 2000  # entries in a loaded session worth keeping out of the collector's scans
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO must not hang
 _BINARY = getattr(os, "O_BINARY", 0)
 
@@ -103,6 +107,9 @@ class Session:
         self._leaf: str | None = None
         self._path_cache: list[Entry] | None = []
         self._messages_cache: list[ChatMessage] | None = []
+        self._generation = 0
+        self._labels: dict[str, str] = {}
+        self._labels_view = MappingProxyType(self._labels)
 
     # ── Construction ──────────────────────────────────────────────────────────
 
@@ -120,7 +127,11 @@ class Session:
         Raises SessionError when the folders cannot be created.
         """
         root = Path(project_root).resolve()
-        directory = sessions_dir(root, home)
+        return cls._create_in(sessions_dir(root, home), str(root), parent_session)
+
+    @classmethod
+    def _create_in(cls, directory: Path, cwd: str, parent_session: str | None) -> Session:
+        """`create`, in `directory`, with `cwd` as the header's working directory."""
         try:
             make_private_dir(directory)
         except OSError as error:
@@ -131,7 +142,7 @@ class Session:
                 id=new_id(),
                 version=CURRENT_VERSION,
                 created_at_secs=created_at,
-                cwd=str(root),
+                cwd=cwd,
                 parent_session=parent_session,
             )
             path = directory / f"{created_at}_{header.id}.jsonl"
@@ -200,6 +211,11 @@ class Session:
         finally:
             if gc_was_enabled:
                 gc.enable()
+        if len(replayed.entries) >= _FREEZE_AT:
+            # The entries live as long as the session and hold no cycles: moved out of the
+            # collector's way, they are not rescanned by every later full collection
+            # (tenths of a second each on a long session).
+            gc.freeze()
         try:
             file = path.open("ab")
         except OSError as error:
@@ -207,10 +223,13 @@ class Session:
         session = cls(header, path, file)
         session._needs_newline = bool(data) and not data.endswith(b"\n")
         session._entries.update(replayed.entries)
+        for entry in replayed.entries.values():
+            if type(entry.payload) is LabelPayload:
+                session._note_label(entry.payload)
         session._gaps = replayed.gaps
         session._leaf = replayed.leaf()
         session._invalidate()
-        return session, skipped_warning(path, replayed)
+        return session, load_warning(path, replayed)
 
     # ── Properties ────────────────────────────────────────────────────────────
 
@@ -249,9 +268,22 @@ class Session:
         return self._entries_view
 
     @property
+    def path_generation(self) -> int:
+        """A counter that changes whenever the current path changes other than by appends at
+        the leaf (a branch, a resolution change, a clear): while it stays the same, the path
+        only grows at its end."""
+        return self._generation
+
+    @property
     def entry_count(self) -> int:
         """The number of entries in the tree (all branches)."""
         return len(self._entries)
+
+    @property
+    def labels(self) -> Mapping[str, str]:
+        """The label of every labelled entry by id (a read-only live view): the latest Label
+        entry for a target wins, and one with no label removes it."""
+        return self._labels_view
 
     @property
     def written(self) -> bool:
@@ -341,6 +373,8 @@ class Session:
         message = entry.message
         self._write(entry.to_json(), deferrable=message is not None and message.role == "system")
         self._entries[entry.id] = entry
+        if type(entry.payload) is LabelPayload:
+            self._note_label(entry.payload)
         if self._path_cache is not None:
             self._path_cache.append(entry)
         if self._messages_cache is not None:
@@ -387,6 +421,79 @@ class Session:
         self._leaf = entry_id
         self._invalidate()
 
+    def set_label(self, entry_id: str, label: str | None) -> Entry:
+        """Label an entry (None or blank removes its label), recorded as a Label entry
+        appended at the leaf. Raises SessionError for an unknown id."""
+        if entry_id not in self._entries:
+            raise SessionError(f"unknown entry id {entry_id!r}")
+        text = label.strip() if label is not None else ""
+        return self._append(
+            Entry.new(self._leaf, LabelPayload(target_id=entry_id, label=text or None))
+        )
+
+    def tree_parent(self, entry: Entry) -> str | None:
+        """The entry's parent as the tree shows it: unreadable entries in between are
+        passed over, and a parent nothing is known of makes the entry a root."""
+        parent = entry.parent_id
+        seen: set[str] = set()
+        while parent is not None and parent not in self._entries and parent not in seen:
+            seen.add(parent)
+            if parent not in self._gaps:
+                return None
+            parent = self._gaps[parent]
+        return parent if parent in self._entries else None
+
+    def abandoned_by(self, entry_id: str) -> list[Entry]:
+        """The entries of the current path that are not on the path to `entry_id` (what a
+        branch to it leaves behind), oldest first. Raises SessionError for an unknown id."""
+        target = self._entries.get(entry_id)
+        if target is None:
+            raise SessionError(f"unknown entry id {entry_id!r}")
+        kept: set[str] = set()
+        current: str | None = entry_id
+        while current is not None and current not in kept:
+            kept.add(current)
+            entry = self._entries.get(current)
+            current = entry.parent_id if entry is not None else self._gaps.get(current)
+        return [entry for entry in self._current_path() if entry.id not in kept]
+
+    def branch_with_summary(self, entry_id: str, summary: CompactionSummary) -> Entry:
+        """`branch_to(entry_id)`, then append a BranchSummary of the branch left behind
+        (`from_id` = the old leaf) as a child of `entry_id`; returns the summary entry,
+        which is the new leaf."""
+        if entry_id not in self._entries:
+            raise SessionError(f"unknown entry id {entry_id!r}")
+        old = self._leaf
+        self.branch_to(entry_id)
+        payload = BranchSummaryPayload(summary=summary, from_id=old or entry_id)
+        return self._append(Entry.new(self._leaf, payload))
+
+    def fork(self, entry_id: str | None = None) -> Session:
+        """A new session holding the path from the root to `entry_id` (default: the leaf),
+        whose header names this session as its parent: by its file's path, or by its id
+        when it has no file (in memory, where the fork is in memory too, or not written
+        yet).
+
+        The entries keep their ids, timestamps and resolutions; each becomes the child of
+        the one before it, so unreadable entries passed over leave no gap. A persisted fork
+        is created next to this session's file and written, like any new session, with its
+        first entry that is not the system message. Raises SessionError for an unknown id.
+        """
+        if entry_id is not None and entry_id not in self._entries:
+            raise SessionError(f"unknown entry id {entry_id!r}")
+        chain = self._current_path() if entry_id is None else self._path_to(entry_id)
+        if self._path is None:
+            fork = Session.in_memory(Path(self.cwd))
+            fork._header = fork._header.model_copy(update={"parent_session": self.id})
+        else:
+            parent_name = str(self._path) if self.written else self.id
+            fork = Session._create_in(self._path.parent, self.cwd, parent_name)
+        parent: str | None = None
+        for entry in chain:
+            fork._append(entry.model_copy(update={"parent_id": parent}))
+            parent = entry.id
+        return fork
+
     def clear(self) -> None:
         """Branch back to the system message at the root of the current path.
 
@@ -422,26 +529,37 @@ class Session:
 
     def _current_path(self) -> list[Entry]:
         if self._path_cache is None:
-            chain: list[Entry] = []
-            seen: set[str] = set()
-            current = self._leaf
-            while current is not None and current not in seen:
-                seen.add(current)
-                entry = self._entries.get(current)
-                if entry is None:
-                    if current not in self._gaps:
-                        break  # the path starts after an entry nothing is known of
-                    current = self._gaps[current]  # pass over an unreadable entry
-                    continue
-                chain.append(entry)
-                current = entry.parent_id
-            chain.reverse()
-            self._path_cache = chain
+            self._path_cache = self._path_to(self._leaf)
         return self._path_cache
+
+    def _path_to(self, entry_id: str | None) -> list[Entry]:
+        """The entries from the root to `entry_id`, passing over unreadable ones."""
+        chain: list[Entry] = []
+        seen: set[str] = set()
+        current = entry_id
+        while current is not None and current not in seen:
+            seen.add(current)
+            entry = self._entries.get(current)
+            if entry is None:
+                if current not in self._gaps:
+                    break  # the path starts after an entry nothing is known of
+                current = self._gaps[current]  # pass over an unreadable entry
+                continue
+            chain.append(entry)
+            current = entry.parent_id
+        chain.reverse()
+        return chain
+
+    def _note_label(self, payload: LabelPayload) -> None:
+        if payload.label is None or not payload.label.strip():
+            self._labels.pop(payload.target_id, None)
+        else:
+            self._labels[payload.target_id] = payload.label
 
     def _invalidate(self) -> None:
         self._path_cache = None
         self._messages_cache = None
+        self._generation += 1
 
     # ── Lifecycle and I/O ─────────────────────────────────────────────────────
 

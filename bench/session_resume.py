@@ -1,0 +1,85 @@
+"""Benchmark: resume a 20,000-entry session with the real `rho` process, exec → `ready`.
+
+Run: uv run python bench/session_resume.py [entries] [runs]
+Writes a realistic session (bench/session_fixture.py) under a temporary home, then starts
+`rho --session <file>` against it repeatedly and times exec → the `ready` line; a fresh
+`rho --ephemeral` start is timed alongside for scale. Also prints `Session.open` alone.
+"""
+
+from __future__ import annotations
+
+import compileall
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from session_fixture import write_session
+
+from rho_kernel.session.discovery import sessions_dir
+from rho_kernel.session.store import Session
+
+RHO = str(Path(sys.executable).with_name("rho"))
+
+
+def time_to_ready(args: list[str], cwd: Path, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [RHO, "-m", "bench-model", *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    line = proc.stdout.readline()
+    elapsed = time.perf_counter() - started
+    assert b'"ready"' in line, line
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    return elapsed
+
+
+def summary(label: str, samples: list[float]) -> str:
+    ms = sorted(s * 1000 for s in samples)
+    return (
+        f"{label}: median {statistics.median(ms):.0f} ms, min {ms[0]:.0f} ms, "
+        f"max {ms[-1]:.0f} ms over {len(ms)} runs"
+    )
+
+
+def main() -> None:
+    entries = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+    packages = Path(__file__).resolve().parents[1] / "packages"
+    for source in packages.glob("*/src"):
+        compileall.compile_dir(source, quiet=1)
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        project = home / "project"
+        (project / ".git").mkdir(parents=True)
+        path = sessions_dir(project, home) / "1700000000_b0b0b0b0.jsonl"
+        write_session(path, entries)
+        size = path.stat().st_size / 1e6
+        env = {**os.environ, "HOME": tmp}
+        resume = ["--session", str(path)]
+        time_to_ready(resume, project, env)  # warm the file cache
+        resumed = [time_to_ready(resume, project, env) for _ in range(runs)]
+        fresh = [time_to_ready(["--ephemeral"], project, env) for _ in range(runs)]
+        opened = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            Session.open(path).close()
+            opened.append(time.perf_counter() - started)
+    print(f"session: {entries} entries, {size:.1f} MB")
+    print(summary("exec → ready, resumed", resumed))
+    print(summary("exec → ready, fresh (for scale)", fresh))
+    print(summary("Session.open alone", opened))
+
+
+if __name__ == "__main__":
+    main()

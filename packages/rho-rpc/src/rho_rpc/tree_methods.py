@@ -1,0 +1,144 @@
+"""The session-tree methods: `getTree`, `branchTo`, `forkSession` and `setLabel`.
+
+Entry ids come from `getTree`; an id the session does not hold is invalid params (-32602),
+and a session file that cannot be written is an internal error (-32603). The methods that
+change the tree run in the serial lane, so they never interleave with a running prompt.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from pydantic import BaseModel
+
+from rho_kernel.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
+from rho_kernel.runtime import Runtime
+from rho_kernel.session import Session, SessionError, summarize_branch, tree_page
+from rho_rpc.wire import (
+    BranchToParams,
+    BranchToResult,
+    ForkSessionParams,
+    ForkSessionResult,
+    GetTreeParams,
+    GetTreeResult,
+    SetLabelParams,
+    SetLabelResult,
+    TreeNodeInfo,
+)
+
+_CONTROL = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def _known(session: Session, entry_id: str) -> str:
+    if entry_id not in session.entries:
+        raise RpcError(
+            INVALID_PARAMS, f"Invalid params: entryId: no entry {entry_id!r} in this session"
+        )
+    return entry_id
+
+
+def _wire(result: BaseModel) -> dict[str, Any]:
+    """The result with its nulls kept: a client reads `parentId: null` as a root."""
+    return result.model_dump(mode="json")
+
+
+def _label_problem(label: str) -> str | None:
+    for char in label:
+        if unicodedata.category(char) in _CONTROL:
+            return f"label: control character U+{ord(char):04X} is not allowed"
+    return None
+
+
+class TreeMethods:
+    """The tree handlers, bound to a runtime."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    async def get_tree(self, params: GetTreeParams) -> dict[str, Any]:
+        session = self.runtime.session
+        page = tree_page(session, params.offset, params.limit)
+        return _wire(
+            GetTreeResult(
+                sessionId=session.id,
+                leafId=page.leaf_id,
+                total=page.total,
+                offset=page.offset,
+                nextOffset=page.next_offset,
+                entries=[TreeNodeInfo.model_validate(node.to_wire()) for node in page.nodes],
+            )
+        )
+
+    async def branch_to(self, params: BranchToParams) -> dict[str, Any]:
+        session = self.runtime.session
+        target = _known(session, params.entryId)
+        abandoned = session.abandoned_by(target)
+        summarize = (params.summarize or params.summary is not None) and bool(abandoned)
+        try:
+            if summarize:
+                summary = summarize_branch(abandoned, params.summary)
+                written = session.branch_with_summary(target, summary)
+                return _wire(
+                    BranchToResult(
+                        leafId=written.id, summaryId=written.id, abandonedCount=len(abandoned)
+                    )
+                )
+            session.branch_to(target)
+        except SessionError as exc:
+            raise RpcError(INTERNAL_ERROR, f"branchTo failed: {exc}") from None
+        return _wire(BranchToResult(leafId=target, summaryId=None, abandonedCount=len(abandoned)))
+
+    async def fork_session(self, params: ForkSessionParams) -> dict[str, Any]:
+        runtime = self.runtime
+        current = runtime.session
+        if params.entryId is not None:
+            _known(current, params.entryId)
+        try:
+            fork = current.fork(params.entryId)
+        except SessionError as exc:
+            raise RpcError(INTERNAL_ERROR, f"forkSession failed: {exc}") from None
+        current.close()
+        runtime.session = fork
+        return _wire(
+            ForkSessionResult(
+                sessionId=fork.id,
+                path=str(fork.path or ""),
+                parentSession=fork.header.parent_session or "",
+                entryCount=fork.entry_count,
+                leafId=fork.leaf_id,
+            )
+        )
+
+    async def set_label(self, params: SetLabelParams) -> dict[str, Any]:
+        session = self.runtime.session
+        target = _known(session, params.entryId)
+        label = params.label.strip() if params.label is not None else None
+        if label:
+            problem = _label_problem(label)
+            if problem is not None:
+                raise RpcError(INVALID_PARAMS, f"Invalid params: {problem}")
+        try:
+            session.set_label(target, label or None)
+        except SessionError as exc:
+            raise RpcError(INTERNAL_ERROR, f"setLabel failed: {exc}") from None
+        return _wire(SetLabelResult(entryId=target, label=label or None))
+
+
+#: (name, handler attribute, params, result, summary, concurrent) of the tree methods.
+TREE_TABLE: tuple[tuple[str, str, type, type, str, bool], ...] = (
+    ("getTree", "get_tree", GetTreeParams, GetTreeResult,
+     "A page of the session tree: every entry with its parent, kind, preview, resolution "
+     "and label.", True),
+    ("branchTo", "branch_to", BranchToParams, BranchToResult,
+     "Continue from an earlier entry (recorded as LeafMoved), optionally summarizing the "
+     "branch left behind.", False),
+    ("forkSession", "fork_session", ForkSessionParams, ForkSessionResult,
+     "Continue in a new session copied from the path to an entry; its header names this "
+     "session as its parent.", False),
+    ("setLabel", "set_label", SetLabelParams, SetLabelResult,
+     "Label an entry of the tree, or remove its label.", False),
+)  # fmt: skip
+
+
+__all__ = ["TREE_TABLE", "TreeMethods"]

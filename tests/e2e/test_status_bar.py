@@ -1,0 +1,91 @@
+"""The status bar through the real `rho` process: drawn after each turn when stderr is a
+terminal (a pseudo-terminal here), absent with rich never imported when it is a pipe."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import time
+from pathlib import Path
+
+from rho_process import RHO, RhoProcess, start_scripted  # type: ignore[import-not-found]
+
+from rho_kernel.testing import ScriptedServer, text_reply
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RHO_", "OPENAI"))}
+    env.update({"HOME": str(home), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"})
+    return env
+
+
+def _read_available(fd: int, until: str, timeout: float = 20) -> str:
+    data = b""
+    deadline = time.monotonic() + timeout
+    while until.encode() not in data and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # the other end closed
+                break
+            if not chunk:
+                break
+            data += chunk
+    return data.decode("utf-8", "replace")
+
+
+def test_a_terminal_gets_a_status_bar_after_each_turn(
+    server: ScriptedServer, project: Path, home: Path
+) -> None:
+    server.add(text_reply("one"), text_reply("two"))
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [RHO, "--endpoint", server.chat_url, "-m", "scripted-model", "--token-budget", "4000"],
+        cwd=project,
+        env=_env(home),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+    )
+    os.close(slave)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        assert b'"ready"' in proc.stdout.readline()
+        for number, message in enumerate(["first", "second"], start=1):
+            proc.stdin.write(
+                (
+                    f'{{"jsonrpc":"2.0","id":{number},"method":"prompt",'
+                    f'"params":{{"message":"{message}"}}}}\n'
+                ).encode()
+            )
+            proc.stdin.flush()
+            while b'"id":%d' % number not in proc.stdout.readline():
+                pass
+            text = _read_available(master, "messages")
+            [bar] = [line for line in text.splitlines() if "tokens (" in line]
+            assert bar.startswith("[") and ("█" in bar or "░" in bar)
+            assert "/4k tokens (" in bar and "remaining │" in bar
+            assert bar.rstrip().endswith(f"{1 + 2 * number} messages")
+        proc.stdin.close()
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+
+
+def test_a_pipe_gets_no_status_bar_and_rich_stays_unimported(
+    start_rho, server: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
+    server.add(text_reply("one"))
+    rho: RhoProcess = start_scripted(start_rho, server, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert rho.call("prompt", {"message": "hello"})["result"]["reply"] == "one"
+    assert rho.finish() == 0
+    stderr = rho.stderr_text()
+    assert "import time:" in stderr  # the probe works …
+    imported = {line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if "|" in line}
+    assert "rich" not in imported and "rich.console" not in imported  # … and saw no rich
+    assert "tokens (" not in stderr

@@ -1,0 +1,55 @@
+"""The status bar's text and colour."""
+
+from __future__ import annotations
+
+import pytest
+
+from rho_kernel.session.stats import ContextStats
+from rho_rpc.status_bar import colour_of, short_tokens, status_line
+
+
+def stats(used: int, window: int = 32768, reserve: int = 8192, messages: int = 10) -> ContextStats:
+    return ContextStats(
+        context_window=window,
+        completion_reserve=reserve,
+        estimated_used=used,
+        message_count=messages,
+    )
+
+
+def test_the_line_shows_bar_used_window_percent_remaining_and_messages() -> None:
+    assert status_line(stats(12288)) == (
+        "[██████████░░░░░░░░░░] 12.3k/32.8k tokens (50%) │ 12.3k remaining │ 10 messages"
+    )
+    assert status_line(stats(0, messages=1)).startswith("[░░░░░░░░░░░░░░░░░░░░] 0/32.8k")
+    assert status_line(stats(0, messages=1)).endswith("│ 1 message")
+
+
+def test_an_overfull_context_fills_the_bar_and_nothing_goes_negative() -> None:
+    line = status_line(stats(99_000))
+    assert line.startswith("[" + "█" * 20 + "]")
+    assert "(100%)" in line and "│ 0 remaining │" in line
+    assert status_line(stats(5, window=10, reserve=10)).startswith("[" + "█" * 20 + "]")
+
+
+@pytest.mark.parametrize(
+    ("count", "text"),
+    [
+        (0, "0"),
+        (999, "999"),
+        (1000, "1k"),
+        (12_345, "12.3k"),
+        (32_768, "32.8k"),
+        (2_500_000, "2.5M"),
+    ],
+)
+def test_short_tokens(count: int, text: str) -> None:
+    assert short_tokens(count) == text
+
+
+@pytest.mark.parametrize(
+    ("percent", "colour"),
+    [(0, "green"), (59.9, "green"), (60, "yellow"), (80, "yellow"), (80.1, "red"), (100, "red")],
+)
+def test_colour_thresholds(percent: float, colour: str) -> None:
+    assert colour_of(percent) == colour
