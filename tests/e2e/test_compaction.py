@@ -106,6 +106,9 @@ def test_compact_continues_on_a_summarized_branch_and_the_old_one_stays(
     assert "**Exploration:** read_file: big.txt." in summary
     assert 'Current request: "and the docs"' in summary
     assert messages[3:] == before[-1:]
+    stats = rho.call("getSessionStats")["result"]
+    assert stats["compactionCount"] == 1 and stats["compactedEntryCount"] == 4
+    assert stats["compactionTokens"] > 0
 
     server.add(text_reply("carrying on"))
     rho.call("prompt", {"message": "carry on"})

@@ -240,3 +240,22 @@ def test_any_mix_of_hostile_lines_loads_and_every_view_works(lines: list[Any]) -
                 session.set_label(target, "x")
                 session.branch_to(target)
             session.append_message(ChatMessage.user("still works"))
+
+
+def test_an_entry_whose_parent_is_an_unreadable_line_of_its_own_id_is_a_root(
+    tmp_path: Path,
+) -> None:
+    unreadable = {"type": "Entry", "id": "a", "parent_id": None, "resolution": None}
+    looping = {
+        "type": "Entry",
+        "id": "a",
+        "parent_id": "a",
+        "timestamp": {"secs_since_epoch": 5, "nanos_since_epoch": 0},
+        "resolution": "Full",
+        "payload": {"Message": {"role": "user", "content": "hi"}},
+    }
+    session, warnings = load(write(tmp_path / "s.jsonl", unreadable, looping))
+    with session:
+        assert session.entries["a"].parent_id is None
+        assert [node.parent_id for node in tree_page(session, 0, 10).nodes] == [None]
+        assert len(warnings) == 1 and "1 cycle of parents (cut at a)" in warnings[0]

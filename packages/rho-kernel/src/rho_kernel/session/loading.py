@@ -130,8 +130,10 @@ def replay(lines: list[RawLine]) -> Replayed:
         if isinstance(line, Entry):
             if line.id not in entries:
                 parent = line.parent_id
-                if parent is not None and parent not in entries and parent not in result.gaps:
-                    result.forward += 1  # (a parent of itself counts too)
+                if parent is not None and parent not in entries:
+                    # A parent not read yet (or itself), or an unreadable line, which may
+                    # lead anywhere: the tree is checked for cycles after the replay.
+                    result.forward += 1
                 entries[line.id] = line
             result.last_entry_id = line.id
         elif isinstance(line, ResolutionChange):

@@ -89,8 +89,8 @@ class ContextStats:
     `estimated_used` is the estimate of the rendered path messages plus the caller's
     overhead (tool schemas); the distributions cover the rendered messages only.
     `entry_count` counts the whole session tree, `path_entry_count` the entries from the
-    root to the leaf, and `compacted_entry_count` the path entries folded into a
-    compaction. `compaction_tokens` are the tokens of rendered Compaction and
+    root to the leaf, and `compacted_entry_count` the entries folded into the path's
+    compactions (marked `Compacted`, or counted by a Compaction entry's summary). `compaction_tokens` are the tokens of rendered Compaction and
     BranchSummary entries (also counted under the user role), `compaction_count` the
     rendered Compaction entries, and `tool_schema_tokens` the caller's overhead.
     """
@@ -262,6 +262,7 @@ class _Tally:
         "resolution_tokens",
         "role_tokens",
         "seen",
+        "summarized",
         "tool_tokens",
         "used",
     )
@@ -271,7 +272,8 @@ class _Tally:
         self.seen = 0  # path entries counted so far
         self.used = 0
         self.messages = 0
-        self.compacted = 0
+        self.compacted = 0  # entries on the path marked Compacted
+        self.summarized = 0  # entries the path's Compaction summaries say they fold
         self.compactions = 0
         self.compaction_tokens = 0
         self.call_names: dict[str, str] = {}
@@ -329,6 +331,11 @@ def _count(cache: dict[str, tuple[Entry, _EntryInfo]], tally: _Tally, path: list
             tally.compaction_tokens += tokens
             if flags & _COMPACTION_FLAG:
                 tally.compactions += 1
+                # A compaction that wrote a new branch marks nothing `Compacted`: what it
+                # folded is known from its summary.
+                payload = entry.payload
+                if isinstance(payload, CompactionPayload):
+                    tally.summarized += max(0, payload.summary.entry_count)
         if tool_call_id is not None:
             name = call_names.get(tool_call_id)
             tool_tokens[name] = tool_tokens.get(name, 0) + tokens
@@ -406,7 +413,9 @@ class ContextMeter:
             message_count=tally.messages,
             entry_count=session.entry_count,
             path_entry_count=len(path),
-            compacted_entry_count=tally.compacted,
+            # Older compactions both mark and count what they fold: never count it twice,
+            # and never more than the session holds (a damaged file's summary may claim more).
+            compacted_entry_count=min(max(tally.compacted, tally.summarized), session.entry_count),
             compaction_tokens=tally.compaction_tokens,
             compaction_count=tally.compactions,
             tool_schema_tokens=overhead,
