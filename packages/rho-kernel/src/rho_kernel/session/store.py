@@ -103,6 +103,7 @@ class Session:
         self._leaf: str | None = None
         self._path_cache: list[Entry] | None = []
         self._messages_cache: list[ChatMessage] | None = []
+        self._generation = 0
 
     # ── Construction ──────────────────────────────────────────────────────────
 
@@ -247,6 +248,13 @@ class Session:
     def entries(self) -> Mapping[str, Entry]:
         """Every entry of the tree by id (a read-only live view), in append order."""
         return self._entries_view
+
+    @property
+    def path_generation(self) -> int:
+        """A counter that changes whenever the current path changes other than by appends at
+        the leaf (a branch, a resolution change, a clear): while it stays the same, the path
+        only grows at its end."""
+        return self._generation
 
     @property
     def entry_count(self) -> int:
@@ -406,6 +414,15 @@ class Session:
         """The entries from the root to the leaf (a new list each call)."""
         return list(self._current_path())
 
+    def path_length(self) -> int:
+        """The number of entries from the root to the leaf."""
+        return len(self._current_path())
+
+    def path_tail(self, start: int) -> list[Entry]:
+        """The entries of the current path from position `start` on (a new list): with
+        `path_generation`, what a caller that saw the first `start` entries has not seen."""
+        return self._current_path()[start:]
+
     def path_messages(self) -> list[ChatMessage]:
         """The messages rendered from the current path, as sent to the model.
 
@@ -442,6 +459,7 @@ class Session:
     def _invalidate(self) -> None:
         self._path_cache = None
         self._messages_cache = None
+        self._generation += 1
 
     # ── Lifecycle and I/O ─────────────────────────────────────────────────────
 
