@@ -85,10 +85,11 @@ class _Run:
 def _apply(run: _Run, step: tuple[Any, ...]) -> None:
     session = run.session
     kind = step[0]
+    run.calls += 1  # every text is made unique, so that a message sent is found by its text
     if kind == "user":
-        session.append_message(ChatMessage.user(step[1]))
+        session.append_message(ChatMessage.user(f"{step[1]}#{run.calls}"))
     elif kind == "reply":
-        session.append_message(ChatMessage.assistant(step[1]))
+        session.append_message(ChatMessage.assistant(f"{step[1]}#{run.calls}"))
     elif kind == "tools":
         calls = []
         for arguments, _, _ in step[2]:
@@ -101,7 +102,7 @@ def _apply(run: _Run, step: tuple[Any, ...]) -> None:
             )
         session.append_message(ChatMessage.assistant(step[1], tool_calls=calls))
         for call, (output, is_error, outlined) in zip(calls, step[2], strict=True):
-            result = ChatMessage.tool_result(call.id, output, is_error)
+            result = ChatMessage.tool_result(call.id, f"{output}#{call.id}", is_error)
             if outlined:
                 result.outline = f"tool: {len(output)} chars"
             session.append_message(result)

@@ -89,8 +89,8 @@ class TokenEstimator:
 
     `ratio(model)` is the current ratio; `tokens(size, model)` turns a size in bytes into
     tokens (rounded up, at least 1 for a non-empty size); `calibrate` learns from one
-    response. Calibrated ratios stay within [1, 6] bytes per token, so a provider reporting
-    nonsense cannot make rho think a request is far smaller than it is.
+    response. Each observation counts within [1, 6] bytes per token, so a provider reporting
+    nonsense moves the ratio a step at a time and never beyond those bounds.
     """
 
     def __init__(self, ratios: dict[str, float] | None = None) -> None:
@@ -117,9 +117,8 @@ class TokenEstimator:
         current = self.ratio(model)
         if size <= 0 or actual_tokens <= 0:
             return current
-        observed = size / actual_tokens
+        observed = min(MAX_RATIO, max(MIN_RATIO, size / actual_tokens))
         updated = ALPHA * observed + (1 - ALPHA) * current
-        updated = min(MAX_RATIO, max(MIN_RATIO, updated))
         self._ratios[model] = updated
         return updated
 
