@@ -170,8 +170,8 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
 def _continuation(arguments: dict[str, Any], result: ToolResult, kept_lines: int) -> str | None:
     """`read on with read_file offset=N` after a result cut to fit the context window."""
     details = result.details if isinstance(result.details, dict) else {}
-    first = details.get("first")
-    if not isinstance(first, int) or kept_lines < 1:
+    first = details.get("first", arguments.get("offset", 1))  # a whole read has no details
+    if result.is_error or not isinstance(first, int) or kept_lines < 1:
         return None
     shown = kept_lines - 1  # the first line is the `<context>` frame
     return f"read on with read_file offset={first + shown} (and a limit)"

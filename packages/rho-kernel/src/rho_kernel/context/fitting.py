@@ -75,7 +75,7 @@ class ContextOverflow(Exception):
             f"{overhead_tokens} tokens of tool definitions) but the prompt budget is "
             f"{budget_tokens} tokens (context window minus completion reserve). Use a model "
             f"with a larger window or raise --token-budget / [agent] token_budget, lower "
-            f"[agent] completion_reserve, or start a new session (newSession)"
+            f"[agent] completion_reserve, or start over (clear, or a new session)"
         )
 
 

@@ -65,6 +65,8 @@ EMPTY_REPLY_GIVE_UP = (
 TURN_ERROR_KIND = "rho.turn_error.v1"
 CANCELLED = CANCELLED_TOOL_CALL
 CANCELLED_BEFORE_RUN = "Tool call cancelled before it ran."
+#: Bytes counted for the wrapping of each tool definition (`{"type": "function", …}`).
+TOOL_DEFINITION_OVERHEAD = 48
 
 
 @dataclass
@@ -296,10 +298,11 @@ class AgentLoop:
         )
 
     def _schema_bytes(self, schemas: list[dict[str, Any]]) -> int:
-        """The size of the tool definitions (computed once per schema list)."""
+        """The size of the tool definitions as sent (computed once per schema list): their
+        JSON and the wrapping each wire protocol puts around every definition."""
         if self._schemas is None or self._schemas[0] != id(schemas):
             size = utf8_len(json.dumps(schemas, ensure_ascii=False)) if schemas else 0
-            self._schemas = (id(schemas), size)
+            self._schemas = (id(schemas), size + TOOL_DEFINITION_OVERHEAD * len(schemas))
         return self._schemas[1]
 
     async def _call_model(self) -> ModelResponse:
@@ -564,9 +567,11 @@ class AgentLoop:
         await self.emit("on_tool_result", call.name, result, call_id=call.id)
 
     def _result_share(self) -> int:
-        """The bytes the results of one batch may use together."""
-        share = self.budget.prompt_budget * self.agent.tool_result_share
-        return self.estimator.budget_bytes(int(share), self.p.model)
+        """The bytes the results of one batch may use together: `[agent] tool_result_share`
+        of the prompt budget left after the tool definitions."""
+        prompt = self.estimator.budget_bytes(self.budget.prompt_budget, self.p.model)
+        available = max(0, prompt - self._schema_bytes(self.p.tools.schemas()))
+        return int(available * self.agent.tool_result_share)
 
     def _result_message(self, call: ToolCall, result: ToolResult) -> ChatMessage:
         """The tool message recorded for `result`: with the outline its tool makes of it, and
