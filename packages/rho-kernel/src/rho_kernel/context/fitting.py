@@ -25,6 +25,7 @@ the budget grew by more than a tenth.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from rho_kernel.session.entries import (
     BranchSummaryPayload,
     CompactionPayload,
     Full,
+    MessagePayload,
     Pinned,
     render_entry,
 )
@@ -44,6 +46,8 @@ from rho_kernel.session.entries import (
 if TYPE_CHECKING:
     from rho_kernel.session.entries import Entry
     from rho_kernel.session.store import Session
+
+_BULK = 1000  # new entries beyond which the garbage collector is paused while they are added
 
 TINY_BYTES = 48
 """Entries this small are not worth shortening."""
@@ -123,22 +127,34 @@ class _Info:
     outline_text: str | None = None
     outline_size: int = -1
     summary_size: int = -1
+    full_wire: dict[str, Any] | None = None
     outline_wire: dict[str, Any] | None = None
     summary_wire: dict[str, Any] | None = None
 
 
+_SUMMARIES = (CompactionPayload, BranchSummaryPayload)
+
+
 def _measure(entry: Entry) -> _Info:
     resolution = entry.resolution
-    message = render_entry(entry)
-    if message is None:
-        return _Info(entry, None, 0, True, False)
     payload = entry.payload
-    summary = isinstance(payload, CompactionPayload | BranchSummaryPayload)
-    pinned = isinstance(resolution, Pinned)
-    size = message_bytes(message)
-    keeps = summary or pinned or message.role == "system"
+    if resolution.__class__ is Full and payload.__class__ is MessagePayload:
+        # the common case, without the general rendering's dispatch
+        message = payload.message  # type: ignore[union-attr]
+        size = message_bytes(message)
+        keeps = message.role == "system"
+        return _Info(entry, message, size, keeps or size <= TINY_BYTES, keeps)
+    rendered = render_entry(entry)
+    if rendered is None:
+        return _Info(entry, None, 0, True, False)
+    size = message_bytes(rendered)
+    keeps = (
+        isinstance(payload, _SUMMARIES)
+        or isinstance(resolution, Pinned)
+        or rendered.role == "system"
+    )
     fixed = keeps or not isinstance(resolution, Full) or size <= TINY_BYTES
-    return _Info(entry, message, size, fixed, keeps)
+    return _Info(entry, rendered, size, fixed, keeps)
 
 
 @dataclass(slots=True, eq=False)
@@ -214,10 +230,19 @@ class ContextFitter:
         else:
             self._built_for = min(self._built_for, available)
         new = session.path_tail(len(self._infos))
-        for entry in new:
-            self._add(entry)
-        self._prune(session)
-        fits = self._shrink(available)
+        paused = len(new) > _BULK and gc.isenabled()
+        if paused:
+            gc.disable()  # a bulk of new entries allocates much and makes no cycles
+        try:
+            for entry in new:
+                self._add(entry)
+            self._prune(session)
+            if rebuilt:
+                self._fast_forward(available)
+            fits = self._shrink(available)
+        finally:
+            if paused:
+                gc.enable()
         overhead_tokens = math.ceil(max(0, overhead_bytes) / ratio)
         needed = math.ceil((self._total + max(0, overhead_bytes)) / ratio)
         if not fits:
@@ -330,6 +355,60 @@ class ContextFitter:
             return False
         return True
 
+    def _fast_forward(self, available: int) -> None:
+        """On a fresh plan that will have to leave turns out, reach the plan's end state
+        directly: find from the newest turn back which turns fit at their smallest, shorten
+        those to it and leave the older ones out, without shortening what is left out."""
+        last = len(self._groups) - 1
+        if self._total <= available or last < 1:
+            return
+        groups = self._groups
+        room = available - _NOTE_BYTES
+        for group in range(last + 1):
+            if self._protected(group) or groups[group].keep:
+                room -= self._smallest(group)
+        cut = None
+        for group in range(last - 1, -1, -1):
+            if self._protected(group) or groups[group].keep:
+                continue
+            room -= self._smallest(group)
+            if room < 0:
+                cut = group
+                break
+        if cut is None:
+            return  # everything fits at its smallest: the ordinary plan leaves nothing out
+        for group in range(last):
+            turn = groups[group]
+            if self._protected(group):
+                if group <= cut:
+                    self._kept_before.append(group)
+                continue
+            if group <= cut and not turn.keep:
+                self._evict(group)
+                continue
+            for index in self._order(group):
+                self._set_level(index, OUTLINE)
+                self._set_level(index, SUMMARY)
+            if group <= cut:
+                self._kept_before.append(group)
+        self._p1 = [last, 0]
+        self._p2 = [last, 0]
+        self._p3 = cut + 1
+
+    def _smallest(self, group: int) -> int:
+        """The size of a turn once shortened as far as the plan can (protected: as it is)."""
+        turn = self._groups[group]
+        if self._protected(group):
+            return turn.size
+        size = turn.size
+        sizes = self._sizes
+        for index in self._order(group):
+            smallest = min(
+                sizes[index], self._short_size(index, OUTLINE), self._short_size(index, SUMMARY)
+            )
+            size -= sizes[index] - smallest
+        return size
+
     def _step(self, pointer: list[int], limit: int, level: int) -> bool:
         """Apply `level` to the next candidate at `pointer` (before group `limit`); False when
         there is none."""
@@ -433,7 +512,10 @@ class ContextFitter:
         level = self._levels[index]
         assert info.message is not None
         if level == 0:
-            return info.message.to_wire()
+            wire = info.full_wire
+            if wire is None:
+                wire = info.full_wire = info.message.to_wire()
+            return wire
         wire = info.outline_wire if level == OUTLINE else info.summary_wire
         if wire is None:
             wire = downgrade(info.message, level, self._tool_outline(index)).to_wire()
@@ -445,10 +527,13 @@ class ContextFitter:
 
     def _emit(self, group: int, out: list[dict[str, Any]]) -> None:
         turn = self._groups[group]
-        infos = self._infos
+        infos, levels = self._infos, self._levels
         for index in range(turn.start, turn.end):
-            if infos[index].message is not None:
-                out.append(self._wire(index))
+            info = infos[index]
+            if info.message is None:
+                continue
+            wire = info.full_wire if levels[index] == 0 else None
+            out.append(wire if wire is not None else self._wire(index))
 
     def _messages(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
