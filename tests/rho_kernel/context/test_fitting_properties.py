@@ -354,3 +354,28 @@ def test_a_fresh_plan_shortens_every_candidate_before_leaving_a_turn_out(
                 continue
             if message.to_wire() in result.messages:
                 assert _smallest(entry, message, calls) == message_bytes(message)
+
+
+class _StepByStep(ContextFitter):
+    """The plan reached one step at a time, without the shortcut of a fresh plan."""
+
+    def _fast_forward(self, available: int) -> None:
+        return None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=steps, budget=st.integers(min_value=100, max_value=4000))
+def test_a_fresh_plan_equals_the_plan_reached_step_by_step(plan: list[Any], budget: int) -> None:
+    session = Session.in_memory(Path("/tmp"))
+    session.append_message(ChatMessage.system("system"))
+    run = _Run(session)
+    for step in plan:
+        if step[0] != "fit":
+            _apply(run, step)
+    outcomes = []
+    for fitter in (ContextFitter(), _StepByStep()):
+        try:
+            outcomes.append(fitter.fit(session, budget_tokens=budget, ratio=2.5).messages)
+        except ContextOverflow as overflow:
+            outcomes.append(overflow.needed_tokens)
+    assert outcomes[0] == outcomes[1]

@@ -375,7 +375,7 @@ class ContextFitter:
             if room < 0:
                 cut = group
                 break
-        if cut is None:
+        if cut is None or not self._must_leave_out(cut, -room):
             return  # everything fits at its smallest: the ordinary plan leaves nothing out
         for group in range(last):
             turn = groups[group]
@@ -394,6 +394,17 @@ class ContextFitter:
         self._p1 = [last, 0]
         self._p2 = [last, 0]
         self._p3 = cut + 1
+
+    def _must_leave_out(self, cut: int, excess: int) -> bool:
+        """Whether, with the turns from `cut` on at their smallest `excess` bytes over the
+        room left beside the note, some turn must be left out: it need not when all turns
+        at their smallest fit without the note."""
+        for group in range(cut - 1, -1, -1):
+            if excess > _NOTE_BYTES:
+                return True
+            if not (self._protected(group) or self._groups[group].keep):
+                excess += self._smallest(group)
+        return excess > _NOTE_BYTES
 
     def _smallest(self, group: int) -> int:
         """The size of a turn once shortened as far as the plan can (protected: as it is)."""
