@@ -87,8 +87,8 @@ class _TimedFitter(ContextFitter):
 
 async def prompt_on_resumed(entries: int) -> list[tuple[float, float, float]]:
     """(prompt ms, fitting ms, context stats ms) of two prompts on a resumed session of
-    `entries` entries; the provider client is loaded first (a once-per-process import, not a
-    cost of the session)."""
+    `entries` entries; a first prompt on an empty session loads the provider client (a
+    once-per-process cost, not one of the session)."""
     with tempfile.TemporaryDirectory() as tmp:
         home, project = Path(tmp) / "home", Path(tmp) / "project"
         (project / ".git").mkdir(parents=True)
@@ -99,18 +99,19 @@ async def prompt_on_resumed(entries: int) -> list[tuple[float, float, float]]:
         assert path is not None
         with ScriptedServer() as server:
             quiet = {"prompt_tokens": 0, "completion_tokens": 1, "total_tokens": 1}
-            server.add(text_reply("ok", usage=quiet), text_reply("ok", usage=quiet))
+            server.add(*[text_reply("ok", usage=quiet) for _ in range(3)])
             runtime = Runtime.build(
                 RuntimeOptions(
                     cwd=project,
                     home=home,
                     endpoint=server.chat_url,
                     model="bench-model",
-                    session_path=path,
+                    ephemeral=True,
                     plugin_modules=(("rho-rpc", "rho_rpc.plugin"),),
                 )
             )
-            runtime.service()
+            await runtime.prompt("warm up")  # loads the HTTP client and its TLS context
+            runtime.resume(path)
             fitter = _TimedFitter()
             runtime.fitter = fitter
             meter = runtime.meter()

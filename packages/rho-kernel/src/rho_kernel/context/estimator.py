@@ -55,12 +55,13 @@ def utf8_len(text: str) -> int:
 def message_bytes(message: ChatMessage) -> int:
     """The estimated size of one message as sent: its text, tool calls and framing."""
     content = message.content
-    if isinstance(content, str):
-        size = utf8_len(content) + MESSAGE_OVERHEAD
-    else:
-        size = utf8_len(message.text) + MESSAGE_OVERHEAD
-    if message.tool_call_id is not None:
-        size += utf8_len(message.tool_call_id) + TOOL_MESSAGE_OVERHEAD
+    if not isinstance(content, str):
+        content = message.text
+    # utf8_len, inlined: this runs once for every entry of a session
+    size = (len(content) if content.isascii() else utf8_len(content)) + MESSAGE_OVERHEAD
+    call_id = message.tool_call_id
+    if call_id is not None:
+        size += (len(call_id) if call_id.isascii() else utf8_len(call_id)) + TOOL_MESSAGE_OVERHEAD
     calls = message.tool_calls
     if calls:
         for call in calls:

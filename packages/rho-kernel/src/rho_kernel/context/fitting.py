@@ -133,6 +133,7 @@ class _Info:
 
 
 _SUMMARIES = (CompactionPayload, BranchSummaryPayload)
+_CALL_HEADS = ("assistant", "tool")
 
 
 def _measure(entry: Entry) -> _Info:
@@ -234,8 +235,7 @@ class ContextFitter:
         if paused:
             gc.disable()  # a bulk of new entries allocates much and makes no cycles
         try:
-            for entry in new:
-                self._add(entry)
+            self._extend(new)
             self._prune(session)
             if rebuilt:
                 self._fast_forward(available)
@@ -265,43 +265,43 @@ class ContextFitter:
 
     # ── adding path entries ─────────────────────────────────────────────────
 
-    def _info(self, entry: Entry) -> _Info:
-        info = self._cache.get(entry.id)
-        if info is None or info.entry is not entry:
-            info = _measure(entry)
-            self._cache[entry.id] = info
-        return info
-
     def _prune(self, session: Session) -> None:
         if len(self._cache) > 2 * session.entry_count + 256:
             entries = session.entries
             self._cache = {k: v for k, v in self._cache.items() if entries.get(k) is v.entry}
 
-    def _add(self, entry: Entry) -> None:
-        info = self._info(entry)
-        index = len(self._infos)
-        self._infos.append(info)
-        self._levels.append(0)
-        self._sizes.append(info.size)
-        groups = self._groups
-        message = info.message
+    def _extend(self, entries: list[Entry]) -> None:
+        """Add path entries (in order) to the plan, each as part of a turn."""
+        cache, infos, levels, sizes = self._cache, self._infos, self._levels, self._sizes
+        group_index, groups = self._group_index, self._groups
         current = groups[-1] if groups else None
-        joins = current is not None and (
-            message is None or (message.role == "tool" and current.head in ("assistant", "tool"))
-        )
-        if current is not None and joins:
-            current.end = index + 1
-            if current.head is None and message is not None:
-                current.head = message.role
-        else:
-            current = _Group(index, index + 1, message.role if message is not None else None)
-            groups.append(current)
-            if message is not None and message.role == "user":
-                self._user_group(len(groups) - 1)
-        self._group_index.append(len(groups) - 1)
-        current.size += info.size
-        current.keep = current.keep or info.keeps_group
-        self._total += info.size
+        for entry in entries:
+            info = cache.get(entry.id)
+            if info is None or info.entry is not entry:
+                info = cache[entry.id] = _measure(entry)
+            index = len(infos)
+            infos.append(info)
+            levels.append(0)
+            size = info.size
+            sizes.append(size)
+            message = info.message
+            if current is not None and (
+                message is None or (message.role == "tool" and current.head in _CALL_HEADS)
+            ):
+                current.end = index + 1
+                if current.head is None and message is not None:
+                    current.head = message.role
+            else:
+                role = message.role if message is not None else None
+                current = _Group(index, index + 1, role)
+                groups.append(current)
+                if role == "user":
+                    self._user_group(len(groups) - 1)
+            group_index.append(len(groups) - 1)
+            current.size += size
+            if info.keeps_group:
+                current.keep = True
+            self._total += size
 
     def _user_group(self, group: int) -> None:
         if self._first_user is None:
