@@ -52,7 +52,11 @@ class ChatMessage(BaseModel):
     """A message in the conversation (OpenAI Chat Completions shape).
 
     `finish_reason` is kept on assistant messages and `is_error` on tool messages; neither is
-    sent to the model. Unknown fields are ignored so older and newer session files load.
+    sent to the model. Tool messages also keep `outline` (the call and its result in one line,
+    made by the tool when the result was recorded; sent instead of the result when the
+    conversation is shortened to fit the context window) and `details` (`{"FullOutput":
+    {"original_size", "content"}}` when the result was cut to fit). Unknown fields are
+    ignored so older and newer session files load.
     """
 
     model_config = ConfigDict(extra="ignore")
@@ -63,6 +67,8 @@ class ChatMessage(BaseModel):
     tool_call_id: str | None = None
     finish_reason: FinishReason | None = None
     is_error: bool | None = None
+    outline: str | None = None
+    details: Any = None
     _wire: dict[str, Any] | None = PrivateAttr(default=None)
 
     def __eq__(self, other: object) -> bool:

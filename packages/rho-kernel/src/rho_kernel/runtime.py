@@ -21,6 +21,9 @@ from rho_kernel.config.sections import HOOK as SECTIONS_HOOK
 from rho_kernel.config.sections import collect_sections
 from rho_kernel.confinement.backend import ConfinementBackend
 from rho_kernel.confinement.state import Confinement
+from rho_kernel.context.budget import TokenBudget, resolve_budget
+from rho_kernel.context.estimator import TokenEstimator
+from rho_kernel.context.fitting import ContextFitter
 from rho_kernel.context_files import context_block, trusted_context_files
 from rho_kernel.diagnostics import warn
 from rho_kernel.home import user_home
@@ -167,6 +170,10 @@ class Runtime:
         self.phase: str | None = None
         self._catalog: ModelCatalog | None = None
         self._meter: tuple[tuple[int, int, int], ContextMeter] | None = None
+        #: Bytes-per-token ratios per model, calibrated by every response's usage.
+        self.estimator = TokenEstimator()
+        #: The fitting plan of the current session, kept between requests.
+        self.fitter = ContextFitter()
         self._context_notes: set[tuple[str, str]] = set()  # context files already noted
         #: The OS sandbox of the commands tools start for the model.
         self.confinement = _confinement(config, root, plugins, options.home)
@@ -387,17 +394,29 @@ class Runtime:
             self._catalog = ModelCatalog(self.config.models)
         return self._catalog
 
+    def budget(self) -> TokenBudget:
+        """The token budget of the current model: the window from `--token-budget`, else
+        `[agent] token_budget` when set, else the model's `context_window` (`[[models]]` or
+        the built-in catalog), else 32768; the completion reserve capped at half of it."""
+        return resolve_budget(
+            self.config.agent,
+            model=self.model,
+            provider=self.provider.name,
+            catalog=self.catalog,
+            flag=self.options.token_budget,
+        )
+
     def meter(self) -> ContextMeter:
         """The context meter for the current budget and tool set (rebuilt when they change)."""
         from rho_kernel.session.stats import ContextMeter, schema_tokens
 
-        agent = self.config.agent
-        key = (agent.token_budget, agent.completion_reserve, id(self.tools.schemas()))
+        budget = self.budget()
+        key = (budget.context_window, budget.completion_reserve, id(self.tools.schemas()))
         if self._meter is None or self._meter[0] != key:
             phases = {tool.name: (str(tool.phase) if tool.phase else None) for tool in self.tools}
             meter = ContextMeter(
-                context_window=agent.token_budget,
-                completion_reserve=agent.completion_reserve,
+                context_window=budget.context_window,
+                completion_reserve=budget.completion_reserve,
                 tool_phases=phases,
                 overhead_tokens=schema_tokens(self.tools.schemas()),
             )
@@ -475,6 +494,9 @@ class Runtime:
                 redactor=Redactor.from_config(self.config.redaction),
                 confinement=self.confinement,
                 compactor=self.compactor(self.cancel),
+                budget=self.budget(),
+                estimator=self.estimator,
+                fitter=self.fitter,
             )
             loop = AgentLoop(self.session, params)
             try:

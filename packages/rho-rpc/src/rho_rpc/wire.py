@@ -634,6 +634,17 @@ class IterationUsage(Wire):
     requestCount: int
 
 
+class FittedRequest(Wire):
+    """The request as sent after fitting the conversation into the prompt budget."""
+
+    estimatedTokens: int = Field(description="Estimated tokens of its messages and tools.")
+    promptBudget: int = Field(description="Context window minus completion reserve.")
+    messageCount: int = Field(description="Messages it held.")
+    outlined: int = Field(description="Session entries it showed as an outline.")
+    summarized: int = Field(description="Session entries it showed as a summary.")
+    evicted: int = Field(description="Session messages it left out.")
+
+
 class ContextSnapshot(Wire):
     """The context window right after a model request."""
 
@@ -641,6 +652,7 @@ class ContextSnapshot(Wire):
     contextWindow: int
     completionReserve: int
     utilizationPercent: float
+    fitted: FittedRequest | None = None
 
 
 class UsageParams(Wire):

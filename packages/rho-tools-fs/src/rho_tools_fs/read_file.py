@@ -167,7 +167,17 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     return f"read_file {path}: {count} line{'' if count == 1 else 's'}"
 
 
-@tool(risk=Risk.READ, phase=Phase.EXPLORATION, outline=_outline)
+def _continuation(arguments: dict[str, Any], result: ToolResult, kept_lines: int) -> str | None:
+    """`read on with read_file offset=N` after a result cut to fit the context window."""
+    details = result.details if isinstance(result.details, dict) else {}
+    first = details.get("first", arguments.get("offset", 1))  # a whole read has no details
+    if result.is_error or not isinstance(first, int) or kept_lines < 1:
+        return None
+    shown = kept_lines - 1  # the first line is the `<context>` frame
+    return f"read on with read_file offset={first + shown} (and a limit)"
+
+
+@tool(risk=Risk.READ, phase=Phase.EXPLORATION, outline=_outline, continuation=_continuation)
 async def read_file(
     path: str,
     hashline: bool = True,

@@ -47,6 +47,8 @@ class AgentConfig(_Section):
     initial_backoff_ms: int = Field(500, ge=0)
     token_budget: int = Field(32768, ge=256)
     completion_reserve: int = Field(8192, ge=1)
+    #: The share of the prompt budget one tool result may use before it is cut.
+    tool_result_share: float = Field(0.5, gt=0, le=1)
     stuck_loop_threshold: int = Field(3, ge=0)
     max_consecutive_empty: int = Field(5, ge=0)
     show_reasoning: bool = False

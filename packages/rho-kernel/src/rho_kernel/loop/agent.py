@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections.abc import Sequence
@@ -11,6 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from rho_kernel import diagnostics
 from rho_kernel.cancel import Cancelled, CancelToken
+from rho_kernel.context.bounding import BatchAllowance, bound_text, footer
+from rho_kernel.context.budget import TokenBudget
+from rho_kernel.context.estimator import TokenEstimator, utf8_len
+from rho_kernel.context.fitting import ContextFitter, ContextOverflow, FitResult
+from rho_kernel.context.outlines import tool_outline
 from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.loop.approval import ApprovalDecision, ApprovalGate, ApprovalRequest
 from rho_kernel.loop.arguments import ArgumentsError, decode_arguments, encode_arguments
@@ -69,6 +75,8 @@ TRUNCATED_GAVE_UP = (
 TURN_ERROR_KIND = "rho.turn_error.v1"
 CANCELLED = CANCELLED_TOOL_CALL
 CANCELLED_BEFORE_RUN = "Tool call cancelled before it ran."
+#: Bytes counted for the wrapping of each tool definition (`{"type": "function", …}`).
+TOOL_DEFINITION_OVERHEAD = 48
 
 
 @dataclass
@@ -94,6 +102,12 @@ class LoopParams:
     confinement: Confinement | None = None
     #: Runs compactions (None: built from the plugins' strategies on first use).
     compactor: Compactor | None = None
+    #: The context window split (default: `[agent] token_budget` and `completion_reserve`).
+    budget: TokenBudget | None = None
+    #: Bytes-per-token ratios, calibrated by each response's usage (default: a fresh one).
+    estimator: TokenEstimator | None = None
+    #: Keeps the fitting plan between requests (default: a fresh one for this prompt).
+    fitter: ContextFitter | None = None
 
 
 class _RetryBudgetExhausted(Exception):
@@ -126,6 +140,16 @@ class AgentLoop:
         self.compactor = params.compactor
         self.meter = params.meter
         self.continued = ""  # the text of a reply cut off at the token limit, being continued
+        agent = params.config.agent
+        self.budget = params.budget or TokenBudget.of(
+            agent.token_budget, agent.completion_reserve, "config"
+        )
+        self.estimator = params.estimator or TokenEstimator()
+        self.fitter = params.fitter or ContextFitter()
+        self.fitted: FitResult | None = None
+        self._request_bytes = 0
+        self._schemas: tuple[int, int] | None = None  # (id of the schema list, its bytes)
+        self._allowance: BatchAllowance | None = None
 
     # ── events ──────────────────────────────────────────────────────────────
 
@@ -339,13 +363,39 @@ class AgentLoop:
     # ── model calls ─────────────────────────────────────────────────────────
 
     def _request(self) -> ModelRequest:
+        """The next request: the session's current path fitted into the prompt budget.
+
+        Raises `AgentError` when the conversation cannot fit at all (see `ContextOverflow`),
+        so that no request the provider would refuse is sent.
+        """
+        schemas = self.p.tools.schemas()
+        overhead = self._schema_bytes(schemas)
+        try:
+            fitted = self.fitter.fit(
+                self.session,
+                budget_tokens=self.budget.prompt_budget,
+                ratio=self.estimator.ratio(self.p.model),
+                overhead_bytes=overhead,
+            )
+        except ContextOverflow as exc:
+            raise AgentError(str(exc), "agent") from None
+        self.fitted = fitted
+        self._request_bytes = self.fitter.size + overhead
         return ModelRequest(
             model=self.p.model,
-            messages=[message.to_wire() for message in self.session.path_messages()],
-            tools=self.p.tools.schemas(),
-            max_tokens=self.agent.completion_reserve,
+            messages=fitted.messages,
+            tools=schemas,
+            max_tokens=self.budget.completion_reserve,
             reasoning_effort=self.agent.reasoning_effort,
         )
+
+    def _schema_bytes(self, schemas: list[dict[str, Any]]) -> int:
+        """The size of the tool definitions as sent (computed once per schema list): their
+        JSON and the wrapping each wire protocol puts around every definition."""
+        if self._schemas is None or self._schemas[0] != id(schemas):
+            size = utf8_len(json.dumps(schemas, ensure_ascii=False)) if schemas else 0
+            self._schemas = (id(schemas), size + TOOL_DEFINITION_OVERHEAD * len(schemas))
+        return self._schemas[1]
 
     async def _call_model(self) -> ModelResponse:
         attempt = 0
@@ -364,6 +414,9 @@ class AgentLoop:
             self.usage.request_count += 1
             cost = 0.0
             if response.usage is not None:
+                self.estimator.calibrate(
+                    self.p.model, self._request_bytes, response.usage.input_tokens
+                )
                 self.usage.tokens.add(response.usage)
                 if self.p.catalog is not None:
                     cost = (
@@ -374,6 +427,8 @@ class AgentLoop:
                     cost = response.usage.cost
                 self.usage.total_cost += cost
             context = self.p.meter.snapshot(self.session) if self.p.meter is not None else {}
+            if self.fitted is not None:
+                context = {**context, "fitted": self.fitted.to_wire()}
             await self.emit("on_usage", self.iterations + 1, _usage_wire(response, cost), context)
             return response
 
@@ -405,6 +460,7 @@ class AgentLoop:
     # ── tools ───────────────────────────────────────────────────────────────
 
     async def _run_batch(self, calls: list[ToolCall]) -> None:
+        self._allowance = BatchAllowance(self._result_share(), len(calls))
         for index, call in enumerate(calls):
             if self.p.cancel.cancelled:
                 self._skip_rest(calls[index:], CANCELLED_BEFORE_RUN)
@@ -585,7 +641,11 @@ class AgentLoop:
         output = scrub_surrogates(result.output)
         if output is not result.output:
             result = ToolResult(output, result.is_error, result.details)
-        self.session.append_message(ChatMessage.tool_result(call.id, output, result.is_error))
+        message = self._result_message(call, result)
+        if message.text is not output:
+            result = ToolResult(message.text, result.is_error, result.details)
+            output = message.text
+        self.session.append_message(message)
         self.records.append(
             ToolCallRecord(
                 name=call.name,
@@ -597,6 +657,41 @@ class AgentLoop:
             )
         )
         await self.emit("on_tool_result", call.name, result, call_id=call.id)
+
+    def _result_share(self) -> int:
+        """The bytes the results of one batch may use together: `[agent] tool_result_share`
+        of the prompt budget left after the tool definitions."""
+        prompt = self.estimator.budget_bytes(self.budget.prompt_budget, self.p.model)
+        available = max(0, prompt - self._schema_bytes(self.p.tools.schemas()))
+        return int(available * self.agent.tool_result_share)
+
+    def _result_message(self, call: ToolCall, result: ToolResult) -> ChatMessage:
+        """The tool message recorded for `result`: with the outline its tool makes of it, and
+        cut to the batch's allowance (the full text kept in `details`)."""
+        tool = self.p.tools.get(call.name)
+        try:
+            arguments: dict[str, Any] | None = decode_arguments(call.arguments)
+        except ArgumentsError:
+            arguments = None
+        output = result.output
+        message = ChatMessage.tool_result(call.id, output, result.is_error)
+        message.outline = tool_outline(tool, call.name, arguments, result)
+        allowance = self._allowance or BatchAllowance(self._result_share(), 1)
+        bounded = bound_text(output, allowance.limit())
+        if bounded is not None:
+            hint = None
+            if tool is not None and arguments is not None:
+                try:
+                    hint = tool.continuation(arguments, result, bounded.kept_lines)
+                except Exception:  # advice is a nicety
+                    hint = None
+            hint = hint if isinstance(hint, str) else None
+            message.content = f"{bounded.text}\n\n{footer(bounded, hint)}"
+            message.details = {
+                "FullOutput": {"original_size": bounded.original_bytes, "content": output}
+            }
+        allowance.spend(utf8_len(message.text))
+        return message
 
 
 _PERSISTED_FINISH = {"stop", "tool_calls", "length", "content_filter"}

@@ -513,6 +513,15 @@ class Session:
         """The entries from the root to the leaf (a new list each call)."""
         return list(self._current_path())
 
+    def path_length(self) -> int:
+        """The number of entries from the root to the leaf."""
+        return len(self._current_path())
+
+    def path_tail(self, start: int) -> list[Entry]:
+        """The entries of the current path from position `start` on (a new list): with
+        `path_generation`, what a caller that saw the first `start` entries has not seen."""
+        return self._current_path()[start:]
+
     def path_messages(self) -> list[ChatMessage]:
         """The messages rendered from the current path, as sent to the model.
 

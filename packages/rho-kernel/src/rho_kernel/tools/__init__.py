@@ -1,6 +1,7 @@
 """The tool contract, the `@tool` decorator and the registry."""
 
 from rho_kernel.tools.base import (
+    Continuation,
     Outliner,
     OutputSink,
     Phase,
@@ -16,6 +17,7 @@ from rho_kernel.tools.registry import DuplicateToolError, ToolRegistry
 
 __all__ = [
     "Block",
+    "Continuation",
     "DuplicateToolError",
     "FunctionTool",
     "Outliner",

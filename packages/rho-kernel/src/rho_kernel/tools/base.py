@@ -57,6 +57,10 @@ OutputSink = Callable[[str, str], Awaitable[None]]
 #: `outline(arguments, result) -> text`: a call and its result in one short line.
 Outliner = Callable[[dict[str, Any], "ToolResult"], str | None]
 
+#: `continuation(arguments, result, kept_lines) -> text`: how to see the rest of a result cut
+#: to fit the context window after its first `kept_lines` lines.
+Continuation = Callable[[dict[str, Any], "ToolResult", int], str | None]
+
 
 @dataclass(slots=True)
 class ToolContext:
@@ -153,12 +157,21 @@ class Tool:
         `search_files 'foo': 14 matches`. None (the default) lets rho build a generic one."""
         return None
 
+    def continuation(
+        self, arguments: dict[str, Any], result: ToolResult, kept_lines: int
+    ) -> str | None:
+        """How the model can see the rest of a result that was cut to fit the context window
+        after its first `kept_lines` lines (e.g. `read on with read_file offset=812`); it ends
+        the footer of the cut result. None (the default) gives a generic advice."""
+        return None
+
     def schema(self) -> dict[str, Any]:
         """The tool definition sent to the model (name, description, parameters)."""
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
 
 __all__ = [
+    "Continuation",
     "Outliner",
     "OutputSink",
     "Phase",

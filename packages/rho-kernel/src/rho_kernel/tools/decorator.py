@@ -11,7 +11,15 @@ from typing import Any, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from rho_kernel.tools.base import Outliner, Phase, Risk, Tool, ToolContext, ToolResult
+from rho_kernel.tools.base import (
+    Continuation,
+    Outliner,
+    Phase,
+    Risk,
+    Tool,
+    ToolContext,
+    ToolResult,
+)
 
 _ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$")
 _ARG_LINE = re.compile(r"^\s+(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
@@ -73,10 +81,12 @@ class FunctionTool(Tool):
         phase: Phase | str | None = None,
         outline: Outliner | None = None,
         runs_processes: bool = False,
+        continuation: Continuation | None = None,
     ) -> None:
         self.func = func
         self.runs_processes = runs_processes
         self.outliner = outline
+        self.continuer = continuation
         self.name = name or func.__name__
         doc_description, param_docs = _split_docstring(func.__doc__ or "")
         self.description = description if description is not None else doc_description
@@ -149,6 +159,17 @@ class FunctionTool(Tool):
         except Exception:  # an outline is a nicety: a broken one falls back to the generic
             return None
 
+    def continuation(
+        self, arguments: dict[str, Any], result: ToolResult, kept_lines: int
+    ) -> str | None:
+        """The `continuation=` function's advice (None without one, or if it fails)."""
+        if self.continuer is None:
+            return None
+        try:
+            return self.continuer(arguments, result, kept_lines)
+        except Exception:  # advice is a nicety: a broken one falls back to the generic
+            return None
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the decorated name still calls the original function."""
         return self.func(*args, **kwargs)
@@ -175,6 +196,7 @@ def tool(
     phase: Phase | str | None = None,
     outline: Outliner | None = None,
     runs_processes: bool = False,
+    continuation: Continuation | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -188,6 +210,7 @@ def tool(
     phase: Phase | str | None = None,
     outline: Outliner | None = None,
     runs_processes: bool = False,
+    continuation: Continuation | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function.
 
@@ -199,6 +222,8 @@ def tool(
     JSON-serialisable value. `outline(arguments, result)` returns the call's one-line form
     used when old turns are shrunk (see `Tool.outline`). `runs_processes=True` declares that
     it starts processes (with `ctx.run_process`), see `Tool.runs_processes`.
+    `continuation(arguments, result, kept_lines)` says how to read on after a result cut to
+    fit the context window (see `Tool.continuation`).
     """
 
     def wrap(function: Callable[..., Any]) -> FunctionTool:
@@ -210,6 +235,7 @@ def tool(
             phase=phase,
             outline=outline,
             runs_processes=runs_processes,
+            continuation=continuation,
         )
 
     if func is not None:

@@ -1,0 +1,48 @@
+"""Context management: the token budget, the estimator, bounded tool results, outlines, and
+the fitting of each request into the budget."""
+
+from __future__ import annotations
+
+from rho_kernel.context.bounding import BatchAllowance, Bounded, bound_text, footer
+from rho_kernel.context.budget import DEFAULT_CONTEXT_WINDOW, TokenBudget, resolve_budget
+from rho_kernel.context.estimator import (
+    TokenEstimator,
+    family_ratio,
+    message_bytes,
+    utf8_len,
+)
+from rho_kernel.context.fitting import ContextFitter, ContextOverflow, FitResult, omitted_note
+from rho_kernel.context.outlines import (
+    OUTLINE,
+    SUMMARY,
+    clip,
+    downgrade,
+    generic_outline,
+    shrink_arguments,
+    tool_outline,
+)
+
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "OUTLINE",
+    "SUMMARY",
+    "BatchAllowance",
+    "Bounded",
+    "ContextFitter",
+    "ContextOverflow",
+    "FitResult",
+    "TokenBudget",
+    "TokenEstimator",
+    "bound_text",
+    "clip",
+    "downgrade",
+    "family_ratio",
+    "footer",
+    "generic_outline",
+    "message_bytes",
+    "omitted_note",
+    "resolve_budget",
+    "shrink_arguments",
+    "tool_outline",
+    "utf8_len",
+]

@@ -1,0 +1,567 @@
+"""Fitting: the view of a session's current path that is sent to the model.
+
+Before every request the path is fitted into the prompt budget, in this order:
+
+1. outline entries (Full → Outlined), oldest turn first and the largest entry of a turn
+   first, until the request fits;
+2. when every candidate is outlined and it still does not fit, summarize them
+   (→ Summarized), in the same order;
+3. when everything is summarized, leave out whole turns, oldest first, with one note in
+   their place saying how many messages were left out.
+
+A turn is a user or system message alone, or an assistant message with the tool results
+that answer it, so a tool call and its result are always sent or left out together. The
+system messages, the first user message, the last user message, the last turn, pinned
+entries and compaction summaries are never shortened or left out; entries a session already
+shows shortened (Outlined, Summarized) keep that form. When even these do not fit, fitting
+fails with `ContextOverflow` instead of sending a request the provider would refuse.
+
+The session is not changed: the plan lives in a `ContextFitter`, which keeps it between
+requests and extends it with what the path gained since, so the cost of a fit grows with
+what changed, not with the length of the session. It starts over when the path changed in
+another way (a branch, a resolution change, a compaction), for another session, or when
+the budget grew by more than a tenth.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rho_kernel.context.estimator import MESSAGE_OVERHEAD, message_bytes, utf8_len
+from rho_kernel.context.outlines import OUTLINE, SUMMARY, downgrade, generic_outline, short_size
+from rho_kernel.messages import ChatMessage
+from rho_kernel.session.entries import (
+    BranchSummaryPayload,
+    CompactionPayload,
+    Full,
+    MessagePayload,
+    Pinned,
+    render_entry,
+)
+
+if TYPE_CHECKING:
+    from rho_kernel.session.entries import Entry
+    from rho_kernel.session.store import Session
+
+_BULK = 1000  # new entries beyond which the garbage collector is paused while they are added
+
+TINY_BYTES = 48
+"""Entries this small are not worth shortening."""
+
+REBUILD_GROWTH = 1.1
+"""The plan starts over when the budget in bytes grew beyond this factor of what it was built
+for, so that a larger window (or a better calibrated estimate) lets shortened entries back."""
+
+
+def omitted_note(count: int) -> str:
+    """The text of the message standing in for `count` left-out messages."""
+    return f"[{count} earlier messages were left out here to fit the context window]"
+
+
+_NOTE_BYTES = utf8_len(omitted_note(10**12)) + MESSAGE_OVERHEAD
+
+
+class ContextOverflow(Exception):
+    """The parts of the conversation that are never shortened do not fit the budget."""
+
+    def __init__(self, needed_tokens: int, budget_tokens: int, overhead_tokens: int) -> None:
+        self.needed_tokens = needed_tokens
+        self.budget_tokens = budget_tokens
+        self.overhead_tokens = overhead_tokens
+        super().__init__(
+            f"the conversation does not fit the context window: even with older turns "
+            f"shortened and left out, the request needs about {needed_tokens} tokens "
+            f"(system prompt, first and latest request, latest turn, pinned entries and "
+            f"{overhead_tokens} tokens of tool definitions) but the prompt budget is "
+            f"{budget_tokens} tokens (context window minus completion reserve). Use a model "
+            f"with a larger window or raise --token-budget / [agent] token_budget, lower "
+            f"[agent] completion_reserve, or start over (clear, or a new session)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class FitResult:
+    """One fitted request: the wire messages and what fitting did.
+
+    `estimated_tokens` counts the messages and the `overhead` (tool definitions);
+    `outlined`, `summarized` and `evicted` count entries shown shortened or left out;
+    `measured` how many path entries were examined for this fit (new ones, or all after a
+    restart) and `rebuilt` whether the plan started over.
+    """
+
+    messages: list[dict[str, Any]]
+    estimated_tokens: int
+    budget_tokens: int
+    outlined: int
+    summarized: int
+    evicted: int
+    measured: int
+    rebuilt: bool
+
+    def to_wire(self) -> dict[str, Any]:
+        """The `fitted` part of the `usage` notification's `context`."""
+        return {
+            "estimatedTokens": self.estimated_tokens,
+            "promptBudget": self.budget_tokens,
+            "messageCount": len(self.messages),
+            "outlined": self.outlined,
+            "summarized": self.summarized,
+            "evicted": self.evicted,
+        }
+
+
+@dataclass(slots=True, eq=False)
+class _Info:
+    """What fitting knows about one entry (cached per entry object)."""
+
+    entry: Entry
+    message: ChatMessage | None
+    size: int
+    fixed: bool  # never shortened
+    keeps_group: bool  # its turn is never left out
+    # Filled on demand: the tool outline text, and sizes and wire forms per level.
+    outline_text: str | None = None
+    outline_size: int = -1
+    summary_size: int = -1
+    full_wire: dict[str, Any] | None = None
+    outline_wire: dict[str, Any] | None = None
+    summary_wire: dict[str, Any] | None = None
+
+
+_SUMMARIES = (CompactionPayload, BranchSummaryPayload)
+_CALL_HEADS = ("assistant", "tool")
+
+
+def _measure(entry: Entry) -> _Info:
+    resolution = entry.resolution
+    payload = entry.payload
+    if resolution.__class__ is Full and payload.__class__ is MessagePayload:
+        # the common case, without the general rendering's dispatch
+        message = payload.message  # type: ignore[union-attr]
+        size = message_bytes(message)
+        keeps = message.role == "system"
+        return _Info(entry, message, size, keeps or size <= TINY_BYTES, keeps)
+    rendered = render_entry(entry)
+    if rendered is None:
+        return _Info(entry, None, 0, True, False)
+    size = message_bytes(rendered)
+    keeps = (
+        isinstance(payload, _SUMMARIES)
+        or isinstance(resolution, Pinned)
+        or rendered.role == "system"
+    )
+    fixed = keeps or not isinstance(resolution, Full) or size <= TINY_BYTES
+    return _Info(entry, rendered, size, fixed, keeps)
+
+
+@dataclass(slots=True, eq=False)
+class _Group:
+    """A turn: a range of path items."""
+
+    start: int
+    end: int
+    head: str | None  # role of the first rendered message
+    keep: bool = False
+    size: int = 0
+    order: list[int] | None = None
+    evicted: bool = False
+
+
+class ContextFitter:
+    """Fits a session's current path into a prompt budget, request after request.
+
+    One fitter serves one conversation at a time (it starts over for another session). Call
+    `fit` before every model request; it raises `ContextOverflow` when nothing fits.
+    """
+
+    def __init__(self) -> None:
+        self._cache: dict[str, _Info] = {}
+        self._session_key: tuple[int, str] | None = None
+        self._generation = -1
+        self._built_for = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self._infos: list[_Info] = []
+        self._levels: list[int] = []
+        self._sizes: list[int] = []
+        self._group_index: list[int] = []
+        self._groups: list[_Group] = []
+        self._total = 0
+        self._first_user: int | None = None
+        self._last_user: int | None = None
+        self._p1 = [0, 0]  # outline pointer: group, position in its order
+        self._p2 = [0, 0]  # summary pointer
+        self._p3 = 0  # eviction pointer: groups before it are left out or kept protected
+        self._kept_before: list[int] = []
+        self._first_evicted: int | None = None
+        self._evicted_messages = 0
+        self._outlined = 0
+        self._summarized = 0
+
+    # ── public ──────────────────────────────────────────────────────────────
+
+    def fit(
+        self, session: Session, *, budget_tokens: int, ratio: float, overhead_bytes: int = 0
+    ) -> FitResult:
+        """The fitted messages of `session`'s current path (wire form).
+
+        `budget_tokens` is the prompt budget, `ratio` the model's bytes per token and
+        `overhead_bytes` the size of what else the request carries (tool definitions).
+        Raises `ContextOverflow` when even the protected parts exceed the budget.
+        """
+        ratio = ratio if ratio > 0 else 1.0
+        available = math.floor(budget_tokens * ratio) - max(0, overhead_bytes)
+        key = (id(session), session.id)
+        generation = session.path_generation
+        rebuilt = (
+            key != self._session_key
+            or generation != self._generation
+            or session.path_length() < len(self._infos)
+            or available > self._built_for * REBUILD_GROWTH
+        )
+        if rebuilt:
+            self._reset()
+            self._session_key, self._generation = key, generation
+            self._built_for = available
+        else:
+            self._built_for = min(self._built_for, available)
+        new = session.path_tail(len(self._infos))
+        paused = len(new) > _BULK and gc.isenabled()
+        if paused:
+            gc.disable()  # a bulk of new entries allocates much and makes no cycles
+        try:
+            self._extend(new)
+            self._prune(session)
+            if rebuilt:
+                self._fast_forward(available)
+            fits = self._shrink(available)
+        finally:
+            if paused:
+                gc.enable()
+        overhead_tokens = math.ceil(max(0, overhead_bytes) / ratio)
+        needed = math.ceil((self._total + max(0, overhead_bytes)) / ratio)
+        if not fits:
+            raise ContextOverflow(needed, budget_tokens, overhead_tokens)
+        return FitResult(
+            messages=self._messages(),
+            estimated_tokens=needed,
+            budget_tokens=budget_tokens,
+            outlined=self._outlined,
+            summarized=self._summarized,
+            evicted=self._evicted_messages,
+            measured=len(new),
+            rebuilt=rebuilt,
+        )
+
+    @property
+    def size(self) -> int:
+        """The size in bytes of the messages the last fit produced."""
+        return self._total
+
+    # ── adding path entries ─────────────────────────────────────────────────
+
+    def _prune(self, session: Session) -> None:
+        if len(self._cache) > 2 * session.entry_count + 256:
+            entries = session.entries
+            self._cache = {k: v for k, v in self._cache.items() if entries.get(k) is v.entry}
+
+    def _extend(self, entries: list[Entry]) -> None:
+        """Add path entries (in order) to the plan, each as part of a turn."""
+        cache, infos, levels, sizes = self._cache, self._infos, self._levels, self._sizes
+        group_index, groups = self._group_index, self._groups
+        current = groups[-1] if groups else None
+        for entry in entries:
+            info = cache.get(entry.id)
+            if info is None or info.entry is not entry:
+                info = cache[entry.id] = _measure(entry)
+            index = len(infos)
+            infos.append(info)
+            levels.append(0)
+            size = info.size
+            sizes.append(size)
+            message = info.message
+            if current is not None and (
+                message is None or (message.role == "tool" and current.head in _CALL_HEADS)
+            ):
+                current.end = index + 1
+                if current.head is None and message is not None:
+                    current.head = message.role
+            else:
+                role = message.role if message is not None else None
+                current = _Group(index, index + 1, role)
+                groups.append(current)
+                if role == "user":
+                    self._user_group(len(groups) - 1)
+            group_index.append(len(groups) - 1)
+            current.size += size
+            if info.keeps_group:
+                current.keep = True
+            self._total += size
+
+    def _user_group(self, group: int) -> None:
+        if self._first_user is None:
+            self._first_user = group
+        released, self._last_user = self._last_user, group
+        if released is not None and not self._protected(released):
+            self._catch_up(released)
+
+    def _protected(self, group: int) -> bool:
+        return group in (self._first_user, self._last_user) or group == len(self._groups) - 1
+
+    def _catch_up(self, group: int) -> None:
+        """Bring a turn that just lost its protection to the level of the turns around it."""
+        if group < self._p1[0]:
+            for index in self._order(group):
+                self._set_level(index, OUTLINE)
+        if group < self._p2[0]:
+            for index in self._order(group):
+                self._set_level(index, SUMMARY)
+        if group < self._p3 and not self._groups[group].keep:
+            self._kept_before.remove(group)
+            self._evict(group)
+
+    # ── shrinking ───────────────────────────────────────────────────────────
+
+    def _order(self, group: int) -> list[int]:
+        turn = self._groups[group]
+        if turn.order is None:
+            infos = self._infos
+            candidates = [i for i in range(turn.start, turn.end) if not infos[i].fixed]
+            candidates.sort(key=lambda i: -infos[i].size)
+            turn.order = candidates
+        return turn.order
+
+    def _shrink(self, available: int) -> bool:
+        """Shorten and leave out until the total fits `available` bytes; False if it cannot."""
+        last = len(self._groups) - 1
+        while self._total > available:
+            if self._step(self._p1, last, OUTLINE):
+                continue
+            if self._p1[0] >= last and self._step(self._p2, self._p1[0], SUMMARY):
+                continue
+            if self._p1[0] >= last and self._p2[0] >= last and self._p3 < last:
+                group = self._p3
+                self._p3 += 1
+                if self._protected(group) or self._groups[group].keep:
+                    self._kept_before.append(group)
+                else:
+                    self._evict(group)
+                continue
+            return False
+        return True
+
+    def _fast_forward(self, available: int) -> None:
+        """On a fresh plan that will have to leave turns out, reach the plan's end state
+        directly: find from the newest turn back which turns fit at their smallest, shorten
+        those to it and leave the older ones out, without shortening what is left out."""
+        last = len(self._groups) - 1
+        if self._total <= available or last < 1:
+            return
+        groups = self._groups
+        room = available - _NOTE_BYTES
+        for group in range(last + 1):
+            if self._protected(group) or groups[group].keep:
+                room -= self._smallest(group)
+        cut = None
+        for group in range(last - 1, -1, -1):
+            if self._protected(group) or groups[group].keep:
+                continue
+            room -= self._smallest(group)
+            if room < 0:
+                cut = group
+                break
+        if cut is None or not self._must_leave_out(cut, -room):
+            return  # everything fits at its smallest: the ordinary plan leaves nothing out
+        for group in range(last):
+            turn = groups[group]
+            if self._protected(group):
+                if group <= cut:
+                    self._kept_before.append(group)
+                continue
+            if group <= cut and not turn.keep:
+                self._evict(group)
+                continue
+            for index in self._order(group):
+                self._set_level(index, OUTLINE)
+                self._set_level(index, SUMMARY)
+            if group <= cut:
+                self._kept_before.append(group)
+        self._p1 = [last, 0]
+        self._p2 = [last, 0]
+        self._p3 = cut + 1
+
+    def _must_leave_out(self, cut: int, excess: int) -> bool:
+        """Whether, with the turns from `cut` on at their smallest `excess` bytes over the
+        room left beside the note, some turn must be left out: it need not when all turns
+        at their smallest fit without the note."""
+        for group in range(cut - 1, -1, -1):
+            if excess > _NOTE_BYTES:
+                return True
+            if not (self._protected(group) or self._groups[group].keep):
+                excess += self._smallest(group)
+        return excess > _NOTE_BYTES
+
+    def _smallest(self, group: int) -> int:
+        """The size of a turn once shortened as far as the plan can (protected: as it is)."""
+        turn = self._groups[group]
+        if self._protected(group):
+            return turn.size
+        size = turn.size
+        sizes = self._sizes
+        for index in self._order(group):
+            smallest = min(
+                sizes[index], self._short_size(index, OUTLINE), self._short_size(index, SUMMARY)
+            )
+            size -= sizes[index] - smallest
+        return size
+
+    def _step(self, pointer: list[int], limit: int, level: int) -> bool:
+        """Apply `level` to the next candidate at `pointer` (before group `limit`); False when
+        there is none."""
+        while pointer[0] < limit:
+            group = pointer[0]
+            if self._protected(group):
+                pointer[0], pointer[1] = group + 1, 0
+                continue
+            order = self._order(group)
+            if pointer[1] >= len(order):
+                pointer[0], pointer[1] = group + 1, 0
+                continue
+            index = order[pointer[1]]
+            pointer[1] += 1
+            self._set_level(index, level)
+            return True
+        return False
+
+    def _short_size(self, index: int, level: int) -> int:
+        info = self._infos[index]
+        size = info.outline_size if level == OUTLINE else info.summary_size
+        if size < 0:
+            assert info.message is not None
+            size = short_size(info.message, level, self._tool_outline(index))
+            if level == OUTLINE:
+                info.outline_size = size
+            else:
+                info.summary_size = size
+        return size
+
+    def _set_level(self, index: int, level: int) -> None:
+        if self._levels[index] >= level:
+            return
+        new = self._short_size(index, level)
+        old = self._sizes[index]
+        if new >= old:
+            return
+        previous = self._levels[index]
+        if previous == OUTLINE:
+            self._outlined -= 1
+        self._levels[index] = level
+        if level == OUTLINE:
+            self._outlined += 1
+        else:
+            self._summarized += 1
+        self._sizes[index] = new
+        group = self._groups[self._group_index[index]]
+        group.size += new - old
+        if not group.evicted:
+            self._total += new - old
+
+    def _evict(self, group: int) -> None:
+        turn = self._groups[group]
+        turn.evicted = True
+        self._total -= turn.size
+        if self._first_evicted is None:
+            self._total += _NOTE_BYTES
+            self._first_evicted = group
+        else:
+            self._first_evicted = min(self._first_evicted, group)
+        infos, levels = self._infos, self._levels
+        for index in range(turn.start, turn.end):
+            if infos[index].message is not None:
+                self._evicted_messages += 1
+                if levels[index] == OUTLINE:
+                    self._outlined -= 1
+                elif levels[index] == SUMMARY:
+                    self._summarized -= 1
+
+    # ── rendering ───────────────────────────────────────────────────────────
+
+    def _tool_outline(self, index: int) -> str | None:
+        """The outline text of a tool result: recorded with it, or generic from its call."""
+        info = self._infos[index]
+        message = info.message
+        if message is None or message.role != "tool":
+            return None
+        if info.outline_text is None:
+            recorded = message.outline
+            info.outline_text = recorded if recorded else self._generic_outline(index, message)
+        return info.outline_text
+
+    def _generic_outline(self, index: int, message: ChatMessage) -> str:
+        name, arguments = "tool", None
+        turn = self._groups[self._group_index[index]]
+        head = self._infos[turn.start].message
+        for call in (head.tool_calls if head is not None else None) or ():
+            if call.id == message.tool_call_id:
+                name = call.function.name
+                raw = call.function.arguments
+                if len(raw) <= 4096:
+                    try:
+                        arguments = json.loads(raw)
+                    except ValueError:
+                        arguments = None
+                break
+        return generic_outline(name, arguments, message.text, bool(message.is_error))
+
+    def _wire(self, index: int) -> dict[str, Any]:
+        info = self._infos[index]
+        level = self._levels[index]
+        assert info.message is not None
+        if level == 0:
+            wire = info.full_wire
+            if wire is None:
+                wire = info.full_wire = info.message.to_wire()
+            return wire
+        wire = info.outline_wire if level == OUTLINE else info.summary_wire
+        if wire is None:
+            wire = downgrade(info.message, level, self._tool_outline(index)).to_wire()
+            if level == OUTLINE:
+                info.outline_wire = wire
+            else:
+                info.summary_wire = wire
+        return wire
+
+    def _emit(self, group: int, out: list[dict[str, Any]]) -> None:
+        turn = self._groups[group]
+        infos, levels = self._infos, self._levels
+        for index in range(turn.start, turn.end):
+            info = infos[index]
+            if info.message is None:
+                continue
+            wire = info.full_wire if levels[index] == 0 else None
+            out.append(wire if wire is not None else self._wire(index))
+
+    def _messages(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        marker = self._first_evicted
+        note = None
+        if marker is not None:
+            note = ChatMessage.user(omitted_note(self._evicted_messages)).to_wire()
+        for group in self._kept_before:
+            if note is not None and marker is not None and group > marker:
+                out.append(note)
+                note = None
+            self._emit(group, out)
+        if note is not None:
+            out.append(note)
+        for group in range(self._p3, len(self._groups)):
+            self._emit(group, out)
+        return out
+
+
+__all__ = ["ContextFitter", "ContextOverflow", "FitResult", "omitted_note"]
