@@ -43,7 +43,7 @@ def test_a_terminal_gets_a_status_bar_after_each_turn(
     server.add(text_reply("one"), text_reply("two"))
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [RHO, "--endpoint", server.chat_url, "-m", "scripted-model", "--token-budget", "4000"],
+        [RHO, "--endpoint", server.chat_url, "-m", "scripted-model", "--token-budget", "16000"],
         cwd=project,
         env=_env(home),
         stdin=subprocess.PIPE,
@@ -67,7 +67,7 @@ def test_a_terminal_gets_a_status_bar_after_each_turn(
             text = _read_available(master, "messages")
             [bar] = [line for line in text.splitlines() if "tokens (" in line]
             assert bar.startswith("[") and ("█" in bar or "░" in bar)
-            assert "/4k tokens (" in bar and "remaining │" in bar
+            assert "/16k tokens (" in bar and "remaining │" in bar
             assert bar.rstrip().endswith(f"{1 + 2 * number} messages")
         proc.stdin.close()
         assert proc.wait(timeout=20) == 0
