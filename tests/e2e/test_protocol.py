@@ -243,9 +243,11 @@ def test_a_broken_plugin_is_skipped_and_rho_still_starts(start_rho, tmp_path: Pa
     assert process.read()["method"] == "ready"
     failed = process.call("listPlugins")["result"]["failed"]
     assert failed and failed[0]["name"] == "broken"
+    assert failed[0]["distribution"] == "broken-rho-plugin"
     assert process.finish() == 0
     stderr = process.stderr_text()
-    assert "plugin 'broken' skipped" in stderr and "does_not_exist_anywhere" in stderr
+    assert "plugin 'broken' (broken-rho-plugin 0.1) skipped" in stderr
+    assert "does_not_exist_anywhere" in stderr
     assert "Traceback" not in stderr
 
 

@@ -158,7 +158,9 @@ def test_system_prompt_has_base_environment_and_fragments(project: Path, tmp_pat
     assert custom.session.path_messages()[0].text.startswith("Be terse.")
 
 
-def test_duplicate_tools_across_plugins_are_a_startup_error(project: Path, tmp_path: Path) -> None:
+def test_a_duplicate_tool_is_skipped_and_the_plugin_loading_first_keeps_it(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     @tool
     def read_file(path: str) -> str:
         """Clash with rho-tools-fs."""
@@ -169,10 +171,15 @@ def test_duplicate_tools_across_plugins_are_a_startup_error(project: Path, tmp_p
         def rho_register_tools(self) -> list[object]:
             return [read_file]
 
-    with pytest.raises(StartupError, match=r"read_file.*both"):
-        Runtime.build(
-            _options(project, tmp_path, ephemeral=True, plugin_objects=(("clash", Clash()),))
-        )
+    runtime = Runtime.build(
+        _options(project, tmp_path, ephemeral=True, plugin_objects=(("clash", Clash()),))
+    )
+    # Objects given to the runtime register before entry points such as rho-tools-fs.
+    assert runtime.tools.owner("read_file") == "clash"
+    assert "write_file" in runtime.tools
+    stderr = capsys.readouterr().err
+    assert "tool 'read_file' of plugin 'rho-tools-fs' (rho-tools-fs " in stderr
+    assert "skipped: plugin 'clash', which loads first" in stderr
 
 
 def test_disabled_plugin_contributes_nothing(project: Path, tmp_path: Path) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from rho_kernel.runtime import Runtime, RuntimeOptions
 from rho_rpc import __version__
 from rho_rpc.app import add_discover, collect_methods
@@ -44,20 +46,19 @@ def test_methods_params_and_results_come_from_the_wire_models(tmp_path: Path) ->
     assert {"ready", "agent/end", "approval/request", "tool/result", "agent/retry"} <= notifications
 
 
-def test_duplicate_method_names_are_a_startup_error(tmp_path: Path) -> None:
-    import pytest
-
+def test_a_duplicate_method_is_skipped_and_rho_rpc_keeps_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from rho_kernel import hookimpl
     from rho_kernel.rpc import RpcMethod
-    from rho_kernel.runtime import StartupError
+
+    async def handler(_: object) -> dict:
+        return {}
 
     class Clash:
         @hookimpl
         def rho_register_rpc_methods(self) -> list[RpcMethod]:
-            async def handler(_: object) -> dict:
-                return {}
-
-            return [RpcMethod("getState", handler)]
+            return [RpcMethod("getState", handler), RpcMethod("clash/own", handler)]
 
     options = RuntimeOptions(
         cwd=tmp_path,
@@ -66,5 +67,12 @@ def test_duplicate_method_names_are_a_startup_error(tmp_path: Path) -> None:
         plugin_modules=(("rho-rpc", "rho_rpc.plugin"),),
         plugin_objects=(("clash", Clash()),),
     )
-    with pytest.raises(StartupError, match=r"getState.*rho-rpc.*clash|getState.*clash.*rho-rpc"):
-        collect_methods(Runtime.build(options))
+    runtime = Runtime.build(options)
+    methods = collect_methods(runtime)
+    assert methods["getState"].handler is not handler
+    assert methods["clash/own"].handler is handler
+    infos = {info.name: info for info in runtime.plugins.plugins()}
+    assert infos["clash"].rpc_methods == ["clash/own"]
+    assert "getState" in infos["rho-rpc"].rpc_methods
+    stderr = capsys.readouterr().err
+    assert "RPC method 'getState' of plugin 'clash' skipped: plugin 'rho-rpc'" in stderr

@@ -72,3 +72,42 @@ def test_schemas_are_built_only_when_first_needed() -> None:
     assert lazy._args_model is None
     assert lazy.parameters["required"] == ["text"]
     assert lazy._args_model is not None
+
+
+def test_a_tool_whose_parameters_are_not_an_object_schema_is_skipped() -> None:
+    from rho_kernel import Tool
+
+    class Flat(Tool):
+        name = "flat"
+        description = "Parameters that are a string schema."
+        parameters = {"type": "string"}  # noqa: RUF012
+
+    class Nan(Tool):
+        name = "nan"
+        description = "A default no JSON can hold."
+        parameters = {"type": "object", "properties": {"n": {"default": float("nan")}}}  # noqa: RUF012
+
+    registry = ToolRegistry()
+    registry.register(Flat(), "plugin-a")
+    registry.register(Nan(), "plugin-a")
+    registry.register(alpha, "plugin-b")
+    reports: list[str] = []
+    registry.prepare(reports.append)
+    assert [schema["name"] for schema in registry.schemas()] == ["alpha"]
+    assert (
+        "tool 'flat' of plugin 'plugin-a' skipped: its parameters are not a JSON Schema"
+        in (reports[0])
+    )
+    assert "tool 'nan' of plugin 'plugin-a' skipped: its definition is not JSON" in reports[1]
+
+
+@pytest.mark.parametrize("name", ["", "has space", "x" * 65, "new\nline", 7])
+def test_a_name_no_model_api_takes_is_refused(name: object) -> None:
+    from rho_kernel import Tool
+
+    class Named(Tool):
+        description = "Badly named."
+
+    Named.name = name  # type: ignore[assignment]
+    with pytest.raises(TypeError, match="plugin 'p' contributed a tool named"):
+        ToolRegistry().register(Named(), "p")

@@ -29,11 +29,29 @@ ENTRY_POINT_GROUP = "rho"
 
 @dataclass(slots=True)
 class PluginInfo:
-    """A loaded plugin: its registered name, distribution version and the hooks it implements."""
+    """A loaded plugin: its registered name, where it comes from, and what it implements.
+
+    `distribution` is the installed package that provides it (None for an object registered
+    directly, as tests do); `tools` and `rpc_methods` are filled by the host's owner once
+    the contributions are collected (`PluginHost.credit`).
+    """
 
     name: str
     version: str | None
     hooks: list[str] = field(default_factory=list)
+    distribution: str | None = None
+    tools: list[str] = field(default_factory=list)
+    rpc_methods: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class PluginFailure:
+    """A plugin that could not be loaded: its name, its distribution and why."""
+
+    name: str
+    problem: str
+    distribution: str | None = None
+    version: str | None = None
 
 
 class PluginHost:
@@ -52,17 +70,34 @@ class PluginHost:
         self.autoload = (not os.environ.get(DISABLE_AUTOLOAD_ENV)) if autoload is None else autoload
         self.report = report
         self.versions: dict[str, str | None] = {}
-        self.failures: list[tuple[str, str]] = []
+        self.failures: list[PluginFailure] = []
+        #: plugin name → distribution name, for the plugins whose distribution is known.
+        self.distributions: dict[str, str | None] = {}
+        #: plugin name → import path, to find the distribution of a module loaded by path.
+        self._module_paths: dict[str, str] = {}
+        #: plugin name → kind ("tools", "rpc_methods") → names it contributed and kept.
+        self.contributions: dict[str, dict[str, list[str]]] = {}
         if os.environ.get(TRACE_ENV):
             self.pm.trace.root.setwriter(lambda text: sys.stderr.write(text))
             self.pm.enable_tracing()
 
     # ── loading ─────────────────────────────────────────────────────────────
 
-    def register(self, plugin: object, name: str, version: str | None = None) -> bool:
-        """Register a plugin object or module; False (and a report) when it is rejected."""
+    def register(
+        self,
+        plugin: object,
+        name: str,
+        version: str | None = None,
+        distribution: str | None = None,
+    ) -> bool:
+        """Register a plugin object or module; False (and a report) when it is rejected.
+
+        `distribution` names the installed package that provides it (see `describe`).
+        """
         if name in self.disabled or self.pm.has_plugin(name):
             return False
+        self.distributions.setdefault(name, distribution)
+        self.versions.setdefault(name, version)
         try:
             self.pm.register(plugin, name=name)
             self.pm.check_pending()
@@ -71,40 +106,103 @@ class PluginHost:
                 self.pm.unregister(name=name)
             self._fail(name, f"rejected: {exc}")
             return False
-        self.versions[name] = version
         return True
 
     def load_defaults(self, extra: Iterable[tuple[str, str]] = ()) -> None:
         """Register the kernel's built-ins (and `extra` (name, module) pairs) by import path."""
-        self.register(builtins, KERNEL_PLUGIN_NAME, _version_of("rho_kernel"))
-        for name, module_path in (*DEFAULT_PLUGINS, *extra):
-            if name in self.disabled:
-                continue
-            try:
-                module = importlib.import_module(module_path)
-            except Exception as exc:
-                self._fail(name, f"failed to import {module_path}: {exc}")
-                continue
-            self.register(module, name, _version_of(module_path))
+        from rho_kernel import __version__
+
+        self.register(builtins, KERNEL_PLUGIN_NAME, __version__, KERNEL_PLUGIN_NAME)
+        for name, module_path in DEFAULT_PLUGINS:
+            if name not in self.disabled:
+                self._register_module(name, module_path, __version__, KERNEL_PLUGIN_NAME)
+        for name, module_path in extra:
+            if name not in self.disabled:
+                self._module_paths.setdefault(name, module_path)
+                self._register_module(name, module_path)
+
+    def _register_module(
+        self,
+        name: str,
+        module_path: str,
+        version: str | None = None,
+        distribution: str | None = None,
+    ) -> None:
+        self.distributions.setdefault(name, distribution)
+        try:
+            module = importlib.import_module(module_path)
+        except Exception as exc:
+            self._fail(name, f"failed to import {module_path}: {type(exc).__name__}: {exc}")
+            return
+        self.register(module, name, version or _version_of(module_path), distribution)
 
     def load_entrypoints(self) -> None:
-        """Register every `rho` entry point; one that fails to import is reported and skipped."""
+        """Register every `rho` entry point, in name order so that which plugin loads first
+        (and keeps a contested tool or method name) never depends on the file system.
+
+        One that fails to import is reported and skipped.
+        """
         if not self.autoload:
             return
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
+        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
             if ep.name in self.disabled or self.pm.has_plugin(ep.name):
                 continue
+            dist = ep.dist
+            self.distributions[ep.name] = _metadata_name(dist)
+            self.versions[ep.name] = _metadata_version(dist)
             try:
                 plugin = ep.load()
             except Exception as exc:
                 self._fail(ep.name, f"failed to import {ep.value}: {type(exc).__name__}: {exc}")
                 continue
-            version = ep.dist.version if ep.dist is not None else None
-            self.register(plugin, ep.name, version)
+            self.register(plugin, ep.name, self.versions[ep.name], self.distributions[ep.name])
 
     def _fail(self, name: str, problem: str) -> None:
-        self.failures.append((name, problem))
-        self.report(f"plugin '{name}' skipped: {problem}")
+        distribution, version = self.origin(name)
+        self.failures.append(PluginFailure(name, problem, distribution, version))
+        self.report(f"{self.describe(name)} skipped: {problem}")
+
+    # ── attribution ─────────────────────────────────────────────────────────
+
+    def origin(self, name: str) -> tuple[str | None, str | None]:
+        """The distribution that provides plugin `name` and its version (None when unknown).
+
+        A plugin registered by import path is looked up in the installed distributions' file
+        lists only when asked (it is slow, and never needed on the startup path).
+        """
+        distribution = self.distributions.get(name)
+        version = self.versions.get(name)
+        if distribution is None and name in self._module_paths:
+            distribution = _distribution_of_module(self._module_paths.pop(name))
+            self.distributions[name] = distribution
+        if distribution is not None and version is None:
+            version = _installed_version(distribution)
+            self.versions[name] = version
+        return distribution, version
+
+    def describe(self, name: str) -> str:
+        """How messages name a plugin: `plugin 'acme' (acme-tools 1.2)`."""
+        distribution, version = self.origin(name)
+        if distribution is None:
+            return f"plugin '{name}'"
+        return f"plugin '{name}' ({distribution}{f' {version}' if version else ''})"
+
+    def rank(self, name: str) -> int:
+        """The position of plugin `name` in load order (unknown names sort last)."""
+        for index, (registered, _) in enumerate(self.pm.list_name_plugin()):
+            if registered == name:
+                return index
+        return sys.maxsize
+
+    def credit(self, name: str, kind: str, item: str) -> None:
+        """Record that plugin `name` contributed `item` of `kind` ("tools", "rpc_methods")."""
+        self.contributions.setdefault(name, {}).setdefault(kind, []).append(item)
+
+    def uncredit(self, kind: str, item: str) -> None:
+        """Forget a contribution that was dropped after all (a tool whose schema is broken)."""
+        for kinds in self.contributions.values():
+            if item in kinds.get(kind, ()):
+                kinds[kind].remove(item)
 
     # ── calling ─────────────────────────────────────────────────────────────
 
@@ -143,7 +241,7 @@ class PluginHost:
                 items.extend((plugin_name, item) for item in result)
             else:
                 self.report(
-                    f"plugin '{plugin_name}' returned {type(result).__name__} from "
+                    f"{self.describe(plugin_name)} returned {type(result).__name__} from "
                     f"{hook_name}; expected a list (ignored)"
                 )
         return items
@@ -182,18 +280,71 @@ class PluginHost:
     # ── introspection ───────────────────────────────────────────────────────
 
     def plugins(self) -> list[PluginInfo]:
-        """Every registered plugin with its version and implemented hooks."""
+        """Every registered plugin in load order: origin, implemented hooks, contributions."""
         infos: list[PluginInfo] = []
         for name, plugin in self.pm.list_name_plugin():
             hooks = sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or ())
-            infos.append(PluginInfo(name=name, version=self.versions.get(name), hooks=hooks))
+            distribution, version = self.origin(name)
+            given = self.contributions.get(name, {})
+            infos.append(
+                PluginInfo(
+                    name=name,
+                    version=version,
+                    hooks=hooks,
+                    distribution=distribution,
+                    tools=list(given.get("tools", ())),
+                    rpc_methods=list(given.get("rpc_methods", ())),
+                )
+            )
         return infos
 
 
 def _version_of(module_path: str) -> str | None:
     top = module_path.split(".", 1)[0]
     module = sys.modules.get(top)
-    return getattr(module, "__version__", None)
+    version = getattr(module, "__version__", None)
+    return version if isinstance(version, str) else None
 
 
-__all__ = ["DEFAULT_PLUGINS", "PluginHost", "PluginInfo", "hookimpl"]
+def _metadata_name(dist: Any) -> str | None:
+    """A distribution's name as its metadata spells it; None when missing or not text."""
+    try:
+        name = dist.name if dist is not None else None
+    except Exception:  # a broken METADATA file must not stop startup
+        return None
+    return name if isinstance(name, str) and name else None
+
+
+def _metadata_version(dist: Any) -> str | None:
+    try:
+        version = dist.version if dist is not None else None
+    except Exception:
+        return None
+    return version if isinstance(version, str) and version else None
+
+
+def _distribution_of_module(module_path: str) -> str | None:
+    """The installed distribution that ships `module_path`: the one declaring it as a `rho`
+    entry point, else the one whose files hold its top-level package."""
+    from importlib.metadata import packages_distributions
+
+    try:
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            if ep.value == module_path and (name := _metadata_name(ep.dist)) is not None:
+                return name
+        names = packages_distributions().get(module_path.split(".", 1)[0], [])
+    except Exception:
+        return None
+    return names[0] if names else None
+
+
+def _installed_version(distribution: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except (PackageNotFoundError, ValueError):
+        return None
+
+
+__all__ = ["DEFAULT_PLUGINS", "PluginFailure", "PluginHost", "PluginInfo", "hookimpl"]

@@ -52,7 +52,7 @@ from rho_kernel.session.discovery import SessionInfo, find_latest_session, list_
 from rho_kernel.session.entries import ModelChangePayload, SessionError
 from rho_kernel.session.lock import SessionLocked
 from rho_kernel.session.store import Session
-from rho_kernel.tools.registry import ToolRegistry
+from rho_kernel.tools.registry import ToolRegistry, collect_tools
 
 if TYPE_CHECKING:
     from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
@@ -87,6 +87,9 @@ class RuntimeOptions:
     accept_external_provider: bool = False
     plugin_modules: Sequence[tuple[str, str]] = ()
     plugin_objects: Sequence[tuple[str, object]] = ()
+    #: Assemble only to look at what the plugins contribute (`rho --plugins`): no provider
+    #: checks, consent or network, no compaction-mode check, and the session in memory.
+    inspect: bool = False
 
 
 def base_prompt(compact: bool = False) -> str:
@@ -210,17 +213,10 @@ class Runtime:
         if options.token_budget is not None:
             config.agent.token_budget = options.token_budget
 
-        tools = ToolRegistry()
-        for plugin_name, item in plugins.collect(
-            "rho_register_tools", config=config, root=root.path
-        ):
-            try:
-                tools.register(item, plugin_name)
-            except TypeError as exc:
-                plugins.report(f"{exc} (ignored)")
-            except Exception as exc:
-                raise StartupError(str(exc)) from None
+        tools = collect_tools(plugins, config, root.path)
 
+        if options.inspect:
+            return cls._for_inspection(options, root, config, plugins, tools)
         provider, providers = _startup_providers(config, options)
         factories = _service_factories(plugins, providers)
         named = named_model(config, provider, cli_model=options.model)
@@ -240,6 +236,32 @@ class Runtime:
         if named is None and provider.is_local:
             # Last, so that a startup that fails anyway never waits on the network first.
             runtime.model = _first_run_model(provider)
+        return runtime
+
+    @classmethod
+    def _for_inspection(
+        cls,
+        options: RuntimeOptions,
+        root: SandboxRoot,
+        config: RhoConfig,
+        plugins: PluginHost,
+        tools: ToolRegistry,
+    ) -> Runtime:
+        """A runtime that can be looked at but sends nothing anywhere (`options.inspect`)."""
+        try:
+            provider = resolve_provider(config)
+        except ValueError:
+            provider = resolve_provider(RhoConfig())
+        runtime = cls(
+            options=options,
+            root=root,
+            config=config,
+            plugins=plugins,
+            tools=tools,
+            provider=provider,
+            model=options.model or DEFAULT_MODEL,
+        )
+        runtime.session = Session.in_memory(root.path)
         return runtime
 
     def _initial_session(self) -> Session:

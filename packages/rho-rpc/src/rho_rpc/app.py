@@ -9,32 +9,22 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from rho_kernel.rpc import RpcMethod
-from rho_kernel.runtime import Runtime, StartupError
+from rho_kernel.runtime import Runtime
 from rho_kernel.session.stats import warm_estimates
 from rho_rpc import __version__
 from rho_rpc.diagnostics import report
+from rho_rpc.method_registry import collect_methods
 from rho_rpc.peer import RpcPeer
 from rho_rpc.server import JsonRpcServer
 from rho_rpc.transport import Oversize, StdoutWriter, read_lines
 from rho_rpc.wire import NoParams
 
-
-def collect_methods(runtime: Runtime) -> dict[str, RpcMethod]:
-    """Every plugin's RPC methods by name; a name contributed twice is a StartupError."""
-    methods: dict[str, RpcMethod] = {}
-    owners: dict[str, str] = {}
-    for plugin, method in runtime.plugins.collect("rho_register_rpc_methods", runtime=runtime):
-        if not isinstance(method, RpcMethod):
-            report(f"plugin '{plugin}' contributed {method!r}, which is not an RpcMethod (ignored)")
-            continue
-        if method.name in methods:
-            raise StartupError(
-                f"RPC method '{method.name}' is contributed by both plugin '{owners[method.name]}' "
-                f"and plugin '{plugin}'"
-            )
-        methods[method.name] = method
-        owners[method.name] = plugin
-    return methods
+#: Said on stderr at startup when no plugin contributes a tool.
+NO_TOOLS_NOTE = (
+    "no tool packs are installed (or all are disabled), so the model can call no tools; "
+    "add one with 'uv tool install rho-rpc --with rho-tools-fs', or 'pip install "
+    "rho-tools-fs' into rho's environment (see docs/plugins.md)"
+)
 
 
 def add_discover(methods: dict[str, RpcMethod]) -> None:
@@ -78,6 +68,8 @@ async def serve(runtime: Runtime) -> None:
         },
     )
     _session_hint(runtime)
+    if len(runtime.tools) == 0:
+        report(NO_TOOLS_NOTE, "warning")
     # Tool schemas are built now, after `ready`, while the client prepares its first request.
     runtime.tools.prepare(runtime.plugins.report)
     if any(tool.runs_processes for tool in runtime.tools):
@@ -148,4 +140,4 @@ def run(runtime: Runtime) -> int:
     return 0
 
 
-__all__ = ["add_discover", "collect_methods", "run", "serve"]
+__all__ = ["NO_TOOLS_NOTE", "add_discover", "collect_methods", "run", "serve"]

@@ -58,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="resume the most recent session of this project",
     )
     sessions.add_argument("--session", type=Path, metavar="PATH", help="resume this session file")
+    parser.add_argument(
+        "--plugins",
+        action="store_true",
+        help="list the installed plugins (distribution, version, hooks, tools, RPC methods, "
+        "load errors) and exit",
+    )
     parser.add_argument("--version", action="version", version=f"rho {__version__}")
     return parser
 
@@ -136,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         compact_prompt=args.compact,
         accept_external_provider=args.accept_external_provider,
         plugin_modules=(("rho-rpc", "rho_rpc.plugin"),),
+        inspect=args.plugins,
     )
     try:
         runtime = Runtime.build(options)
@@ -149,6 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # e.g. the sessions directory cannot be created
         diagnostics.error(str(exc))
         return 2
+    if args.plugins:
+        from rho_rpc.plugin_listing import print_listing
+
+        return print_listing(runtime)
     try:
         return run(runtime)
     except Exception as exc:  # last resort: one line on stderr, never a traceback on stdout

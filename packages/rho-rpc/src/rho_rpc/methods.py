@@ -36,7 +36,6 @@ from rho_rpc.wire import (
     ModelEntry,
     NewSessionResult,
     NoParams,
-    PluginEntry,
     PromptParams,
     PromptResult,
     ProviderEntry,
@@ -228,14 +227,9 @@ class CoreMethods:
         )
 
     async def list_plugins(self, _: NoParams) -> ListPluginsResult:
-        plugins = self.runtime.plugins
-        return ListPluginsResult(
-            plugins=[
-                PluginEntry(name=info.name, version=info.version, hooks=info.hooks)
-                for info in plugins.plugins()
-            ],
-            failed=[{"name": name, "error": error} for name, error in plugins.failures],
-        )
+        from rho_rpc.plugin_listing import plugin_listing
+
+        return plugin_listing(self.runtime.plugins)
 
     # ── models and providers ────────────────────────────────────────────────
 
