@@ -8,6 +8,11 @@ attributed to the plugin that made it and one broken plugin cannot take the othe
 
 All hooks are synchronous and cheap: they contribute objects, and the objects do their I/O
 asynchronously on rho's single asyncio loop.
+
+Compatibility: within a major version of `rho_kernel.__version__` hooks and arguments are
+only added ("Added in X.Y" says when); removing or renaming a hook or an argument, or
+changing whether a hook is first-result, needs a new major version. A snapshot of these
+signatures in rho's test suite enforces it.
 """
 
 from __future__ import annotations
@@ -68,8 +73,11 @@ def rho_register_tools(config: RhoConfig, root: Path) -> list[Tool]:
     """Contribute tools to the model.
 
     Called once at startup, after configuration is loaded. Return a list of `Tool` instances
-    or `@tool`-decorated functions (an empty list, or None, contributes nothing). Two tools
-    with the same name are a startup error naming both plugins.
+    or `@tool`-decorated functions (an empty list, or None, contributes nothing). An item that
+    is not a tool, has a name no model API takes, or whose parameters are not a JSON Schema
+    object is reported (naming the plugin's distribution) and skipped. A name two plugins
+    contribute stays with the plugin that loads first; the other's tool is skipped with a
+    warning naming both.
 
     :param config: the merged configuration; `config.section(name, Model)` reads a plugin's
         section.
@@ -209,8 +217,10 @@ def rho_system_prompt_fragments(config: RhoConfig, root: Path) -> list[str]:
 def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
     """Contribute JSON-RPC methods (see `RpcMethod`); handlers may keep `runtime`.
 
-    Called once when the RPC server starts. A method name contributed twice is a startup
-    error naming both plugins. Added in 0.1.
+    Called once when the RPC server starts (and by `rho --plugins`). An item that is not a
+    usable `RpcMethod` (see docs/plugins.md) is reported and skipped. A name two plugins
+    contribute stays with the plugin that loads first (rho-rpc's core methods always do); the
+    other's method is skipped with a warning naming both. Added in 0.1.
     """
 
 

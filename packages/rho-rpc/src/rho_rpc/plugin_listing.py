@@ -42,7 +42,8 @@ def plugin_listing(plugins: PluginHost) -> ListPluginsResult:
 
 def format_listing(listing: ListPluginsResult) -> str:
     """The listing as text for a terminal, one block per plugin, failed plugins last."""
-    lines = [f"{len(listing.plugins)} plugins loaded, {len(listing.failed)} failed", ""]
+    count = len(listing.plugins)
+    lines = [f"{count} plugin{'' if count == 1 else 's'} loaded, {len(listing.failed)} failed", ""]
     for plugin in listing.plugins:
         lines.append(_heading(plugin.name, plugin.distribution, plugin.version))
         lines.append(f"  hooks:       {_items(plugin.hooks)}")
