@@ -589,6 +589,7 @@ class AgentLoop:
             config=self.p.config,
             cancel=self.p.cancel,
             session=self.session,
+            stash=self.p.plugins.stash(self.p.tools.owner(call.name) or "<unknown>"),
             call_id=call.id,
             output=sink,
             confinement=self.p.confinement,
