@@ -77,7 +77,7 @@ def test_a_non_list_contribution_is_reported_and_ignored() -> None:
 
     host, reports = _host()
     host.register(Wrong(), "wrong")
-    assert host.collect("rho_register_tools") == []
+    assert host.collect("rho_register_tools", config=RhoConfig(), root=Path(".")) == []
     assert any("wrong" in line and "expected a list" in line for line in reports)
 
 
@@ -116,7 +116,10 @@ def test_entry_point_that_fails_to_import_is_skipped(
     assert infos["fine"].version == "2.0"
     assert infos["fine"].hooks == ["rho_system_prompt_fragments"]
     assert any("broken" in line and "missing dependency xyz" in line for line in reports)
-    assert [f for _, f in host.collect("rho_system_prompt_fragments")] == ["from fine"]
+    assert [
+        f
+        for _, f in host.collect("rho_system_prompt_fragments", config=RhoConfig(), root=Path("."))
+    ] == ["from fine"]
     sys.modules.pop("fine_plugin_mod", None)
 
 

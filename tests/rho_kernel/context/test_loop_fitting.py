@@ -41,7 +41,7 @@ def _continue(arguments: dict[str, Any], result: ToolResult, kept: int) -> str:
     return f"call dump with start={kept}"
 
 
-@tool(outline=_outline, continuation=_continue)
+@tool(risk="read", outline=_outline, continuation=_continue)
 def dump(n: int) -> str:
     """Dump n rows."""
     return _lines(n)

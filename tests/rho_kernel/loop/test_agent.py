@@ -239,7 +239,7 @@ async def test_invalid_arguments_become_an_error_result(
 async def test_a_raising_tool_becomes_an_error_result(
     server: ScriptedServer, tmp_path: Path
 ) -> None:
-    @tool
+    @tool(risk="read")
     def explode() -> str:
         """Fail."""
         raise ValueError("kaput")

@@ -113,3 +113,74 @@ def test_outline_comes_from_the_outline_function() -> None:
     assert count.outline({"text": "abc"}, ToolResult("abc")) == "count abc: 3"
     assert broken.outline({"text": "a"}, ToolResult("a")) is None
     assert plain.outline({"text": "a"}, ToolResult("a")) is None
+
+
+# ── safe defaults ────────────────────────────────────────────────────────────
+
+
+def test_a_tool_that_declares_no_risk_is_treated_as_destructive() -> None:
+    from rho_kernel import Tool
+
+    @tool
+    def undeclared() -> str:
+        """No risk given."""
+        return ""
+
+    class Subclass(Tool):
+        name = "subclass"
+
+    assert undeclared.risk is Risk.DESTRUCTIVE
+    assert tool(risk=None)(undeclared.func).risk is Risk.DESTRUCTIVE
+    assert Subclass().risk is Risk.DESTRUCTIVE
+    assert tool(risk="read")(undeclared.func).risk is Risk.READ
+
+
+async def test_a_parameter_named_ctx_without_the_annotation_is_a_model_argument(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    @tool(risk="read")
+    def unannotated(path: str, ctx) -> str:  # type: ignore[no-untyped-def]
+        """Echo what ctx is."""
+        return f"{path}: {type(ctx).__name__} {ctx!r}"
+
+    @tool(risk="read")
+    def typed_str(ctx: str) -> str:
+        """A string argument that happens to be called ctx."""
+        return ctx
+
+    assert set(unannotated.parameters["properties"]) == {"path", "ctx"}
+    assert unannotated.parameters["required"] == ["path", "ctx"]
+    assert "parameter 'ctx' has no annotation" in capsys.readouterr().err
+    result = await unannotated.execute({"path": "a", "ctx": "model text"}, _ctx(tmp_path))
+    assert result.output == "a: str 'model text'"
+    assert (await typed_str.execute({"ctx": "three"}, _ctx(tmp_path))).output == "three"
+    missing = await unannotated.execute({"path": "a"}, _ctx(tmp_path))
+    assert missing.is_error and "ctx: Field required" in missing.output
+
+
+async def test_only_a_parameter_annotated_tool_context_receives_it(tmp_path: Path) -> None:
+    @tool(risk="read")
+    def named_otherwise(text: str, context: ToolContext) -> str:
+        """Context under another name."""
+        return f"{text} {context.root.path}"
+
+    @tool(risk="read")
+    def optional(context: ToolContext | None = None) -> str:
+        """Optional context."""
+        return "none" if context is None else "given"
+
+    assert set(named_otherwise.parameters["properties"]) == {"text"}
+    assert optional.parameters["properties"] == {}
+    ctx = _ctx(tmp_path)
+    result = await named_otherwise.execute({"text": "root:"}, ctx)
+    assert result.output == f"root: {ctx.root.path}"
+    assert (await optional.execute({}, ctx)).output == "given"
+
+
+def test_two_context_parameters_are_refused() -> None:
+    def twice(a: ToolContext, b: ToolContext) -> str:
+        """Two contexts."""
+        return ""
+
+    with pytest.raises(TypeError, match="more than one ToolContext parameter"):
+        tool(risk="read")(twice)

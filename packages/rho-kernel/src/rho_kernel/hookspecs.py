@@ -3,8 +3,10 @@
 Plugins implement hooks with `rho_kernel.hookimpl` and are found through the `rho` entry-point
 group. An implementation may accept any subset of a hook's arguments (pluggy's rule), so new
 arguments can be added without breaking old plugins. Registration hooks (`rho_register_*`)
-return lists; the host calls each implementation on its own so that every contribution is
-attributed to the plugin that made it and one broken plugin cannot take the others down.
+return lists. The host calls every hook through pluggy, so `firstresult`, wrappers
+(`wrapper=True`) and tracing mean what pluggy documents, except that an implementation that
+raises is reported and left out, and every contribution is attributed to the plugin that
+made it (see `rho_kernel.hookcall`).
 
 All hooks are synchronous and cheap: they contribute objects, and the objects do their I/O
 asynchronously on rho's single asyncio loop.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
@@ -14,6 +14,8 @@ import pluggy
 
 from rho_kernel import builtins, diagnostics, hookspecs
 from rho_kernel.builtins import DEFAULT_PLUGINS
+from rho_kernel.encoding import scrub_surrogates
+from rho_kernel.hookcall import Attribution, Chain, IsolatedCall, attributed
 
 hookimpl = pluggy.HookimplMarker("rho")
 
@@ -77,8 +79,12 @@ class PluginHost:
         self._module_paths: dict[str, str] = {}
         #: plugin name → kind ("tools", "rpc_methods") → names it contributed and kept.
         self.contributions: dict[str, dict[str, list[str]]] = {}
+        self._stashes: dict[str, dict[Any, Any]] = {}
+        # pluggy has no public way to replace its call loop; this attribute is where its own
+        # monitoring (`add_hookcall_monitoring`, tracing) wraps it, so it is set first.
+        self.pm._inner_hookexec = IsolatedCall(lambda message: self.report(message), _CHAINS)
         if os.environ.get(TRACE_ENV):
-            self.pm.trace.root.setwriter(lambda text: sys.stderr.write(text))
+            self.pm.trace.root.setwriter(_trace_writer())
             self.pm.enable_tracing()
 
     # ── loading ─────────────────────────────────────────────────────────────
@@ -206,39 +212,45 @@ class PluginHost:
 
     # ── calling ─────────────────────────────────────────────────────────────
 
+    def call(self, hook_name: str, **kwargs: Any) -> Any:
+        """Call a hook through pluggy and return what pluggy would: a `firstresult` hook's
+        first non-None answer, any other hook's list of non-None results, as the hook's
+        wrappers leave it. Each implementation that raises is reported and skipped."""
+        return self._call(hook_name, kwargs)[0]
+
     def call_each(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
-        """Call every implementation of a hook on its own: `[(plugin_name, result), ...]`.
+        """Call every implementation of a hook: `[(plugin_name, result), ...]`.
 
         Implementations run in pluggy's order (last registered first, `tryfirst`/`trylast`
-        honoured). One that raises is reported and skipped; None results are dropped.
+        honoured) inside the hook's wrappers. One that raises is reported and skipped; None
+        results are dropped. A value a wrapper adds is attributed to the wrapper's plugin.
         """
-        results: list[tuple[str, Any]] = []
-        for impl, result in self._each(hook_name, kwargs):
-            if result is not None:
-                results.append((impl.plugin_name, result))
-        return results
+        return self._pairs(hook_name, kwargs)[0]
 
-    def _each(self, hook_name: str, kwargs: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
-        """Call each implementation in call order, passing only the arguments it names.
+    def _pairs(
+        self, hook_name: str, kwargs: dict[str, Any]
+    ) -> tuple[list[tuple[str, Any]], Attribution]:
+        result, attribution = self._call(hook_name, kwargs)
+        if not isinstance(result, list):  # a firstresult hook: its one answer
+            result = [result]
+        pairs = [(name, value) for name, value in attribution.pairs(result) if value is not None]
+        return pairs, attribution
 
-        Yields `(impl, result)`; one that raises is reported and skipped. Generator-based, so a
-        caller may stop early (first Block) or update `kwargs` in place between calls, and
-        later implementations see the update.
-        """
-        for impl in reversed(getattr(self.pm.hook, hook_name).get_hookimpls()):
-            try:
-                result = impl.function(**{n: kwargs[n] for n in impl.argnames if n in kwargs})
-            except Exception as exc:
-                self.report(f"plugin '{impl.plugin_name}' failed in {hook_name}: {exc}")
-                continue
-            yield impl, result
+    def _call(self, hook_name: str, kwargs: dict[str, Any]) -> tuple[Any, Attribution]:
+        caller = getattr(self.pm.hook, hook_name)
+        return attributed(lambda: caller(**kwargs))
 
     def collect(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
-        """Flatten list-returning registration hooks: `[(plugin_name, item), ...]`."""
+        """Flatten list-returning registration hooks: `[(plugin_name, item), ...]`.
+
+        An item stays attributed to the plugin that returned it even when a wrapper of the
+        hook rebuilt the lists; an item a wrapper adds is attributed to the wrapper's plugin.
+        """
         items: list[tuple[str, Any]] = []
-        for plugin_name, result in self.call_each(hook_name, **kwargs):
+        pairs, attribution = self._pairs(hook_name, kwargs)
+        for plugin_name, result in pairs:
             if isinstance(result, (list, tuple)):
-                items.extend((plugin_name, item) for item in result)
+                items.extend((attribution.item_owner(item) or plugin_name, item) for item in result)
             else:
                 self.report(
                     f"{self.describe(plugin_name)} returned {type(result).__name__} from "
@@ -247,10 +259,9 @@ class PluginHost:
         return items
 
     def first(self, hook_name: str, **kwargs: Any) -> Any:
-        """Call a firstresult hook; a raising implementation is reported and skipped."""
-        for _, result in self.call_each(hook_name, **kwargs):
-            return result
-        return None
+        """Call a firstresult hook: the first non-None answer; later implementations are
+        not called. A raising implementation is reported and skipped."""
+        return self.call(hook_name, **kwargs)
 
     def intercept(self, call: Any, arguments: dict[str, Any], tool: Any) -> Any:
         """Run `rho_before_tool_call`: the first `Block` wins, `Rewrite`s chain.
@@ -259,23 +270,29 @@ class PluginHost:
         """
         from rho_kernel.tools.intercept import Block, Rewrite
 
-        kwargs: dict[str, Any] = {"call": call, "arguments": arguments, "tool": tool}
-        for _, outcome in self._each("rho_before_tool_call", kwargs):
+        outcomes = self.call("rho_before_tool_call", call=call, arguments=arguments, tool=tool)
+        for outcome in outcomes:
             if isinstance(outcome, Block):
                 return outcome
             if isinstance(outcome, Rewrite):
-                kwargs["arguments"] = dict(outcome.arguments)
-        return kwargs["arguments"]
+                arguments = dict(outcome.arguments)
+        return arguments
 
     def after_tool_call(self, call: Any, result: Any) -> Any:
         """Run `rho_after_tool_call`: each returned `ToolResult` replaces the result."""
         from rho_kernel.tools.base import ToolResult
 
-        kwargs: dict[str, Any] = {"call": call, "result": result}
-        for _, outcome in self._each("rho_after_tool_call", kwargs):
+        for outcome in self.call("rho_after_tool_call", call=call, result=result):
             if isinstance(outcome, ToolResult):
-                kwargs["result"] = outcome
-        return kwargs["result"]
+                result = outcome
+        return result
+
+    # ── state ───────────────────────────────────────────────────────────────
+
+    def stash(self, plugin_name: str) -> dict[Any, Any]:
+        """The plugin's own dict for state that lasts as long as the process (created on
+        first use); its tools receive it as `ToolContext.stash`."""
+        return self._stashes.setdefault(plugin_name, {})
 
     # ── introspection ───────────────────────────────────────────────────────
 
@@ -297,6 +314,50 @@ class PluginHost:
                 )
             )
         return infos
+
+
+def _chain_before_tool_call(outcome: Any, kwargs: dict[str, Any]) -> bool:
+    """A `Block` ends the call; a `Rewrite` is what later implementations receive."""
+    from rho_kernel.tools.intercept import Block, Rewrite
+
+    if isinstance(outcome, Rewrite):
+        kwargs["arguments"] = dict(outcome.arguments)
+    return isinstance(outcome, Block)
+
+
+def _chain_after_tool_call(outcome: Any, kwargs: dict[str, Any]) -> bool:
+    """A returned `ToolResult` is the result later implementations receive."""
+    from rho_kernel.tools.base import ToolResult
+
+    if isinstance(outcome, ToolResult):
+        kwargs["result"] = outcome
+    return False
+
+
+#: Hooks whose implementations see what earlier ones returned (see their hookspecs).
+_CHAINS: dict[str, Chain] = {
+    "rho_before_tool_call": _chain_before_tool_call,
+    "rho_after_tool_call": _chain_after_tool_call,
+}
+
+#: A traced line is cut here: arguments and results can be whole files or configs.
+TRACE_LINE_LIMIT = 300
+
+
+def _trace_writer() -> Callable[[str], None]:
+    """Write pluggy's trace lines to stderr as `rho: trace: …`, secrets redacted, cut."""
+    from rho_kernel.security.redaction import Redactor
+
+    redactor = Redactor()
+
+    def write(text: str) -> None:
+        for line in text.splitlines():
+            line = redactor.redact(scrub_surrogates(line))
+            if len(line) > TRACE_LINE_LIMIT:
+                line = line[: TRACE_LINE_LIMIT - 1] + "…"
+            diagnostics.info(f"trace: {line}")
+
+    return write
 
 
 def _version_of(module_path: str) -> str | None:

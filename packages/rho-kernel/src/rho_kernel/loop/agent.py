@@ -526,9 +526,7 @@ class AgentLoop:
         A call that starts processes while configured writable paths are not yet granted
         asks even when the policy would run it without asking; approving it grants them.
         """
-        mode = self.p.plugins.first(
-            "rho_approval_policy", tool_name=call.name, risk=tool.risk, config=self.p.config
-        ) or ("auto" if tool.risk == Risk.READ else "ask")
+        mode = self._policy(call, tool)
         if mode == "deny":
             await self.emit("on_tool_denied", call.name, call_id=call.id)
             denial = f'Tool call denied by policy: [approval.per_tool] {call.name} = "deny".'
@@ -544,6 +542,22 @@ class AgentLoop:
             await self._finish_call(call, ToolResult.error(CANCELLED), "error")
             raise
         return await self._decided(call, decision, pending)
+
+    def _policy(self, call: ToolCall, tool: Tool) -> str:
+        """The approval policy's mode for a call; an answer that is not a mode asks."""
+        answers = self.p.plugins.call_each(
+            "rho_approval_policy", tool_name=call.name, risk=tool.risk, config=self.p.config
+        )
+        if not answers:
+            return "auto" if tool.risk == Risk.READ else "ask"
+        plugin, mode = answers[0]
+        if mode not in ("auto", "ask", "deny"):
+            self.p.plugins.report(
+                f"plugin '{plugin}' answered rho_approval_policy for {call.name} with "
+                f"{str(mode)[:80]!r}, not 'auto', 'ask' or 'deny'; the call asks"
+            )
+            return "ask"
+        return str(mode)
 
     async def _decided(
         self, call: ToolCall, decision: ApprovalDecision, pending: list[str]
@@ -589,6 +603,7 @@ class AgentLoop:
             config=self.p.config,
             cancel=self.p.cancel,
             session=self.session,
+            stash=self.p.plugins.stash(self.p.tools.owner(call.name) or "<unknown>"),
             call_id=call.id,
             output=sink,
             confinement=self.p.confinement,

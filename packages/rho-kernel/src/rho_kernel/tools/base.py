@@ -34,6 +34,10 @@ class Phase(StrEnum):
     CONCLUSION = "conclusion"
 
 
+#: The risk of a tool that does not declare one: the most careful, so it always asks.
+UNDECLARED_RISK = Risk.DESTRUCTIVE
+
+
 @dataclass(slots=True)
 class ToolResult:
     """What a tool returns: text for the model, an error flag, and details the model never sees."""
@@ -68,7 +72,9 @@ class ToolContext:
 
     `root` is the sandbox every file or shell access must go through, `config` the merged
     configuration, `cancel` the turn's cancellation token, `session` a handle on the running
-    session (None outside a session), and `stash` per-plugin state keyed by the plugin.
+    session (None outside a session), and `stash` the state of the plugin that contributed
+    the tool: one dict per plugin for the life of the process, shared by all its tools and
+    kept across calls, prompts and sessions (a fresh dict outside the loop).
     `call_id` names the call being executed; `output` (None outside the loop) receives live
     output, see `report_output`. `confinement` is the project's OS sandbox for commands
     (None: commands run unconfined, as outside the loop); start processes with
@@ -133,7 +139,9 @@ class Tool:
     """Base class for tools that need state; stateless ones use the `@tool` decorator.
 
     Subclasses set `name`, `description`, `parameters` (a JSON Schema object), `risk` and
-    optionally `phase`, and implement `execute`. `execute` receives the decoded argument
+    optionally `phase`, and implement `execute`. A tool that does not declare its `risk` is
+    treated as `Risk.DESTRUCTIVE`: every call asks for approval unless the user's
+    `[approval.per_tool]` says otherwise. `execute` receives the decoded argument
     object; it validates it itself (or through `validate`) and returns a `ToolResult`.
     Raising `ToolError` (or any exception) becomes an error result for the model.
     """
@@ -142,7 +150,8 @@ class Tool:
     description: str = ""
     # Subclasses replace the schema as a whole; it is never mutated in place.
     parameters: dict[str, Any] = {"type": "object", "properties": {}}  # noqa: RUF012
-    risk: Risk = Risk.READ
+    #: Undeclared risk asks: only a tool that says it merely reads runs without asking.
+    risk: Risk = UNDECLARED_RISK
     phase: Phase | None = None
     #: Whether the tool starts processes (through `ToolContext.run_process`): its approval
     #: request and `listTools` then say how they will be confined.
@@ -171,6 +180,7 @@ class Tool:
 
 
 __all__ = [
+    "UNDECLARED_RISK",
     "Continuation",
     "Outliner",
     "OutputSink",

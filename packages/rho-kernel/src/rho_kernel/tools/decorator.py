@@ -7,11 +7,14 @@ import inspect
 import json
 import re
 from collections.abc import Callable
-from typing import Any, get_type_hints, overload
+from types import UnionType
+from typing import Any, Union, get_args, get_origin, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from rho_kernel import diagnostics
 from rho_kernel.tools.base import (
+    UNDECLARED_RISK,
     Continuation,
     Outliner,
     Phase,
@@ -77,7 +80,7 @@ class FunctionTool(Tool):
         *,
         name: str | None = None,
         description: str | None = None,
-        risk: Risk | str = Risk.READ,
+        risk: Risk | str | None = None,
         phase: Phase | str | None = None,
         outline: Outliner | None = None,
         runs_processes: bool = False,
@@ -90,17 +93,24 @@ class FunctionTool(Tool):
         self.name = name or func.__name__
         doc_description, param_docs = _split_docstring(func.__doc__ or "")
         self.description = description if description is not None else doc_description
-        self.risk = Risk(risk)
+        self.risk = Risk(risk) if risk is not None else UNDECLARED_RISK
         self.phase = Phase(phase) if phase is not None else None
         self.is_async = inspect.iscoroutinefunction(func)
-        hints = get_type_hints(func)
+        hints = _type_hints(func, self.name)
         self._fields: dict[str, Any] = {}
         self.context_param: str | None = None
         for param in inspect.signature(func).parameters.values():
             annotation = hints.get(param.name, Any)
-            if annotation is ToolContext or param.name == "ctx":
+            if _is_context(annotation):
+                if self.context_param is not None:
+                    raise TypeError(f"@tool {self.name}: more than one ToolContext parameter")
                 self.context_param = param.name
                 continue
+            if param.name == "ctx" and param.name not in hints:
+                diagnostics.warn(
+                    f"@tool {self.name}: parameter 'ctx' has no annotation, so the model "
+                    "fills it in; annotate it 'ctx: ToolContext' to receive the context"
+                )
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 raise TypeError(f"@tool {self.name}: *args/**kwargs are not supported")
             default = ... if param.default is inspect.Parameter.empty else param.default
@@ -175,6 +185,25 @@ class FunctionTool(Tool):
         return self.func(*args, **kwargs)
 
 
+def _type_hints(func: Callable[..., Any], name: str) -> dict[str, Any]:
+    """The function's resolved annotations; a name that cannot be resolved is a clear error."""
+    try:
+        return get_type_hints(func)
+    except Exception as exc:  # NameError for a name imported only under TYPE_CHECKING
+        raise TypeError(
+            f"@tool {name}: its annotations cannot be resolved ({exc}); import the types "
+            "they name at module level"
+        ) from None
+
+
+def _is_context(annotation: Any) -> bool:
+    """Whether a parameter is annotated `ToolContext` (a subclass, or `ToolContext | None`)."""
+    if get_origin(annotation) in (Union, UnionType):
+        options = [arg for arg in get_args(annotation) if arg is not type(None)]
+        return bool(options) and all(_is_context(arg) for arg in options)
+    return isinstance(annotation, type) and issubclass(annotation, ToolContext)
+
+
 def _to_result(value: Any) -> ToolResult:
     if isinstance(value, ToolResult):
         return value
@@ -192,7 +221,7 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    risk: Risk | str = Risk.READ,
+    risk: Risk | str | None = None,
     phase: Phase | str | None = None,
     outline: Outliner | None = None,
     runs_processes: bool = False,
@@ -206,7 +235,7 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    risk: Risk | str = Risk.READ,
+    risk: Risk | str | None = None,
     phase: Phase | str | None = None,
     outline: Outliner | None = None,
     runs_processes: bool = False,
@@ -218,10 +247,13 @@ def tool(
     before an `Args:` section is the description; `name: text` lines under `Args:` describe
     parameters). Arguments are validated with pydantic before the call; invalid ones become an
     error result for the model. The function may be sync (run in a worker thread) or async,
-    may take a `ctx: ToolContext` parameter, and may return a str, a `ToolResult`, or any
-    JSON-serialisable value. `outline(arguments, result)` returns the call's one-line form
-    used when old turns are shrunk (see `Tool.outline`). `runs_processes=True` declares that
-    it starts processes (with `ctx.run_process`), see `Tool.runs_processes`.
+    may take a parameter annotated `ToolContext` (only such a parameter receives the context
+    and stays out of the schema), and may return a str, a `ToolResult`, or any
+    JSON-serialisable value. `risk` defaults to undeclared, which is treated as
+    `Risk.DESTRUCTIVE`: every call asks; declare `risk="read"` for a tool that only reads.
+    `outline(arguments, result)` returns the call's one-line form used when old turns are
+    shrunk (see `Tool.outline`). `runs_processes=True` declares that it starts processes
+    (with `ctx.run_process`), see `Tool.runs_processes`.
     `continuation(arguments, result, kept_lines)` says how to read on after a result cut to
     fit the context window (see `Tool.continuation`).
     """

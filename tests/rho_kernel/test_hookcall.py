@@ -1,0 +1,417 @@
+"""Hooks keep pluggy's meaning through the real PluginHost: first result, wrappers, tracing,
+while each implementation stays isolated and its contributions attributed."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rho_kernel import Block, Rewrite, ToolResult, hookimpl, tool
+from rho_kernel.config.model import RhoConfig
+from rho_kernel.plugins import PluginHost
+
+CONFIG = RhoConfig()
+
+
+def _host(**kwargs: Any) -> tuple[PluginHost, list[str]]:
+    reports: list[str] = []
+    host = PluginHost(autoload=False, report=reports.append, **kwargs)
+    return host, reports
+
+
+@tool(risk="read")
+def alpha() -> str:
+    """A."""
+    return "a"
+
+
+@tool(risk="read")
+def beta() -> str:
+    """B."""
+    return "b"
+
+
+class Policy:
+    """Answers `rho_approval_policy` with a fixed mode and counts its calls."""
+
+    def __init__(self, mode: str | None) -> None:
+        self.mode = mode
+        self.calls = 0
+
+    @hookimpl
+    def rho_approval_policy(self, tool_name: str) -> str | None:
+        self.calls += 1
+        return self.mode
+
+
+# ── first result ─────────────────────────────────────────────────────────────
+
+
+def test_a_firstresult_hook_stops_at_the_first_answer() -> None:
+    host, _ = _host()
+    later, answering, silent = Policy("deny"), Policy("auto"), Policy(None)
+    host.register(later, "later")  # registered first: called last
+    host.register(answering, "answering")
+    host.register(silent, "silent")  # registered last: called first, no opinion
+    mode = host.first("rho_approval_policy", tool_name="x", risk="read", config=CONFIG)
+    assert mode == "auto"
+    assert (silent.calls, answering.calls, later.calls) == (1, 1, 0)
+
+
+def test_a_raising_firstresult_implementation_is_skipped_for_the_next_answer() -> None:
+    class Broken:
+        @hookimpl
+        def rho_approval_policy(self) -> str:
+            raise RuntimeError("policy bug")
+
+    host, reports = _host()
+    host.register(Policy("ask"), "fallback")
+    host.register(Broken(), "broken")
+    assert host.first("rho_approval_policy", tool_name="x", risk="read", config=CONFIG) == "ask"
+    assert reports == ["plugin 'broken' failed in rho_approval_policy: policy bug"]
+
+
+def test_the_built_in_policy_is_not_asked_once_a_plugin_answered() -> None:
+    host, _ = _host()
+    host.load_defaults()
+    plugin = Policy("deny")
+    host.register(plugin, "strict")
+    assert host.first("rho_approval_policy", tool_name="x", risk="read", config=CONFIG) == "deny"
+    assert plugin.calls == 1
+
+
+# ── wrappers ─────────────────────────────────────────────────────────────────
+
+
+class Registers:
+    def __init__(self, *tools: object) -> None:
+        self.tools = list(tools)
+
+    @hookimpl
+    def rho_register_tools(self) -> list[object]:
+        return self.tools
+
+
+def test_a_wrapper_sees_every_result_and_its_return_value_is_the_hooks_result() -> None:
+    seen: list[object] = []
+
+    class OnlyAlpha:
+        @hookimpl(wrapper=True)
+        def rho_register_tools(self, config: RhoConfig) -> Generator[None, Any, Any]:
+            assert config is CONFIG
+            results = yield
+            seen.append(results)
+            return [[t for t in tools if t.name == "alpha"] for tools in results]
+
+    host, reports = _host()
+    host.register(Registers(alpha), "first")
+    host.register(Registers(beta), "second")
+    host.register(OnlyAlpha(), "filter")
+    items = host.collect("rho_register_tools", config=CONFIG, root=Path("."))
+    assert seen == [[[beta], [alpha]]]
+    # The wrapper built new lists of the same tools: each keeps its plugin.
+    assert items == [("first", alpha)]
+    assert reports == []
+
+
+def test_results_a_wrapper_passes_through_keep_their_plugin() -> None:
+    class Adds:
+        @hookimpl(wrapper=True)
+        def rho_register_tools(self) -> Generator[None, Any, Any]:
+            results = yield
+            return [*results, [beta]]
+
+    host, _ = _host()
+    host.register(Registers(alpha), "giver")
+    host.register(Adds(), "adder")
+    items = host.collect("rho_register_tools", config=CONFIG, root=Path("."))
+    assert items == [("giver", alpha), ("adder", beta)]
+
+
+def test_wrappers_nest_tryfirst_outermost_and_wrap_a_firstresult_answer() -> None:
+    order: list[str] = []
+
+    class Outer:
+        @hookimpl(wrapper=True, tryfirst=True)
+        def rho_approval_policy(self) -> Generator[None, Any, Any]:
+            order.append("outer in")
+            mode = yield
+            order.append(f"outer out {mode}")
+            return mode
+
+    class Inner:
+        @hookimpl(wrapper=True)
+        def rho_approval_policy(self, tool_name: str) -> Generator[None, Any, Any]:
+            order.append("inner in")
+            mode = yield
+            order.append(f"inner out {mode}")
+            return "deny" if tool_name == "rm" else mode
+
+    host, _ = _host()
+    host.register(Policy("auto"), "policy")
+    host.register(Inner(), "inner")
+    host.register(Outer(), "outer")
+    assert host.first("rho_approval_policy", tool_name="rm", risk="read", config=CONFIG) == "deny"
+    assert order == ["outer in", "inner in", "inner out auto", "outer out deny"]
+    pairs = host.call_each("rho_approval_policy", tool_name="ls", risk="read", config=CONFIG)
+    assert pairs == [("policy", "auto")]
+
+
+def test_an_old_style_hookwrapper_can_force_the_result() -> None:
+    class Old:
+        @hookimpl(hookwrapper=True)
+        def rho_approval_policy(self) -> Generator[None, Any, None]:
+            outcome = yield
+            if outcome.get_result() == "auto":
+                outcome.force_result("ask")
+
+    host, reports = _host()
+    host.register(Policy("auto"), "policy")
+    host.register(Old(), "old")
+    assert host.first("rho_approval_policy", tool_name="x", risk="read", config=CONFIG) == "ask"
+    assert reports == []
+
+
+def test_a_wrapper_does_not_see_an_implementations_exception_it_is_reported() -> None:
+    seen: list[object] = []
+
+    class Broken:
+        @hookimpl
+        def rho_register_tools(self) -> list[object]:
+            raise RuntimeError("boom")
+
+    class Watch:
+        @hookimpl(wrapper=True)
+        def rho_register_tools(self) -> Generator[None, Any, Any]:
+            results = yield
+            seen.append(results)
+            return results
+
+    host, reports = _host()
+    host.register(Registers(alpha), "good")
+    host.register(Broken(), "broken")
+    host.register(Watch(), "watch")
+    assert host.collect("rho_register_tools", config=CONFIG, root=Path(".")) == [("good", alpha)]
+    assert seen == [[[alpha]]]
+    assert reports == ["plugin 'broken' failed in rho_register_tools: boom"]
+
+
+class _Misbehaving:
+    """Wrappers that break pluggy's contract in each way one can."""
+
+    @staticmethod
+    def raises_before() -> object:
+        class W:
+            @hookimpl(wrapper=True)
+            def rho_register_tools(self) -> Generator[None, Any, Any]:
+                raise RuntimeError("setup failed")
+                yield  # pragma: no cover
+
+        return W()
+
+    @staticmethod
+    def raises_after() -> object:
+        class W:
+            @hookimpl(wrapper=True)
+            def rho_register_tools(self) -> Generator[None, Any, Any]:
+                yield
+                raise RuntimeError("teardown failed")
+
+        return W()
+
+    @staticmethod
+    def never_yields() -> object:
+        class W:
+            @hookimpl(wrapper=True)
+            def rho_register_tools(self) -> Generator[None, Any, Any]:
+                return []
+                yield  # pragma: no cover
+
+        return W()
+
+    @staticmethod
+    def yields_twice() -> object:
+        class W:
+            @hookimpl(wrapper=True)
+            def rho_register_tools(self) -> Generator[None, Any, Any]:
+                yield
+                yield
+                return []
+
+        return W()
+
+    @staticmethod
+    def returns_no_list() -> object:
+        class W:
+            @hookimpl(wrapper=True)
+            def rho_register_tools(self) -> Generator[None, Any, Any]:
+                yield
+                return "nothing"
+
+        return W()
+
+
+@pytest.mark.parametrize(
+    ("make", "problem"),
+    [
+        (_Misbehaving.raises_before, "failed in rho_register_tools (wrapper): setup failed"),
+        (_Misbehaving.raises_after, "failed in rho_register_tools (wrapper): teardown failed"),
+        (_Misbehaving.never_yields, "(wrapper): the wrapper did not yield"),
+        (_Misbehaving.yields_twice, "(wrapper): the wrapper yielded more than once"),
+        (_Misbehaving.returns_no_list, "returned str from its wrapper of rho_register_tools"),
+    ],
+)
+def test_a_broken_wrapper_is_reported_and_the_call_goes_on_without_it(
+    make: Any, problem: str
+) -> None:
+    host, reports = _host()
+    host.register(Registers(alpha), "good")
+    host.register(make(), "wrapping")
+    assert host.collect("rho_register_tools", config=CONFIG, root=Path(".")) == [("good", alpha)]
+    assert len(reports) == 1
+    assert reports[0].startswith("plugin 'wrapping' ")
+    assert problem in reports[0]
+
+
+def test_chained_hooks_inside_a_wrapper_still_rewrite_and_block() -> None:
+    calls: list[dict[str, Any]] = []
+
+    class Double:
+        @hookimpl
+        def rho_before_tool_call(self, arguments: dict[str, Any]) -> Rewrite:
+            calls.append(arguments)
+            return Rewrite({"n": arguments["n"] * 2})
+
+    class BlockBig:
+        @hookimpl
+        def rho_before_tool_call(self, arguments: dict[str, Any]) -> Block | None:
+            calls.append(arguments)
+            return Block("too big") if arguments["n"] > 10 else None
+
+    class Unblock:
+        @hookimpl(wrapper=True)
+        def rho_before_tool_call(self, tool: object) -> Generator[None, Any, Any]:
+            outcomes = yield
+            if tool == "trusted":
+                return [o for o in outcomes if not isinstance(o, Block)]
+            return outcomes
+
+    host, _ = _host()
+    host.register(BlockBig(), "block")
+    host.register(Double(), "double")
+    host.register(Unblock(), "unblock")
+    assert host.intercept(None, {"n": 3}, None) == {"n": 6}
+    assert host.intercept(None, {"n": 6}, None) == Block("too big")
+    assert host.intercept(None, {"n": 6}, "trusted") == {"n": 12}
+    assert calls == [{"n": 3}, {"n": 6}, {"n": 6}, {"n": 12}, {"n": 6}, {"n": 12}]
+
+
+def test_a_wrapper_around_after_tool_call_sees_the_final_result() -> None:
+    class Suffix:
+        @hookimpl
+        def rho_after_tool_call(self, result: ToolResult) -> ToolResult:
+            return ToolResult(result.output + "!")
+
+    class Upper:
+        @hookimpl(wrapper=True)
+        def rho_after_tool_call(self) -> Generator[None, Any, Any]:
+            results = yield
+            return [ToolResult(r.output.upper()) for r in results]
+
+    host, _ = _host()
+    host.register(Suffix(), "suffix-1")
+    host.register(Suffix(), "suffix-2")
+    host.register(Upper(), "upper")
+    assert host.after_tool_call(None, ToolResult("ok")).output == "OK!!"
+
+
+def test_a_hook_called_from_inside_an_implementation_is_attributed_on_its_own() -> None:
+    class Nested:
+        def __init__(self, host: PluginHost) -> None:
+            self.host = host
+
+        @hookimpl
+        def rho_register_tools(self) -> list[object]:
+            self.host.collect("rho_system_prompt_fragments", config=CONFIG, root=Path("."))
+            return [beta]
+
+    class Fragment:
+        @hookimpl
+        def rho_system_prompt_fragments(self) -> list[str]:
+            return ["text"]
+
+    host, _ = _host()
+    host.register(Fragment(), "fragment")
+    host.register(Registers(alpha), "giver")
+    host.register(Nested(host), "nested")
+    items = host.collect("rho_register_tools", config=CONFIG, root=Path("."))
+    assert items == [("nested", beta), ("giver", alpha)]
+
+
+# ── tracing and monitoring ───────────────────────────────────────────────────
+
+
+def test_trace_env_traces_the_hosts_calls_on_stderr(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RHO_TRACE_PLUGINS", "1")
+    host, _ = _host()
+    host.register(Policy("auto"), "policy")
+    host.register(Registers(alpha), "giver")
+    host.first("rho_approval_policy", tool_name="ls", risk="read", config=CONFIG)
+    host.collect("rho_register_tools", config=CONFIG, root=Path("."))
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert "rho: trace:   rho_approval_policy [hook]" in lines
+    assert "rho: trace:       tool_name: ls" in lines
+    assert "rho: trace:   finish rho_approval_policy --> auto [hook]" in lines
+    assert "rho: trace:   rho_register_tools [hook]" in lines
+    assert any(line.startswith("rho: trace:   finish rho_register_tools --> [[") for line in lines)
+
+
+def test_traced_arguments_are_redacted_and_cut(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RHO_TRACE_PLUGINS", "1")
+    host, _ = _host()
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    host.after_tool_call(None, ToolResult(f"token {secret} " + "x" * 1000))
+    err = capsys.readouterr().err
+    assert secret not in err
+    assert "[REDACTED]" in err
+    assert all(len(line) <= len("rho: trace: ") + 300 for line in err.splitlines())
+
+
+def test_call_monitoring_sees_every_call_the_host_makes() -> None:
+    host, _ = _host()
+    host.register(Registers(alpha), "giver")
+    seen: list[tuple[str, object]] = []
+    host.pm.add_hookcall_monitoring(
+        lambda name, impls, kwargs: seen.append(("before", name)),
+        lambda outcome, name, impls, kwargs: seen.append(("after", outcome.get_result())),
+    )
+    host.collect("rho_register_tools", config=CONFIG, root=Path("."))
+    host.after_tool_call(None, ToolResult("ok"))
+    assert seen == [
+        ("before", "rho_register_tools"),
+        ("after", [[alpha]]),
+        ("before", "rho_after_tool_call"),
+        ("after", []),
+    ]
+
+
+def test_calling_the_hook_through_pluggy_keeps_isolation() -> None:
+    class Broken:
+        @hookimpl
+        def rho_register_tools(self) -> list[object]:
+            raise RuntimeError("boom")
+
+    host, reports = _host()
+    host.register(Registers(alpha), "good")
+    host.register(Broken(), "broken")
+    assert host.pm.hook.rho_register_tools(config=CONFIG, root=Path(".")) == [[alpha]]
+    assert reports == ["plugin 'broken' failed in rho_register_tools: boom"]
