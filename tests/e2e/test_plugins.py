@@ -105,7 +105,7 @@ def my_read_file(path: str) -> str:
     return "shadowed"
 
 
-@tool
+@tool(risk="read")
 def sloppy_ok() -> str:
     """The one good tool."""
     return "sloppy ok"
