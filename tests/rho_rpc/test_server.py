@@ -95,7 +95,7 @@ async def test_params_model_errors_and_rpc_errors() -> None:
             raise RpcError(INVALID_PARAMS, "nobody is not a name", {"hint": "try alice"})
         return {"hi": params.name}
 
-    server, out = _server([RpcMethod("hello", hello, NameParams)])
+    server, out = _server([RpcMethod("hello", hello, params_model=NameParams)])
     await server.serve(
         _lines(
             [

@@ -1,10 +1,66 @@
 """rho's plugin kernel: the hooks, the tool contract, sessions, the agent loop and providers.
 
-A plugin needs one import: `from rho_kernel import hookimpl, tool`.
+A plugin imports everything it uses from here: `from rho_kernel import hookimpl, tool`.
+The names exported by this module (and the test helpers of `rho_kernel.testing`) are rho's
+public API; every other module under `rho_kernel` is internal and may change in any release.
 """
 
+# Defined before the imports below: kernel modules read it while this package initialises.
+__version__ = "0.2.0"
+
+from rho_kernel.cancel import Cancelled, CancelToken, run_to_completion
+from rho_kernel.compaction import CompactionRequest, CompactionStrategy
+from rho_kernel.config import (
+    Additive,
+    ApprovalMode,
+    ConfigSectionError,
+    NeedsTrust,
+    Replaced,
+    RhoConfig,
+    UserOnly,
+    adds_items,
+    changes,
+    disables,
+    enables,
+    less_strict,
+    load_config,
+)
+from rho_kernel.confinement import (
+    ConfinementBackend,
+    ConfinementPolicy,
+    ConfinementRefused,
+    Problem,
+    sandbox_note,
+)
+from rho_kernel.loop import ApprovalDecision, ApprovalGate, ApprovalRequest, Observer
 from rho_kernel.messages import ChatMessage, ToolCall
 from rho_kernel.plugins import hookimpl
+from rho_kernel.process import ProcessResult, ProcessStartError
+from rho_kernel.providers import (
+    LlmService,
+    ModelRequest,
+    ModelResponse,
+    ProviderError,
+    ReasoningDelta,
+    ServiceFactory,
+    StreamEvent,
+    TextDelta,
+)
+from rho_kernel.providers.service import ServiceCreator
+from rho_kernel.rpc import RpcError, RpcMethod
+from rho_kernel.runtime import Runtime
+from rho_kernel.security import (
+    PROTECTED_NAMES,
+    FileTypeError,
+    PathNotFoundError,
+    ProtectedPathError,
+    SandboxDir,
+    SandboxError,
+    SandboxRoot,
+    WriteTarget,
+    protected_name,
+)
+from rho_kernel.session import CompactionSummary
 from rho_kernel.tools import (
     Block,
     Phase,
@@ -18,21 +74,70 @@ from rho_kernel.tools import (
     tool,
 )
 
-__version__ = "0.2.0"
-
 __all__ = [
+    "PROTECTED_NAMES",
+    "Additive",
+    "ApprovalDecision",
+    "ApprovalGate",
+    "ApprovalMode",
+    "ApprovalRequest",
     "Block",
+    "CancelToken",
+    "Cancelled",
     "ChatMessage",
+    "CompactionRequest",
+    "CompactionStrategy",
+    "CompactionSummary",
+    "ConfigSectionError",
+    "ConfinementBackend",
+    "ConfinementPolicy",
+    "ConfinementRefused",
+    "FileTypeError",
+    "LlmService",
+    "ModelRequest",
+    "ModelResponse",
+    "NeedsTrust",
+    "Observer",
+    "PathNotFoundError",
     "Phase",
+    "Problem",
+    "ProcessResult",
+    "ProcessStartError",
+    "ProtectedPathError",
+    "ProviderError",
+    "ReasoningDelta",
+    "Replaced",
     "Rewrite",
+    "RhoConfig",
     "Risk",
+    "RpcError",
+    "RpcMethod",
+    "Runtime",
+    "SandboxDir",
+    "SandboxError",
+    "SandboxRoot",
+    "ServiceCreator",
+    "ServiceFactory",
+    "StreamEvent",
+    "TextDelta",
     "Tool",
     "ToolCall",
     "ToolContext",
     "ToolError",
     "ToolRegistry",
     "ToolResult",
+    "UserOnly",
+    "WriteTarget",
     "__version__",
+    "adds_items",
+    "changes",
+    "disables",
+    "enables",
     "hookimpl",
+    "less_strict",
+    "load_config",
+    "protected_name",
+    "run_to_completion",
+    "sandbox_note",
     "tool",
 ]

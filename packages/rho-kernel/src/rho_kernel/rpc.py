@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, TypeAlias
+
+from pydantic import BaseModel
 
 # JSON-RPC 2.0 error codes.
 PARSE_ERROR = -32700
@@ -29,22 +31,35 @@ class RpcError(Exception):
         self.data = data
 
 
+RpcResult: TypeAlias = BaseModel | Mapping[str, Any] | None
+"""What a handler returns: a pydantic model (sent as its JSON), a JSON object, or None (`{}`)."""
+
+RpcHandler: TypeAlias = Callable[[Any], Awaitable[RpcResult]]
+"""`async def handler(params) -> RpcResult`: `params` is an instance of the method's
+`params_model`, or the raw params object when it has none."""
+
+
 @dataclass(frozen=True, slots=True)
 class RpcMethod:
-    """One JSON-RPC method.
+    """One JSON-RPC method:
+    `RpcMethod(name, handler, *, params_model=None, result_model=None, summary="",
+    concurrent=False)`.
 
     `handler(params)` receives an instance of `params_model` (a pydantic model validated from
-    the request's params; -32602 when they do not fit) and returns an instance of
-    `result_model` or a plain dict. `concurrent=True` methods (or those for whose raw params a
-    `concurrent` callable answers True) are handled the moment they are read, even while a
-    prompt runs; the others run one at a time in arrival order.
-    `summary` becomes the method's description in the OpenRPC document.
+    the request's params; -32602 when they do not fit), or the raw params dict when there is
+    no model, and returns an instance of `result_model`, a plain dict or None.
+    `concurrent=True` methods (or those for whose raw params a `concurrent` callable answers
+    True) are handled the moment they are read, even while a prompt runs; the others run one
+    at a time in arrival order. `summary` becomes the method's description in the OpenRPC
+    document, `result_model` its result schema. Everything after the handler is passed by
+    keyword, so fields can be added without breaking callers.
     """
 
     name: str
-    handler: Callable[[Any], Awaitable[Any]]
-    params_model: type | None = None
-    result_model: type | None = None
+    handler: RpcHandler
+    _: KW_ONLY
+    params_model: type[BaseModel] | None = None
+    result_model: type[BaseModel] | None = None
     summary: str = ""
     concurrent: bool | Callable[[dict[str, Any]], bool] = False
 
@@ -58,5 +73,7 @@ __all__ = [
     "NO_RUNNING_PROMPT",
     "PARSE_ERROR",
     "RpcError",
+    "RpcHandler",
     "RpcMethod",
+    "RpcResult",
 ]

@@ -36,7 +36,11 @@ def add_discover(methods: dict[str, RpcMethod]) -> None:
         return build_openrpc(methods, __version__)
 
     methods["rpc.discover"] = RpcMethod(
-        "rpc.discover", discover, NoParams, None, "The OpenRPC document of this server.", True
+        "rpc.discover",
+        discover,
+        params_model=NoParams,
+        summary="The OpenRPC document of this server.",
+        concurrent=True,
     )
 
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from json.decoder import WHITESPACE, JSONDecodeError
+from json.decoder import JSONDecodeError
 from typing import Any
 
 from rho_kernel.encoding import scrub_json
+
+# The decoder's own whitespace pattern, which typeshed does not declare.
+WHITESPACE: re.Pattern[str] = json.decoder.WHITESPACE  # type: ignore[attr-defined]
 
 #: Most requests one batch may hold; a larger batch is refused as a whole.
 MAX_BATCH = 1000
@@ -62,7 +65,7 @@ STRICT_DECODER = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_
 
 def skip_whitespace(text: str, index: int) -> int:
     """The index of the first non-whitespace character (JSON's whitespace) at or after `index`."""
-    return WHITESPACE.match(text, index).end()  # type: ignore[union-attr]
+    return WHITESPACE.match(text, index).end()  # type: ignore[union-attr]  # matches "" too
 
 
 def decode_message(line: bytes, *, max_batch: int = MAX_BATCH) -> Any:

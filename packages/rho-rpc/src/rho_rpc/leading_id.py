@@ -10,11 +10,16 @@ so an `"id"` nested in `params` or written inside a string never counts.
 from __future__ import annotations
 
 import codecs
-from json.decoder import scanstring
+import json.decoder
+from collections.abc import Callable
 from typing import Any
 
 from rho_kernel.encoding import scrub_json
 from rho_rpc.decode import STRICT_DECODER, skip_whitespace
+
+# The decoder's string scanner (text, index after the quote) -> (value, end), which typeshed
+# does not declare.
+scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
 def leading_id(prefix: bytes) -> Any:

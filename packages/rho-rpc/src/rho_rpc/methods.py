@@ -19,7 +19,7 @@ from rho_kernel.runtime import Runtime, StartupError
 from rho_rpc.diagnostics import report
 from rho_rpc.peer import ApprovalMismatch, RpcPeer
 from rho_rpc.status_bar import draw_status_bar, stderr_is_terminal
-from rho_rpc.tree_methods import TREE_TABLE, TreeMethods
+from rho_rpc.tree_methods import TREE_TABLE, MethodRow, TreeMethods
 from rho_rpc.wire import (
     ApprovalResponseParams,
     CompactParams,
@@ -277,7 +277,7 @@ def _is_steering(raw: dict[str, object]) -> bool:
 
 
 #: (name, handler attribute, params, result, summary, concurrent) of every core method.
-_TABLE: tuple[tuple[str, str, type, type, str, Any], ...] = (
+_TABLE: tuple[MethodRow, ...] = (
     ("prompt", "prompt", PromptParams, PromptResult,
      "Run a user message through the agent (or steer the running prompt).", _is_steering),
     ("abort", "abort", NoParams, EmptyResult,
@@ -317,11 +317,16 @@ def core_methods(runtime: Runtime) -> list[RpcMethod]:
     handlers = CoreMethods(runtime)
     tree = TreeMethods(runtime)
     return [
-        RpcMethod(name, getattr(handlers, attribute), params, result, summary, concurrent)
-        for name, attribute, params, result, summary, concurrent in _TABLE
-    ] + [
-        RpcMethod(name, getattr(tree, attribute), params, result, summary, concurrent)
-        for name, attribute, params, result, summary, concurrent in TREE_TABLE
+        RpcMethod(
+            name,
+            getattr(owner, attribute),
+            params_model=params,
+            result_model=result,
+            summary=summary,
+            concurrent=concurrent,
+        )
+        for owner, table in ((handlers, _TABLE), (tree, TREE_TABLE))
+        for name, attribute, params, result, summary, concurrent in table
     ]
 
 

@@ -40,7 +40,7 @@ class RpcPeer(Observer):
             return ApprovalDecision.denied()
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
         self._pending[request.approval_id] = future
-        params = {
+        params: dict[str, Any] = {
             "approvalId": request.approval_id,
             "callId": request.call_id,
             "tool": request.tool,

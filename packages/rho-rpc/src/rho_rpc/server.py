@@ -12,7 +12,7 @@ import asyncio
 import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -274,7 +274,7 @@ class JsonRpcServer:
         if method is None:
             respond(error_response(reply_id, METHOD_NOT_FOUND, f"Method not found: {method_name}"))
             return done
-        raw = {} if params is _MISSING else params
+        raw = cast("dict[str, Any] | list[Any]", {} if params is _MISSING else params)
         if isinstance(raw, list):
             if raw:
                 respond(

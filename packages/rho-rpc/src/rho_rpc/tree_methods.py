@@ -8,7 +8,8 @@ change the tree run in the serial lane, so they never interleave with a running 
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeAlias
 
 from pydantic import BaseModel
 
@@ -126,7 +127,12 @@ class TreeMethods:
 
 
 #: (name, handler attribute, params, result, summary, concurrent) of the tree methods.
-TREE_TABLE: tuple[tuple[str, str, type, type, str, bool], ...] = (
+MethodRow: TypeAlias = tuple[
+    str, str, type[BaseModel], type[BaseModel], str, bool | Callable[[dict[str, Any]], bool]
+]
+"""(name, handler attribute, params model, result model, summary, concurrent) of a method."""
+
+TREE_TABLE: tuple[MethodRow, ...] = (
     ("getTree", "get_tree", GetTreeParams, GetTreeResult,
      "A page of the session tree: every entry with its parent, kind, preview, resolution "
      "and label.", True),

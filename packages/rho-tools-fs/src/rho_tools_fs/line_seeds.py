@@ -111,7 +111,7 @@ def line_seeds(blobs: list[bytes], first_line_no: int = 1, cache: SeedCache = SE
     index = -1
     try:
         while True:
-            index = seeds.index(None, index + 1)  # type: ignore[arg-type]
+            index = seeds.index(None, index + 1)
             seeds[index] = (first_line_no + index) & 0xFFFF
     except ValueError:
         pass

@@ -14,7 +14,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -211,7 +211,9 @@ def _search_python(
     found = Found()
     if scope.is_dir:
         walk = TreeWalk(root, rules, hidden=False, stop=stop)
-        paths = (entry.path for entry in walk.entries(scope.path) if entry.kind == "file")
+        paths: Iterator[str] = (
+            entry.path for entry in walk.entries(scope.path) if entry.kind == "file"
+        )
     else:
         paths = iter([scope.path])
     for path in paths:

@@ -200,7 +200,7 @@ def parse_politely(language: str, data: bytes, stop: Callable[[], bool]) -> Tree
         return stop()
 
     try:
-        return _parser(language).parse(read, progress_callback=progress)  # type: ignore[no-any-return]
+        return _parser(language).parse(read, progress_callback=progress)
     except ValueError:  # tree-sitter's "Parsing failed": the progress callback stopped it
         if stop():
             return None

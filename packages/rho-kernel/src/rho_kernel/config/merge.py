@@ -120,7 +120,7 @@ def _merge_value(
         inner = nesting[1]
         merged = copy.deepcopy(current)
         for name, item in value.items():
-            mine = merged.get(name)
+            mine: Any = merged.get(name)
             both = isinstance(mine, dict) and isinstance(item, dict)
             merged[name] = _merge_table(inner, mine, item, trusted) if both else copy.deepcopy(item)
         return merged

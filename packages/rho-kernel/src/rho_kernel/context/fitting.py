@@ -141,7 +141,7 @@ def _measure(entry: Entry) -> _Info:
     payload = entry.payload
     if resolution.__class__ is Full and payload.__class__ is MessagePayload:
         # the common case, without the general rendering's dispatch
-        message = payload.message  # type: ignore[union-attr]
+        message = payload.message
         size = message_bytes(message)
         keeps = message.role == "system"
         return _Info(entry, message, size, keeps or size <= TINY_BYTES, keeps)

@@ -8,7 +8,7 @@ import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rho_kernel import diagnostics
 from rho_kernel.cancel import Cancelled, CancelToken
@@ -32,6 +32,7 @@ from rho_kernel.loop.result import (
 )
 from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.messages import ChatMessage, ToolCall
+from rho_kernel.messages import FinishReason as MessageFinish
 from rho_kernel.providers.events import (
     ModelRequest,
     ModelResponse,
@@ -228,7 +229,9 @@ class AgentLoop:
                 ChatMessage.assistant(
                     response.text,
                     tool_calls=response.tool_calls,
-                    finish_reason=finish if finish in _PERSISTED_FINISH else None,
+                    finish_reason=(
+                        cast(MessageFinish, finish) if finish in _PERSISTED_FINISH else None
+                    ),
                 )
             )
             self.last_text = self.continued + self._format_reply(response)

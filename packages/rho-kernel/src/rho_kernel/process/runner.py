@@ -212,7 +212,7 @@ async def _wait_exit(child: _Child, timeout: float | None, cancel: CancelToken |
     return "cancelled" if cancelled is not None and cancelled.done() else "timeout"
 
 
-async def _drain(child: _Child, readers: list[asyncio.Future[None]], grace: float) -> None:
+async def _drain(child: _Child, readers: Sequence[asyncio.Future[None]], grace: float) -> None:
     """Read the pipes to their end; processes of the group still holding them are killed,
     and pipes held open from outside the group are abandoned after `grace`."""
     _signal_group(child.proc, signal.SIGTERM)  # leftovers (`cmd &`) do not outlive it

@@ -271,10 +271,10 @@ class ResponsesStreamDecoder(DecoderBase):
             key = ("text", event.get("item_id"), event.get("content_index"))
             return self._reasoning_delta(key, event.get("delta"))
         if kind == "response.output_text.done" or kind == "response.refusal.done":
-            key = (event.get("item_id"), event.get("content_index"))
+            part = (event.get("item_id"), event.get("content_index"))
             text = event.get("text", event.get("refusal"))
-            if key not in self._text_parts and isinstance(text, str) and text:
-                self._text_parts.add(key)
+            if part not in self._text_parts and isinstance(text, str) and text:
+                self._text_parts.add(part)
                 return self._text_delta(text)
             return []
         if kind == "response.reasoning_summary_text.done":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -21,17 +21,34 @@ class LlmService(Protocol):
     async def aclose(self) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class ServiceFactory:
-    """Builds an `LlmService` for a wire protocol (`api`, e.g. "chat_completions").
+class ServiceCreator(Protocol):
+    """`create(endpoint, api_key, provider_name, *, first_token_timeout, idle_timeout)`.
 
-    `create(endpoint, api_key, provider_name, *, first_token_timeout, idle_timeout)` returns
-    the service; the timeouts are seconds (0 disables) and turn hung streams into retryable
-    `ProviderError`s.
+    Returns the service for one endpoint (`api_key` None when the provider has none); the
+    timeouts are seconds (0 disables) and turn hung streams into retryable `ProviderError`s.
+    """
+
+    def __call__(
+        self,
+        endpoint: str,
+        api_key: str | None,
+        provider_name: str,
+        *,
+        first_token_timeout: float,
+        idle_timeout: float,
+    ) -> LlmService: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServiceFactory:
+    """Builds an `LlmService` for a wire protocol: `ServiceFactory(api=..., create=...)`.
+
+    `api` names the protocol (e.g. "chat_completions"; a provider's `api` selects it) and
+    `create` is a `ServiceCreator`.
     """
 
     api: str
-    create: Callable[..., LlmService]
+    create: ServiceCreator
 
 
-__all__ = ["LlmService", "ServiceFactory"]
+__all__ = ["LlmService", "ServiceCreator", "ServiceFactory"]

@@ -186,10 +186,10 @@ class SSEStreamService:
             ) from exc
         flush = getattr(decoder, "flush", None)
         tail: list[StreamEvent] = flush() if flush is not None else []
-        response = decoder.finish()
+        final = decoder.finish()
         for delta in tail:
             yield delta
-        yield response
+        yield final
 
     async def aclose(self) -> None:
         """Close the HTTP client if this service created it."""

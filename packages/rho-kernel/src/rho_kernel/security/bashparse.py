@@ -133,11 +133,11 @@ def word_of(node: Any) -> Word:
         return _string_word(node, text)
     if kind == "concatenation":
         parts = [word_of(child) for child in node.children]
-        value = (
+        joined = (
             None if any(p.value is None for p in parts) else "".join(p.value or "" for p in parts)
         )
         worst = "".join(p.worst for p in parts)
-        return Word(text, value, worst, pattern=any(p.pattern for p in parts))
+        return Word(text, joined, worst, pattern=any(p.pattern for p in parts))
     if kind == "brace_expression":
         return Word(text, text, text, pattern=True)
     return Word(text, None, _expansion_worst(node))

@@ -12,11 +12,15 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from rho_kernel.security.pathwalk import remove_chains
+
+if TYPE_CHECKING:
+    # What `os.scandir` returns: an iterator of entries that is also a context manager.
+    from os import _ScandirIterator
 
 _CREATE_FLAGS = (
     os.O_WRONLY
@@ -82,7 +86,7 @@ class SandboxDir:
         target, kwargs = self._at(name)
         os.unlink(target, **kwargs)
 
-    def scandir(self) -> Iterator[os.DirEntry[str]]:
+    def scandir(self) -> _ScandirIterator[str]:
         """The entries of the directory (`os.scandir`; close the iterator or use `with`)."""
         if self.fd is None:
             return os.scandir(self.path)

@@ -107,7 +107,8 @@ def _matching_paren(line: str, start: int) -> int:
 
 
 def _single_quoted(s: _Scanner) -> str:
-    out, s.pos = [], s.pos + 1
+    out: list[str] = []
+    s.pos += 1
     while True:
         char = s.peek()
         if not char:

@@ -8,13 +8,14 @@ thread with the request handler, which offers `send_response`, `send_header`, `e
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 DEFAULT_USAGE: dict[str, int] = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 """The usage `text_reply` and the tool-call replies report unless told otherwise."""
@@ -25,8 +26,13 @@ SCRIPTED_MODEL = "scripted-model"
 class ReplyHandler(Protocol):
     """What a reply may use of the server's request handler."""
 
-    wfile: BinaryIO
-    stop_event: threading.Event
+    @property
+    def wfile(self) -> io.BufferedIOBase:
+        """The response body stream."""
+
+    @property
+    def stop_event(self) -> threading.Event:
+        """Set when the server stops."""
 
     def send_response(self, code: int, message: str | None = None) -> None: ...
 

@@ -100,7 +100,7 @@ class _Handler(BaseHTTPRequestHandler):
         return request
 
     def _serve(self, reply: Reply) -> None:
-        with contextlib.suppress(_CONNECTION_ERRORS):
+        with contextlib.suppress(*_CONNECTION_ERRORS):
             reply.write(self)
         self.close_connection = True
 

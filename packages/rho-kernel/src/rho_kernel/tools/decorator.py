@@ -128,13 +128,13 @@ class FunctionTool(Tool):
     def args_model(self) -> type[BaseModel]:
         """The pydantic model of the arguments (built on first use)."""
         if self._args_model is None:
-            self._args_model = create_model(  # type: ignore[call-overload]
+            self._args_model = create_model(
                 f"{self.name}_arguments", __config__=ConfigDict(extra="forbid"), **self._fields
             )
         return self._args_model
 
-    @property  # type: ignore[override]
-    def parameters(self) -> dict[str, Any]:
+    @property
+    def parameters(self) -> dict[str, Any]:  # type: ignore[override]
         """The JSON Schema of the arguments (built on first use)."""
         if self._parameters is None:
             schema = _strip_titles(self.args_model.model_json_schema())
