@@ -59,7 +59,7 @@ def rho_register_rpc_methods(runtime):
     async def echo(params):
         return {"text": params.text}
 
-    return [RpcMethod("acme/echo", echo, EchoParams, None, "Echo.")]
+    return [RpcMethod("acme/echo", echo, params_model=EchoParams, summary="Echo.")]
 
 
 @hookimpl
