@@ -13,15 +13,17 @@ class CallTally(Observer):
     """Counts the tool results of one prompt per tool and, when the prompt ends, writes
     `rho: tool calls: read_file 2, word_count 1` on stderr (stdout belongs to the protocol).
 
-    Observers receive the loop's events; override only the ones you need. rho passes an
-    event only the keyword arguments its override declares, so this one, which declares
-    no `call_id`, keeps working as events gain arguments.
+    Observers receive the loop's events; override only the ones you need, with the base
+    class's signature. rho passes an event only the keyword arguments an override declares,
+    so an observer keeps working as later versions give events new arguments.
     """
 
     def __init__(self) -> None:
         self.calls: Counter[str] = Counter()
 
-    async def on_tool_result(self, name: str, result: ToolResult) -> None:
+    async def on_tool_result(
+        self, name: str, result: ToolResult, call_id: str | None = None
+    ) -> None:
         """Count the call (error results too)."""
         self.calls[name] += 1
 
