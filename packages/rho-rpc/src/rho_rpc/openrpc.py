@@ -75,7 +75,8 @@ __all__ = ["build_openrpc"]
 
 
 def main() -> None:
-    """Print the OpenRPC document of an ephemeral rho with every installed plugin."""
+    """Print the OpenRPC document of an ephemeral rho with rho's own plugins: a third-party
+    plugin installed next to them is disabled, its methods are not rho's protocol."""
     import json
     import tempfile
     from pathlib import Path
@@ -83,8 +84,11 @@ def main() -> None:
     from rho_kernel.runtime import Runtime, RuntimeOptions
     from rho_rpc import __version__
     from rho_rpc.app import add_discover, collect_methods
+    from rho_rpc.distributions import disabling_config, foreign_plugins
 
     with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / ".rho").mkdir()
+        (Path(tmp) / ".rho" / "config.toml").write_text(disabling_config(foreign_plugins()))
         options = RuntimeOptions(
             cwd=Path(tmp),
             root=Path(tmp),

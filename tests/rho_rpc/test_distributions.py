@@ -1,0 +1,48 @@
+"""Telling rho's own distributions from third-party plugins."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from rho_rpc.distributions import (
+    RHO_DISTRIBUTIONS,
+    disabling_config,
+    foreign_plugins,
+    normalize,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_rho_distributions_are_the_workspace_packages() -> None:
+    names = {
+        tomllib.loads(path.read_text())["project"]["name"]
+        for path in (ROOT / "packages").glob("*/pyproject.toml")
+    }
+    assert {normalize(name) for name in names} == RHO_DISTRIBUTIONS
+
+
+def test_names_are_normalized_as_packaging_does() -> None:
+    assert normalize("Rho_Tools.FS") == "rho-tools-fs"
+    assert normalize("acme__rho--plugin") == "acme-rho-plugin"
+
+
+def _install(site: Path, dist_name: str, entry_points: str) -> None:
+    dist = site / f"{dist_name.replace('-', '_')}-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist_name}\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(entry_points)
+
+
+def test_a_name_rho_uses_itself_is_never_reported_as_foreign(tmp_path: Path) -> None:
+    _install(tmp_path, "acme-rho", "[rho]\nacme = acme\nrho-tools-fs = acme.fs\n")
+    _install(tmp_path, "acme-other", "[console_scripts]\nacme-cli = acme.cli:main\n")
+    _install(tmp_path, "Rho_Tools_FS", "[rho]\nrho-tools-fs = rho_tools_fs.plugin\n")
+    assert foreign_plugins([str(tmp_path)]) == ["acme"]
+
+
+def test_the_disabling_config_is_toml_listing_every_name() -> None:
+    names = ["plain", 'quo"te', "back\\slash", "ünï", "tab\there"]
+    assert tomllib.loads(disabling_config(names)) == {"plugins": {"disabled": names}}
+    assert tomllib.loads(disabling_config([])) == {"plugins": {"disabled": []}}
