@@ -84,6 +84,9 @@ def main(plugins: list[str]) -> None:
         fail(f"listTools offered {offered}, expected {expected}")
     if plugins and not expected:
         fail(f"{plugins} registered no tools")
+    said_none = "no tool packs are installed" in stderr
+    if said_none != (not expected):
+        fail(f"stderr {'says' if said_none else 'does not say'} that no tool packs are installed")
     print(f"check_tools: {plugins or 'no plugins'}: {sorted(offered) or 'no tools'}")
     if stderr.strip():
         print("  rho said: " + stderr.strip().replace("\n", "\n  rho said: "))

@@ -52,5 +52,5 @@ def test_the_readme_dependency_bounds_are_the_example_s() -> None:
     example = tomllib.loads(
         (ROOT / "examples" / "rho-plugin-example" / "pyproject.toml").read_text()
     )
-    assert example["project"]["dependencies"] == ["rho-kernel>=0.1,<1"]
-    assert 'uv add "rho-kernel>=0.1,<1"' in README
+    assert example["project"]["dependencies"] == ["rho-kernel>=0.2,<1"]
+    assert 'uv add "rho-kernel>=0.2,<1"' in README

@@ -5,8 +5,7 @@ from __future__ import annotations
 from importlib.metadata import distribution, entry_points
 from pathlib import Path
 
-from rho_kernel.config.model import RhoConfig
-from rho_kernel.plugins import PluginHost
+from rho_kernel import PluginHost, RhoConfig
 
 import rho_plugin_example
 from rho_plugin_example import CallTally, plugin

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rho_kernel import Tool, ToolResult, hookimpl
-from rho_kernel.config.model import RhoConfig
-from rho_kernel.loop.observer import Observer
-from rho_kernel.messages import ToolCall
+from rho_kernel import Observer, RhoConfig, Tool, ToolCall, ToolResult, hookimpl
 
 from rho_plugin_example.masking import mask_emails
 from rho_plugin_example.tally import CallTally

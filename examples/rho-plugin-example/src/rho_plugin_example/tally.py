@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rho_kernel import ToolResult, diagnostics
-from rho_kernel.loop.observer import Observer
-from rho_kernel.loop.result import AgentResult
+from rho_kernel import AgentResult, Observer, ToolResult, diagnostics
 
 
 class CallTally(Observer):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rho_kernel import Phase, Risk, Tool, ToolContext, ToolError, ToolResult, tool
-from rho_kernel.security import SandboxError
+from rho_kernel import Phase, Risk, SandboxError, Tool, ToolContext, ToolError, ToolResult, tool
 
 #: Read files in pieces of this size, so a huge file never sits in memory at once.
 CHUNK_BYTES = 1 << 16

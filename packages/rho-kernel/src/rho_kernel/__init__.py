@@ -33,8 +33,9 @@ from rho_kernel.confinement import (
     sandbox_note,
 )
 from rho_kernel.loop import ApprovalDecision, ApprovalGate, ApprovalRequest, Observer
+from rho_kernel.loop.result import AgentResult
 from rho_kernel.messages import ChatMessage, ToolCall
-from rho_kernel.plugins import hookimpl
+from rho_kernel.plugins import PluginHost, hookimpl
 from rho_kernel.process import ProcessResult, ProcessStartError
 from rho_kernel.providers import (
     LlmService,
@@ -77,6 +78,7 @@ from rho_kernel.tools import (
 __all__ = [
     "PROTECTED_NAMES",
     "Additive",
+    "AgentResult",
     "ApprovalDecision",
     "ApprovalGate",
     "ApprovalMode",
@@ -100,6 +102,7 @@ __all__ = [
     "Observer",
     "PathNotFoundError",
     "Phase",
+    "PluginHost",
     "Problem",
     "ProcessResult",
     "ProcessStartError",
