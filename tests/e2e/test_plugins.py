@@ -187,6 +187,8 @@ def test_plugins_flag_lists_each_plugin_with_its_contributions_then_exits(
     assert "read_file" in fs and "write_file" in fs
     rpc = next(text for heading, text in blocks.items() if heading.startswith("rho-rpc "))
     assert "rpc methods: prompt, abort" in rpc
+    # rho-rpc asks its client and sends notifications through the hooks any plugin has.
+    assert "rho_approval_gate" in rpc and "rho_register_observers" in rpc
     assert any(heading.startswith("rho-kernel ") for heading in blocks)
     failed = done.stdout.split("failed to load:\n", 1)[1]
     assert failed.startswith("broken-dist 0.3: plugin 'broken'\n")

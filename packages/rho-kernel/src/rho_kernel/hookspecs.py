@@ -155,22 +155,26 @@ def rho_approval_policy(tool_name: str, risk: Risk, config: RhoConfig) -> Approv
 
 
 @hookspec(firstresult=True)
-def rho_approval_gate(config: RhoConfig) -> ApprovalGate | None:
+def rho_approval_gate(config: RhoConfig, runtime: Runtime) -> ApprovalGate | None:
     """Provide the gate that asks a human when the policy says "ask".
 
     Called once per prompt; the first non-None result wins. With no gate at all, calls that
-    need approval are denied. The RPC host provides a gate that sends `approval/request` and
-    waits for `approvalResponse`.
+    need approval are denied. rho-rpc provides, through this hook, the gate that sends
+    `approval/request` to its client and waits for `approvalResponse`.
 
-    Added in 0.1.
+    Added in 0.1; `runtime` (the running rho, e.g. to reach a connection kept in
+    `runtime.stash`) added in 0.2.
     """
 
 
 @hookspec
-def rho_register_observers(config: RhoConfig) -> list[Observer]:
+def rho_register_observers(config: RhoConfig, runtime: Runtime) -> list[Observer]:
     """Contribute observers that receive the loop's live events (see `Observer`).
 
-    Called once per prompt. Added in 0.1.
+    Called once per prompt. rho-rpc turns the events into its notifications through an
+    observer it contributes here.
+
+    Added in 0.1; `runtime` added in 0.2.
     """
 
 

@@ -494,10 +494,13 @@ class Runtime:
         async with self._turn_lock:
             self.cancel = cancel or CancelToken()
             plugin_observers = [
-                obs for _, obs in self.plugins.collect("rho_register_observers", config=self.config)
+                obs
+                for _, obs in self.plugins.collect(
+                    "rho_register_observers", config=self.config, runtime=self
+                )
             ]
             if gate is None:
-                gate = self.plugins.first("rho_approval_gate", config=self.config)
+                gate = self.plugins.first("rho_approval_gate", config=self.config, runtime=self)
             observers = [*observers, *plugin_observers, _UsageCounter(self.api_usage)]
             params = LoopParams(
                 service=self.service(),

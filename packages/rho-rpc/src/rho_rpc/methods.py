@@ -72,7 +72,8 @@ class CoreMethods:
             return self._steer(params.message)
         peer = peer_of(self.runtime)
         try:
-            result = await self.runtime.prompt(params.message, observers=[peer], gate=peer)
+            # The client's gate and notifications come through rho-rpc's own hooks.
+            result = await self.runtime.prompt(params.message)
         except AgentError as exc:
             return PromptResult(error=exc.message)
         except StartupError as exc:

@@ -1,10 +1,31 @@
-"""rho-rpc's plugin: the core JSON-RPC methods, registered through the same hook as any other."""
+"""rho-rpc's plugin: the core JSON-RPC methods, the approval gate that asks the client, and the
+observer that turns loop events into notifications — each through the same hook as any
+other plugin's."""
 
 from __future__ import annotations
 
-from rho_kernel import hookimpl
-from rho_kernel.rpc import RpcMethod
-from rho_kernel.runtime import Runtime
+from rho_kernel import ApprovalGate, Observer, RhoConfig, RpcMethod, Runtime, hookimpl
+from rho_rpc.peer import RpcPeer
+
+
+def _peer(runtime: Runtime) -> RpcPeer | None:
+    """The connected client, which the RPC host keeps in the runtime's stash (None in a
+    runtime that no client drives)."""
+    peer = runtime.stash.get(RpcPeer)
+    return peer if isinstance(peer, RpcPeer) else None
+
+
+@hookimpl
+def rho_approval_gate(config: RhoConfig, runtime: Runtime) -> ApprovalGate | None:
+    """Approvals are asked of the connected client (`approval/request`)."""
+    return _peer(runtime)
+
+
+@hookimpl
+def rho_register_observers(config: RhoConfig, runtime: Runtime) -> list[Observer]:
+    """Loop events reach the connected client as notifications."""
+    peer = _peer(runtime)
+    return [peer] if peer is not None else []
 
 
 @hookimpl
