@@ -24,6 +24,7 @@ PROMISED = {
     "ApprovalGate": "rho_kernel.loop.approval",
     "ApprovalRequest": "rho_kernel.loop.approval",
     "Observer": "rho_kernel.loop.observer",
+    "RequestUsage": "rho_kernel.loop.result",
     "RhoConfig": "rho_kernel.config.model",
     "RpcError": "rho_kernel.rpc",
     "RpcMethod": "rho_kernel.rpc",
@@ -32,6 +33,7 @@ PROMISED = {
     "Tool": "rho_kernel.tools.base",
     "ToolContext": "rho_kernel.tools.base",
     "ToolResult": "rho_kernel.tools.base",
+    "UsageContext": "rho_kernel.loop.result",
     "hookimpl": "rho_kernel.plugins",
     "tool": "rho_kernel.tools.decorator",
 }

@@ -136,9 +136,9 @@ async def test_requests_stay_within_the_budget_and_keep_the_first_request(
         assert size <= limit
     last = server.requests[-1].json["messages"]
     assert any(m["content"].startswith("[outline] dump 40: 40 rows") for m in last)
-    fitted = [args[2]["fitted"] for name, args in observer.events if name == "on_usage"]
-    assert fitted[-1]["promptBudget"] == 3072 and fitted[-1]["outlined"] > 0
-    assert all(f["estimatedTokens"] <= 3072 for f in fitted)
+    fitted = [args[2].fitted for name, args in observer.events if name == "on_usage"]
+    assert fitted[-1].budget_tokens == 3072 and fitted[-1].outlined > 0
+    assert all(f.estimated_tokens <= 3072 for f in fitted)
 
 
 async def test_usage_calibrates_the_estimator(server: ScriptedServer, tmp_path: Path) -> None:

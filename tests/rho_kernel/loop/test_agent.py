@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import pytest
@@ -460,39 +459,6 @@ async def test_reasoning_is_summarised_in_the_reply(server: ScriptedServer, tmp_
         "s", endpoint=server.chat_url, root=tmp_path, config=_config(show_reasoning=True)
     )
     assert result.reply == "<thinking>\nthink\n</thinking>\n\nanswer"
-
-
-def test_agent_result_wire_shape() -> None:
-    from rho_kernel.loop.result import AgentResult, RunUsage, ToolCallRecord
-
-    result = AgentResult(
-        reply="r",
-        iterations=1,
-        usage=RunUsage(),
-        duration_ms=5,
-        finish_reason="stop",
-        tool_calls=[
-            ToolCallRecord("t", "{}", "success", "out", 3, call_id="c1"),
-            ToolCallRecord("u", "{}", "denied", "no", call_id="c2"),
-        ],
-    )
-    wire = result.to_wire()
-    assert wire["toolCalls"] == [
-        {
-            "callId": "c1",
-            "name": "t",
-            "arguments": "{}",
-            "outcome": {"kind": "success"},
-            "durationMs": 3,
-        },
-        {
-            "callId": "c2",
-            "name": "u",
-            "arguments": "{}",
-            "outcome": {"kind": "denied", "output": "no"},
-        },
-    ]
-    assert json.loads(json.dumps(wire))["finishReason"] == "stop"
 
 
 async def test_an_unexpected_failure_becomes_an_agent_error(

@@ -147,46 +147,22 @@ def test_stats_of_hand_built_conversation(session: Session) -> None:
     assert stats.utilization_percent == 15.0
 
 
-def test_to_wire_and_snapshot(session: Session) -> None:
+def test_remaining_and_utilization_round_to_one_decimal(session: Session) -> None:
     build_conversation(session)
     meter = ContextMeter(context_window=1000, completion_reserve=200, tool_phases=PHASES)
-    wire = meter.stats(session).to_wire()
-    assert list(wire) == [
-        "contextWindow",
-        "completionReserve",
-        "estimatedUsed",
-        "estimatedRemaining",
-        "utilizationPercent",
-        "messageCount",
-        "entryCount",
-        "pathEntryCount",
-        "compactedEntryCount",
-        "compactionTokens",
-        "compactionCount",
-        "toolSchemaTokens",
-        "roleTokens",
-        "resolutionTokens",
-        "phaseTokens",
-    ]
-    assert wire["estimatedUsed"] == 103
-    assert wire["estimatedRemaining"] == 697
-    assert wire["utilizationPercent"] == 12.9  # 103 * 100 / 800 = 12.875
-    assert list(wire["roleTokens"]) == ["system", "user", "assistant", "tool"]
-    assert list(wire["resolutionTokens"]) == ["full", "outlined", "summarized", "pinned"]
-    assert list(wire["phaseTokens"]) == [
+    stats = meter.stats(session)
+    assert stats.estimated_used == 103
+    assert stats.estimated_remaining == 697
+    assert stats.utilization_percent == 12.9  # 103 * 100 / 800 = 12.875
+    assert list(stats.role_tokens) == ["system", "user", "assistant", "tool"]
+    assert list(stats.resolution_tokens) == ["full", "outlined", "summarized", "pinned"]
+    assert list(stats.phase_tokens) == [
         "exploration",
         "execution",
         "verification",
         "conclusion",
         "unclassified",
     ]
-    json.dumps(wire)  # plain JSON
-    assert meter.snapshot(session) == {
-        "estimatedUsed": 103,
-        "contextWindow": 1000,
-        "completionReserve": 200,
-        "utilizationPercent": 12.9,
-    }
 
 
 def test_empty_session(session: Session) -> None:
@@ -508,7 +484,7 @@ def test_second_call_on_large_session_does_not_re_estimate(
 
     calls = 0
     second = meter.stats(session)
-    meter.snapshot(session)
+    meter.stats(session)
     assert calls == 0
     assert second == first
 

@@ -33,7 +33,7 @@ from rho_kernel.confinement import (
     sandbox_note,
 )
 from rho_kernel.loop import ApprovalDecision, ApprovalGate, ApprovalRequest, Observer
-from rho_kernel.loop.result import AgentResult
+from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
 from rho_kernel.messages import ChatMessage, ToolCall
 from rho_kernel.plugins import PluginHost, hookimpl
 from rho_kernel.process import ProcessResult, ProcessStartError
@@ -110,6 +110,7 @@ __all__ = [
     "ProviderError",
     "ReasoningDelta",
     "Replaced",
+    "RequestUsage",
     "Rewrite",
     "RhoConfig",
     "Risk",
@@ -129,6 +130,7 @@ __all__ = [
     "ToolError",
     "ToolRegistry",
     "ToolResult",
+    "UsageContext",
     "UserOnly",
     "WriteTarget",
     "__version__",

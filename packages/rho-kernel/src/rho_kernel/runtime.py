@@ -29,7 +29,7 @@ from rho_kernel.diagnostics import warn
 from rho_kernel.home import user_home
 from rho_kernel.loop.agent import AgentLoop, LoopParams
 from rho_kernel.loop.observer import Observer
-from rho_kernel.loop.result import AgentResult
+from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
 from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.messages import ChatMessage
 from rho_kernel.plugins import PluginHost
@@ -108,17 +108,6 @@ class ApiUsage:
     total_cost: float = 0.0
     request_count: int = 0
 
-    def to_wire(self) -> dict[str, int | float]:
-        """The `apiUsage` part of `getSessionStats`."""
-        return {
-            "totalInputTokens": self.input_tokens,
-            "totalOutputTokens": self.output_tokens,
-            "totalCachedTokens": self.cached_tokens,
-            "totalTokens": self.input_tokens + self.output_tokens,
-            "totalCost": self.total_cost,
-            "requestCount": self.request_count,
-        }
-
 
 class _UsageCounter(Observer):
     """Adds every iteration's usage to the runtime's totals (failed prompts included)."""
@@ -126,14 +115,12 @@ class _UsageCounter(Observer):
     def __init__(self, totals: ApiUsage) -> None:
         self.totals = totals
 
-    async def on_usage(
-        self, iteration: int, usage: dict[str, Any], context: dict[str, Any]
-    ) -> None:
-        self.totals.input_tokens += usage["inputTokens"]
-        self.totals.output_tokens += usage["outputTokens"]
-        self.totals.cached_tokens += usage["cachedTokens"]
-        self.totals.total_cost += usage["cost"]
-        self.totals.request_count += usage["requestCount"]
+    async def on_usage(self, iteration: int, usage: RequestUsage, context: UsageContext) -> None:
+        self.totals.input_tokens += usage.input_tokens
+        self.totals.output_tokens += usage.output_tokens
+        self.totals.cached_tokens += usage.cached_tokens
+        self.totals.total_cost += usage.cost
+        self.totals.request_count += usage.request_count
 
 
 class Runtime:

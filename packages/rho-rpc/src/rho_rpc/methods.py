@@ -16,6 +16,7 @@ from rho_kernel.rpc import (
     RpcMethod,
 )
 from rho_kernel.runtime import Runtime, StartupError
+from rho_rpc import render
 from rho_rpc.diagnostics import report
 from rho_rpc.peer import ApprovalMismatch, RpcPeer
 from rho_rpc.status_bar import draw_status_bar, stderr_is_terminal
@@ -197,15 +198,16 @@ class CoreMethods:
 
     async def _sandbox(self) -> SandboxInfo:
         status = await asyncio.to_thread(self.runtime.confinement.status)  # may probe, once
-        return SandboxInfo.model_validate(status.to_wire())
+        return SandboxInfo.model_validate(render.sandbox_status(status))
 
     async def get_messages(self, _: NoParams) -> GetMessagesResult:
         messages = self.runtime.session.path_messages()
         return GetMessagesResult(messages=[message.to_record() for message in messages])
 
     async def get_session_stats(self, _: NoParams) -> dict[str, Any]:
-        stats = self.runtime.meter().stats(self.runtime.session).to_wire()
-        stats["apiUsage"] = self.runtime.api_usage.to_wire()
+        stats = render.session_stats(
+            self.runtime.meter().stats(self.runtime.session), self.runtime.api_usage
+        )
         return GetSessionStatsResult.model_validate(stats).model_dump(mode="json")
 
     async def list_tools(self, _: NoParams) -> ListToolsResult:
@@ -239,13 +241,13 @@ class CoreMethods:
             provider = await self.runtime.set_model(params.model)
         except ValueError as exc:
             raise RpcError(INVALID_PARAMS, str(exc)) from None
-        snapshot = self.runtime.meter().snapshot(self.runtime.session)
+        stats = self.runtime.meter().stats(self.runtime.session)
         return SetModelResult(
             model=self.runtime.model,
             provider=provider.name,
-            contextWindow=snapshot["contextWindow"],
-            estimatedUsed=snapshot["estimatedUsed"],
-            utilizationPercent=snapshot["utilizationPercent"],
+            contextWindow=stats.context_window,
+            estimatedUsed=stats.estimated_used,
+            utilizationPercent=stats.utilization_percent,
         )
 
     async def list_models(self, _: NoParams) -> ListModelsResult:

@@ -8,8 +8,9 @@ from typing import Any
 
 from rho_kernel.loop.approval import ApprovalDecision, ApprovalRequest
 from rho_kernel.loop.observer import Observer
-from rho_kernel.loop.result import AgentResult
+from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
 from rho_kernel.tools.base import Risk, ToolResult
+from rho_rpc import render
 
 Notify = Callable[[str, dict[str, Any] | None], None]
 
@@ -48,7 +49,7 @@ class RpcPeer(Observer):
             "risk": str(request.risk),
         }
         if request.sandbox is not None:
-            params["sandbox"] = request.sandbox
+            params["sandbox"] = render.sandbox_status(request.sandbox)
         self.notify("approval/request", params)
         try:
             return await future
@@ -118,10 +119,8 @@ class RpcPeer(Observer):
             },
         )
 
-    async def on_usage(
-        self, iteration: int, usage: dict[str, Any], context: dict[str, Any]
-    ) -> None:
-        self.notify("usage", {"iteration": iteration, "usage": usage, "context": context})
+    async def on_usage(self, iteration: int, usage: RequestUsage, context: UsageContext) -> None:
+        self.notify("usage", render.usage_params(iteration, usage, context))
 
     async def on_retry(self, attempt: int, max_attempts: int, delay: float, reason: str) -> None:
         self.notify(
@@ -135,7 +134,7 @@ class RpcPeer(Observer):
         )
 
     async def on_agent_end(self, result: AgentResult) -> None:
-        self.notify("agent/end", result.to_wire())
+        self.notify("agent/end", render.agent_result(result))
 
     async def on_agent_error(self, error: str) -> None:
         self.notify("agent/error", {"error": error})

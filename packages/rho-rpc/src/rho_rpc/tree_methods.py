@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from rho_kernel.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from rho_kernel.runtime import Runtime
 from rho_kernel.session import Session, SessionError, summarize_branch, tree_page
+from rho_rpc import render
 from rho_rpc.wire import (
     BranchToParams,
     BranchToResult,
@@ -67,7 +68,9 @@ class TreeMethods:
                 total=page.total,
                 offset=page.offset,
                 nextOffset=page.next_offset,
-                entries=[TreeNodeInfo.model_validate(node.to_wire()) for node in page.nodes],
+                entries=[
+                    TreeNodeInfo.model_validate(render.tree_node(node)) for node in page.nodes
+                ],
             )
         )
 

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from rho_kernel.config.model import SandboxConfig
 from rho_kernel.confinement.backend import ConfinementBackend, Problem
@@ -41,20 +41,6 @@ class SandboxStatus:
     pending_writable: list[str] = field(default_factory=list)
     problem: str | None = None
     fix: str | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        """The JSON object clients see (`problem`/`fix` only when commands are not confined)."""
-        wire: dict[str, Any] = {
-            "mode": self.mode,
-            "backend": self.backend,
-            "network": self.network,
-            "writable": self.writable,
-            "pendingWritable": self.pending_writable,
-        }
-        if self.problem is not None:
-            wire["problem"] = self.problem
-            wire["fix"] = self.fix
-        return wire
 
 
 @dataclass(frozen=True, slots=True)

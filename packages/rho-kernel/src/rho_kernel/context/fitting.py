@@ -102,17 +102,6 @@ class FitResult:
     measured: int
     rebuilt: bool
 
-    def to_wire(self) -> dict[str, Any]:
-        """The `fitted` part of the `usage` notification's `context`."""
-        return {
-            "estimatedTokens": self.estimated_tokens,
-            "promptBudget": self.budget_tokens,
-            "messageCount": len(self.messages),
-            "outlined": self.outlined,
-            "summarized": self.summarized,
-            "evicted": self.evicted,
-        }
-
 
 @dataclass(slots=True, eq=False)
 class _Info:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rho_kernel import diagnostics
 from rho_kernel.cancel import Cancelled, CancelToken
+from rho_kernel.confinement.state import SandboxStatus
 from rho_kernel.context.bounding import BatchAllowance, bound_text, footer
 from rho_kernel.context.budget import TokenBudget
 from rho_kernel.context.estimator import TokenEstimator, utf8_len
@@ -27,8 +28,10 @@ from rho_kernel.loop.result import (
     AgentResult,
     FinishReason,
     OutcomeKind,
+    RequestUsage,
     RunUsage,
     ToolCallRecord,
+    UsageContext,
 )
 from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.messages import ChatMessage, ToolCall
@@ -429,10 +432,11 @@ class AgentLoop:
                 elif response.usage.cost is not None:
                     cost = response.usage.cost
                 self.usage.total_cost += cost
-            context = self.p.meter.snapshot(self.session) if self.p.meter is not None else {}
-            if self.fitted is not None:
-                context = {**context, "fitted": self.fitted.to_wire()}
-            await self.emit("on_usage", self.iterations + 1, _usage_wire(response, cost), context)
+            stats = self.p.meter.stats(self.session) if self.p.meter is not None else None
+            context = UsageContext(stats=stats, fitted=self.fitted)
+            await self.emit(
+                "on_usage", self.iterations + 1, _request_usage(response, cost), context
+            )
             return response
 
     async def _back_off(self, attempt: int, error: ProviderError) -> None:
@@ -590,7 +594,7 @@ class AgentLoop:
             confinement = self.p.confinement
             # The first status may wait for the backend probe: off the event loop.
             status = await asyncio.to_thread(confinement.status) if confinement else None
-            sandbox = status.to_wire() if status is not None else {"mode": "unconfined"}
+            sandbox = status if status is not None else SandboxStatus(mode="unconfined")
         request = ApprovalRequest(
             tool=call.name, arguments=shown, risk=tool.risk, call_id=call.id, sandbox=sandbox
         )
@@ -773,15 +777,14 @@ def _is_empty(response: ModelResponse) -> bool:
     )
 
 
-def _usage_wire(response: ModelResponse, cost: float) -> dict[str, Any]:
+def _request_usage(response: ModelResponse, cost: float) -> RequestUsage:
     usage = response.usage
-    return {
-        "inputTokens": usage.input_tokens if usage else 0,
-        "outputTokens": usage.output_tokens if usage else 0,
-        "cachedTokens": usage.cached_tokens if usage else 0,
-        "cost": cost,
-        "requestCount": 1,
-    }
+    return RequestUsage(
+        input_tokens=usage.input_tokens if usage else 0,
+        output_tokens=usage.output_tokens if usage else 0,
+        cached_tokens=usage.cached_tokens if usage else 0,
+        cost=cost,
+    )
 
 
 async def run_loop(session: Session, message: str, params: LoopParams) -> AgentResult:

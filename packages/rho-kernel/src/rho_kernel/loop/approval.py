@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from rho_kernel.tools.base import Risk
+
+if TYPE_CHECKING:
+    from rho_kernel.confinement.state import SandboxStatus
 
 
 def new_approval_id() -> str:
@@ -21,8 +24,8 @@ class ApprovalRequest:
     `arguments` is the canonical JSON of exactly the arguments that will run (after decoding
     and any rewrite by a `rho_before_tool_call` plugin), not the model's raw text.
     `approval_id` names this one request: a decision is valid for it and for nothing else.
-    `sandbox` (for a tool that starts processes) is how they will be confined, as
-    `SandboxStatus.to_wire()`; its `pendingWritable` paths are granted by approving.
+    `sandbox` (for a tool that starts processes) is how they will be confined; its
+    `pending_writable` paths are granted by approving.
     """
 
     tool: str
@@ -30,7 +33,7 @@ class ApprovalRequest:
     risk: Risk
     call_id: str
     approval_id: str = field(default_factory=new_approval_id)
-    sandbox: dict[str, Any] | None = None
+    sandbox: SandboxStatus | None = None
 
 
 @dataclass(frozen=True, slots=True)

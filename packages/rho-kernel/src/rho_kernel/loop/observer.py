@@ -7,7 +7,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rho_kernel.loop.result import AgentResult
+    from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
     from rho_kernel.tools.base import Risk, ToolResult
 
 
@@ -59,10 +59,10 @@ class Observer:
     ) -> None:
         """A call produced a result (including error results). `call_id` added in 0.2."""
 
-    async def on_usage(
-        self, iteration: int, usage: dict[str, Any], context: dict[str, Any]
-    ) -> None:
-        """A model response completed; `usage` is this iteration's, `context` a live snapshot."""
+    async def on_usage(self, iteration: int, usage: RequestUsage, context: UsageContext) -> None:
+        """A model response completed; `usage` is this request's tokens and cost, `context` the
+        context window's statistics now and what fitting did to the request (0.2: typed
+        objects rather than camelCase dicts)."""
 
     async def on_retry(self, attempt: int, max_attempts: int, delay: float, reason: str) -> None:
         """A model request failed with a retryable error; retry `attempt` of `max_attempts`

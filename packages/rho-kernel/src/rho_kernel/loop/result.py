@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from rho_kernel.providers.events import Usage
+
+if TYPE_CHECKING:
+    from rho_kernel.context.fitting import FitResult
+    from rho_kernel.session.stats import ContextStats
 
 FinishReason = Literal[
     "stop", "max_iterations", "cancelled", "retry_budget_exhausted", "consecutive_empty_responses"
@@ -27,20 +31,6 @@ class ToolCallRecord:
     duration_ms: int | None = None
     call_id: str | None = None
 
-    def to_wire(self) -> dict[str, Any]:
-        outcome: dict[str, Any] = {"kind": self.outcome}
-        if self.outcome != "success" and self.output is not None:
-            outcome["output"] = self.output
-        record: dict[str, Any] = {
-            "callId": self.call_id,
-            "name": self.name,
-            "arguments": self.arguments,
-            "outcome": outcome,
-        }
-        if self.duration_ms is not None:
-            record["durationMs"] = self.duration_ms
-        return record
-
 
 @dataclass(slots=True)
 class RunUsage:
@@ -49,16 +39,6 @@ class RunUsage:
     tokens: Usage = field(default_factory=Usage)
     total_cost: float = 0.0
     request_count: int = 0
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "inputTokens": self.tokens.input_tokens,
-            "outputTokens": self.tokens.output_tokens,
-            "cachedTokens": self.tokens.cached_tokens,
-            "totalTokens": self.tokens.input_tokens + self.tokens.output_tokens,
-            "totalCost": self.total_cost,
-            "requestCount": self.request_count,
-        }
 
 
 @dataclass(slots=True)
@@ -72,16 +52,32 @@ class AgentResult:
     duration_ms: int
     finish_reason: FinishReason
 
-    def to_wire(self) -> dict[str, Any]:
-        """The `agent/end` notification's params."""
-        return {
-            "reply": self.reply,
-            "iterations": self.iterations,
-            "usage": self.usage.to_wire(),
-            "toolCalls": [call.to_wire() for call in self.tool_calls],
-            "durationMs": self.duration_ms,
-            "finishReason": self.finish_reason,
-        }
+
+@dataclass(frozen=True, slots=True)
+class RequestUsage:
+    """Tokens and cost of one model request (what `Observer.on_usage` receives as `usage`).
+
+    `cost` is the catalog's price of the request, or the provider's reported cost, or 0.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cost: float = 0.0
+    request_count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class UsageContext:
+    """The context window right after a model request (`Observer.on_usage`'s `context`).
+
+    `stats` is the current path's statistics (None when the loop has no context meter),
+    `fitted` what fitting the conversation into the prompt budget did to the request just
+    sent (None when the request was not fitted).
+    """
+
+    stats: ContextStats | None = None
+    fitted: FitResult | None = None
 
 
 class AgentError(Exception):
@@ -97,4 +93,13 @@ class AgentError(Exception):
         self.category = category
 
 
-__all__ = ["AgentError", "AgentResult", "FinishReason", "OutcomeKind", "RunUsage", "ToolCallRecord"]
+__all__ = [
+    "AgentError",
+    "AgentResult",
+    "FinishReason",
+    "OutcomeKind",
+    "RequestUsage",
+    "RunUsage",
+    "ToolCallRecord",
+    "UsageContext",
+]

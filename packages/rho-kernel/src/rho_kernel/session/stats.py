@@ -127,35 +127,6 @@ class ContextStats:
         """The prompt budget left: budget − used, at least 0."""
         return max(0, self.prompt_budget - self.estimated_used)
 
-    def to_wire(self) -> dict[str, Any]:
-        """The `getSessionStats` result fields (camelCase), without `apiUsage`."""
-        return {
-            "contextWindow": self.context_window,
-            "completionReserve": self.completion_reserve,
-            "estimatedUsed": self.estimated_used,
-            "estimatedRemaining": self.estimated_remaining,
-            "utilizationPercent": self.utilization_percent,
-            "messageCount": self.message_count,
-            "entryCount": self.entry_count,
-            "pathEntryCount": self.path_entry_count,
-            "compactedEntryCount": self.compacted_entry_count,
-            "compactionTokens": self.compaction_tokens,
-            "compactionCount": self.compaction_count,
-            "toolSchemaTokens": self.tool_schema_tokens,
-            "roleTokens": {key: self.role_tokens.get(key, 0) for key in ROLES},
-            "resolutionTokens": {key: self.resolution_tokens.get(key, 0) for key in RESOLUTIONS},
-            "phaseTokens": {key: self.phase_tokens.get(key, 0) for key in PHASES},
-        }
-
-    def snapshot(self) -> dict[str, Any]:
-        """The `context` part of the `usage` notification."""
-        return {
-            "estimatedUsed": self.estimated_used,
-            "contextWindow": self.context_window,
-            "completionReserve": self.completion_reserve,
-            "utilizationPercent": self.utilization_percent,
-        }
-
 
 # What the meter remembers about one entry at one resolution, as a plain tuple (cheap to
 # make by the ten thousand): (tokens — 0 when nothing renders, role, resolution bucket,
@@ -425,10 +396,6 @@ class ContextMeter:
         )
         self._prune(session)
         return stats
-
-    def snapshot(self, session: Session) -> dict[str, Any]:
-        """The `context` part of the `usage` notification for `session`."""
-        return self.stats(session).snapshot()
 
     @staticmethod
     def _prune(session: Session) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.session.entries import (
@@ -138,20 +138,6 @@ class TreeNode:
     label: str | None
     timestamp_secs: int
     on_path: bool
-
-    def to_wire(self) -> dict[str, Any]:
-        """The node in the protocol's camelCase form."""
-        return {
-            "id": self.id,
-            "parentId": self.parent_id,
-            "kind": self.kind,
-            "role": self.role,
-            "preview": self.preview,
-            "resolution": self.resolution,
-            "label": self.label,
-            "timestampSecs": self.timestamp_secs,
-            "onPath": self.on_path,
-        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,200 @@
+"""The kernel's typed results in the protocol's camelCase form (one function per type).
+
+The kernel knows nothing of the wire: it hands over dataclasses, and these functions build
+the JSON objects that `agent/end`, `usage`, `approval/request`, `getState`, `listTools`,
+`getSessionStats` and `getTree` carry. Key order is part of the output: keep it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rho_kernel.session.stats import PHASES, RESOLUTIONS, ROLES
+
+if TYPE_CHECKING:
+    from rho_kernel.confinement.state import SandboxStatus
+    from rho_kernel.context.fitting import FitResult
+    from rho_kernel.loop.result import (
+        AgentResult,
+        RequestUsage,
+        RunUsage,
+        ToolCallRecord,
+        UsageContext,
+    )
+    from rho_kernel.runtime import ApiUsage
+    from rho_kernel.session.stats import ContextStats
+    from rho_kernel.session.tree import TreeNode
+
+
+def tool_call(record: ToolCallRecord) -> dict[str, Any]:
+    """One entry of `agent/end`'s `toolCalls` (`outcome.output` only when not a success)."""
+    outcome: dict[str, Any] = {"kind": record.outcome}
+    if record.outcome != "success" and record.output is not None:
+        outcome["output"] = record.output
+    wire: dict[str, Any] = {
+        "callId": record.call_id,
+        "name": record.name,
+        "arguments": record.arguments,
+        "outcome": outcome,
+    }
+    if record.duration_ms is not None:
+        wire["durationMs"] = record.duration_ms
+    return wire
+
+
+def run_usage(usage: RunUsage) -> dict[str, Any]:
+    """`agent/end`'s `usage`: the run's tokens, cost and requests."""
+    return {
+        "inputTokens": usage.tokens.input_tokens,
+        "outputTokens": usage.tokens.output_tokens,
+        "cachedTokens": usage.tokens.cached_tokens,
+        "totalTokens": usage.tokens.input_tokens + usage.tokens.output_tokens,
+        "totalCost": usage.total_cost,
+        "requestCount": usage.request_count,
+    }
+
+
+def agent_result(result: AgentResult) -> dict[str, Any]:
+    """The `agent/end` notification's params."""
+    return {
+        "reply": result.reply,
+        "iterations": result.iterations,
+        "usage": run_usage(result.usage),
+        "toolCalls": [tool_call(call) for call in result.tool_calls],
+        "durationMs": result.duration_ms,
+        "finishReason": result.finish_reason,
+    }
+
+
+def request_usage(usage: RequestUsage) -> dict[str, Any]:
+    """The `usage` notification's `usage`: one model request."""
+    return {
+        "inputTokens": usage.input_tokens,
+        "outputTokens": usage.output_tokens,
+        "cachedTokens": usage.cached_tokens,
+        "cost": usage.cost,
+        "requestCount": usage.request_count,
+    }
+
+
+def context_snapshot(stats: ContextStats) -> dict[str, Any]:
+    """The context window in brief: the `usage` notification's `context` without `fitted`."""
+    return {
+        "estimatedUsed": stats.estimated_used,
+        "contextWindow": stats.context_window,
+        "completionReserve": stats.completion_reserve,
+        "utilizationPercent": stats.utilization_percent,
+    }
+
+
+def fit_result(fitted: FitResult) -> dict[str, Any]:
+    """The `fitted` part of the `usage` notification's `context`."""
+    return {
+        "estimatedTokens": fitted.estimated_tokens,
+        "promptBudget": fitted.budget_tokens,
+        "messageCount": len(fitted.messages),
+        "outlined": fitted.outlined,
+        "summarized": fitted.summarized,
+        "evicted": fitted.evicted,
+    }
+
+
+def usage_context(context: UsageContext) -> dict[str, Any]:
+    """The `usage` notification's `context`: empty without a meter, `fitted` when fitted."""
+    wire = context_snapshot(context.stats) if context.stats is not None else {}
+    if context.fitted is not None:
+        wire["fitted"] = fit_result(context.fitted)
+    return wire
+
+
+def usage_params(iteration: int, usage: RequestUsage, context: UsageContext) -> dict[str, Any]:
+    """The `usage` notification's params."""
+    return {
+        "iteration": iteration,
+        "usage": request_usage(usage),
+        "context": usage_context(context),
+    }
+
+
+def context_stats(stats: ContextStats) -> dict[str, Any]:
+    """The `getSessionStats` result fields, without `apiUsage`."""
+    return {
+        "contextWindow": stats.context_window,
+        "completionReserve": stats.completion_reserve,
+        "estimatedUsed": stats.estimated_used,
+        "estimatedRemaining": stats.estimated_remaining,
+        "utilizationPercent": stats.utilization_percent,
+        "messageCount": stats.message_count,
+        "entryCount": stats.entry_count,
+        "pathEntryCount": stats.path_entry_count,
+        "compactedEntryCount": stats.compacted_entry_count,
+        "compactionTokens": stats.compaction_tokens,
+        "compactionCount": stats.compaction_count,
+        "toolSchemaTokens": stats.tool_schema_tokens,
+        "roleTokens": {key: stats.role_tokens.get(key, 0) for key in ROLES},
+        "resolutionTokens": {key: stats.resolution_tokens.get(key, 0) for key in RESOLUTIONS},
+        "phaseTokens": {key: stats.phase_tokens.get(key, 0) for key in PHASES},
+    }
+
+
+def api_usage(usage: ApiUsage) -> dict[str, int | float]:
+    """The `apiUsage` part of `getSessionStats`: this process's totals."""
+    return {
+        "totalInputTokens": usage.input_tokens,
+        "totalOutputTokens": usage.output_tokens,
+        "totalCachedTokens": usage.cached_tokens,
+        "totalTokens": usage.input_tokens + usage.output_tokens,
+        "totalCost": usage.total_cost,
+        "requestCount": usage.request_count,
+    }
+
+
+def session_stats(stats: ContextStats, usage: ApiUsage) -> dict[str, Any]:
+    """The `getSessionStats` result fields."""
+    return {**context_stats(stats), "apiUsage": api_usage(usage)}
+
+
+def tree_node(node: TreeNode) -> dict[str, Any]:
+    """One entry of `getTree`."""
+    return {
+        "id": node.id,
+        "parentId": node.parent_id,
+        "kind": node.kind,
+        "role": node.role,
+        "preview": node.preview,
+        "resolution": node.resolution,
+        "label": node.label,
+        "timestampSecs": node.timestamp_secs,
+        "onPath": node.on_path,
+    }
+
+
+def sandbox_status(status: SandboxStatus) -> dict[str, Any]:
+    """How commands run (`problem`/`fix` only when commands are not confined)."""
+    wire: dict[str, Any] = {
+        "mode": status.mode,
+        "backend": status.backend,
+        "network": status.network,
+        "writable": status.writable,
+        "pendingWritable": status.pending_writable,
+    }
+    if status.problem is not None:
+        wire["problem"] = status.problem
+        wire["fix"] = status.fix
+    return wire
+
+
+__all__ = [
+    "agent_result",
+    "api_usage",
+    "context_snapshot",
+    "context_stats",
+    "fit_result",
+    "request_usage",
+    "run_usage",
+    "sandbox_status",
+    "session_stats",
+    "tree_node",
+    "usage_context",
+    "usage_params",
+]

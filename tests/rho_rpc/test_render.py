@@ -1,0 +1,245 @@
+"""rho-rpc renders the kernel's typed results in the protocol's camelCase form."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import rho_kernel
+from rho_kernel.confinement.state import SandboxStatus
+from rho_kernel.context.fitting import FitResult
+from rho_kernel.loop.result import (
+    AgentResult,
+    RequestUsage,
+    RunUsage,
+    ToolCallRecord,
+    UsageContext,
+)
+from rho_kernel.providers.events import Usage
+from rho_kernel.runtime import ApiUsage
+from rho_kernel.session.stats import ContextStats
+from rho_kernel.session.tree import TreeNode
+from rho_rpc import render
+from rho_rpc.wire import (
+    AgentEndParams,
+    GetSessionStatsResult,
+    SandboxInfo,
+    TreeNodeInfo,
+    UsageParams,
+)
+
+
+def _stats() -> ContextStats:
+    return ContextStats(
+        context_window=1000,
+        completion_reserve=200,
+        estimated_used=103,
+        message_count=9,
+        entry_count=10,
+        path_entry_count=10,
+        role_tokens={"tool": 4, "system": 1},
+    )
+
+
+def _fitted() -> FitResult:
+    return FitResult(
+        messages=[{"role": "user", "content": "a"}, {"role": "user", "content": "b"}],
+        estimated_tokens=90,
+        budget_tokens=800,
+        outlined=2,
+        summarized=1,
+        evicted=3,
+        measured=5,
+        rebuilt=False,
+    )
+
+
+def test_agent_end_lists_tool_calls_with_output_only_when_not_a_success() -> None:
+    result = AgentResult(
+        reply="r",
+        iterations=1,
+        usage=RunUsage(Usage(input_tokens=7, output_tokens=3, cached_tokens=2), 0.5, 2),
+        duration_ms=5,
+        finish_reason="stop",
+        tool_calls=[
+            ToolCallRecord("t", "{}", "success", "out", 3, call_id="c1"),
+            ToolCallRecord("u", "{}", "denied", "no", call_id="c2"),
+        ],
+    )
+    wire = render.agent_result(result)
+    assert json.dumps(wire) == json.dumps(
+        {
+            "reply": "r",
+            "iterations": 1,
+            "usage": {
+                "inputTokens": 7,
+                "outputTokens": 3,
+                "cachedTokens": 2,
+                "totalTokens": 10,
+                "totalCost": 0.5,
+                "requestCount": 2,
+            },
+            "toolCalls": [
+                {
+                    "callId": "c1",
+                    "name": "t",
+                    "arguments": "{}",
+                    "outcome": {"kind": "success"},
+                    "durationMs": 3,
+                },
+                {
+                    "callId": "c2",
+                    "name": "u",
+                    "arguments": "{}",
+                    "outcome": {"kind": "denied", "output": "no"},
+                },
+            ],
+            "durationMs": 5,
+            "finishReason": "stop",
+        }
+    )
+    AgentEndParams.model_validate(wire)
+
+
+def test_usage_notification_carries_the_request_the_context_and_what_fitting_did() -> None:
+    usage = RequestUsage(input_tokens=10, output_tokens=2, cached_tokens=1, cost=0.25)
+    wire = render.usage_params(3, usage, UsageContext(stats=_stats(), fitted=_fitted()))
+    assert json.dumps(wire) == json.dumps(
+        {
+            "iteration": 3,
+            "usage": {
+                "inputTokens": 10,
+                "outputTokens": 2,
+                "cachedTokens": 1,
+                "cost": 0.25,
+                "requestCount": 1,
+            },
+            "context": {
+                "estimatedUsed": 103,
+                "contextWindow": 1000,
+                "completionReserve": 200,
+                "utilizationPercent": 12.9,
+                "fitted": {
+                    "estimatedTokens": 90,
+                    "promptBudget": 800,
+                    "messageCount": 2,
+                    "outlined": 2,
+                    "summarized": 1,
+                    "evicted": 3,
+                },
+            },
+        }
+    )
+    UsageParams.model_validate(wire)
+
+
+def test_usage_context_is_empty_without_a_meter_and_has_no_fitted_when_not_fitted() -> None:
+    assert render.usage_context(UsageContext()) == {}
+    assert render.usage_context(UsageContext(fitted=_fitted()))["fitted"]["evicted"] == 3
+    assert "fitted" not in render.usage_context(UsageContext(stats=_stats()))
+
+
+def test_session_stats_keep_their_key_order_and_every_distribution_key() -> None:
+    wire = render.session_stats(_stats(), ApiUsage(5, 6, 1, 0.125, 2))
+    assert list(wire) == [
+        "contextWindow",
+        "completionReserve",
+        "estimatedUsed",
+        "estimatedRemaining",
+        "utilizationPercent",
+        "messageCount",
+        "entryCount",
+        "pathEntryCount",
+        "compactedEntryCount",
+        "compactionTokens",
+        "compactionCount",
+        "toolSchemaTokens",
+        "roleTokens",
+        "resolutionTokens",
+        "phaseTokens",
+        "apiUsage",
+    ]
+    assert wire["estimatedRemaining"] == 697
+    assert wire["roleTokens"] == {"system": 1, "user": 0, "assistant": 0, "tool": 4}
+    assert list(wire["resolutionTokens"]) == ["full", "outlined", "summarized", "pinned"]
+    assert list(wire["phaseTokens"]) == [
+        "exploration",
+        "execution",
+        "verification",
+        "conclusion",
+        "unclassified",
+    ]
+    assert wire["apiUsage"] == {
+        "totalInputTokens": 5,
+        "totalOutputTokens": 6,
+        "totalCachedTokens": 1,
+        "totalTokens": 11,
+        "totalCost": 0.125,
+        "requestCount": 2,
+    }
+    GetSessionStatsResult.model_validate(wire)
+
+
+def test_sandbox_status_names_problem_and_fix_only_when_there_is_a_problem() -> None:
+    confined = SandboxStatus("confined", "bubblewrap", ["pypi.org"], ["/a"], ["/b"])
+    assert render.sandbox_status(confined) == {
+        "mode": "confined",
+        "backend": "bubblewrap",
+        "network": ["pypi.org"],
+        "writable": ["/a"],
+        "pendingWritable": ["/b"],
+    }
+    unconfined = SandboxStatus("unconfined", problem="the crashing backend failed", fix="fix it")
+    wire = render.sandbox_status(unconfined)
+    assert (wire["problem"], wire["fix"]) == ("the crashing backend failed", "fix it")
+    SandboxInfo.model_validate(wire)
+
+
+def test_tree_node_keeps_a_null_parent() -> None:
+    node = TreeNode("e1", None, "message", "user", "hi", "full", None, 12, True)
+    wire = render.tree_node(node)
+    assert json.dumps(wire) == json.dumps(
+        {
+            "id": "e1",
+            "parentId": None,
+            "kind": "message",
+            "role": "user",
+            "preview": "hi",
+            "resolution": "full",
+            "label": None,
+            "timestampSecs": 12,
+            "onPath": True,
+        }
+    )
+    TreeNodeInfo.model_validate(wire)
+
+
+_WIRE_KEYS = (
+    "toolCalls",
+    "durationMs",
+    "finishReason",
+    "totalCost",
+    "requestCount",
+    "estimatedUsed",
+    "utilizationPercent",
+    "completionReserve",
+    "promptBudget",
+    "estimatedTokens",
+    "totalInputTokens",
+    "pendingWritable",
+    "parentId",
+    "timestampSecs",
+    "onPath",
+)
+
+
+def test_no_kernel_module_spells_a_wire_key_of_these_results() -> None:
+    package = Path(rho_kernel.__file__).parent
+    pattern = re.compile("|".join(f"[\"']{key}[\"']" for key in _WIRE_KEYS))
+    found = [
+        f"{path.relative_to(package)}: {match.group()}"
+        for path in sorted(package.rglob("*.py"))
+        for match in pattern.finditer(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
