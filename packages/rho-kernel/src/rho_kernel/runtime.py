@@ -90,6 +90,10 @@ class RuntimeOptions:
     #: Assemble only to look at what the plugins contribute (`rho --plugins`): no provider
     #: checks, consent or network, no compaction-mode check, and the session in memory.
     inspect: bool = False
+    #: The whole config, used instead of reading the config files (for tests).
+    config: RhoConfig | None = None
+    #: Load the installed plugins' entry points (False: built-ins and `plugin_objects` only).
+    entry_points: bool = True
 
 
 def base_prompt(compact: bool = False) -> str:
@@ -187,13 +191,17 @@ class Runtime:
         root = SandboxRoot(root_path)
         # Config in two phases: the kernel's sections say which plugins to load; the loaded
         # plugins then declare their own sections.
-        files = read_config(root.path, home=options.home)
-        plugins = PluginHost(disabled=files.kernel.plugins.disabled)
+        files = read_config(root.path, home=options.home) if options.config is None else None
+        disabled = (files.kernel if files is not None else options.config or RhoConfig()).plugins
+        plugins = PluginHost(
+            disabled=disabled.disabled, autoload=None if options.entry_points else False
+        )
         plugins.load_defaults(options.plugin_modules)
         for name, plugin in options.plugin_objects:
             plugins.register(plugin, name)
         plugins.load_entrypoints()
-        config = _complete_config(files, plugins)
+        config = _complete_config(files, plugins) if files is not None else options.config
+        assert config is not None
         Redactor.from_config(config.redaction)  # compiled now: a bad pattern is named at startup
         if options.max_iterations is not None:
             config.agent.max_iterations = options.max_iterations
@@ -564,6 +572,10 @@ class Runtime:
     async def aclose(self, reason: str = "transport EOF") -> None:
         """End the session and close model connections."""
         self.session.end(reason)
+        await self.close_connections()
+
+    async def close_connections(self) -> None:
+        """Close the model connections (the session stays as it is)."""
         for service in self._services.values():
             try:
                 await service.aclose()

@@ -8,16 +8,14 @@ from typing import Any
 
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RhoConfig
-from rho_kernel.loop.agent import LoopParams, run_loop
 from rho_kernel.loop.approval import ApprovalGate
 from rho_kernel.loop.observer import Observer
 from rho_kernel.loop.result import AgentResult
 from rho_kernel.messages import ChatMessage
-from rho_kernel.plugins import PluginHost
-from rho_kernel.security.sandbox import SandboxRoot
+from rho_kernel.plugins import hookimpl
+from rho_kernel.runtime import Runtime, RuntimeOptions
 from rho_kernel.session.store import Session
 from rho_kernel.tools.base import Tool
-from rho_kernel.tools.registry import ToolRegistry
 
 
 def in_memory_session(root: Path, system: str = "You are a test assistant.") -> Session:
@@ -58,6 +56,17 @@ class RecordingObserver(Observer):
         ]
 
 
+class _GivenTools:
+    """The plugin that contributes the tools a test hands to `run_prompt` directly."""
+
+    def __init__(self, tools: Iterable[Tool]) -> None:
+        self.tools = list(tools)
+
+    @hookimpl
+    def rho_register_tools(self) -> list[Tool]:
+        return self.tools
+
+
 async def run_prompt(
     message: str,
     *,
@@ -72,41 +81,37 @@ async def run_prompt(
     model: str = "test-model",
     cancel: CancelToken | None = None,
 ) -> AgentResult:
-    """Run one prompt through the real loop and the real Chat Completions client.
+    """Run one prompt the way `rho` does, against the scripted server at `endpoint`.
 
-    `plugins` are registered (with the kernel's built-ins, no entry points) so their hooks
-    take part; `tools` are added to the registry directly.
+    The runtime is assembled as `rho` assembles it (`Runtime.build`: the kernel's built-ins,
+    tools collected and checked through the plugins, the project's command sandbox, context
+    fitting, compaction strategies, the plugins' observers and approval gate), with three
+    differences a test needs: `config` (default: an empty one) is used instead of reading
+    config files, installed entry points are not loaded (only the built-ins, `plugins` and
+    a plugin contributing `tools`), and the prompt runs on `session` (default: an in-memory
+    session with a short system message). A `gate` or `observers` given here are used besides
+    the plugins' own.
     """
-    from rho_kernel.providers.chat_completions import ChatCompletionsService
-
-    host = PluginHost(autoload=False)
-    host.load_defaults()
-    for index, plugin in enumerate(plugins):
-        host.register(plugin, f"test-plugin-{index}")
-    registry = ToolRegistry()
-    for tool in tools:
-        registry.register(tool, "test")
-    for plugin_name, item in host.collect(
-        "rho_register_tools", config=config or RhoConfig(), root=root
-    ):
-        registry.register(item, plugin_name)
-    service = ChatCompletionsService(endpoint, None, "scripted")
-    params = LoopParams(
-        service=service,
+    options = RuntimeOptions(
+        cwd=root,
+        root=root,
         model=model,
-        tools=registry,
-        plugins=host,
+        endpoint=endpoint,
+        ephemeral=True,
         config=config or RhoConfig(),
-        root=SandboxRoot(root),
-        cancel=cancel or CancelToken(),
-        observers=observers,
-        gate=gate,
-        provider_name="scripted",
+        entry_points=False,
+        plugin_objects=[
+            ("test", _GivenTools(tools)),
+            *((f"test-plugin-{index}", plugin) for index, plugin in enumerate(plugins)),
+        ],
     )
+    runtime = Runtime.build(options)
+    runtime.session.close()
+    runtime.session = session or in_memory_session(root)
     try:
-        return await run_loop(session or in_memory_session(root), message, params)
+        return await runtime.prompt(message, observers=observers, gate=gate, cancel=cancel)
     finally:
-        await service.aclose()
+        await runtime.close_connections()
 
 
 __all__ = ["RecordingObserver", "in_memory_session", "run_prompt"]
