@@ -182,11 +182,11 @@ def test_session_stats_keep_their_key_order_and_every_distribution_key() -> None
 
 
 def test_sandbox_status_names_problem_and_fix_only_when_there_is_a_problem() -> None:
-    confined = SandboxStatus("confined", "bubblewrap", ["pypi.org"], ["/a"], ["/b"])
+    confined = SandboxStatus("confined", "bubblewrap", ["packages.example.org"], ["/a"], ["/b"])
     assert render.sandbox_status(confined) == {
         "mode": "confined",
         "backend": "bubblewrap",
-        "network": ["pypi.org"],
+        "network": ["packages.example.org"],
         "writable": ["/a"],
         "pendingWritable": ["/b"],
     }

@@ -24,7 +24,7 @@ def test_the_defaults_confine_without_network_or_extra_paths(env: Env) -> None:
     [
         ('mode = "off"', 'sandbox.mode = "off"'),
         ("network = true", "sandbox.network = true"),
-        ('network = ["pypi.org"]', "sandbox.network"),
+        ('network = ["packages.example.org"]', "sandbox.network"),
         ('writable = ["~/.cache"]', "sandbox.writable"),
         ('backend = "none"', 'sandbox.backend = "none"'),
     ],
@@ -45,16 +45,16 @@ def test_an_untrusted_project_cannot_drop_the_users_require(env: Env) -> None:
 
 
 def test_an_untrusted_project_cannot_add_hosts_to_the_users_list(env: Env) -> None:
-    env.user('[sandbox]\nnetwork = ["pypi.org"]\n')
-    env.project('[sandbox]\nnetwork = ["pypi.org", "attacker.example"]\n')
-    assert env.load().sandbox.network == ["pypi.org"]
+    env.user('[sandbox]\nnetwork = ["packages.example.org"]\n')
+    env.project('[sandbox]\nnetwork = ["packages.example.org", "attacker.example"]\n')
+    assert env.load().sandbox.network == ["packages.example.org"]
     assert len(env.warnings) == 1
 
 
 def test_an_untrusted_project_may_narrow_the_network(env: Env) -> None:
     env.user("[sandbox]\nnetwork = true\n")
-    env.project('[sandbox]\nnetwork = ["pypi.org"]\n')
-    assert env.load().sandbox.network == ["pypi.org"]
+    env.project('[sandbox]\nnetwork = ["packages.example.org"]\n')
+    assert env.load().sandbox.network == ["packages.example.org"]
     assert env.warnings == []
 
 
@@ -92,13 +92,13 @@ def test_an_untrusted_projects_new_writable_entry_is_dropped_and_the_users_kept(
 def test_a_trusted_projects_loosening_values_apply(env: Env) -> None:
     env.user('[sandbox]\nrequire = true\nwritable = ["~/.cache"]\nextra_read_deny = ["~/a"]\n')
     env.project(
-        '[sandbox]\nmode = "off"\nnetwork = ["pypi.org"]\nwritable = ["~/.cargo"]\n'
+        '[sandbox]\nmode = "off"\nnetwork = ["packages.example.org"]\nwritable = ["~/.cargo"]\n'
         'backend = "bubblewrap"\nrequire = false\nextra_read_deny = ["b"]\n'
     )
     env.trust()
     assert env.load().sandbox == SandboxConfig(
         mode="off",
-        network=["pypi.org"],
+        network=["packages.example.org"],
         writable=["~/.cache", "~/.cargo"],
         extra_read_deny=["~/a", "b"],
         require=False,
