@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from rho_kernel import RhoConfig
 from rho_kernel.plugins import PluginHost
 from rho_kernel.testing import ScriptedServer, run_prompt, text_reply, tool_call_reply
 
@@ -24,7 +25,8 @@ async def test_plugin_example_runs(tmp_path: Path) -> None:
     plugin = type("ReadmePlugin", (), {})()
     plugin.rho_register_tools = namespace["rho_register_tools"]  # type: ignore[attr-defined]
     assert host.register(plugin, "readme")
-    (tool,) = [t for _, t in host.collect("rho_register_tools")]
+    found = host.collect("rho_register_tools", config=RhoConfig(), root=tmp_path)
+    (tool,) = [t for _, t in found]
     assert tool.parameters["required"] == ["text"]
     with ScriptedServer() as server:
         server.add(tool_call_reply("shout", {"text": "hey", "times": 2}), text_reply("done"))
