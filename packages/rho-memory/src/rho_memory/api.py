@@ -5,6 +5,7 @@ Import lazily: this module pulls in `sqlite3` and `sqlite_utils`.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import re
@@ -176,7 +177,7 @@ class Memory:
             )
             return [_document(row) for row in rows]
 
-    def search(self, query: str, limit: int = 10) -> list[Hit]:
+    def search(self, query: str, limit: int = 10) -> builtins.list[Hit]:
         """Live documents matching `query`, best bm25 rank first.
 
         `query` is FTS5 syntax (`a OR b`, `"a phrase"`, `pre*`, `title:x`, `NEAR(...)`);
@@ -192,7 +193,7 @@ class Memory:
                 plain = fallback_query(query)
                 return self._match(plain, limit) if plain else []
 
-    def _match(self, query: str, limit: int) -> list[Hit]:
+    def _match(self, query: str, limit: int) -> builtins.list[Hit]:
         if not query.strip():
             return []
         open_, close = HIGHLIGHT
