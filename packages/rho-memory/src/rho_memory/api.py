@@ -128,17 +128,14 @@ class Memory:
 
     @contextmanager
     def _write(self) -> Iterator[None]:
-        """One atomic write: a transaction, or a savepoint inside `batch()`."""
+        """One atomic write: its own transaction, or part of the open `batch()`.
+
+        Every write changes rows in a single statement (reads before it only decide which),
+        so inside a batch no savepoint is needed to keep it whole.
+        """
         with self._guard():
             if self._conn.in_transaction:
-                self._conn.execute("SAVEPOINT write")
-                try:
-                    yield
-                except BaseException:
-                    self._conn.execute("ROLLBACK TO write")
-                    raise
-                finally:
-                    self._conn.execute("RELEASE write")
+                yield
                 return
             self._conn.execute("BEGIN IMMEDIATE")
             try:

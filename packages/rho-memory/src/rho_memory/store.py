@@ -20,6 +20,9 @@ from pathlib import Path
 #: How long a writer waits for another connection's write lock before giving up.
 BUSY_TIMEOUT_MS = 5000
 
+#: Page cache per connection, in KiB.
+CACHE_KIB = 32 * 1024
+
 #: The first bytes of every SQLite database file.
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -103,6 +106,8 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA journal_mode = WAL").fetchone()
         conn.execute("PRAGMA synchronous = NORMAL")
+        # FTS5 merges index segments in memory; the 2 MB default makes big batches thrash.
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         migrate(conn, path)
     except sqlite3.DatabaseError as exc:
         conn.close()
