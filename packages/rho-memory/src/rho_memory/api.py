@@ -1,6 +1,6 @@
 """`Memory`: the project knowledge base (documents with full-text search) over `memory.db`.
 
-Import lazily: this module pulls in `sqlite3` and `sqlite_utils`.
+Import lazily: this module pulls in `sqlite3`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-from sqlite_utils import Database
 
 from rho_kernel.encoding import scrub_surrogates
 from rho_memory.store import (
@@ -97,8 +95,12 @@ class Memory:
         """Wrap an open, migrated connection (use `Memory.open`)."""
         self.path = path
         self._conn = conn
-        self._db = Database(conn)
         self._lock = threading.RLock()
+
+    def _query(self, sql: str, params: Iterable[Any]) -> builtins.list[dict[str, Any]]:
+        cursor = self._conn.execute(sql, tuple(params))
+        names = [column[0] for column in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
     @classmethod
     def open(cls, path: Path | str) -> Memory:
@@ -154,7 +156,7 @@ class Memory:
     # -- reads -----------------------------------------------------------------------
 
     def _row(self, where: str, params: Iterable[Any]) -> Document | None:
-        rows = list(self._db.query(f"SELECT {_COLUMNS} FROM documents WHERE {where}", params))
+        rows = list(self._query(f"SELECT {_COLUMNS} FROM documents WHERE {where}", params))
         return _document(rows[0]) if rows else None
 
     def get(self, id: str, *, include_deleted: bool = False) -> Document | None:
@@ -167,7 +169,7 @@ class Memory:
         """Live documents, most recently updated first."""
         _check_window(limit, offset)
         with self._guard():
-            rows = self._db.query(
+            rows = self._query(
                 f"SELECT {_COLUMNS} FROM documents WHERE deleted_at IS NULL "
                 "ORDER BY updated_at DESC, seq DESC LIMIT ? OFFSET ?",
                 [limit, offset],
@@ -194,7 +196,7 @@ class Memory:
         if not query.strip():
             return []
         open_, close = HIGHLIGHT
-        rows = self._db.query(
+        rows = self._query(
             f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))}, "
             f"bm25(documents_fts, {_WEIGHTS}) AS score, "
             "snippet(documents_fts, -1, ?, ?, '…', 16) AS snippet "
