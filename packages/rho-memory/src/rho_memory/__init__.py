@@ -2,12 +2,53 @@
 
 - `rho_memory.config.MemoryConfig`: the `[memory]` section, declared by the
   `rho_memory.plugin` entry point.
+- `Memory` (`Memory.open(path)`): documents with full-text search in `<root>/.rho/memory.db`;
+  `Document`, `Hit` and `Stats` are what it returns.
+- `MemoryStoreError` (and its `DocumentNotFoundError`, `DuplicateContentError`): what it raises.
+
+`Memory` and the errors load `sqlite3` on first access, keeping it off rho's startup path.
 """
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from rho_memory.config import MemoryConfig
+
+if TYPE_CHECKING:
+    from rho_memory.api import Document, Hit, Memory, Stats
+    from rho_memory.store import DocumentNotFoundError, DuplicateContentError, MemoryStoreError
 
 __version__ = "0.1.0"
 
-__all__ = ["MemoryConfig", "__version__"]
+_LAZY = {
+    "Document": "rho_memory.api",
+    "Hit": "rho_memory.api",
+    "Memory": "rho_memory.api",
+    "Stats": "rho_memory.api",
+    "DocumentNotFoundError": "rho_memory.store",
+    "DuplicateContentError": "rho_memory.store",
+    "MemoryStoreError": "rho_memory.store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load the SQLite-backed names on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rho_memory' has no attribute {name!r}")
+    return getattr(import_module(module), name)
+
+
+__all__ = [
+    "Document",
+    "DocumentNotFoundError",
+    "DuplicateContentError",
+    "Hit",
+    "Memory",
+    "MemoryConfig",
+    "MemoryStoreError",
+    "Stats",
+    "__version__",
+]

@@ -1,0 +1,378 @@
+"""`Memory`: the project knowledge base (documents with full-text search) over `memory.db`.
+
+Import lazily: this module pulls in `sqlite3`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import json
+import re
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rho_kernel.encoding import scrub_surrogates
+from rho_memory.store import (
+    DocumentNotFoundError,
+    DuplicateContentError,
+    MemoryStoreError,
+    connect,
+    schema_version,
+)
+
+#: Markers around the matched terms in a `Hit.snippet`.
+HIGHLIGHT = ("**", "**")
+
+#: bm25 column weights (title, body, tags): a match in a title counts most.
+_WEIGHTS = "10.0, 1.0, 5.0"
+
+_COLUMNS = "id, title, body, tags, source, content_hash, created_at, updated_at, deleted_at"
+
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One stored document. `deleted_at` is set while it is soft-deleted."""
+
+    id: str
+    title: str
+    body: str
+    tags: tuple[str, ...]
+    source: str | None
+    content_hash: str
+    created_at: str
+    updated_at: str
+    deleted_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A search result: the document, its bm25 score (lower is better) and a snippet
+    of the best-matching column with the matched terms between `HIGHLIGHT` markers."""
+
+    document: Document
+    score: float
+    snippet: str
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Counts and size of a knowledge base."""
+
+    documents: int
+    deleted: int
+    bytes: int
+    schema_version: int
+
+
+def content_hash(body: str) -> str:
+    """The sha256 hex digest of a body's UTF-8 bytes (the dedup key)."""
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def fallback_query(text: str) -> str:
+    """`text` as a safe FTS5 query: each word quoted as a phrase, all of them required."""
+    return " ".join(f'"{word}"' for word in _WORD.findall(text))
+
+
+class Memory:
+    """A knowledge base file. Open with `Memory.open(path)`; close with `close()` or `with`.
+
+    Every write is its own transaction unless made inside `batch()`. Safe to share between
+    threads (calls are serialised); several processes may use one file (WAL, busy timeout).
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        """Wrap an open, migrated connection (use `Memory.open`)."""
+        self.path = path
+        self._conn = conn
+        self._lock = threading.RLock()
+
+    def _query(self, sql: str, params: Iterable[Any]) -> builtins.list[dict[str, Any]]:
+        cursor = self._conn.execute(sql, tuple(params))
+        names = [column[0] for column in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    @classmethod
+    def open(cls, path: Path | str) -> Memory:
+        """Open the memory database at `path`, creating it and its directory if needed."""
+        path = Path(path)
+        return cls(connect(path), path)
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Serialise a call and turn SQLite failures into `MemoryStoreError` naming the file."""
+        with self._lock:
+            try:
+                yield
+            except sqlite3.Error as exc:
+                raise MemoryStoreError(f"{self.path}: {exc}") from exc
+
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        """One atomic write: its own transaction, or part of the open `batch()`.
+
+        Every write changes rows in a single statement (reads before it only decide which),
+        so inside a batch no savepoint is needed to keep it whole.
+        """
+        with self._guard():
+            if self._conn.in_transaction:
+                yield
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def batch(self) -> Iterator[Memory]:
+        """Make every write inside the block one transaction (all or nothing)."""
+        with self._write():
+            yield self
+
+    # -- reads -----------------------------------------------------------------------
+
+    def _row(self, where: str, params: Iterable[Any]) -> Document | None:
+        rows = list(self._query(f"SELECT {_COLUMNS} FROM documents WHERE {where}", params))
+        return _document(rows[0]) if rows else None
+
+    def get(self, id: str, *, include_deleted: bool = False) -> Document | None:
+        """The document with this id, or None (also None while deleted, unless asked)."""
+        with self._guard():
+            clause = "id = ?" if include_deleted else "id = ? AND deleted_at IS NULL"
+            return self._row(clause, [id])
+
+    def list(self, limit: int = 10, offset: int = 0) -> list[Document]:
+        """Live documents, most recently updated first."""
+        _check_window(limit, offset)
+        with self._guard():
+            rows = self._query(
+                f"SELECT {_COLUMNS} FROM documents WHERE deleted_at IS NULL "
+                "ORDER BY updated_at DESC, seq DESC LIMIT ? OFFSET ?",
+                [limit, offset],
+            )
+            return [_document(row) for row in rows]
+
+    def search(self, query: str, limit: int = 10) -> builtins.list[Hit]:
+        """Live documents matching `query`, best bm25 rank first.
+
+        `query` is FTS5 syntax (`a OR b`, `"a phrase"`, `pre*`, `title:x`, `NEAR(...)`);
+        text that is not valid FTS5 is searched as its words, all required. Never raises
+        on the query text.
+        """
+        _check_window(limit, 0)
+        query = scrub_surrogates(query)
+        with self._guard():
+            try:
+                return self._match(query, limit)
+            except sqlite3.OperationalError:
+                plain = fallback_query(query)
+                return self._match(plain, limit) if plain else []
+
+    def _match(self, query: str, limit: int) -> builtins.list[Hit]:
+        if not query.strip():
+            return []
+        open_, close = HIGHLIGHT
+        rows = self._query(
+            f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))}, "
+            f"bm25(documents_fts, {_WEIGHTS}) AS score, "
+            "snippet(documents_fts, -1, ?, ?, '…', 16) AS snippet "
+            "FROM documents_fts JOIN documents d ON d.seq = documents_fts.rowid "
+            "WHERE documents_fts MATCH ? AND d.deleted_at IS NULL "
+            "ORDER BY score LIMIT ?",
+            [open_, close, query, limit],
+        )
+        return [Hit(_document(row), float(row["score"]), row["snippet"] or "") for row in rows]
+
+    def stats(self) -> Stats:
+        """How many live and deleted documents there are, and the file's size."""
+        with self._guard():
+            live, deleted = self._conn.execute(
+                "SELECT COUNT(*) FILTER (WHERE deleted_at IS NULL), "
+                "COUNT(*) FILTER (WHERE deleted_at IS NOT NULL) FROM documents"
+            ).fetchone()
+            pages = self._conn.execute("PRAGMA page_count").fetchone()[0]
+            size = self._conn.execute("PRAGMA page_size").fetchone()[0]
+            return Stats(
+                int(live), int(deleted), int(pages) * int(size), schema_version(self._conn)
+            )
+
+    # -- writes ----------------------------------------------------------------------
+
+    def create(
+        self, title: str, body: str, tags: Iterable[str] = (), source: str | None = None
+    ) -> Document:
+        """Store a document and return it.
+
+        Dedup by body: if a live document already has this exact body it is returned
+        unchanged (the new title, tags and source are ignored). If a soft-deleted one has
+        it, that document is restored with the new title, tags and source.
+        """
+        title, body, tag_list = _clean(title), _clean(body), _tags(tags)
+        source = None if source is None else _clean(source)
+        digest = content_hash(body)
+        with self._write():
+            existing = self._row("content_hash = ?", [digest])
+            if existing is not None and existing.deleted_at is None:
+                return existing
+            now = _now()
+            if existing is not None:
+                self._conn.execute(
+                    "UPDATE documents SET title = ?, tags = ?, source = ?, updated_at = ?, "
+                    "deleted_at = NULL WHERE id = ?",
+                    [title, json.dumps(tag_list), source, now, existing.id],
+                )
+                doc = self._row("id = ?", [existing.id])
+                assert doc is not None
+                return doc
+            doc = Document(
+                str(uuid.uuid4()), title, body, tuple(tag_list), source, digest, now, now
+            )
+            self._conn.execute(
+                "INSERT INTO documents (id, title, body, tags, source, content_hash, "
+                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [doc.id, title, body, json.dumps(tag_list), source, digest, now, now],
+            )
+            return doc
+
+    def update(
+        self,
+        id: str,
+        *,
+        title: str | None = None,
+        body: str | None = None,
+        tags: Iterable[str] | None = None,
+        source: str | None = None,
+    ) -> Document:
+        """Change the given fields of a live document and return it.
+
+        Raises `DocumentNotFoundError` if there is no live document `id`, and
+        `DuplicateContentError` if another document (live or deleted) has the new body.
+        """
+        with self._write():
+            doc = self._row("id = ? AND deleted_at IS NULL", [id])
+            if doc is None:
+                raise DocumentNotFoundError(f"{self.path}: no document {id!r}")
+            changes: dict[str, Any] = {}
+            if title is not None:
+                changes["title"] = _clean(title)
+            if tags is not None:
+                changes["tags"] = json.dumps(_tags(tags))
+            if source is not None:
+                changes["source"] = _clean(source)
+            if body is not None:
+                body = _clean(body)
+                digest = content_hash(body)
+                other = self._row("content_hash = ? AND id != ?", [digest, id])
+                if other is not None:
+                    raise DuplicateContentError(
+                        f"{self.path}: document {other.id} already has this content", other.id
+                    )
+                changes.update(body=body, content_hash=digest)
+            changes["updated_at"] = _now()
+            assignments = ", ".join(f"{column} = ?" for column in changes)
+            self._conn.execute(
+                f"UPDATE documents SET {assignments} WHERE id = ?", [*changes.values(), id]
+            )
+            updated = self._row("id = ?", [id])
+            assert updated is not None
+            return updated
+
+    def delete(self, id: str) -> bool:
+        """Soft-delete a document (hidden until restored or purged); False if not live."""
+        now = _now()
+        with self._write():
+            cursor = self._conn.execute(
+                "UPDATE documents SET deleted_at = ?, updated_at = ? "
+                "WHERE id = ? AND deleted_at IS NULL",
+                [now, now, id],
+            )
+            return cursor.rowcount > 0
+
+    def restore(self, id: str) -> Document:
+        """Bring back a soft-deleted document (a live one is returned as it is).
+
+        Raises `DocumentNotFoundError` if no document `id` exists (or it was purged).
+        """
+        with self._write():
+            self._conn.execute(
+                "UPDATE documents SET deleted_at = NULL, updated_at = ? "
+                "WHERE id = ? AND deleted_at IS NOT NULL",
+                [_now(), id],
+            )
+            doc = self._row("id = ?", [id])
+            if doc is None:
+                raise DocumentNotFoundError(f"{self.path}: no document {id!r}")
+            return doc
+
+    def purge(self) -> int:
+        """Remove soft-deleted documents for good; return how many."""
+        with self._write():
+            return self._conn.execute("DELETE FROM documents WHERE deleted_at IS NOT NULL").rowcount
+
+
+def _check_window(limit: int, offset: int) -> None:
+    if limit < 0 or offset < 0:
+        raise ValueError(f"limit and offset must not be negative (got {limit}, {offset})")
+
+
+def _clean(text: str) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"expected text, got {type(text).__name__}")
+    return scrub_surrogates(text)
+
+
+def _tags(tags: Iterable[str]) -> list[str]:
+    """Tags stripped, without empties or repeats, in their given order."""
+    if isinstance(tags, str):
+        raise TypeError("tags must be a collection of strings, not one string")
+    seen: dict[str, None] = {}
+    for tag in tags:
+        cleaned = _clean(tag).strip()
+        if cleaned:
+            seen.setdefault(cleaned, None)
+    return list(seen)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _document(row: dict[str, Any]) -> Document:
+    return Document(
+        id=row["id"],
+        title=row["title"],
+        body=row["body"],
+        tags=tuple(json.loads(row["tags"])),
+        source=row["source"],
+        content_hash=row["content_hash"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        deleted_at=row["deleted_at"],
+    )
+
+
+__all__ = ["HIGHLIGHT", "Document", "Hit", "Memory", "Stats", "content_hash", "fallback_query"]

@@ -1,0 +1,190 @@
+"""The knowledge-base file: opening `memory.db`, its schema and the migrations that build it.
+
+The schema is versioned with `PRAGMA user_version`: version N means the first N entries of
+`MIGRATIONS` have been applied. Opening a file applies the missing ones in place, each in
+its own transaction, so an old file upgrades and a half-applied migration never sticks.
+
+Documents live in `documents`; `documents_fts` is an external-content FTS5 index over
+title, body and tags, kept in sync by triggers. The FTS rowid is `documents.seq`, an
+`INTEGER PRIMARY KEY`, because an implicit rowid may be renumbered by VACUUM, which would
+silently detach the index from its rows.
+
+This module imports `sqlite3`; import it lazily (never on rho's startup path).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+#: How long a writer waits for another connection's write lock before giving up.
+BUSY_TIMEOUT_MS = 5000
+
+#: Page cache per connection, in KiB.
+CACHE_KIB = 32 * 1024
+
+#: The first bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+_V1 = """
+CREATE TABLE documents (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    tags TEXT NOT NULL DEFAULT '[]',
+    content_hash TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    deleted_at TEXT
+);
+CREATE VIRTUAL TABLE documents_fts USING fts5(
+    title, body, tags, content='documents', content_rowid='seq'
+);
+CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
+    INSERT INTO documents_fts(rowid, title, body, tags)
+    VALUES (new.seq, new.title, new.body, new.tags);
+END;
+CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, title, body, tags)
+    VALUES ('delete', old.seq, old.title, old.body, old.tags);
+END;
+CREATE TRIGGER documents_au AFTER UPDATE OF title, body, tags ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, title, body, tags)
+    VALUES ('delete', old.seq, old.title, old.body, old.tags);
+    INSERT INTO documents_fts(rowid, title, body, tags)
+    VALUES (new.seq, new.title, new.body, new.tags);
+END;
+"""
+
+_V2 = """
+ALTER TABLE documents ADD COLUMN source TEXT;
+CREATE INDEX documents_live_updated ON documents(deleted_at, updated_at);
+"""
+
+#: The schema, one script per version (index 0 builds version 1). Append, never edit.
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+
+#: The schema version this code reads and writes.
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class MemoryStoreError(Exception):
+    """The knowledge base cannot be used: the file is not a (readable) memory database,
+    was written by a newer schema, or an operation was refused. The message names the file.
+    """
+
+
+class DocumentNotFoundError(MemoryStoreError):
+    """No live document has the given id."""
+
+
+class DuplicateContentError(MemoryStoreError):
+    """Another document already holds exactly this body (`existing_id` names it)."""
+
+    def __init__(self, message: str, existing_id: str) -> None:
+        super().__init__(message)
+        self.existing_id = existing_id
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (creating it and its directory if needed) the memory database at `path`,
+    in WAL mode with a busy timeout, migrated to `SCHEMA_VERSION`.
+
+    Raises `MemoryStoreError` naming the file if it is not a SQLite database, is corrupt,
+    cannot be opened, or has a newer schema than this code knows.
+    """
+    _check_header(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        )
+    except (OSError, sqlite3.Error) as exc:
+        raise MemoryStoreError(f"{path}: cannot open the memory database: {exc}") from exc
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode = WAL").fetchone()
+        conn.execute("PRAGMA synchronous = NORMAL")
+        # FTS5 merges index segments in memory; the 2 MB default makes big batches thrash.
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        migrate(conn, path)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise MemoryStoreError(f"{path}: not a usable memory database: {exc}") from exc
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _check_header(path: Path) -> None:
+    """Refuse an existing non-empty file that does not start like a SQLite database,
+    before SQLite gets a chance to write anything into it."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise MemoryStoreError(f"{path}: cannot read the memory database: {exc}") from exc
+    if head and head != SQLITE_HEADER:
+        raise MemoryStoreError(f"{path}: not a SQLite database (refusing to use it as memory)")
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The schema version recorded in the file (`PRAGMA user_version`)."""
+    row = conn.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def migrate(conn: sqlite3.Connection, path: Path, target: int = SCHEMA_VERSION) -> None:
+    """Apply the migrations between the file's version and `target`, one transaction each.
+
+    A file with a newer version than this code knows raises `MemoryStoreError`.
+    """
+    current = schema_version(conn)
+    if current > SCHEMA_VERSION:
+        raise MemoryStoreError(
+            f"{path}: memory schema version {current} is newer than this rho supports "
+            f"({SCHEMA_VERSION})"
+        )
+    for version in range(current, target):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another connection may have migrated while this one waited for the lock.
+            if schema_version(conn) == version:
+                for statement in _statements(MIGRATIONS[version]):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {version + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into whole statements (trigger bodies hold semicolons)."""
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    if pending.strip():
+        statements.append(pending.strip())
+    return statements
+
+
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "DocumentNotFoundError",
+    "DuplicateContentError",
+    "MemoryStoreError",
+    "connect",
+    "migrate",
+    "schema_version",
+]

@@ -1,0 +1,124 @@
+"""The memory file: creation, WAL, migrations of old files, refusal of foreign files."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from rho_memory import Memory, MemoryStoreError
+from rho_memory.store import MIGRATIONS, SCHEMA_VERSION, _statements, connect
+
+
+def _db(tmp_path: Path) -> Path:
+    return tmp_path / ".rho" / "memory.db"
+
+
+def test_opening_creates_the_directory_and_a_wal_database_at_the_current_version(
+    tmp_path: Path,
+) -> None:
+    path = _db(tmp_path)
+    conn = connect(path)
+    try:
+        assert path.is_file()
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] > 0
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    finally:
+        conn.close()
+
+
+def test_a_version_one_file_is_upgraded_in_place_keeping_its_documents(tmp_path: Path) -> None:
+    path = _db(tmp_path)
+    path.parent.mkdir()
+    old = sqlite3.connect(path)
+    for statement in _statements(MIGRATIONS[0]):
+        old.execute(statement)
+    old.execute("PRAGMA user_version = 1")
+    old.execute(
+        "INSERT INTO documents (id, title, body, tags, content_hash, created_at, updated_at) "
+        "VALUES ('6f1c4a52-0000-4000-8000-000000000001', 'Old', 'kept across upgrades', "
+        "'[\"legacy\"]', 'h1', '2024-01-01T00:00:00Z', '2024-01-01T00:00:00Z')"
+    )
+    old.commit()
+    old.close()
+
+    with Memory.open(path) as memory:
+        (hit,) = memory.search("upgrades")
+        assert hit.document.title == "Old"
+        assert hit.document.tags == ("legacy",)
+        assert hit.document.source is None
+        assert memory.stats().schema_version == SCHEMA_VERSION
+        new = memory.create("New", "written after the upgrade", source="notes.md")
+        assert memory.get(new.id) == new
+
+
+def test_a_file_from_a_newer_schema_is_refused_by_name(tmp_path: Path) -> None:
+    path = _db(tmp_path)
+    connect(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(MemoryStoreError, match=r"memory\.db.*newer"):
+        Memory.open(path)
+
+
+def test_a_non_sqlite_file_is_refused_by_name_and_left_untouched(tmp_path: Path) -> None:
+    path = _db(tmp_path)
+    path.parent.mkdir()
+    text = b"# not a database\n" * 100
+    path.write_bytes(text)
+    with pytest.raises(MemoryStoreError, match=r"memory\.db.*not a SQLite database"):
+        Memory.open(path)
+    assert path.read_bytes() == text
+    assert not path.with_name("memory.db-wal").exists()
+
+
+def test_a_corrupt_sqlite_file_raises_memory_store_error_naming_it(tmp_path: Path) -> None:
+    path = _db(tmp_path)
+    with Memory.open(path) as memory:
+        for n in range(200):
+            memory.create(f"doc {n}", f"body number {n} " * 20)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = bytearray(path.read_bytes())
+    data[100:] = b"\xff" * (len(data) - 100)  # keep the header, wreck every page
+    path.write_bytes(bytes(data))
+    with pytest.raises(MemoryStoreError, match=r"memory\.db"):
+        memory = Memory.open(path)
+        memory.search("body")
+
+
+def test_a_directory_in_place_of_the_file_is_a_clear_error(tmp_path: Path) -> None:
+    path = _db(tmp_path)
+    path.mkdir(parents=True)
+    with pytest.raises(MemoryStoreError, match=r"memory\.db"):
+        Memory.open(path)
+
+
+def test_connections_racing_to_create_a_new_file_all_succeed(tmp_path: Path) -> None:
+    path = _db(tmp_path)
+    start = threading.Barrier(6)
+
+    def open_it() -> int:
+        start.wait()
+        conn = connect(path)
+        try:
+            return int(conn.execute("PRAGMA user_version").fetchone()[0])
+        finally:
+            conn.close()
+
+    with ThreadPoolExecutor(6) as pool:
+        versions = list(pool.map(lambda _: open_it(), range(6)))
+    assert versions == [SCHEMA_VERSION] * 6
+
+
+def test_migration_statements_keep_trigger_bodies_whole() -> None:
+    statements = _statements(MIGRATIONS[0])
+    triggers = [s for s in statements if s.startswith("CREATE TRIGGER")]
+    assert len(triggers) == 3
+    assert all(s.endswith("END;") for s in triggers)
