@@ -15,6 +15,8 @@ This module imports `sqlite3`; import it lazily (never on rho's startup path).
 from __future__ import annotations
 
 import sqlite3
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 #: How long a writer waits for another connection's write lock before giving up.
@@ -104,11 +106,11 @@ def connect(path: Path) -> sqlite3.Connection:
         raise MemoryStoreError(f"{path}: cannot open the memory database: {exc}") from exc
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA journal_mode = WAL").fetchone()
+        _while_busy(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
         conn.execute("PRAGMA synchronous = NORMAL")
         # FTS5 merges index segments in memory; the 2 MB default makes big batches thrash.
         conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-        migrate(conn, path)
+        _while_busy(lambda: migrate(conn, path))
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise MemoryStoreError(f"{path}: not a usable memory database: {exc}") from exc
@@ -116,6 +118,27 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _while_busy(step: Callable[[], object]) -> None:
+    """Run `step`, again while the database is locked, for up to the busy timeout.
+
+    SQLite does not call its busy handler for every lock it meets while a new file is set
+    up (switching to WAL, the first migration), so connections racing on a new file can get
+    "database is locked" at once; they wait their turn here instead.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as exc:
+            message = str(exc)
+            if "locked" not in message and "busy" not in message:
+                raise
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _check_header(path: Path) -> None:
