@@ -153,3 +153,14 @@ def start_scripted(
     process = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", *extra, env=env)
     assert process.read()["method"] == "ready"
     return process
+
+
+def install_plugin(site: Path, module: str, entry: str, source: str) -> None:
+    """Install `source` as module `module` into the directory `site` (put on PYTHONPATH), with
+    a dist-info that declares it as the `rho` entry point `entry`, as a wheel would."""
+    dist = site / f"{module}-0.1.dist-info"
+    dist.mkdir(parents=True)
+    name = module.replace("_", "-")
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[rho]\n{entry} = {module}\n")
+    (site / f"{module}.py").write_text(source)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, install_plugin, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.session import CompactionPayload, LeafMovedPayload, Session
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
@@ -44,19 +44,10 @@ def rho_register_compaction_strategies():
 """
 
 
-def _install(site: Path, module: str, entry: str, source: str) -> None:
-    dist = site / f"{module}-0.1.dist-info"
-    dist.mkdir(parents=True)
-    name = module.replace("_", "-")
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text(f"[rho]\n{entry} = {module}\n")
-    (site / f"{module}.py").write_text(source)
-
-
 @pytest.fixture
 def site(tmp_path: Path) -> Path:
     path = tmp_path / "site"
-    _install(path, "acme_compaction", "acme", PLUGIN)
+    install_plugin(path, "acme_compaction", "acme", PLUGIN)
     return path
 
 

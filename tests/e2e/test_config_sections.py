@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, install_plugin, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -69,19 +69,10 @@ def rho_register_config_sections():
 """
 
 
-def _install(site: Path, module: str, entry: str, source: str) -> None:
-    dist = site / f"{module}-0.1.dist-info"
-    dist.mkdir(parents=True)
-    name = module.replace("_", "-")
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text(f"[rho]\n{entry} = {module}\n")
-    (site / f"{module}.py").write_text(source)
-
-
 @pytest.fixture
 def site(tmp_path: Path) -> Path:
     path = tmp_path / "site"
-    _install(path, "greeter_rho_plugin", "greeter", PLUGIN)
+    install_plugin(path, "greeter_rho_plugin", "greeter", PLUGIN)
     return path
 
 
@@ -177,7 +168,7 @@ def test_an_unknown_key_in_a_plugin_section_warns_with_a_suggestion(  # type: ig
 def test_a_section_claimed_by_two_plugins_is_exit_2_naming_both(  # type: ignore[no-untyped-def]
     start_rho, site: Path
 ) -> None:
-    _install(site, "rival_rho_plugin", "rival", RIVAL)
+    install_plugin(site, "rival_rho_plugin", "rival", RIVAL)
     process = start_rho("--ephemeral", env={"PYTHONPATH": str(site)})
     stderr = _assert_failed_cleanly(process)
     assert "config section [greeter] is declared by both" in stderr
