@@ -45,7 +45,15 @@ from rho_kernel.providers.events import (
 )
 from rho_kernel.security.redaction import Redactor, StreamRedactor
 from rho_kernel.session.store import CANCELLED_TOOL_CALL
-from rho_kernel.tools.base import OutputSink, Risk, Tool, ToolContext, ToolError, ToolResult
+from rho_kernel.tools.base import (
+    UNDECLARED_RISK,
+    OutputSink,
+    Risk,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from rho_kernel.tools.intercept import Block
 
 if TYPE_CHECKING:
@@ -533,7 +541,8 @@ class AgentLoop:
         A call that starts processes while configured writable paths are not yet granted
         asks even when the policy would run it without asking; approving it grants them.
         """
-        mode = self._policy(call, tool)
+        risk = self._call_risk(call, tool, arguments)
+        mode = self._policy(call, risk)
         if mode == "deny":
             await self.emit("on_tool_denied", call.name, call_id=call.id)
             denial = f'Tool call denied by policy: [approval.per_tool] {call.name} = "deny".'
@@ -544,19 +553,34 @@ class AgentLoop:
         if mode != "ask" and not pending:
             return True
         try:
-            decision = await self._ask(call, tool, arguments)
+            decision = await self._ask(call, tool, arguments, risk)
         except Cancelled:
             await self._finish_call(call, ToolResult.error(CANCELLED), "error")
             raise
         return await self._decided(call, decision, pending)
 
-    def _policy(self, call: ToolCall, tool: Tool) -> str:
+    def _call_risk(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> Risk:
+        """The risk of this call (`Tool.call_risk`); a failing or odd answer is destructive."""
+        try:
+            risk = tool.call_risk(arguments)
+            if isinstance(risk, Risk):
+                return risk
+            problem = f"answered {str(risk)[:80]!r}, not a Risk"
+        except Exception as exc:
+            problem = f"failed ({type(exc).__name__}: {str(exc)[:200]})"
+        owner = self.p.tools.owner(call.name) or "<unknown>"
+        self.p.plugins.report(
+            f"plugin '{owner}': {call.name}.call_risk {problem}; the call counts as destructive"
+        )
+        return UNDECLARED_RISK
+
+    def _policy(self, call: ToolCall, risk: Risk) -> str:
         """The approval policy's mode for a call; an answer that is not a mode asks."""
         answers = self.p.plugins.call_each(
-            "rho_approval_policy", tool_name=call.name, risk=tool.risk, config=self.p.config
+            "rho_approval_policy", tool_name=call.name, risk=risk, config=self.p.config
         )
         if not answers:
-            return "auto" if tool.risk == Risk.READ else "ask"
+            return "auto" if risk == Risk.READ else "ask"
         plugin, mode = answers[0]
         if mode not in ("auto", "ask", "deny"):
             self.p.plugins.report(
@@ -583,10 +607,12 @@ class AgentLoop:
             self.p.confinement.grant(pending)
         return True
 
-    async def _ask(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> ApprovalDecision:
+    async def _ask(
+        self, call: ToolCall, tool: Tool, arguments: dict[str, Any], risk: Risk
+    ) -> ApprovalDecision:
         shown = encode_arguments(arguments)
         await self.state("awaiting_approval")
-        await self.emit("on_approval_requested", call.name, shown, tool.risk, call_id=call.id)
+        await self.emit("on_approval_requested", call.name, shown, risk, call_id=call.id)
         if self.p.gate is None:
             return ApprovalDecision.denied()
         sandbox = None
@@ -596,7 +622,7 @@ class AgentLoop:
             status = await asyncio.to_thread(confinement.status) if confinement else None
             sandbox = status if status is not None else SandboxStatus(mode="unconfined")
         request = ApprovalRequest(
-            tool=call.name, arguments=shown, risk=tool.risk, call_id=call.id, sandbox=sandbox
+            tool=call.name, arguments=shown, risk=risk, call_id=call.id, sandbox=sandbox
         )
         return await self.p.cancel.run(self.p.gate.request(request))
 

@@ -61,6 +61,10 @@ OutputSink = Callable[[str, str], Awaitable[None]]
 #: `outline(arguments, result) -> text`: a call and its result in one short line.
 Outliner = Callable[[dict[str, Any], "ToolResult"], str | None]
 
+#: `call_risk(arguments) -> risk`: the risk of one call, for a tool whose calls differ (see
+#: `Tool.call_risk`).
+RiskOfCall = Callable[[dict[str, Any]], "Risk | str"]
+
 #: `continuation(arguments, result, kept_lines) -> text`: how to see the rest of a result cut
 #: to fit the context window after its first `kept_lines` lines.
 Continuation = Callable[[dict[str, Any], "ToolResult", int], str | None]
@@ -141,7 +145,9 @@ class Tool:
     Subclasses set `name`, `description`, `parameters` (a JSON Schema object), `risk` and
     optionally `phase`, and implement `execute`. A tool that does not declare its `risk` is
     treated as `Risk.DESTRUCTIVE`: every call asks for approval unless the user's
-    `[approval.per_tool]` says otherwise. `execute` receives the decoded argument
+    `[approval.per_tool]` says otherwise. A tool whose calls differ in risk (one that both
+    reads and writes, chosen by an argument) declares the highest as `risk` and answers each
+    call's own with `call_risk`. `execute` receives the decoded argument
     object; it validates it itself (or through `validate`) and returns a `ToolResult`.
     Raising `ToolError` (or any exception) becomes an error result for the model.
     """
@@ -159,6 +165,16 @@ class Tool:
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
+
+    def call_risk(self, arguments: dict[str, Any]) -> Risk:
+        """The risk of one call with these (decoded, not yet validated) arguments; the
+        approval policy and the approval request use it. The default is the declared `risk`.
+
+        Override it when calls differ, e.g. `Risk.READ` for a lookup and `Risk.WRITE` for a
+        store. Arguments come from the model: answer the highest risk for anything you do not
+        recognise. An answer that is not a `Risk`, or an exception, counts as
+        `Risk.DESTRUCTIVE` (and is reported)."""
+        return self.risk
 
     def outline(self, arguments: dict[str, Any], result: ToolResult) -> str | None:
         """The call and its result in one short line (≤ 200 characters), used when old turns
@@ -186,6 +202,7 @@ __all__ = [
     "OutputSink",
     "Phase",
     "Risk",
+    "RiskOfCall",
     "Tool",
     "ToolContext",
     "ToolError",

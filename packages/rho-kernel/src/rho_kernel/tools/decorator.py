@@ -19,6 +19,7 @@ from rho_kernel.tools.base import (
     Outliner,
     Phase,
     Risk,
+    RiskOfCall,
     Tool,
     ToolContext,
     ToolResult,
@@ -85,8 +86,10 @@ class FunctionTool(Tool):
         outline: Outliner | None = None,
         runs_processes: bool = False,
         continuation: Continuation | None = None,
+        call_risk: RiskOfCall | None = None,
     ) -> None:
         self.func = func
+        self.risk_of_call = call_risk
         self.runs_processes = runs_processes
         self.outliner = outline
         self.continuer = continuation
@@ -180,6 +183,14 @@ class FunctionTool(Tool):
         except Exception:  # advice is a nicety: a broken one falls back to the generic
             return None
 
+    def call_risk(self, arguments: dict[str, Any]) -> Risk:
+        """The `call_risk=` function's risk for this call (the declared `risk` without one).
+
+        Its answer is taken as a `Risk`; the loop treats a failure as `Risk.DESTRUCTIVE`."""
+        if self.risk_of_call is None:
+            return self.risk
+        return Risk(self.risk_of_call(arguments))
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the decorated name still calls the original function."""
         return self.func(*args, **kwargs)
@@ -226,6 +237,7 @@ def tool(
     outline: Outliner | None = None,
     runs_processes: bool = False,
     continuation: Continuation | None = None,
+    call_risk: RiskOfCall | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -240,6 +252,7 @@ def tool(
     outline: Outliner | None = None,
     runs_processes: bool = False,
     continuation: Continuation | None = None,
+    call_risk: RiskOfCall | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function.
 
@@ -256,6 +269,8 @@ def tool(
     (with `ctx.run_process`), see `Tool.runs_processes`.
     `continuation(arguments, result, kept_lines)` says how to read on after a result cut to
     fit the context window (see `Tool.continuation`).
+    `call_risk(arguments)` gives one call's risk when calls differ; `risk` is then the
+    highest (see `Tool.call_risk`).
     """
 
     def wrap(function: Callable[..., Any]) -> FunctionTool:
@@ -268,6 +283,7 @@ def tool(
             outline=outline,
             runs_processes=runs_processes,
             continuation=continuation,
+            call_risk=call_risk,
         )
 
     if func is not None:
