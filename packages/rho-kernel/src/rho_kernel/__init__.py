@@ -32,6 +32,7 @@ from rho_kernel.confinement import (
     Problem,
     sandbox_note,
 )
+from rho_kernel.framing import escape_tags, unescape_tags
 from rho_kernel.loop import ApprovalDecision, ApprovalGate, ApprovalRequest, Observer
 from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
 from rho_kernel.messages import ChatMessage, ToolCall
@@ -138,6 +139,7 @@ __all__ = [
     "changes",
     "disables",
     "enables",
+    "escape_tags",
     "hookimpl",
     "less_strict",
     "load_config",
@@ -145,4 +147,5 @@ __all__ = [
     "run_to_completion",
     "sandbox_note",
     "tool",
+    "unescape_tags",
 ]

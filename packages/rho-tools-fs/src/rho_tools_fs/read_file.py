@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from rho_kernel.framing import escape_tags, unescape_tags
 from rho_kernel.security import FileTypeError, PathNotFoundError, SandboxError, SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.hashline import format_hashlines, hashline_rows
@@ -24,25 +24,24 @@ BINARY_SNIFF_BYTES = 8192
 OPEN_TAG = "<context>"
 CLOSE_TAG = "<context:end>"
 
-# `<context` (after any backslashes) followed by `>`, `:` (as in `:end>`), whitespace (an
-# attribute form such as `<context file="…">`) or the end of the text.
-_TAG_LIKE = re.compile(r"<(\\*)context(?=[>:\s]|$)")
-_ESCAPED_TAG = re.compile(r"<\\(\\*)context(?=[>:\s]|$)")
+#: The tag names of the frame: file content cannot open or close it.
+FRAME_TAGS = ("context",)
 
 
 def escape_framing(text: str) -> str:
-    """`text` with one backslash inserted after the `<` of every tag-like `<context…`.
+    """`text` with one backslash inserted after the `<` of every tag-like `<context…` or
+    `</context…` (see `rho_kernel.framing.escape_tags`).
 
     `<context:end>` becomes `<\\context:end>` and `<context>` becomes `<\\context>`, so file
     content can never close (or open) the frame. Text that already looks escaped gets one more
     backslash, which keeps the escaping reversible (see `unescape_framing`).
     """
-    return _TAG_LIKE.sub(lambda match: "<\\" + match.group(1) + "context", text)
+    return escape_tags(text, FRAME_TAGS)
 
 
 def unescape_framing(text: str) -> str:
     """Undo `escape_framing`: remove one backslash after the `<` of escaped tags."""
-    return _ESCAPED_TAG.sub(lambda match: "<" + match.group(1) + "context", text)
+    return unescape_tags(text, FRAME_TAGS)
 
 
 def frame(body: str) -> str:

@@ -1,0 +1,56 @@
+"""The framing escape: text cannot close or open a frame made of the given tag names."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rho_kernel import escape_tags, unescape_tags
+
+NAMES = ("memory", "memory_search")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "</memory>",
+        "<memory id='x'>",
+        "<memory_search>",
+        "</memory_search >",
+        "<memory",
+        "<memory/>",
+    ],
+)
+def test_every_tag_of_the_frame_is_escaped(text: str) -> None:
+    escaped = escape_tags(text, NAMES)
+    assert escaped.startswith("<\\")
+    for name in NAMES:
+        assert f"<{name}" not in escaped and f"</{name}" not in escaped
+
+
+def test_other_tags_and_longer_names_are_left_alone() -> None:
+    text = "<memoryless> <memory_lane> <b>bold</b> a < memory"
+    assert escape_tags(text, NAMES) == text
+
+
+def test_escaped_text_gets_one_more_backslash() -> None:
+    assert escape_tags("<\\/memory>", NAMES) == "<\\\\/memory>"
+    assert unescape_tags("<\\\\/memory>", NAMES) == "<\\/memory>"
+
+
+def test_names_must_be_tag_names() -> None:
+    with pytest.raises(ValueError, match="identifiers"):
+        escape_tags("x", ["a|b"])
+
+
+_PIECES = st.sampled_from(["<", "/", "\\", "memory", "_search", ">", ":end", " ", "x"])
+
+
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_escaping_is_reversible_and_leaves_no_frame_tag(text: str) -> None:
+    escaped = escape_tags(text, NAMES)
+    assert unescape_tags(escaped, NAMES) == text
+    assert escape_tags(text, NAMES).count("<") == text.count("<")
+    for tag in ("</memory>", "</memory_search>", "<memory>", "<memory "):
+        assert tag not in escaped
