@@ -118,6 +118,30 @@ def test_search_ranks_title_matches_and_dense_matches_first(memory: Memory) -> N
     assert hits[0].score <= hits[1].score <= hits[2].score
 
 
+def test_search_pages_count_every_match_and_filter_by_exact_tags(memory: Memory) -> None:
+    docs = [memory.create(f"note {i}", f"deploy step {i}", tags=["ops"]) for i in range(5)]
+    memory.create("tagged alike", "deploy elsewhere", tags=["opsec"])
+    memory.create("deleted", "deploy gone", tags=["ops"])
+    memory.delete(memory.search("gone")[0].document.id)
+    total, first = memory.search_page("deploy", limit=2, tags=["ops"])
+    total_again, rest = memory.search_page("deploy", limit=10, offset=2, tags=["ops"])
+    assert total == total_again == 5
+    assert len(first) == 2 and len(rest) == 3
+    assert {h.document.id for h in first + rest} == {d.id for d in docs}
+    assert memory.search_page("deploy", tags=["ops", "missing"]) == (0, [])
+    assert memory.search_page("deploy", offset=99)[0] == 6
+
+
+def test_a_blank_query_with_tags_lists_the_tagged_newest_first(memory: Memory) -> None:
+    old = memory.create("old", "first body", tags=["adr"])
+    new = memory.create("new", "second body", tags=["adr", "db"])
+    memory.create("untagged", "third body")
+    total, hits = memory.search_page("  ", tags=["adr"])
+    assert total == 2
+    assert [h.document.id for h in hits] == [new.id, old.id]
+    assert memory.search_page("", tags=[]) == (0, [])
+
+
 def test_search_snippets_highlight_the_matched_terms(memory: Memory) -> None:
     body = " ".join(["filler"] * 50 + ["the", "migration", "upgrades", "files"] + ["tail"] * 50)
     memory.create("Plain", body)

@@ -36,6 +36,11 @@ _WEIGHTS = "10.0, 1.0, 5.0"
 
 _COLUMNS = "id, title, body, tags, source, content_hash, created_at, updated_at, deleted_at"
 
+_PREFIXED = ", ".join(f"d.{column}" for column in _COLUMNS.split(", "))
+
+#: A document carries this tag (exactly; tags are a JSON array).
+_TAG_CLAUSE = " AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE json_each.value = ?)"
+
 _WORD = re.compile(r"\w+")
 
 
@@ -176,36 +181,66 @@ class Memory:
             )
             return [_document(row) for row in rows]
 
-    def search(self, query: str, limit: int = 10) -> builtins.list[Hit]:
-        """Live documents matching `query`, best bm25 rank first.
+    def search(
+        self, query: str, limit: int = 10, *, offset: int = 0, tags: Iterable[str] = ()
+    ) -> builtins.list[Hit]:
+        """Live documents matching `query` (and carrying every tag in `tags`), best bm25 rank
+        first, `limit` of them from `offset`.
 
         `query` is FTS5 syntax (`a OR b`, `"a phrase"`, `pre*`, `title:x`, `NEAR(...)`);
         text that is not valid FTS5 is searched as its words, all required. Never raises
-        on the query text.
+        on the query text. A blank query with tags lists the tagged documents, most recently
+        updated first (score 0, no snippet); a blank query without tags finds nothing.
         """
-        _check_window(limit, 0)
-        query = scrub_surrogates(query)
+        return self.search_page(query, limit, offset=offset, tags=tags)[1]
+
+    def search_page(
+        self, query: str, limit: int = 10, *, offset: int = 0, tags: Iterable[str] = ()
+    ) -> tuple[int, builtins.list[Hit]]:
+        """`search`, with the number of all matching live documents first."""
+        _check_window(limit, offset)
+        query, tag_list = scrub_surrogates(query), _tags(tags)
+        if not query.strip():
+            return self._tagged(tag_list, limit, offset) if tag_list else (0, [])
         with self._guard():
             try:
-                return self._match(query, limit)
+                return self._match(query, tag_list, limit, offset)
             except sqlite3.OperationalError:
                 plain = fallback_query(query)
-                return self._match(plain, limit) if plain else []
+                return self._match(plain, tag_list, limit, offset) if plain else (0, [])
 
-    def _match(self, query: str, limit: int) -> builtins.list[Hit]:
-        if not query.strip():
-            return []
+    def _match(
+        self, query: str, tags: builtins.list[str], limit: int, offset: int
+    ) -> tuple[int, builtins.list[Hit]]:
+        where = "documents_fts MATCH ? AND d.deleted_at IS NULL" + _TAG_CLAUSE * len(tags)
+        joined = "FROM documents_fts JOIN documents d ON d.seq = documents_fts.rowid"
+        total = self._conn.execute(f"SELECT COUNT(*) {joined} WHERE {where}", [query, *tags])
+        count = int(total.fetchone()[0])
+        if count <= offset:
+            return count, []
         open_, close = HIGHLIGHT
         rows = self._query(
-            f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))}, "
-            f"bm25(documents_fts, {_WEIGHTS}) AS score, "
-            "snippet(documents_fts, -1, ?, ?, '…', 16) AS snippet "
-            "FROM documents_fts JOIN documents d ON d.seq = documents_fts.rowid "
-            "WHERE documents_fts MATCH ? AND d.deleted_at IS NULL "
-            "ORDER BY score LIMIT ?",
-            [open_, close, query, limit],
+            f"SELECT {_PREFIXED}, bm25(documents_fts, {_WEIGHTS}) AS score, "
+            f"snippet(documents_fts, -1, ?, ?, '…', 16) AS snippet {joined} "
+            f"WHERE {where} ORDER BY score LIMIT ? OFFSET ?",
+            [open_, close, query, *tags, limit, offset],
         )
-        return [Hit(_document(row), float(row["score"]), row["snippet"] or "") for row in rows]
+        hits = [Hit(_document(row), float(row["score"]), row["snippet"] or "") for row in rows]
+        return count, hits
+
+    def _tagged(
+        self, tags: builtins.list[str], limit: int, offset: int
+    ) -> tuple[int, builtins.list[Hit]]:
+        where = "d.deleted_at IS NULL" + _TAG_CLAUSE * len(tags)
+        with self._guard():
+            total = self._conn.execute(f"SELECT COUNT(*) FROM documents d WHERE {where}", tags)
+            count = int(total.fetchone()[0])
+            rows = self._query(
+                f"SELECT {_PREFIXED} FROM documents d WHERE {where} "
+                "ORDER BY d.updated_at DESC, d.seq DESC LIMIT ? OFFSET ?",
+                [*tags, limit, offset],
+            )
+        return count, [Hit(_document(row), 0.0, "") for row in rows]
 
     def stats(self) -> Stats:
         """How many live and deleted documents there are, and the file's size."""
