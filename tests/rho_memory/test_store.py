@@ -122,3 +122,35 @@ def test_migration_statements_keep_trigger_bodies_whole() -> None:
     triggers = [s for s in statements if s.startswith("CREATE TRIGGER")]
     assert len(triggers) == 3
     assert all(s.endswith("END;") for s in triggers)
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm", "-journal"])
+def test_a_database_or_journal_that_is_a_symlink_is_refused(tmp_path: Path, suffix: str) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("the user's file\n")
+    path = tmp_path / ".rho" / "memory.db"
+    path.parent.mkdir()
+    (path.parent / f"memory.db{suffix}").symlink_to(outside)
+    with pytest.raises(MemoryStoreError, match="symbolic link"):
+        connect(path)
+    assert outside.read_text() == "the user's file\n"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "CREATE TRIGGER spy AFTER INSERT ON documents BEGIN "
+        "UPDATE documents SET body = 'x' WHERE seq = new.seq; END",
+        "CREATE VIEW peek AS SELECT * FROM documents",
+        "CREATE TABLE stash (x)",
+    ],
+)
+def test_a_file_with_schema_objects_of_its_own_is_refused(tmp_path: Path, extra: str) -> None:
+    path = tmp_path / "memory.db"
+    connect(path).close()
+    raw = sqlite3.connect(path)
+    raw.execute(extra)
+    raw.commit()
+    raw.close()
+    with pytest.raises(MemoryStoreError, match=r"unexpected (trigger|view|table)"):
+        connect(path)

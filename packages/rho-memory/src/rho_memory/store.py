@@ -17,6 +17,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 #: How long a writer waits for another connection's write lock before giving up.
@@ -96,6 +97,7 @@ def connect(path: Path) -> sqlite3.Connection:
     Raises `MemoryStoreError` naming the file if it is not a SQLite database, is corrupt,
     cannot be opened, or has a newer schema than this code knows.
     """
+    _refuse_links(path)
     _check_header(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -105,12 +107,14 @@ def connect(path: Path) -> sqlite3.Connection:
     except (OSError, sqlite3.Error) as exc:
         raise MemoryStoreError(f"{path}: cannot open the memory database: {exc}") from exc
     try:
+        _harden(conn)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         _while_busy(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
         conn.execute("PRAGMA synchronous = NORMAL")
         # FTS5 merges index segments in memory; the 2 MB default makes big batches thrash.
         conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         _while_busy(lambda: migrate(conn, path))
+        check_schema(conn, path)
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise MemoryStoreError(f"{path}: not a usable memory database: {exc}") from exc
@@ -139,6 +143,61 @@ def _while_busy(step: Callable[[], object]) -> None:
             if time.monotonic() >= deadline:
                 raise
             time.sleep(0.02)
+
+
+#: The files SQLite keeps next to the database (a link among them would be written through).
+SIDECAR_SUFFIXES = ("", "-wal", "-shm", "-journal")
+
+
+def _refuse_links(path: Path) -> None:
+    """Refuse a database (or one of its sidecar files) that is a symbolic link.
+
+    The file can arrive with a cloned repository: a link would make SQLite read a file of
+    the user's (another program's database) as memory, migrate it, or write its journal
+    through the link into any file the user can write.
+    """
+    for suffix in SIDECAR_SUFFIXES:
+        candidate = path.with_name(path.name + suffix)
+        if candidate.is_symlink():
+            raise MemoryStoreError(
+                f"{candidate}: is a symbolic link; refusing to use it as memory "
+                "(remove the link to start a new knowledge base)"
+            )
+
+
+def _harden(conn: sqlite3.Connection) -> None:
+    """Defensive mode: plain SQL cannot corrupt the file or rewrite its schema."""
+    defensive = getattr(sqlite3, "SQLITE_DBCONFIG_DEFENSIVE", None)
+    if defensive is not None:  # Python 3.12+
+        conn.setconfig(defensive, True)
+
+
+@cache
+def _known_schema() -> frozenset[tuple[str, str, str | None]]:
+    """Every schema object (type, name, SQL) of a file migrated to `SCHEMA_VERSION`."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        migrate(conn, Path(":memory:"))
+        return _schema_objects(conn)
+    finally:
+        conn.close()
+
+
+def _schema_objects(conn: sqlite3.Connection) -> frozenset[tuple[str, str, str | None]]:
+    rows = conn.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
+    return frozenset((str(kind), str(name), sql) for kind, name, sql in rows)
+
+
+def check_schema(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a file whose schema is not exactly rho's: a trigger or view of its own (the
+    file may come with a cloned repository) would run with every read or write."""
+    unknown = _schema_objects(conn) - _known_schema()
+    if unknown:
+        kind, name, _ = sorted(unknown)[0]
+        raise MemoryStoreError(
+            f"{path}: unexpected {kind} '{name}' in the memory database; refusing to use it "
+            f"(rho's schema has no such object; {len(unknown)} unexpected in all)"
+        )
 
 
 def _check_header(path: Path) -> None:
@@ -207,6 +266,7 @@ __all__ = [
     "DocumentNotFoundError",
     "DuplicateContentError",
     "MemoryStoreError",
+    "check_schema",
     "connect",
     "migrate",
     "schema_version",
