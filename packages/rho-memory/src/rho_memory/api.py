@@ -170,6 +170,12 @@ class Memory:
             clause = "id = ?" if include_deleted else "id = ? AND deleted_at IS NULL"
             return self._row(clause, [id])
 
+    def find_content(self, body: str) -> Document | None:
+        """The live document whose body is exactly `body`, if any (what `create` would
+        return instead of storing it again)."""
+        with self._guard():
+            return self._row("content_hash = ? AND deleted_at IS NULL", [content_hash(body)])
+
     def list(self, limit: int = 10, offset: int = 0) -> list[Document]:
         """Live documents, most recently updated first."""
         _check_window(limit, offset)

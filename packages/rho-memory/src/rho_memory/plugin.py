@@ -1,11 +1,21 @@
-"""The `rho-memory` plugin (entry point `rho-memory = "rho_memory.plugin"`): owns `[memory]`."""
+"""The `rho-memory` plugin (entry point `rho-memory = "rho_memory.plugin"`): owns `[memory]`,
+contributes the `memory` tool when `[memory] enabled = true`, and the `ingestMemory` method.
+
+Nothing here imports `sqlite3`: the knowledge base is opened on its first use.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from rho_kernel import hookimpl
 from rho_memory.config import MemoryConfig
+
+if TYPE_CHECKING:
+    from rho_kernel import RhoConfig, RpcMethod, Runtime, Tool
 
 #: The config section this plugin reads.
 SECTION = "memory"
@@ -17,4 +27,40 @@ def rho_register_config_sections() -> dict[str, type[BaseModel]]:
     return {SECTION: MemoryConfig}
 
 
-__all__ = ["SECTION", "rho_register_config_sections"]
+@hookimpl
+def rho_register_tools(config: RhoConfig, root: Path) -> list[Tool]:
+    """The `memory` tool over `<root>/.rho/memory.db`, only when `[memory] enabled = true`."""
+    if not config.section(SECTION, MemoryConfig).enabled:
+        return []
+    from rho_kernel.security import SandboxRoot
+    from rho_memory.project import ProjectMemory
+    from rho_memory.tool import MemoryTool
+
+    return [MemoryTool(ProjectMemory(SandboxRoot(root)))]
+
+
+@hookimpl
+def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
+    """`ingestMemory` (it answers an error while the knowledge base is off)."""
+    from rho_memory.rpc import ingest_method
+
+    return [ingest_method(runtime)]
+
+
+@hookimpl
+def rho_shutdown(runtime: Runtime) -> None:
+    """Close the knowledge base if a call opened it."""
+    from rho_memory.tool import MemoryTool
+
+    tool = runtime.tools.get("memory")
+    if isinstance(tool, MemoryTool):
+        tool.project.close()
+
+
+__all__ = [
+    "SECTION",
+    "rho_register_config_sections",
+    "rho_register_rpc_methods",
+    "rho_register_tools",
+    "rho_shutdown",
+]
