@@ -46,9 +46,6 @@ def ingest_method(runtime: Runtime) -> RpcMethod:
     """`ingestMemory`, bound to `runtime` (its `memory` tool holds the knowledge base)."""
 
     async def handle(params: IngestMemoryParams) -> IngestMemoryResult:
-        from rho_kernel.security import SandboxError
-        from rho_memory.ingest import ingest
-        from rho_memory.store import MemoryStoreError
         from rho_memory.tool import MemoryTool
 
         tool = runtime.tools.get("memory")
@@ -57,6 +54,10 @@ def ingest_method(runtime: Runtime) -> RpcMethod:
                 MEMORY_UNAVAILABLE,
                 "the knowledge base is off: set [memory] enabled = true in .rho/config.toml",
             )
+        from rho_kernel.security import SandboxError
+        from rho_memory.ingest import ingest
+        from rho_memory.store import MemoryStoreError
+
         try:
             memory = await asyncio.to_thread(tool.project.open)
             report = await asyncio.to_thread(ingest, memory, tool.project.root, params.path)
