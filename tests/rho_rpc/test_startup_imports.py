@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PROBE = """
 import sys
 from pathlib import Path
@@ -16,13 +18,17 @@ runtime = Runtime.build(RuntimeOptions(cwd=root, root=root, home=root, ephemeral
                                        plugin_modules=(("rho-rpc", "rho_rpc.plugin"),)))
 add_discover(collect_methods(runtime))
 heavy = sorted(m for m in ("httpx", "httpcore", "rich", "sqlite3", "sqlite_utils", "tree_sitter", "tree_sitter_language_pack", "pathspec", "py_mini_racer") if m in sys.modules)
-print(",".join(heavy))
+print(",".join(heavy), "memory" in runtime.tools)
 """
 
 
-def test_heavy_modules_stay_off_the_startup_path(tmp_path: Path) -> None:
+@pytest.mark.parametrize("config", ["", "[memory]\nenabled = true\n"])
+def test_heavy_modules_stay_off_the_startup_path(tmp_path: Path, config: str) -> None:
+    (tmp_path / ".rho").mkdir()
+    (tmp_path / ".rho" / "config.toml").write_text(config)
     result = subprocess.run(
         [sys.executable, "-c", PROBE, str(tmp_path)], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == ""
+    assert result.stdout.split() == [str("enabled" in config)]
+    assert not (tmp_path / ".rho" / "memory.db").exists()
