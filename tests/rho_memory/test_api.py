@@ -264,3 +264,26 @@ def test_two_connections_in_one_process_interleave_writes(tmp_path: Path) -> Non
         assert two.get(a.id) == a
         assert one.get(b.id) == b
         assert two.create("dup", "from the first connection") == a
+
+
+def test_sources_are_recorded_listed_by_directory_and_removed_with_their_documents(
+    memory: Memory,
+) -> None:
+    for path in ("docs/a.md", "docs/sub/b.md", "docsx.md", "docs_c.md"):
+        memory.record_source(path, size=1, mtime_ns=2, content_hash="h", chunks=1)
+        memory.create(path, f"body of {path}", source=path)
+    kept = memory.create("Note", "a note typed by hand")
+    assert set(memory.sources("docs")) == {"docs/a.md", "docs/sub/b.md"}
+    assert set(memory.sources("docs/a.md")) == {"docs/a.md"}
+    assert len(memory.sources()) == 4
+    assert memory.remove_source("docs/a.md") == 1
+    assert "docs/a.md" not in memory.sources()
+    assert memory.stats().documents == 4 and memory.stats().deleted == 0
+    assert memory.get(kept.id) == kept
+
+
+def test_recording_a_source_again_replaces_it(memory: Memory) -> None:
+    memory.record_source("a.md", size=1, mtime_ns=2, content_hash="h", chunks=1)
+    memory.record_source("a.md", size=5, mtime_ns=6, content_hash="k", chunks=0)
+    (source,) = memory.sources().values()
+    assert (source.size, source.mtime_ns, source.content_hash, source.chunks) == (5, 6, "k", 0)

@@ -56,6 +56,32 @@ def test_a_version_one_file_is_upgraded_in_place_keeping_its_documents(tmp_path:
         assert memory.get(new.id) == new
 
 
+def test_a_version_two_file_gains_the_sources_table_and_keeps_its_documents(
+    tmp_path: Path,
+) -> None:
+    path = _db(tmp_path)
+    path.parent.mkdir()
+    old = sqlite3.connect(path)
+    for script in MIGRATIONS[:2]:
+        for statement in _statements(script):
+            old.execute(statement)
+    old.execute("PRAGMA user_version = 2")
+    old.execute(
+        "INSERT INTO documents (id, title, body, tags, content_hash, created_at, updated_at, "
+        "source) VALUES ('6f1c4a52-0000-4000-8000-000000000002', 'Old', 'from version two', "
+        "'[]', 'h2', '2024-01-01T00:00:00Z', '2024-01-01T00:00:00Z', 'a.md')"
+    )
+    old.commit()
+    old.close()
+
+    with Memory.open(path) as memory:
+        assert memory.stats().schema_version == SCHEMA_VERSION >= 3
+        assert memory.sources() == {}
+        memory.record_source("a.md", size=1, mtime_ns=1, content_hash="h", chunks=1)
+        assert memory.remove_source("a.md") == 1
+        assert memory.search("version") == []
+
+
 def test_a_file_from_a_newer_schema_is_refused_by_name(tmp_path: Path) -> None:
     path = _db(tmp_path)
     connect(path).close()

@@ -5,8 +5,13 @@
 - `Memory` (`Memory.open(path)`): documents with full-text search in `<root>/.rho/memory.db`;
   `Document`, `Hit` and `Stats` are what it returns.
 - `MemoryStoreError` (and its `DocumentNotFoundError`, `DuplicateContentError`): what it raises.
+- `ingest(memory, root, path)`: store the project's Markdown and text files as documents,
+  re-reading only changed files; it returns an `IngestReport`. `Source` is what
+  `Memory.sources()` returns for each ingested file.
 
-`Memory` and the errors load `sqlite3` on first access, keeping it off rho's startup path.
+`Memory`, `ingest` and the errors load `sqlite3` on first access, keeping it off rho's
+startup path. (The function lives in `rho_memory.ingestion`: a submodule named `ingest`
+would shadow it as an attribute of the package.)
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 from rho_memory.config import MemoryConfig
 
 if TYPE_CHECKING:
-    from rho_memory.api import Document, Hit, Memory, Stats
+    from rho_memory.api import Document, Hit, Memory, Source, Stats
+    from rho_memory.ingestion import IngestReport, ingest
     from rho_memory.store import DocumentNotFoundError, DuplicateContentError, MemoryStoreError
 
 __version__ = "0.1.0"
@@ -26,7 +32,10 @@ _LAZY = {
     "Document": "rho_memory.api",
     "Hit": "rho_memory.api",
     "Memory": "rho_memory.api",
+    "Source": "rho_memory.api",
     "Stats": "rho_memory.api",
+    "IngestReport": "rho_memory.ingestion",
+    "ingest": "rho_memory.ingestion",
     "DocumentNotFoundError": "rho_memory.store",
     "DuplicateContentError": "rho_memory.store",
     "MemoryStoreError": "rho_memory.store",
@@ -46,9 +55,12 @@ __all__ = [
     "DocumentNotFoundError",
     "DuplicateContentError",
     "Hit",
+    "IngestReport",
     "Memory",
     "MemoryConfig",
     "MemoryStoreError",
+    "Source",
     "Stats",
     "__version__",
+    "ingest",
 ]

@@ -79,6 +79,22 @@ class Stats:
     schema_version: int
 
 
+@dataclass(frozen=True)
+class Source:
+    """A file ingested into the knowledge base, as it was when last read.
+
+    `path` is relative to the project root with `/` separators; `content_hash` is the
+    sha256 hex digest of its bytes; `chunks` how many documents it produced.
+    """
+
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    chunks: int
+    ingested_at: str
+
+
 def content_hash(body: str) -> str:
     """The sha256 hex digest of a body's UTF-8 bytes (the dedup key)."""
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
@@ -369,6 +385,53 @@ class Memory:
                 raise DocumentNotFoundError(f"{self.path}: no document {id!r}")
             return doc
 
+    # -- ingested files ---------------------------------------------------------------
+
+    def sources(self, under: str = ".") -> dict[str, Source]:
+        """The ingested files at or below the relative path `under` ("." for all), by path."""
+        with self._guard():
+            if under == ".":
+                rows = self._query("SELECT * FROM sources", [])
+            else:
+                prefix = under.rstrip("/") + "/"
+                rows = self._query(
+                    "SELECT * FROM sources WHERE path = ? OR substr(path, 1, ?) = ?",
+                    [under, len(prefix), prefix],
+                )
+            return {row["path"]: Source(**row) for row in rows}
+
+    def record_source(
+        self, path: str, *, size: int, mtime_ns: int, content_hash: str, chunks: int
+    ) -> Source:
+        """Record (or replace) what the ingested file `path` was when read; return it."""
+        source = Source(path, size, mtime_ns, content_hash, chunks, _now())
+        with self._write():
+            self._conn.execute(
+                "INSERT OR REPLACE INTO sources "
+                "(path, size, mtime_ns, content_hash, chunks, ingested_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [path, size, mtime_ns, content_hash, chunks, source.ingested_at],
+            )
+        return source
+
+    def remove_source(self, path: str) -> int:
+        """Forget the ingested file `path`: remove for good (not soft-delete) every document
+        whose `source` is `path`, and its record. Return how many documents went."""
+        with self._write():
+            # Two statements: a savepoint keeps them whole inside a caller's batch too.
+            self._conn.execute("SAVEPOINT remove_source")
+            try:
+                removed = self._conn.execute(
+                    "DELETE FROM documents WHERE source = ?", [path]
+                ).rowcount
+                self._conn.execute("DELETE FROM sources WHERE path = ?", [path])
+            except BaseException:
+                self._conn.execute("ROLLBACK TO remove_source")
+                self._conn.execute("RELEASE remove_source")
+                raise
+            self._conn.execute("RELEASE remove_source")
+            return removed
+
     def purge(self) -> int:
         """Remove soft-deleted documents for good; return how many."""
         with self._write():
@@ -416,4 +479,13 @@ def _document(row: dict[str, Any]) -> Document:
     )
 
 
-__all__ = ["HIGHLIGHT", "Document", "Hit", "Memory", "Stats", "content_hash", "fallback_query"]
+__all__ = [
+    "HIGHLIGHT",
+    "Document",
+    "Hit",
+    "Memory",
+    "Source",
+    "Stats",
+    "content_hash",
+    "fallback_query",
+]

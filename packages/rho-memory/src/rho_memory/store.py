@@ -5,7 +5,8 @@ The schema is versioned with `PRAGMA user_version`: version N means the first N 
 its own transaction, so an old file upgrades and a half-applied migration never sticks.
 
 Documents live in `documents`; `documents_fts` is an external-content FTS5 index over
-title, body and tags, kept in sync by triggers. The FTS rowid is `documents.seq`, an
+title, body and tags, kept in sync by triggers. `sources` records the files ingested
+from the project (size, mtime, hash) so that re-ingesting reads only the changed ones. The FTS rowid is `documents.seq`, an
 `INTEGER PRIMARY KEY`, because an implicit rowid may be renumbered by VACUUM, which would
 silently detach the index from its rows.
 
@@ -65,8 +66,22 @@ ALTER TABLE documents ADD COLUMN source TEXT;
 CREATE INDEX documents_live_updated ON documents(deleted_at, updated_at);
 """
 
+# Files ingested into the knowledge base, keyed by their path relative to the project
+# root: what they were when last read, to re-read only the changed ones.
+_V3 = """
+CREATE TABLE sources (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    chunks INTEGER NOT NULL,
+    ingested_at TEXT NOT NULL
+);
+CREATE INDEX documents_source ON documents(source);
+"""
+
 #: The schema, one script per version (index 0 builds version 1). Append, never edit.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 
 #: The schema version this code reads and writes.
 SCHEMA_VERSION = len(MIGRATIONS)
