@@ -134,3 +134,37 @@ def test_two_rho_processes_store_into_one_database(  # type: ignore[no-untyped-d
     with sqlite3.connect(project / ".rho" / "memory.db") as conn:
         titles = {row[0] for row in conn.execute("SELECT title FROM documents")}
     assert titles == {f"p{n} fact {i}" for n in range(2) for i in range(5)}
+
+
+def test_ingest_memory_loads_project_docs_the_model_then_finds(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    _enable(project)
+    (project / "docs").mkdir()
+    (project / "docs" / "adr.md").write_text("# ADR 7\n\nWe chose PostgreSQL over MySQL.\n")
+    (project / "notes.txt").write_text("Release on Fridays only.\n")
+    server.add(
+        tool_call_reply("memory", {"operation": "search", "query": "PostgreSQL"}),
+        text_reply("found"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    report = rho.call("ingestMemory", {})["result"]
+    assert report == {
+        "files": 2,
+        "added": 2,
+        "updated": 0,
+        "unchanged": 0,
+        "removed": 0,
+        "documents": 2,
+        "skipped": [],
+        "truncated": False,
+    }
+    (project / "notes.txt").write_text("Release on Thursdays.\n")
+    again = rho.call("ingestMemory", {"path": "."})["result"]
+    assert (again["updated"], again["unchanged"]) == (1, 1)
+    refused = rho.call("ingestMemory", {"path": "../"})["error"]
+    assert refused["code"] == -32602 and "path" in refused["message"]
+    _prompt(rho, "what database?")
+    (result,) = _results(rho)
+    assert 'title="docs/adr.md › ADR 7"' in result["output"]
+    assert rho.finish() == 0

@@ -215,3 +215,26 @@ async def test_through_the_loop_a_store_asks_and_a_search_does_not(
         tool.project.close()
     assert [(r.tool, r.risk) for r in gate.requests] == [("memory", Risk.WRITE)]
     assert "API on 8081" in result.tool_calls[1].output
+
+
+def test_ingest_loads_sections_then_reports_only_changes(tool: MemoryTool, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\n## Install\n\nRun make install.\n")
+    (docs / "blob.md").write_bytes(b"\xff\xfe not utf-8")
+    first = run(tool, operation="ingest", path="docs")
+    assert first.output.startswith(
+        '<memory_ingest path="docs" files="2" added="1" updated="0" unchanged="0" removed="0" '
+        'documents="1">'
+    )
+    assert "  skipped docs/blob.md: " in first.output
+    found = run(tool, operation="search", query="install").output
+    assert 'title="docs/guide.md › Guide › Install"' in found
+    again = run(tool, operation="ingest", path="docs")
+    assert 'added="0"' in again.output and 'unchanged="1"' in again.output
+    assert tool.outline({"operation": "ingest"}, again).startswith("memory ingest 'docs': ")
+
+
+def test_ingest_outside_the_project_is_refused(tool: MemoryTool) -> None:
+    with pytest.raises(ToolError, match="memory: ingest: "):
+        run(tool, operation="ingest", path="../")

@@ -15,7 +15,7 @@ from rho_kernel import escape_tags
 
 if TYPE_CHECKING:
     from rho_memory.api import Document, Hit, Stats
-    from rho_memory.ingest import IngestReport
+    from rho_memory.ingestion import IngestReport
 
 #: The tag names of the tool's blocks.
 TAGS = (

@@ -55,7 +55,7 @@ def ingest_method(runtime: Runtime) -> RpcMethod:
                 "the knowledge base is off: set [memory] enabled = true in .rho/config.toml",
             )
         from rho_kernel.security import SandboxError
-        from rho_memory.ingest import ingest
+        from rho_memory.ingestion import ingest
         from rho_memory.store import MemoryStoreError
 
         try:

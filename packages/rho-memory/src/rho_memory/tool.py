@@ -172,7 +172,7 @@ def _stats(tool: MemoryTool, memory: Any, args: MemoryArguments) -> ToolResult:
 
 def _ingest(tool: MemoryTool, memory: Any, args: MemoryArguments) -> ToolResult:
     from rho_kernel.security import SandboxError
-    from rho_memory.ingest import ingest
+    from rho_memory.ingestion import ingest
 
     try:
         report = ingest(memory, tool.project.root, args.path)
