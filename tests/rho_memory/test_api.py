@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from rho_memory import (
     DocumentNotFoundError,
+    Draft,
     DuplicateContentError,
     Memory,
     MemoryStoreError,
@@ -287,3 +288,30 @@ def test_recording_a_source_again_replaces_it(memory: Memory) -> None:
     memory.record_source("a.md", size=5, mtime_ns=6, content_hash="k", chunks=0)
     (source,) = memory.sources().values()
     assert (source.size, source.mtime_ns, source.content_hash, source.chunks) == (5, 6, "k", 0)
+
+
+def test_create_many_stores_in_order_and_dedups_within_and_against_the_store(
+    memory: Memory,
+) -> None:
+    live = memory.create("live", "already here")
+    gone = memory.create("gone", "deleted body")
+    memory.delete(gone.id)
+    docs = memory.create_many(
+        [
+            Draft("one", "first body", ("a",)),
+            Draft("again", "already here"),
+            Draft("twice", "first body", ("b",)),
+            Draft("back", "deleted body", ("c",), "notes.md"),
+        ]
+    )
+    assert [d.title for d in docs] == ["one", "live", "one", "back"]
+    assert docs[1] == live and docs[0] == docs[2]
+    assert docs[3].id == gone.id and docs[3].deleted_at is None and docs[3].tags == ("c",)
+    assert memory.stats().documents == 3
+    assert [h.document.id for h in memory.search("first")] == [docs[0].id]
+
+
+def test_create_many_is_all_or_nothing(memory: Memory) -> None:
+    with pytest.raises(TypeError):
+        memory.create_many([Draft("ok", "fine"), Draft("bad", 42)])  # type: ignore[arg-type]
+    assert memory.stats().documents == 0

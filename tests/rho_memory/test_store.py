@@ -82,6 +82,39 @@ def test_a_version_two_file_gains_the_sources_table_and_keeps_its_documents(
         assert memory.search("version") == []
 
 
+def test_a_version_three_file_drops_deleted_documents_from_its_index(tmp_path: Path) -> None:
+    path = _db(tmp_path)
+    path.parent.mkdir()
+    old = sqlite3.connect(path)
+    for script in MIGRATIONS[:3]:
+        for statement in _statements(script):
+            old.execute(statement)
+    old.execute("PRAGMA user_version = 3")
+    for n, deleted in ((1, "NULL"), (2, "'2024-02-01T00:00:00Z'")):
+        old.execute(
+            "INSERT INTO documents (id, title, body, tags, content_hash, created_at, updated_at, "
+            f"deleted_at) VALUES ('6f1c4a52-0000-4000-8000-00000000000{n}', 'Doc {n}', "
+            f"'kraken number {n}', '[]', 'h{n}', '2024-01-01T00:00:00Z', "
+            f"'2024-01-01T00:00:00Z', {deleted})"
+        )
+    old.commit()
+    assert old.execute(
+        "SELECT COUNT(*) FROM documents_fts WHERE documents_fts MATCH 'kraken'"
+    ).fetchone() == (2,)
+    old.close()
+
+    with Memory.open(path) as memory:
+        assert memory.stats().schema_version == SCHEMA_VERSION >= 4
+        assert [h.document.title for h in memory.search("kraken")] == ["Doc 1"]
+        assert memory.search_page("kraken")[0] == 1
+        memory.restore("6f1c4a52-0000-4000-8000-000000000002")
+        assert len(memory.search("kraken")) == 2
+        memory.delete("6f1c4a52-0000-4000-8000-000000000001")
+        assert [h.document.title for h in memory.search("kraken")] == ["Doc 2"]
+        assert memory.purge() == 1
+        assert memory.search_page("kraken")[0] == 1
+
+
 def test_a_file_from_a_newer_schema_is_refused_by_name(tmp_path: Path) -> None:
     path = _db(tmp_path)
     connect(path).close()

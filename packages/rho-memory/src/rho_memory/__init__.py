@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from rho_memory.config import MemoryConfig
 
 if TYPE_CHECKING:
-    from rho_memory.api import Document, Hit, Memory, Source, Stats
+    from rho_memory.api import Document, Draft, Hit, Memory, Source, Stats
     from rho_memory.ingestion import IngestReport, ingest
     from rho_memory.store import DocumentNotFoundError, DuplicateContentError, MemoryStoreError
 
@@ -30,6 +30,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Document": "rho_memory.api",
+    "Draft": "rho_memory.api",
     "Hit": "rho_memory.api",
     "Memory": "rho_memory.api",
     "Source": "rho_memory.api",
@@ -52,6 +53,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "Document",
+    "Draft",
     "DocumentNotFoundError",
     "DuplicateContentError",
     "Hit",

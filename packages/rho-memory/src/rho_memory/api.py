@@ -43,6 +43,9 @@ _TAG_CLAUSE = " AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE json_each.valu
 
 _WORD = re.compile(r"\w+")
 
+#: Values per `IN (...)` list (well under SQLite's bound-parameter limit).
+_IN_CHUNK = 500
+
 
 @dataclass(frozen=True)
 class Document:
@@ -93,6 +96,42 @@ class Source:
     content_hash: str
     chunks: int
     ingested_at: str
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A document to store with `Memory.create_many`."""
+
+    title: str
+    body: str
+    tags: tuple[str, ...] = ()
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A draft cleaned (surrogates scrubbed, tags normalised) and hashed."""
+
+    title: str
+    body: str
+    tags: list[str]
+    source: str | None
+    digest: str
+
+    @classmethod
+    def of(cls, draft: Draft) -> _Prepared:
+        body = _clean(draft.body)
+        source = None if draft.source is None else _clean(draft.source)
+        return cls(_clean(draft.title), body, _tags(draft.tags), source, content_hash(body))
+
+    def document(self, id: str, now: str) -> Document:
+        return Document(
+            id, self.title, self.body, tuple(self.tags), self.source, self.digest, now, now
+        )
+
+    def row(self, id: str, now: str) -> tuple[Any, ...]:
+        tags = json.dumps(self.tags)
+        return (id, self.title, self.body, tags, self.source, self.digest, now, now)
 
 
 def content_hash(body: str) -> str:
@@ -234,21 +273,56 @@ class Memory:
     def _match(
         self, query: str, tags: builtins.list[str], limit: int, offset: int
     ) -> tuple[int, builtins.list[Hit]]:
-        where = "documents_fts MATCH ? AND d.deleted_at IS NULL" + _TAG_CLAUSE * len(tags)
+        if tags:
+            return self._match_tagged(query, tags, limit, offset)
+        # The index holds live documents only: rank inside it, then fetch the few shown.
+        total = self._conn.execute(
+            "SELECT COUNT(*) FROM documents_fts WHERE documents_fts MATCH ?", [query]
+        )
+        count = int(total.fetchone()[0])
+        if count <= offset:
+            return count, []
+        ranked = self._conn.execute(
+            f"SELECT rowid, bm25(documents_fts, {_WEIGHTS}) AS score FROM documents_fts "
+            "WHERE documents_fts MATCH ? ORDER BY score LIMIT ? OFFSET ?",
+            [query, limit, offset],
+        ).fetchall()
+        return count, self._hits(query, [(int(seq), float(score)) for seq, score in ranked])
+
+    def _hits(self, query: str, ranked: builtins.list[tuple[int, float]]) -> builtins.list[Hit]:
+        """The documents and snippets of ranked index rows, in rank order (snippets are made
+        for these rows only: making one for every match is what costs)."""
+        seqs = [seq for seq, _ in ranked]
+        marks = ", ".join("?" * len(seqs))
+        open_, close = HIGHLIGHT
+        snippets = dict(
+            self._conn.execute(
+                f"SELECT rowid, snippet(documents_fts, -1, ?, ?, '…', 16) FROM documents_fts "
+                f"WHERE documents_fts MATCH ? AND rowid IN ({marks})",
+                [open_, close, query, *seqs],
+            ).fetchall()
+        )
+        rows = self._query(f"SELECT seq, {_COLUMNS} FROM documents WHERE seq IN ({marks})", seqs)
+        docs = {row["seq"]: _document(row) for row in rows}
+        return [
+            Hit(docs[seq], score, snippets.get(seq) or "") for seq, score in ranked if seq in docs
+        ]
+
+    def _match_tagged(
+        self, query: str, tags: builtins.list[str], limit: int, offset: int
+    ) -> tuple[int, builtins.list[Hit]]:
+        where = "documents_fts MATCH ?" + _TAG_CLAUSE * len(tags)
         joined = "FROM documents_fts JOIN documents d ON d.seq = documents_fts.rowid"
         total = self._conn.execute(f"SELECT COUNT(*) {joined} WHERE {where}", [query, *tags])
         count = int(total.fetchone()[0])
         if count <= offset:
             return count, []
-        open_, close = HIGHLIGHT
-        rows = self._query(
-            f"SELECT {_PREFIXED}, bm25(documents_fts, {_WEIGHTS}) AS score, "
-            f"snippet(documents_fts, -1, ?, ?, '…', 16) AS snippet {joined} "
+        ranked = self._conn.execute(
+            f"SELECT d.seq, bm25(documents_fts, {_WEIGHTS}) AS score {joined} "
             f"WHERE {where} ORDER BY score LIMIT ? OFFSET ?",
-            [open_, close, query, *tags, limit, offset],
-        )
-        hits = [Hit(_document(row), float(row["score"]), row["snippet"] or "") for row in rows]
-        return count, hits
+            [query, *tags, limit, offset],
+        ).fetchall()
+        return count, self._hits(query, [(int(seq), float(score)) for seq, score in ranked])
 
     def _tagged(
         self, tags: builtins.list[str], limit: int, offset: int
@@ -288,32 +362,57 @@ class Memory:
         unchanged (the new title, tags and source are ignored). If a soft-deleted one has
         it, that document is restored with the new title, tags and source.
         """
-        title, body, tag_list = _clean(title), _clean(body), _tags(tags)
-        source = None if source is None else _clean(source)
-        digest = content_hash(body)
+        return self.create_many([Draft(title, body, tuple(tags), source)])[0]
+
+    def create_many(self, drafts: Iterable[Draft]) -> builtins.list[Document]:
+        """Store many documents in one write (one transaction, or part of the open
+        `batch()`), deduplicated like `create`, also among themselves; returns the stored
+        (or existing) document of each draft, in order."""
+        prepared = [_Prepared.of(draft) for draft in drafts]
         with self._write():
-            existing = self._row("content_hash = ?", [digest])
-            if existing is not None and existing.deleted_at is None:
-                return existing
+            known = self._by_hashes({item.digest for item in prepared})
             now = _now()
-            if existing is not None:
-                self._conn.execute(
-                    "UPDATE documents SET title = ?, tags = ?, source = ?, updated_at = ?, "
-                    "deleted_at = NULL WHERE id = ?",
-                    [title, json.dumps(tag_list), source, now, existing.id],
-                )
-                doc = self._row("id = ?", [existing.id])
-                assert doc is not None
-                return doc
-            doc = Document(
-                str(uuid.uuid4()), title, body, tuple(tag_list), source, digest, now, now
-            )
-            self._conn.execute(
+            rows: builtins.list[tuple[Any, ...]] = []
+            stored: builtins.list[Document] = []
+            for item in prepared:
+                doc = known.get(item.digest)
+                if doc is None:
+                    doc = item.document(str(uuid.uuid4()), now)
+                    rows.append(item.row(doc.id, now))
+                elif doc.deleted_at is not None:
+                    doc = self._revive(doc, item, now)
+                known[item.digest] = doc
+                stored.append(doc)
+            self._conn.executemany(
                 "INSERT INTO documents (id, title, body, tags, source, content_hash, "
                 "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [doc.id, title, body, json.dumps(tag_list), source, digest, now, now],
+                rows,
             )
-            return doc
+            return stored
+
+    def _by_hashes(self, digests: set[str]) -> dict[str, Document]:
+        """The documents (live or deleted) holding any of these bodies, by content hash."""
+        found: dict[str, Document] = {}
+        pending = builtins.list(digests)
+        for start in range(0, len(pending), _IN_CHUNK):
+            part = pending[start : start + _IN_CHUNK]
+            marks = ", ".join("?" * len(part))
+            rows = self._query(
+                f"SELECT {_COLUMNS} FROM documents WHERE content_hash IN ({marks})", part
+            )
+            found.update((row["content_hash"], _document(row)) for row in rows)
+        return found
+
+    def _revive(self, doc: Document, item: _Prepared, now: str) -> Document:
+        """Restore a soft-deleted document that a new draft stores again, retitled."""
+        self._conn.execute(
+            "UPDATE documents SET title = ?, tags = ?, source = ?, updated_at = ?, "
+            "deleted_at = NULL WHERE id = ?",
+            [item.title, json.dumps(item.tags), item.source, now, doc.id],
+        )
+        revived = self._row("id = ?", [doc.id])
+        assert revived is not None
+        return revived
 
     def update(
         self,
@@ -482,6 +581,7 @@ def _document(row: dict[str, Any]) -> Document:
 __all__ = [
     "HIGHLIGHT",
     "Document",
+    "Draft",
     "Hit",
     "Memory",
     "Source",

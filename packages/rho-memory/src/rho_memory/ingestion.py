@@ -18,7 +18,7 @@ from typing import Any
 
 from rho_kernel.security import SandboxError, SandboxRoot
 from rho_memory import chunking
-from rho_memory.api import Memory, Source
+from rho_memory.api import Draft, Memory, Source
 
 #: Directory names never walked into (besides every name starting with ".").
 SKIPPED_DIRS = frozenset({"node_modules", "target", "__pycache__", "venv"})
@@ -178,11 +178,11 @@ def _ingest_file(
         return False
     if known is not None:
         memory.remove_source(rel)
-    owned: set[str] = set()
-    for chunk in chunking.chunk_file(rel, text):
-        doc = memory.create(chunk.title, chunk.body, [INGESTED_TAG], source=rel)
-        if doc.source == rel:
-            owned.add(doc.id)
+    drafts = [
+        Draft(chunk.title, chunk.body, (INGESTED_TAG,), rel)
+        for chunk in chunking.chunk_file(rel, text)
+    ]
+    owned = {doc.id for doc in memory.create_many(drafts) if doc.source == rel}
     memory.record_source(
         rel, size=info.st_size, mtime_ns=info.st_mtime_ns, content_hash=digest, chunks=len(owned)
     )

@@ -4,11 +4,12 @@ The schema is versioned with `PRAGMA user_version`: version N means the first N 
 `MIGRATIONS` have been applied. Opening a file applies the missing ones in place, each in
 its own transaction, so an old file upgrades and a half-applied migration never sticks.
 
-Documents live in `documents`; `documents_fts` is an external-content FTS5 index over
-title, body and tags, kept in sync by triggers. `sources` records the files ingested
-from the project (size, mtime, hash) so that re-ingesting reads only the changed ones. The FTS rowid is `documents.seq`, an
-`INTEGER PRIMARY KEY`, because an implicit rowid may be renumbered by VACUUM, which would
-silently detach the index from its rows.
+Documents live in `documents`; `documents_fts` is an external-content FTS5 index over the
+title, body and tags of the live (not soft-deleted) documents, kept in sync by triggers, so a
+search needs no look at `documents` to leave deleted ones out. `sources` records the files
+ingested from the project (size, mtime, hash) so that re-ingesting reads only the changed
+ones. The FTS rowid is `documents.seq`, an `INTEGER PRIMARY KEY`, because an implicit rowid
+may be renumbered by VACUUM, which would silently detach the index from its rows.
 
 This module imports `sqlite3`; import it lazily (never on rho's startup path).
 """
@@ -81,7 +82,31 @@ CREATE INDEX documents_source ON documents(source);
 """
 
 #: The schema, one script per version (index 0 builds version 1). Append, never edit.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+# The index holds live documents only: soft delete takes a document out, restore puts it back.
+# One update trigger does both steps in order (old tokens out before new ones in).
+_V4 = """
+DROP TRIGGER documents_ai;
+DROP TRIGGER documents_ad;
+DROP TRIGGER documents_au;
+CREATE TRIGGER documents_ai AFTER INSERT ON documents WHEN new.deleted_at IS NULL BEGIN
+    INSERT INTO documents_fts(rowid, title, body, tags)
+    VALUES (new.seq, new.title, new.body, new.tags);
+END;
+CREATE TRIGGER documents_ad AFTER DELETE ON documents WHEN old.deleted_at IS NULL BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, title, body, tags)
+    VALUES ('delete', old.seq, old.title, old.body, old.tags);
+END;
+CREATE TRIGGER documents_au AFTER UPDATE OF title, body, tags, deleted_at ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, title, body, tags)
+    SELECT 'delete', old.seq, old.title, old.body, old.tags WHERE old.deleted_at IS NULL;
+    INSERT INTO documents_fts(rowid, title, body, tags)
+    SELECT new.seq, new.title, new.body, new.tags WHERE new.deleted_at IS NULL;
+END;
+INSERT INTO documents_fts(documents_fts, rowid, title, body, tags)
+SELECT 'delete', seq, title, body, tags FROM documents WHERE deleted_at IS NOT NULL;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
 
 #: The schema version this code reads and writes.
 SCHEMA_VERSION = len(MIGRATIONS)
