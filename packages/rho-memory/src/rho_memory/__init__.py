@@ -53,8 +53,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "Document",
-    "Draft",
     "DocumentNotFoundError",
+    "Draft",
     "DuplicateContentError",
     "Hit",
     "IngestReport",
