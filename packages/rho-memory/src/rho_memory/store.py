@@ -208,8 +208,9 @@ def _refuse_links(path: Path) -> None:
 def _harden(conn: sqlite3.Connection) -> None:
     """Defensive mode: plain SQL cannot corrupt the file or rewrite its schema."""
     defensive = getattr(sqlite3, "SQLITE_DBCONFIG_DEFENSIVE", None)
-    if defensive is not None:  # Python 3.12+
-        conn.setconfig(defensive, True)
+    setconfig = getattr(conn, "setconfig", None)
+    if defensive is not None and setconfig is not None:  # Python 3.12+
+        setconfig(defensive, True)
 
 
 @cache
