@@ -6,7 +6,7 @@ public API; every other module under `rho_kernel` is internal and may change in 
 """
 
 # Defined before the imports below: kernel modules read it while this package initialises.
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 from rho_kernel.cancel import Cancelled, CancelToken, run_to_completion
 from rho_kernel.compaction import CompactionRequest, CompactionStrategy

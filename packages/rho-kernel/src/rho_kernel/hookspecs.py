@@ -189,7 +189,11 @@ def rho_before_tool_call(
     to replace the decoded arguments seen by later implementations and by the tool, or None to
     let it pass. `tool` is None when the model named a tool that does not exist.
 
-    Added in 0.1.
+    An implementation may be `async def` (or return any awaitable): the loop awaits such
+    answers after every synchronous implementation has answered, in plugin order; a `Block`
+    from one ends the call (no later awaitable is awaited), a `Rewrite` replaces the arguments
+    (synchronous implementations never see it). An abort interrupts the wait. Added in 0.1;
+    awaitable answers since 0.3.
     """
 
 
@@ -198,9 +202,9 @@ def rho_after_tool_call(call: ToolCall, result: ToolResult) -> ToolResult | None
     """See, and optionally replace, a tool's result before it is redacted and stored.
 
     Called after every executed call. Return a `ToolResult` to replace the result (later
-    implementations see the replacement) or None to keep it.
-
-    Added in 0.1.
+    implementations see the replacement) or None to keep it. An `async def` implementation's
+    answer is awaited after the synchronous ones (not after an abort, when only synchronous
+    answers are read). Added in 0.1; awaitable answers since 0.3.
     """
 
 

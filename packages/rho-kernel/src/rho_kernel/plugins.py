@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -264,28 +265,106 @@ class PluginHost:
         return self.call(hook_name, **kwargs)
 
     def intercept(self, call: Any, arguments: dict[str, Any], tool: Any) -> Any:
-        """Run `rho_before_tool_call`: the first `Block` wins, `Rewrite`s chain.
+        """Run `rho_before_tool_call` (its synchronous answers only): the first `Block`
+        wins, `Rewrite`s chain. Returns the `Block`, or the (possibly rewritten) arguments.
 
-        Returns the `Block`, or the (possibly rewritten) arguments.
+        Awaitable answers are dropped (and reported); `intercept_async` awaits them.
         """
         from rho_kernel.tools.intercept import Block, Rewrite
 
-        outcomes = self.call("rho_before_tool_call", call=call, arguments=arguments, tool=tool)
-        for outcome in outcomes:
+        outcomes = self.call_each("rho_before_tool_call", call=call, arguments=arguments, tool=tool)
+        for plugin, outcome in outcomes:
+            if inspect.isawaitable(outcome):
+                self._drop(plugin, "rho_before_tool_call", outcome)
+            elif isinstance(outcome, Block):
+                return outcome
+            elif isinstance(outcome, Rewrite):
+                arguments = dict(outcome.arguments)
+        return arguments
+
+    async def intercept_async(self, call: Any, arguments: dict[str, Any], tool: Any) -> Any:
+        """Run `rho_before_tool_call` as the agent loop does: the synchronous answers first
+        (the first `Block` wins, `Rewrite`s chain), then each awaitable answer in turn (a
+        `Block` ends the call, a `Rewrite` replaces the arguments). Returns the `Block`, or
+        the (possibly rewritten) arguments. An awaitable that raises is reported and skipped.
+        """
+        from rho_kernel.tools.intercept import Block, Rewrite
+
+        outcomes = self.call_each("rho_before_tool_call", call=call, arguments=arguments, tool=tool)
+        pending: list[tuple[str, Any]] = []
+        for plugin, outcome in outcomes:
+            if inspect.isawaitable(outcome):
+                pending.append((plugin, outcome))
+            elif isinstance(outcome, Block):
+                self._drop_all(pending, "rho_before_tool_call", quiet=True)
+                return outcome
+            elif isinstance(outcome, Rewrite):
+                arguments = dict(outcome.arguments)
+        for index, (plugin, awaitable) in enumerate(pending):
+            outcome = await self._settle(plugin, "rho_before_tool_call", awaitable)
             if isinstance(outcome, Block):
+                self._drop_all(pending[index + 1 :], "rho_before_tool_call", quiet=True)
                 return outcome
             if isinstance(outcome, Rewrite):
                 arguments = dict(outcome.arguments)
         return arguments
 
-    def after_tool_call(self, call: Any, result: Any) -> Any:
-        """Run `rho_after_tool_call`: each returned `ToolResult` replaces the result."""
+    def after_tool_call(self, call: Any, result: Any, *, awaitables: str = "report") -> Any:
+        """Run `rho_after_tool_call` (its synchronous answers only): each returned
+        `ToolResult` replaces the result. Awaitable answers are dropped: reported, or just
+        closed with `awaitables="close"` (the loop after an abort)."""
         from rho_kernel.tools.base import ToolResult
 
-        for outcome in self.call("rho_after_tool_call", call=call, result=result):
+        for plugin, outcome in self.call_each("rho_after_tool_call", call=call, result=result):
+            if inspect.isawaitable(outcome):
+                quiet = awaitables == "close"
+                self._drop_all([(plugin, outcome)], "rho_after_tool_call", quiet=quiet)
+            elif isinstance(outcome, ToolResult):
+                result = outcome
+        return result
+
+    async def after_tool_call_async(self, call: Any, result: Any) -> Any:
+        """Run `rho_after_tool_call` as the agent loop does: the synchronous answers, then
+        each awaitable one in turn; every `ToolResult` replaces the result."""
+        from rho_kernel.tools.base import ToolResult
+
+        pending: list[tuple[str, Any]] = []
+        for plugin, outcome in self.call_each("rho_after_tool_call", call=call, result=result):
+            if inspect.isawaitable(outcome):
+                pending.append((plugin, outcome))
+            elif isinstance(outcome, ToolResult):
+                result = outcome
+        for plugin, awaitable in pending:
+            outcome = await self._settle(plugin, "rho_after_tool_call", awaitable)
             if isinstance(outcome, ToolResult):
                 result = outcome
         return result
+
+    async def _settle(self, plugin: str, hook_name: str, awaitable: Any) -> Any:
+        """Await a hook's awaitable answer; one that raises is reported (None)."""
+        try:
+            return await awaitable
+        except Exception as exc:
+            self.report(f"plugin '{plugin}' failed in {hook_name}: {exc}")
+            return None
+
+    def _drop(self, plugin: str, hook_name: str, awaitable: Any) -> None:
+        self._drop_all([(plugin, awaitable)], hook_name)
+
+    def _drop_all(
+        self, pending: list[tuple[str, Any]], hook_name: str, *, quiet: bool = False
+    ) -> None:
+        """Close awaitables that will not be awaited (a Block came first, or a synchronous
+        caller), so they never warn as "never awaited"."""
+        for plugin, awaitable in pending:
+            close = getattr(awaitable, "close", None) or getattr(awaitable, "cancel", None)
+            if close is not None:
+                close()
+            if not quiet:
+                self.report(
+                    f"plugin '{plugin}' answered {hook_name} with an awaitable where only a "
+                    "synchronous answer is read (ignored)"
+                )
 
     # ── state ───────────────────────────────────────────────────────────────
 

@@ -519,7 +519,13 @@ class AgentLoop:
                 "error",
             )
             return None
-        intercepted = self.p.plugins.intercept(call, arguments, tool)
+        hooks = self.p.plugins.intercept_async(call, arguments, tool)
+        try:
+            intercepted = await self.p.cancel.run(hooks)
+        except Cancelled:
+            hooks.close()  # never started when the turn was already cancelled
+            await self._finish_call(call, ToolResult.error(CANCELLED), "error")
+            raise
         if isinstance(intercepted, Block):
             await self._finish_call(
                 call, ToolResult.error(f"Tool call blocked: {intercepted.reason}"), "blocked"
@@ -657,7 +663,8 @@ class AgentLoop:
             result = ToolResult.error(f"{call.name}: {type(exc).__name__}: {exc}")
         duration = int((time.monotonic() - started) * 1000)
         await sink.flush()
-        result = self.p.plugins.after_tool_call(call, result)
+        result, stopped = await self._after_hooks(call, result)
+        cancelled = cancelled or stopped
         redactor = self.p.redactor or Redactor.from_config(self.p.config.redaction)
         result = ToolResult(
             redactor.redact(result.output), result.is_error, redactor.redact_value(result.details)
@@ -667,6 +674,19 @@ class AgentLoop:
         await self._finish_call(call, result, "error" if result.is_error else "success", duration)
         if cancelled:
             raise Cancelled()
+
+    async def _after_hooks(self, call: ToolCall, result: ToolResult) -> tuple[ToolResult, bool]:
+        """The result as `rho_after_tool_call` leaves it, and whether an abort stopped them.
+
+        After an abort only the synchronous answers are read (awaiting more could hold the
+        abort up); an abort while awaiting keeps the result as the tool gave it."""
+        if self.p.cancel.cancelled:
+            return self.p.plugins.after_tool_call(call, result, awaitables="close"), True
+        hooks = self.p.plugins.after_tool_call_async(call, result)
+        try:
+            return await self.p.cancel.run(hooks), False
+        except Cancelled:
+            return result, True
 
     def _output_sink(self, call: ToolCall) -> _RedactingSink:
         """Where a running call's live output goes: redacted, to the observers, as
