@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import platform
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -173,6 +173,7 @@ class Runtime:
         self.confinement = _confinement(config, root, plugins, options.home)
         #: Compaction strategies by name (collected by `build`, or on first use).
         self.compaction_strategies: dict[str, CompactionStrategy] | None = None
+        self._startup_work: list[asyncio.Future[Any]] = []
 
     # ── assembly ────────────────────────────────────────────────────────────
 
@@ -568,6 +569,31 @@ class Runtime:
     def sessions(self, limit: int | None = 10) -> list[SessionInfo]:
         """Saved sessions of this project, most recent first."""
         return list_sessions(self.root.path, home=self.options.home, limit=limit)
+
+    # ── work started at startup ────────────────────────────────────────────
+
+    def start_work(self, work: Awaitable[Any], description: str) -> None:
+        """Run `work` on rho's event loop from now on, without holding up `ready`.
+
+        Call it from `rho_startup` (the loop is running there), e.g. to load tools that take
+        a while to set up. Requests that depend on the tools — a prompt and every other
+        request of the serial lane, and `listTools` — wait until all such work has ended. A
+        failure is reported on stderr naming `description`; it never stops rho.
+        """
+        task = asyncio.ensure_future(work)
+        self._startup_work.append(task)
+
+        def done(finished: asyncio.Future[Any]) -> None:
+            if not finished.cancelled() and finished.exception() is not None:
+                self.plugins.report(f"{description} failed: {finished.exception()}")
+
+        task.add_done_callback(done)
+
+    async def startup_settled(self) -> None:
+        """Wait until the work given to `start_work` has ended (at once when there is none)."""
+        pending = [task for task in self._startup_work if not task.done()]
+        if pending:
+            await asyncio.wait(pending)
 
     async def aclose(self, reason: str = "transport EOF") -> None:
         """End the session and close model connections."""

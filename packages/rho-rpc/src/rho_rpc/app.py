@@ -52,7 +52,7 @@ async def serve(runtime: Runtime) -> None:
     runtime.stash[RpcPeer] = peer
     methods = collect_methods(runtime)
     add_discover(methods)
-    server = JsonRpcServer(methods, writer.write_line)
+    server = JsonRpcServer(methods, writer.write_line, before_serial=runtime.startup_settled)
     runtime.plugins.call_each("rho_startup", runtime=runtime)
     session = runtime.session
     # A resumed session's context estimates are made now, once (a few milliseconds per

@@ -211,6 +211,7 @@ class CoreMethods:
         return GetSessionStatsResult.model_validate(stats).model_dump(mode="json")
 
     async def list_tools(self, _: NoParams) -> ListToolsResult:
+        await self.runtime.startup_settled()  # tools a plugin is still loading
         tools = self.runtime.tools
         sandbox = await self._sandbox()
         return ListToolsResult(

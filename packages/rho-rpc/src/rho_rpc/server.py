@@ -63,9 +63,18 @@ def _describe_validation(error: ValidationError) -> tuple[str, list[dict[str, An
 class JsonRpcServer:
     """Reads lines, dispatches them to `RpcMethod`s and writes responses through `send`."""
 
-    def __init__(self, methods: dict[str, RpcMethod], send: Callable[[bytes], None]) -> None:
+    def __init__(
+        self,
+        methods: dict[str, RpcMethod],
+        send: Callable[[bytes], None],
+        *,
+        before_serial: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        """`before_serial` is awaited once before the first request of the serial lane runs
+        (work started at startup that those requests depend on)."""
         self.methods = methods
         self._send = send
+        self._before_serial = before_serial
         self._queue: asyncio.Queue[
             tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]] | None
         ] = asyncio.Queue()
@@ -148,10 +157,14 @@ class JsonRpcServer:
                 future.set_exception(RpcError(INTERNAL_ERROR, reason))
 
     async def _worker(self) -> None:
+        waited = self._before_serial is None
         while True:
             item = await self._queue.get()
             if item is None:
                 return
+            if not waited and self._before_serial is not None:
+                waited = True
+                await self._before_serial()
             run, future = item
             try:
                 future.set_result(await run())
