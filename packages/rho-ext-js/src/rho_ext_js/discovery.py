@@ -1,0 +1,142 @@
+"""Finding extensions: `~/.rho/extensions/` and `<project>/.rho/extensions/`.
+
+An extension is a single file (`name.ts` or `name.js`; its name is the stem) or a folder
+holding `mod.ts` or `mod.js` (its name is the folder's). Hidden names are skipped, and so
+are symbolic links: an extension is code that runs, and a link could bring in a file from
+anywhere. A project's extension replaces the user's of the same name. `[extensions]
+enabled` (when not empty) keeps only the names it lists; `disabled` drops names.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from rho_ext_js.config import ExtensionsConfig
+from rho_kernel.home import user_home
+
+#: The extension folders, relative to the user's home and to the project root.
+EXTENSIONS_DIR = Path(".rho") / "extensions"
+
+#: Entry files, in order of preference.
+SINGLE_FILE_SUFFIXES = (".ts", ".js")
+FOLDER_ENTRIES = ("mod.ts", "mod.js")
+
+#: The source files of an extension (what trust and reload look at).
+SOURCE_SUFFIXES = (".ts", ".js", ".mts", ".mjs")
+
+Level = Literal["user", "project"]
+
+
+@dataclass(frozen=True)
+class ExtensionSource:
+    """Where one extension lives: its `entry` file and the `root` its imports stay inside
+    (the extension's own folder; for a single file, the extensions folder holding it)."""
+
+    name: str
+    entry: Path
+    root: Path
+    level: Level
+    folder: bool
+
+    def files(self) -> list[Path]:
+        """The source files the extension may be built from: every non-hidden source file in
+        its root (recursively, links not followed), sorted."""
+        if not self.folder:
+            return sorted({self.entry, *_source_files(self.root)})
+        return sorted(_source_files(self.root))
+
+
+def extension_dirs(root: Path, home: Path | None = None) -> list[tuple[Level, Path]]:
+    """The user's and the project's extension folders, in override order."""
+    return [("user", user_home(home) / EXTENSIONS_DIR), ("project", root / EXTENSIONS_DIR)]
+
+
+def discover(root: Path, home: Path | None = None) -> dict[str, ExtensionSource]:
+    """Every extension of the user and the project by name (the project's win)."""
+    found: dict[str, ExtensionSource] = {}
+    for level, directory in extension_dirs(root, home):
+        for source in _scan(directory, level):
+            found[source.name] = source
+    return found
+
+
+def discover_all(root: Path, home: Path | None = None) -> list[ExtensionSource]:
+    """Every extension of both folders, the overridden ones too (user first)."""
+    return [
+        source
+        for level, directory in extension_dirs(root, home)
+        for source in _scan(directory, level)
+    ]
+
+
+def selected(name: str, config: ExtensionsConfig) -> bool:
+    """Whether `[extensions]` lets the extension `name` load."""
+    if config.enabled and name not in config.enabled:
+        return False
+    return name not in config.disabled
+
+
+def stamp(paths: list[Path]) -> tuple[tuple[str, int, int], ...]:
+    """The (path, size, mtime) of each file (a missing one is left out): a reload re-runs an
+    extension when any file it was built from changed, not only its entry."""
+    stamps = []
+    for path in paths:
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        stamps.append((str(path), info.st_size, info.st_mtime_ns))
+    return tuple(stamps)
+
+
+def _scan(directory: Path, level: Level) -> Iterator[ExtensionSource]:
+    try:
+        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+    except OSError:  # missing, not a folder, unreadable: no extensions there
+        return
+    for entry in entries:
+        if entry.name.startswith(".") or entry.is_symlink():
+            continue
+        path = Path(entry.path)
+        if entry.is_file(follow_symlinks=False):
+            if path.suffix in SINGLE_FILE_SUFFIXES:
+                yield ExtensionSource(path.stem, path, path.parent, level, folder=False)
+        elif entry.is_dir(follow_symlinks=False):
+            for candidate in FOLDER_ENTRIES:
+                main = path / candidate
+                if _regular(main):
+                    yield ExtensionSource(entry.name, main, path, level, folder=True)
+                    break
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _source_files(folder: Path) -> Iterator[Path]:
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames[:] = [name for name in dirnames if not name.startswith(".")]
+        for name in filenames:
+            path = Path(dirpath, name)
+            if not name.startswith(".") and path.suffix in SOURCE_SUFFIXES and _regular(path):
+                yield path
+
+
+__all__ = [
+    "EXTENSIONS_DIR",
+    "ExtensionSource",
+    "Level",
+    "discover",
+    "discover_all",
+    "extension_dirs",
+    "selected",
+    "stamp",
+]
