@@ -105,3 +105,27 @@ def test_an_invalid_plugin_section_is_not_trusted(
     err = capsys.readouterr().err
     assert err.startswith("rho: error: ") and "memory.enabled: expected true or false" in err
     assert not TrustStore.load(home).entries
+
+
+def test_files_the_plugins_name_are_trusted_too(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = (tmp_path / "proj").resolve()
+    extensions = root / ".rho" / "extensions"
+    (extensions / "docs").mkdir(parents=True)
+    (extensions / "hello.ts").write_text("export default { name: 'hello' };\n")
+    (extensions / "docs" / "mod.ts").write_text("export default { name: 'docs' };\n")
+    (extensions / ".hidden.ts").write_text("x")
+    outside = tmp_path / "outside.ts"
+    outside.write_text("x")
+    (extensions / "linked.ts").symlink_to(outside)
+    assert main(["--root", str(root)], home=home) == 0
+    out = capsys.readouterr().out
+    assert f"trusted rho-ext-js file {root}/.rho/extensions/hello.ts (sha256 " in out
+    assert f"trusted rho-ext-js file {root}/.rho/extensions/docs/mod.ts (sha256 " in out
+    assert "hidden" not in out and "linked" not in out
+    store = TrustStore.load(home)
+    assert store.is_trusted(
+        root, ".rho/extensions/hello.ts", b"export default { name: 'hello' };\n"
+    )
+    assert not store.is_trusted(root, ".rho/extensions/hello.ts", b"changed")

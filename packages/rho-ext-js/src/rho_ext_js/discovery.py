@@ -47,8 +47,8 @@ class ExtensionSource:
         """The source files the extension may be built from: every non-hidden source file in
         its root (recursively, links not followed), sorted."""
         if not self.folder:
-            return sorted({self.entry, *_source_files(self.root)})
-        return sorted(_source_files(self.root))
+            return sorted({self.entry, *source_files(self.root)})
+        return sorted(source_files(self.root))
 
 
 def extension_dirs(root: Path, home: Path | None = None) -> list[tuple[Level, Path]]:
@@ -121,7 +121,8 @@ def _regular(path: Path) -> bool:
         return False
 
 
-def _source_files(folder: Path) -> Iterator[Path]:
+def source_files(folder: Path) -> Iterator[Path]:
+    """The non-hidden source files below `folder`, regular files only, links not followed."""
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
         dirnames[:] = [name for name in dirnames if not name.startswith(".")]
         for name in filenames:
@@ -138,5 +139,6 @@ __all__ = [
     "discover_all",
     "extension_dirs",
     "selected",
+    "source_files",
     "stamp",
 ]

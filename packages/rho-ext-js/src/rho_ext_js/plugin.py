@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel
 
 from rho_ext_js.config import ExtensionsConfig
@@ -17,4 +19,12 @@ def rho_register_config_sections() -> dict[str, type[BaseModel]]:
     return {SECTION: ExtensionsConfig}
 
 
-__all__ = ["SECTION", "rho_register_config_sections"]
+@hookimpl
+def rho_project_files_to_trust(root: Path) -> list[str]:
+    """The project's extension sources: they run only while `rho trust` vouches for them."""
+    from rho_ext_js.trust import project_extension_files
+
+    return project_extension_files(root)
+
+
+__all__ = ["SECTION", "rho_project_files_to_trust", "rho_register_config_sections"]

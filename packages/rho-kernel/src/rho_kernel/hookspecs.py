@@ -212,6 +212,18 @@ def rho_after_tool_call(call: ToolCall, result: ToolResult) -> ToolResult | None
 
 
 @hookspec
+def rho_project_files_to_trust(root: Path) -> list[str]:
+    """Name the project files a plugin uses only while the user trusts them (code it runs,
+    text it adds to the prompt), as paths relative to `root` with `/` separators.
+
+    Called by `rho trust`, which records each file's SHA-256 alongside the project's config
+    and context files (a file that cannot be read as a regular file inside the project is
+    reported and skipped). The plugin then checks `TrustStore.is_trusted(root, path, data)`
+    before it uses a file: any change lapses the trust. Added in 0.3.
+    """
+
+
+@hookspec
 def rho_system_prompt_fragments(config: RhoConfig, root: Path) -> list[str]:
     """Contribute text appended to the system prompt of new sessions.
 

@@ -25,6 +25,7 @@ from rho_kernel.context_files import scan_context_files
 from rho_kernel.diagnostics import error, warn
 from rho_kernel.project import ProjectRootError, find_project_root
 from rho_kernel.security import (
+    SandboxError,
     SandboxRoot,
     TrustError,
     TrustStore,
@@ -119,17 +120,21 @@ def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
     settings = (
         loosening_settings(root, data, home=home, sections=sections) if data is not None else []
     )
-    context = scan_context_files(SandboxRoot(root), kernel.context.scan_list, warn=warn)
-    if data is None and not context:
+    sandbox = SandboxRoot(root)
+    context = scan_context_files(sandbox, kernel.context.scan_list, warn=warn)
+    extra = plugin_files(sandbox, kernel.plugins.disabled)
+    if data is None and not context and not extra:
         names = ", ".join(_shown(name) for name in kernel.context.scan_list) or "none configured"
         return _fail(
             f"{_shown(str(path))} does not exist: there is nothing to trust "
             f"(and no project context file either: {names})",
             1,
         )
-    files = ([(PROJECT_CONFIG, data, "")] if data is not None else []) + [
-        (found.name, found.data, "context file ") for found in context
-    ]
+    files = (
+        ([(PROJECT_CONFIG, data, "")] if data is not None else [])
+        + [(found.name, found.data, "context file ") for found in context]
+        + [(rel, content, f"{plugin} file ") for plugin, rel, content in extra]
+    )
     for rel_file, content, kind in files:
         already = store.is_trusted(root, rel_file, content)
         entry = store.trust(root, rel_file, content)
@@ -141,8 +146,34 @@ def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
         _print_settings(settings)
     if context:
         print("context files now added to the system prompt of new sessions")
+    if extra:
+        print("the plugins' files above are now used as they are")
     print("any change to a file lapses its trust; run 'rho trust' again after editing it")
     return 0
+
+
+def plugin_files(root: SandboxRoot, disabled: list[str]) -> list[tuple[str, str, bytes]]:
+    """`(plugin, path, content)` of each file the installed plugins use only while trusted
+    (`rho_project_files_to_trust`); one that cannot be read inside the project is reported
+    and skipped."""
+    from rho_kernel.plugins import PluginHost  # loads the plugins: only for this command
+
+    host = PluginHost(disabled=disabled, report=lambda _: None)
+    host.load_defaults()
+    host.load_entrypoints()
+    found: list[tuple[str, str, bytes]] = []
+    seen: set[str] = set()
+    for plugin, paths in host.call_each("rho_project_files_to_trust", root=root.path):
+        for rel in paths if isinstance(paths, list) else []:
+            if not isinstance(rel, str) or rel in seen:
+                continue
+            seen.add(rel)
+            try:
+                with root.open_read(rel) as handle:
+                    found.append((plugin, rel, handle.read()))
+            except (OSError, SandboxError) as exc:
+                warn(f"{_shown(rel)} (named by plugin '{plugin}') not trusted: {exc}")
+    return found
 
 
 def _print_settings(settings: list[str]) -> None:
