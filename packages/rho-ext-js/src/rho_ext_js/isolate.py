@@ -27,7 +27,7 @@ import itertools
 import json
 import os
 import time
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from functools import cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
@@ -93,7 +93,7 @@ class Isolate:
         try:
             mr.set_hard_memory_limit(limits.max_memory_mb * 1024 * 1024)
             # The notification primitive: a one-way JS -> Python call that never blocks.
-            self._wake_cm = mr._ctx._register_js_notification(self._on_wake)  # noqa: SLF001
+            self._wake_cm = mr._ctx._register_js_notification(self._on_wake)
             wake = self._wake_cm.__enter__()
             install = mr.eval("f => { globalThis.__rho_wake = f; }")
             install(wake)  # type: ignore[operator]
@@ -223,7 +223,7 @@ class Isolate:
         """Keep the isolate if it still answers; a runaway script is stopped by closing it."""
         try:
             await asyncio.wait_for(self._eval("0"), _PROBE_S)
-        except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - any failure: stuck
+        except (TimeoutError, Exception):
             self.close()
 
     def _engine_error(self, error: BaseException | None) -> ExtensionError:
@@ -263,7 +263,7 @@ class Isolate:
             messages = json.loads(text) if isinstance(text, str) else []
         except (ExtensionError, ValueError):
             return
-        except Exception as error:  # noqa: BLE001 - the isolate died under us
+        except Exception as error:
             if self._mr is not None:
                 diagnostics.warn(f"extension {self.name}: lost messages: {error}")
             return
@@ -306,15 +306,13 @@ class Isolate:
         text = scrub_surrogates(text) if isinstance(text, str) else str(text)
         try:
             await self._host.log(level, text, context)
-        except Exception as error:  # noqa: BLE001 - a failing log must not stop the extension
+        except Exception as error:
             diagnostics.warn(f"extension {self.name}: log failed: {error}")
 
     async def _answer(self, request: int, op: Any, args: Any, context: Any) -> None:
         answer = await answer_host_call(self.name, self._host, op, args, context)
-        try:
+        with suppress(ExtensionError):
             await self._eval(f"__rho_bridge.settle({request}, {_js(_js(answer))})")
-        except ExtensionError:
-            pass
 
 
 __all__ = ["Isolate"]
