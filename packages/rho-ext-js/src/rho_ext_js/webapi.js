@@ -1,6 +1,6 @@
 // Web APIs a bare V8 lacks: TextEncoder/TextDecoder, atob/btoa, URLSearchParams, URL,
 // Headers, fetch, crypto (getRandomValues, randomUUID, subtle.digest), structuredClone.
-// Small implementations for the common cases (see docs/extensions-runtime.md for limits).
+// Small implementations for the common cases (what is not covered: docs/extension-runtime.md).
 (function (g) {
   "use strict";
   const bridge = g.__rho_bridge;
@@ -335,7 +335,8 @@
     const r = { protocol: m[1].toLowerCase() + ":", username: "", password: "", hostname: "", port: "" };
     const special = isSpecial(r.protocol);
     let rest = m[2];
-    const slashes = special ? /^[/\\]*/.exec(rest)[0] : /^\/\//.test(rest) ? "//" : "";
+    const file = r.protocol === "file:";
+    const slashes = file ? /^[/\\]{0,2}/.exec(rest)[0] : special ? /^[/\\]*/.exec(rest)[0] : /^\/\//.test(rest) ? "//" : "";
     r.hasAuthority = special || slashes === "//";
     if (r.hasAuthority) {
       rest = rest.slice(slashes.length);
