@@ -94,14 +94,14 @@ class _Host(HostApi):
     async def fetch(self, request: dict[str, Any], context: Any) -> dict[str, Any]:
         def go() -> dict[str, Any]:
             body = request.get("body")
-            req = urllib.request.Request(  # noqa: S310 - the tests' own server
+            req = urllib.request.Request(
                 request["url"],
                 data=body.encode() if body is not None else None,
                 headers=request["headers"],
                 method=request["method"],
             )
             try:
-                with urllib.request.urlopen(req, timeout=10) as response:  # noqa: S310
+                with urllib.request.urlopen(req, timeout=10) as response:
                     status, reason, headers, data = (
                         response.status,
                         response.reason,
@@ -109,8 +109,18 @@ class _Host(HostApi):
                         response.read(),
                     )
             except urllib.error.HTTPError as error:
-                status, reason, headers, data = error.code, error.reason, dict(error.headers), error.read()
-            return {"status": status, "statusText": reason, "headers": headers, "body": data.decode()}
+                status, reason, headers, data = (
+                    error.code,
+                    error.reason,
+                    dict(error.headers),
+                    error.read(),
+                )
+            return {
+                "status": status,
+                "statusText": reason,
+                "headers": headers,
+                "body": data.decode(),
+            }
 
         return await asyncio.to_thread(go)
 
@@ -137,7 +147,7 @@ async def js(iso: Isolate, code: str) -> Any:
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         status = 404 if self.path.startswith("/missing") else 200
         body = json.dumps({"path": self.path, "agent": self.headers.get("x-agent")}).encode()
         self.send_response(status)
@@ -147,7 +157,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         data = self.rfile.read(int(self.headers["Content-Length"]))
         self.send_response(201)
         self.send_header("Content-Length", str(len(data)))
@@ -198,10 +208,12 @@ async def test_an_invalid_manifest_is_an_extension_error(host: _Host) -> None:
     iso = await Isolate.start("bad", host, Limits())
     try:
         with pytest.raises(ExtensionError, match="risk must be one of"):
-            await iso.load('({name: "x", tools: [{name: "t", description: "d", risk: "all", execute() {}}]})')
+            await iso.load(
+                '({name: "x", tools: [{name: "t", description: "d", risk: "all", execute() {}}]})'
+            )
         with pytest.raises(ExtensionError, match="name must be a string"):
             await iso.load("({version: '1'})")
-        with pytest.raises(ExtensionError, match="SyntaxError|Unexpected"):
+        with pytest.raises(ExtensionError, match=r"SyntaxError|Unexpected"):
             await iso.load("({name: ")
     finally:
         iso.close()
@@ -263,7 +275,9 @@ async def test_a_host_refusal_is_a_catchable_js_error(isolate: Isolate) -> None:
     assert await js(isolate, code) == "no such file: absent"
 
 
-async def test_write_file_and_run_command_go_through_the_host(isolate: Isolate, host: _Host) -> None:
+async def test_write_file_and_run_command_go_through_the_host(
+    isolate: Isolate, host: _Host
+) -> None:
     assert await js(isolate, 'return await rho.writeFile("out.txt", "written")') is None
     assert (host.root / "out.txt").read_text(encoding="utf-8") == "written"
     result = await js(isolate, 'return await rho.runCommand("echo", ["a", "b"])')
@@ -285,7 +299,10 @@ async def test_concurrent_calls_keep_their_own_context(isolate: Isolate, host: _
 
 
 async def test_node_and_deno_globals_are_undefined(isolate: Isolate) -> None:
-    assert await js(isolate, "return [typeof Deno, typeof require, typeof process]") == ["undefined"] * 3
+    assert (
+        await js(isolate, "return [typeof Deno, typeof require, typeof process]")
+        == ["undefined"] * 3
+    )
 
 
 # --- web APIs ------------------------------------------------------------------------------
@@ -391,7 +408,7 @@ async def test_digest_matches_hashlib(isolate: Isolate) -> None:
       return out;
     """
     assert await js(isolate, code) == {
-        "SHA-1": hashlib.sha1(b"abc").hexdigest(),  # noqa: S324 - the algorithm under test
+        "SHA-1": hashlib.sha1(b"abc").hexdigest(),
         "SHA-256": hashlib.sha256(b"abc").hexdigest(),
         "SHA-384": hashlib.sha384(b"abc").hexdigest(),
         "SHA-512": hashlib.sha512(b"abc").hexdigest(),
@@ -419,7 +436,9 @@ async def test_random_values_differ_between_isolates(host: _Host) -> None:
         iso = await Isolate.start("r", host, Limits())
         try:
             await iso.load(MANIFEST)
-            draws.append(await js(iso, "return Array.from(crypto.getRandomValues(new Uint8Array(16)))"))
+            draws.append(
+                await js(iso, "return Array.from(crypto.getRandomValues(new Uint8Array(16)))")
+            )
         finally:
             iso.close()
     assert draws[0] != draws[1]
@@ -517,7 +536,10 @@ async def test_a_memory_bomb_is_stopped_and_another_isolate_works(host: _Host) -
     iso = await Isolate.start("bomb", host, Limits(max_memory_mb=16, max_execution_time_s=20))
     await iso.load(MANIFEST)
     with pytest.raises(ExtensionMemoryError):
-        await js(iso, "const a = []; while (true) { a.push({ n: Math.random(), s: 'x' + Math.random() }); }")
+        await js(
+            iso,
+            "const a = []; while (true) { a.push({ n: Math.random(), s: 'x' + Math.random() }); }",
+        )
     assert iso.closed
     other = await Isolate.start("after", host, Limits())
     try:
@@ -532,6 +554,9 @@ async def test_a_memory_bomb_after_an_await_is_stopped(host: _Host) -> None:
     try:
         await iso.load(MANIFEST)
         with pytest.raises(ExtensionMemoryError):
-            await js(iso, "await null; const a = []; while (true) { a.push([Math.random(), Math.random()]); }")
+            await js(
+                iso,
+                "await null; const a = []; while (true) { a.push([Math.random(), Math.random()]); }",
+            )
     finally:
         iso.close()
