@@ -2,12 +2,36 @@
 
 - `rho_ext_js.config`: the `[extensions]` section (`ExtensionsConfig`, `ExtensionPermissions`),
   declared by the `rho_ext_js.plugin` entry point.
+- `rho_ext_js.isolate`: `Isolate`, the V8 isolate running one extension (mini-racer is
+  imported only when an isolate starts); `rho_ext_js.host`: `HostApi` (what the isolate asks
+  of rho), `Limits` and the errors (`HostError`, `ExtensionError`, `ExtensionTimeout`,
+  `ExtensionMemoryError`).
 """
 
 from __future__ import annotations
 
 from rho_ext_js.config import ExtensionPermissions, ExtensionsConfig
+from rho_ext_js.host import (
+    ExtensionError,
+    ExtensionMemoryError,
+    ExtensionTimeout,
+    HostApi,
+    HostError,
+    Limits,
+)
+from rho_ext_js.isolate import Isolate
 
 __version__ = "0.1.0"
 
-__all__ = ["ExtensionPermissions", "ExtensionsConfig", "__version__"]
+__all__ = [
+    "ExtensionError",
+    "ExtensionMemoryError",
+    "ExtensionPermissions",
+    "ExtensionTimeout",
+    "ExtensionsConfig",
+    "HostApi",
+    "HostError",
+    "Isolate",
+    "Limits",
+    "__version__",
+]
