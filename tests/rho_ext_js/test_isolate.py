@@ -200,7 +200,7 @@ async def test_load_describes_the_manifest_as_plain_data(host: _Host) -> None:
         },
     }
     assert descriptor["hooks"] == ["onLoad", "onToolCall"]
-    assert descriptor["commands"] == [{"name": "deploy", "description": "Deploy"}]
+    assert descriptor["commands"] == [{"name": "deploy", "description": "Deploy", "risk": "read"}]
     json.dumps(descriptor)
 
 

@@ -67,10 +67,15 @@
         };
       }),
       hooks: HOOKS.filter((hook) => typeof hooks[hook] === "function"),
-      commands: commands.map((command) => ({
-        name: command.name,
-        description: text(command.description, `command ${command.name}: description`, true) ?? "",
-      })),
+      commands: commands.map((command) => {
+        const risk = command.risk === undefined ? "read" : command.risk;
+        if (!RISKS.includes(risk)) fail(`command ${command.name}: risk must be one of ${RISKS.join(", ")}`);
+        return {
+          name: command.name,
+          description: text(command.description, `command ${command.name}: description`, true) ?? "",
+          risk,
+        };
+      }),
     };
     return { manifest: { tools, commands, hooks }, descriptor };
   }

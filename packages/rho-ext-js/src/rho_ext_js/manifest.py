@@ -1,11 +1,10 @@
-"""The manifest an extension exports (`export default {...}`), checked and made typed.
+"""An extension's manifest as rho uses it: typed, with tool parameters as JSON Schema.
 
-The format is the book's: `name` (required), `version`, `tools` (`name`, `description`,
-`risk`, `parameters` in the compact form `{param: {type, description?, required?}}`,
-`execute`), `hooks` (`onLoad`, `onToolCall`, `onToolResult`; `onBeforeModel` is accepted
-and never called) and `commands` (`name`, `description?`, `handler`). The isolate hands it
-over as plain data with each function replaced by `FUNCTION` (the functions stay in V8).
-Every problem is reported at once, each naming its field (`tools[1].risk: …`).
+The isolate checks the book's format in V8 (`manifest.js`: `name`, `version`, `tools` with
+`name`/`description`/`risk`/`parameters`/`execute`, `hooks`, `commands` with `name`/
+`description`/`handler` and, beyond the book, an optional `risk`) and describes it as plain
+data; the functions stay in V8. This module checks what rho needs on top (names a model API
+accepts, descriptions that say something) and builds the typed `Manifest`.
 """
 
 from __future__ import annotations
@@ -16,44 +15,22 @@ from typing import Any
 
 from rho_kernel import Risk
 
-#: How the isolate marks a function in the manifest data.
-FUNCTION = "[function]"
-
-#: The hooks the book defines; `onBeforeModel` is accepted and never called.
-HOOKS = ("onLoad", "onToolCall", "onToolResult", "onBeforeModel")
-
-#: The risks a manifest may declare.
-RISKS = ("read", "write", "destructive", "network")
-
-#: Parameter types of the compact form, and the JSON Schema types they become.
-PARAMETER_TYPES = {
-    "string": "string",
-    "number": "number",
-    "integer": "integer",
-    "boolean": "boolean",
-    "array": "array",
-    "object": "object",
-}
-
-_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_COMMAND = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_COMMAND_NAME = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
 
 class ManifestError(Exception):
-    """The manifest does not fit the format; `problems` lists each one by field."""
+    """The manifest does not fit: the message names the extension and each field at fault."""
 
     def __init__(self, extension: str, problems: list[str]) -> None:
         self.extension = extension
         self.problems = problems
-        shown = "; ".join(problems[:8]) + (
-            f"; … ({len(problems)} in all)" if len(problems) > 8 else ""
-        )
-        super().__init__(f"extension '{extension}': invalid manifest: {shown}")
+        super().__init__(f"extension '{extension}': invalid manifest: {'; '.join(problems)}")
 
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """A tool an extension declares."""
+    """A tool an extension declares (`parameters` is a JSON Schema object)."""
 
     name: str
     description: str
@@ -63,10 +40,11 @@ class ToolSpec:
 
 @dataclass(frozen=True)
 class CommandSpec:
-    """A command an extension declares."""
+    """A command an extension declares; `risk` is what its handler may do when run."""
 
     name: str
     description: str
+    risk: Risk = Risk.READ
 
 
 @dataclass(frozen=True)
@@ -80,175 +58,71 @@ class Manifest:
     commands: tuple[CommandSpec, ...] = ()
 
 
-def parse_manifest(extension: str, data: Any) -> Manifest:
-    """The manifest of extension `extension` (its discovery name), or `ManifestError`."""
-    problems: list[str] = []
-    if not isinstance(data, dict):
-        raise ManifestError(
-            extension,
-            [f"the default export is {_kind(data)}, not an object (export default {{ name, … }})"],
-        )
-    name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
-        problems.append("name: required, a non-empty string")
-    version = data.get("version")
-    if version is not None and not isinstance(version, str):
-        problems.append(f"version: expected a string, got {_kind(version)}")
-    tools = _tools(data.get("tools", []), problems)
-    hooks = _hooks(data.get("hooks", {}), problems)
-    commands = _commands(data.get("commands", []), problems)
-    if problems:
-        raise ManifestError(extension, problems)
-    assert isinstance(name, str)
-    return Manifest(name.strip(), version, tuple(tools), frozenset(hooks), tuple(commands))
-
-
-def _tools(value: Any, problems: list[str]) -> list[ToolSpec]:
-    if not isinstance(value, list):
-        problems.append(f"tools: expected an array, got {_kind(value)}")
-        return []
-    specs: list[ToolSpec] = []
-    seen: set[str] = set()
-    for index, item in enumerate(value):
-        at = f"tools[{index}]"
-        if not isinstance(item, dict):
-            problems.append(f"{at}: expected an object, got {_kind(item)}")
-            continue
-        name = item.get("name")
-        if not isinstance(name, str) or not _NAME.fullmatch(name):
-            problems.append(f"{at}.name: required, 1 to 64 letters, digits, '_' or '-'")
-            name = None
-        elif name in seen:
-            problems.append(f"{at}.name: '{name}' is declared twice")
-        description = item.get("description")
-        if not isinstance(description, str) or not description.strip():
-            problems.append(f"{at}.description: required, a non-empty string")
-        risk = item.get("risk")
-        if risk not in RISKS:
-            problems.append(f"{at}.risk: required, one of {', '.join(RISKS)} (got {_shown(risk)})")
-        if item.get("execute") != FUNCTION:
-            problems.append(f"{at}.execute: required, a function (async execute(args) {{ … }})")
-        parameters = _parameters(item.get("parameters", {}), f"{at}.parameters", problems)
-        if (
-            name is not None
-            and isinstance(description, str)
-            and risk in RISKS
-            and parameters is not None
-        ):
-            seen.add(name)
-            specs.append(ToolSpec(name, description.strip(), Risk(risk), parameters))
-    return specs
-
-
-def _parameters(value: Any, at: str, problems: list[str]) -> dict[str, Any] | None:
-    """The compact form as a JSON Schema object (a full JSON Schema object is taken as is)."""
-    if value is None:
-        value = {}
-    if not isinstance(value, dict):
-        problems.append(f"{at}: expected an object, got {_kind(value)}")
-        return None
-    if value.get("type") == "object" and isinstance(value.get("properties", {}), dict):
-        return dict(value)
+def parameters_schema(compact: dict[str, Any]) -> dict[str, Any]:
+    """The book's compact parameters (`{p: {type, required, description?}}`) as a JSON Schema
+    object; only parameters whose `required` is true are required."""
     properties: dict[str, Any] = {}
     required: list[str] = []
-    ok = True
-    for name, spec in value.items():
-        where = f"{at}.{name}"
-        if not isinstance(spec, dict):
-            problems.append(
-                f"{where}: expected {{type, description?, required?}}, got {_kind(spec)}"
-            )
-            ok = False
-            continue
-        kind = spec.get("type")
-        if kind not in PARAMETER_TYPES:
-            problems.append(
-                f"{where}.type: one of {', '.join(PARAMETER_TYPES)} (got {_shown(kind)})"
-            )
-            ok = False
-            continue
-        schema: dict[str, Any] = {"type": PARAMETER_TYPES[kind]}
-        description = spec.get("description")
-        if isinstance(description, str):
-            schema["description"] = description
+    for name, spec in compact.items():
+        schema: dict[str, Any] = {"type": spec["type"]}
+        if "description" in spec:
+            schema["description"] = spec["description"]
         properties[name] = schema
-        if spec.get("required") is True:  # the book: only a literal true makes it required
+        if spec.get("required") is True:
             required.append(name)
-    if not ok:
-        return None
-    schema_object: dict[str, Any] = {"type": "object", "properties": properties}
+    result: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
-        schema_object["required"] = required
-    return schema_object
+        result["required"] = required
+    return result
 
 
-def _hooks(value: Any, problems: list[str]) -> set[str]:
-    if not isinstance(value, dict):
-        problems.append(f"hooks: expected an object, got {_kind(value)}")
-        return set()
-    hooks: set[str] = set()
-    for name, function in value.items():
-        if name not in HOOKS:
-            problems.append(f"hooks.{name}: unknown hook (known: {', '.join(HOOKS)})")
-        elif function != FUNCTION:
-            problems.append(f"hooks.{name}: expected a function, got {_kind(function)}")
+def parse_manifest(extension: str, descriptor: dict[str, Any]) -> Manifest:
+    """The typed manifest of the isolate's `descriptor`; `ManifestError` lists what rho
+    cannot use (a tool name no model API takes, an empty description, a bad command name)."""
+    problems: list[str] = []
+    name = str(descriptor.get("name") or "").strip()
+    if not name:
+        problems.append("name: must not be empty")
+    tools = []
+    for tool in descriptor.get("tools", []):
+        if not _TOOL_NAME.fullmatch(tool["name"]):
+            problems.append(
+                f"tool {tool['name']!r}: name must be 1 to 64 letters, digits, '_' or '-'"
+            )
+        elif not tool["description"].strip():
+            problems.append(f"tool {tool['name']}: description must not be empty")
         else:
-            hooks.add(name)
-    return hooks
-
-
-def _commands(value: Any, problems: list[str]) -> list[CommandSpec]:
-    if not isinstance(value, list):
-        problems.append(f"commands: expected an array, got {_kind(value)}")
-        return []
-    specs: list[CommandSpec] = []
-    for index, item in enumerate(value):
-        at = f"commands[{index}]"
-        if not isinstance(item, dict):
-            problems.append(f"{at}: expected an object, got {_kind(item)}")
-            continue
-        name = item.get("name")
-        description = item.get("description", "")
-        if not isinstance(name, str) or not _COMMAND.fullmatch(name):
-            problems.append(f"{at}.name: required, 1 to 64 letters, digits, '_', '-', '.' or ':'")
-        elif any(spec.name == name for spec in specs):
-            problems.append(f"{at}.name: '{name}' is declared twice")
-        elif not isinstance(description, str):
-            problems.append(f"{at}.description: expected a string, got {_kind(description)}")
-        elif item.get("handler") != FUNCTION:
-            problems.append(f"{at}.handler: required, a function (async handler(args) {{ … }})")
+            schema = parameters_schema(tool.get("parameters", {}))
+            tools.append(
+                ToolSpec(tool["name"], tool["description"].strip(), Risk(tool["risk"]), schema)
+            )
+    commands = []
+    for command in descriptor.get("commands", []):
+        if not _COMMAND_NAME.fullmatch(command["name"]):
+            problems.append(
+                f"command {command['name']!r}: name must be 1 to 64 letters, digits, '_', '-', "
+                "'.' or ':'"
+            )
         else:
-            specs.append(CommandSpec(name, description))
-    return specs
-
-
-def _kind(value: Any) -> str:
-    if value == FUNCTION:
-        return "a function"
-    if value is None:
-        return "null"
-    return {
-        bool: "a boolean",
-        int: "a number",
-        float: "a number",
-        str: "a string",
-        list: "an array",
-        dict: "an object",
-    }.get(type(value), type(value).__name__)
-
-
-def _shown(value: Any) -> str:
-    return "nothing" if value is None else repr(value)[:40]
+            risk = Risk(command.get("risk", "read"))
+            commands.append(CommandSpec(command["name"], command.get("description", ""), risk))
+    if problems:
+        raise ManifestError(extension, problems)
+    version = descriptor.get("version")
+    return Manifest(
+        name,
+        version if isinstance(version, str) else None,
+        tuple(tools),
+        frozenset(descriptor.get("hooks", [])),
+        tuple(commands),
+    )
 
 
 __all__ = [
-    "FUNCTION",
-    "HOOKS",
-    "PARAMETER_TYPES",
-    "RISKS",
     "CommandSpec",
     "Manifest",
     "ManifestError",
     "ToolSpec",
+    "parameters_schema",
     "parse_manifest",
 ]
