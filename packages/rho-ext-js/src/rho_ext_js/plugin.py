@@ -1,13 +1,22 @@
-"""The `rho-ext-js` plugin (entry point `rho-ext-js = "rho_ext_js.plugin"`): owns `[extensions]`."""
+"""The `rho-ext-js` plugin (entry point `rho-ext-js = "rho_ext_js.plugin"`): owns
+`[extensions]`, starts the extensions after `ready`, and adds their RPC methods.
+
+Nothing here imports V8 or tree-sitter: extensions are found and loaded by work started at
+`rho_startup`, which the first prompt and `listTools` wait for.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from rho_ext_js.config import ExtensionsConfig
 from rho_kernel import hookimpl
+
+if TYPE_CHECKING:
+    from rho_kernel import RpcMethod, Runtime
 
 #: The config section this plugin reads.
 SECTION = "extensions"
@@ -27,4 +36,41 @@ def rho_project_files_to_trust(root: Path) -> list[str]:
     return project_extension_files(root)
 
 
-__all__ = ["SECTION", "rho_project_files_to_trust", "rho_register_config_sections"]
+@hookimpl
+def rho_startup(runtime: Runtime) -> None:
+    """Start the extensions in the background; their hooks join the loop."""
+    from rho_ext_js.interception import HOOKS_PLUGIN, ExtensionHooks
+    from rho_ext_js.manager import ExtensionManager
+
+    manager = ExtensionManager(runtime, home=runtime.options.home)
+    runtime.stash[ExtensionManager] = manager
+    runtime.plugins.register(ExtensionHooks(manager), HOOKS_PLUGIN, distribution="rho-ext-js")
+    runtime.start_work(manager.reload(), "loading extensions")
+
+
+@hookimpl
+def rho_shutdown(runtime: Runtime) -> None:
+    """Stop every extension's isolate."""
+    from rho_ext_js.manager import ExtensionManager
+
+    manager = runtime.stash.get(ExtensionManager)
+    if isinstance(manager, ExtensionManager):
+        manager.close()
+
+
+@hookimpl
+def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
+    """`listExtensions`, `reloadExtensions`, `listCommands`, `executeCommand`."""
+    from rho_ext_js.rpc import extension_methods
+
+    return extension_methods(runtime)
+
+
+__all__ = [
+    "SECTION",
+    "rho_project_files_to_trust",
+    "rho_register_config_sections",
+    "rho_register_rpc_methods",
+    "rho_shutdown",
+    "rho_startup",
+]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rho_kernel.security import SandboxRoot, WriteTarget
-from rho_tools_fs.atomic_write import WriteFailed, explain, replace_atomically
+from rho_kernel.security.atomic_write import WriteFailed, explain, replace_atomically
 
 
 class FileChanged(Exception):

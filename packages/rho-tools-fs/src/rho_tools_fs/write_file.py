@@ -19,7 +19,7 @@ from rho_kernel.security import (
     SandboxRoot,
 )
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
-from rho_tools_fs.atomic_write import WriteFailed, explain, replace_atomically
+from rho_kernel.security.atomic_write import WriteFailed, explain, replace_atomically
 
 
 def _write(root: SandboxRoot, path: str, data: bytes) -> Path:

@@ -14,7 +14,7 @@ import os
 import secrets
 from collections.abc import Callable
 
-from rho_kernel.security import WriteTarget
+from rho_kernel.security.handles import WriteTarget
 
 #: How much of the file name the temporary file's name repeats (keeps it under NAME_MAX).
 _TEMP_STEM_CHARS = 32

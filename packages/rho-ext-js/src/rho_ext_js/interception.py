@@ -1,0 +1,71 @@
+"""Extension hooks in the agent loop: `onToolCall` may block or modify a call, through the
+kernel's `rho_before_tool_call` (answered asynchronously); `onToolResult` sees every result
+through `rho_after_tool_call`. Registered as a plugin object when extensions start."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rho_ext_js.manager import ExtensionManager, arguments_of
+from rho_kernel import ToolCall, ToolResult, hookimpl
+from rho_kernel.tools import Block, Rewrite
+
+#: The name the hooks object is registered under.
+HOOKS_PLUGIN = "rho-ext-js.hooks"
+
+
+class ExtensionHooks:
+    """The loop hooks of `manager`'s extensions, in name order."""
+
+    def __init__(self, manager: ExtensionManager) -> None:
+        self.manager = manager
+
+    def _with(self, hook: str) -> list[Any]:
+        return [
+            e for e in self.manager.loaded() if e.manifest is not None and hook in e.manifest.hooks
+        ]
+
+    @hookimpl
+    def rho_before_tool_call(self, call: ToolCall, arguments: dict[str, Any]) -> Any:
+        """Ask each `onToolCall`: `{action: "block", reason}` refuses the call, `{action:
+        "modify", arguments}` changes it (later extensions see the change); anything else
+        lets it run."""
+        listeners = self._with("onToolCall")
+        return self._ask(listeners, call, arguments) if listeners else None
+
+    async def _ask(self, listeners: list[Any], call: ToolCall, arguments: dict[str, Any]) -> Any:
+        current, modified = dict(arguments), False
+        for extension in listeners:
+            payload = json.dumps({"toolName": call.name, "arguments": json.dumps(current)})
+            answer = await self.manager.call_hook(extension, "onToolCall", payload)
+            action = answer.get("action") if isinstance(answer, dict) else None
+            name = extension.source.name
+            if action == "block":
+                reason = str(answer.get("reason") or "no reason given")[:500]
+                return Block(f"{reason} (extension {name})")
+            if action == "modify":
+                replaced = arguments_of(answer)
+                if replaced is None:
+                    self.manager.report(
+                        f"extension {name}: onToolCall modify without an arguments object (ignored)"
+                    )
+                    continue
+                current, modified = replaced, True
+        return Rewrite(current) if modified else None
+
+    @hookimpl
+    def rho_after_tool_call(self, call: ToolCall, result: ToolResult) -> Any:
+        """Tell each `onToolResult` about the result (it cannot change it)."""
+        listeners = self._with("onToolResult")
+        return self._tell(listeners, call, result) if listeners else None
+
+    async def _tell(self, listeners: list[Any], call: ToolCall, result: ToolResult) -> None:
+        payload = json.dumps(
+            {"toolName": call.name, "output": result.output, "isError": result.is_error}
+        )
+        for extension in listeners:
+            await self.manager.call_hook(extension, "onToolResult", payload)
+
+
+__all__ = ["HOOKS_PLUGIN", "ExtensionHooks"]

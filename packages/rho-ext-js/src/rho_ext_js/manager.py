@@ -1,0 +1,370 @@
+"""`ExtensionManager`: finds, loads, reloads and runs the extensions of one rho.
+
+Each extension runs in its own isolate on rho's event loop. Loading one: bundle its modules
+(TypeScript stripped), check that the user trusts a project extension's files as they are,
+start the isolate with the extension's limits, read its manifest, register its tools. A
+failure at any step is reported (stderr and `listExtensions`) and the others load anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from rho_ext_js.calls import CallContext
+from rho_ext_js.config import ExtensionsConfig
+from rho_ext_js.discovery import ExtensionSource, discover_all, selected, stamp
+from rho_ext_js.host import ExtensionError, ExtensionMemoryError, ExtensionTimeout, HostError
+from rho_kernel import ToolError, diagnostics
+
+if TYPE_CHECKING:
+    from rho_ext_js.isolate import Isolate
+    from rho_ext_js.manifest import CommandSpec, Manifest
+    from rho_kernel import Runtime
+
+#: The plugin name extension tools are registered under.
+PLUGIN = "rho-ext-js"
+
+State = Literal["loaded", "failed", "untrusted", "disabled", "stopped"]
+
+
+@dataclass
+class Extension:
+    """One extension rho knows: where it is, whether it runs, and why not."""
+
+    source: ExtensionSource
+    state: State
+    error: str | None = None
+    manifest: Manifest | None = None
+    isolate: Isolate | None = None
+    files: tuple[Path, ...] = ()
+    stamp: tuple[tuple[str, int, int], ...] = ()
+    model: str | None = None
+
+
+@dataclass
+class ReloadReport:
+    """What a (re)load changed, by extension name."""
+
+    added: list[str] = field(default_factory=list)
+    reloaded: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+
+class LoadError(Exception):
+    """An extension could not be loaded; the message says why."""
+
+    def __init__(self, message: str, state: State = "failed") -> None:
+        super().__init__(message)
+        self.state: State = state
+
+
+class ExtensionManager:
+    """The extensions of `runtime`'s project and of the user (`home`)."""
+
+    def __init__(self, runtime: Runtime, home: Path | None = None) -> None:
+        self.runtime = runtime
+        self.home = home
+        self.extensions: dict[str, Extension] = {}
+        self._lock = asyncio.Lock()
+
+    @property
+    def config(self) -> ExtensionsConfig:
+        """`[extensions]` as configured now."""
+        return self.runtime.config.section("extensions", ExtensionsConfig)
+
+    def report(self, message: str) -> None:
+        """A warning on stderr."""
+        diagnostics.warn(message)
+
+    def loaded(self) -> list[Extension]:
+        """The running extensions, by name."""
+        return [
+            self.extensions[n]
+            for n in sorted(self.extensions)
+            if self.extensions[n].state == "loaded"
+        ]
+
+    # ── loading ──────────────────────────────────────────────────────────────
+
+    async def reload(self) -> ReloadReport:
+        """Bring the running extensions in line with the files: load new ones, re-run
+        changed ones (any of their files), shut down removed or now disabled ones; then fire
+        `onLoad` of each one (re)started."""
+        async with self._lock:
+            report = ReloadReport()
+            found = self._found()
+            for name in sorted(set(self.extensions) - set(found)):
+                if self.extensions[name].state == "loaded":
+                    report.removed.append(name)
+                await self._shut_down(name)
+                del self.extensions[name]
+            for name, sources in sorted(found.items()):
+                await self._refresh(name, sources, report)
+            for name in report.added + report.reloaded:
+                await self._on_load(name)
+            return report
+
+    def _found(self) -> dict[str, list[ExtensionSource]]:
+        """Each discovered name with its sources, the project's first."""
+        found: dict[str, list[ExtensionSource]] = {}
+        for source in discover_all(self.runtime.root.path, self.home):
+            found.setdefault(source.name, []).insert(0, source)
+        return found
+
+    async def _refresh(
+        self, name: str, sources: list[ExtensionSource], report: ReloadReport
+    ) -> None:
+        old = self.extensions.get(name)
+        if not selected(name, self.config):
+            if old is not None and old.state == "loaded":
+                report.removed.append(name)
+                await self._shut_down(name)
+            self.extensions[name] = Extension(
+                sources[0], "disabled", "left out by [extensions] enabled/disabled"
+            )
+            return
+        if (
+            old is not None
+            and old.state in ("loaded", "failed", "untrusted")
+            and self._unchanged(old, sources)
+        ):
+            return
+        was_running = old is not None and old.state == "loaded"
+        if old is not None:
+            await self._shut_down(name)
+        extension = await self._load_first(sources)
+        self.extensions[name] = extension
+        if extension.state == "loaded":
+            (report.reloaded if was_running else report.added).append(name)
+        else:
+            report.failed.append((name, extension.error or extension.state))
+            diagnostics.warn(f"extension {name} not loaded: {extension.error}")
+
+    @staticmethod
+    def _unchanged(old: Extension, sources: list[ExtensionSource]) -> bool:
+        return old.source == sources[0] and bool(old.stamp) and stamp(list(old.files)) == old.stamp
+
+    async def _load_first(self, sources: list[ExtensionSource]) -> Extension:
+        """The project's extension, or the user's of the same name when the project's is not
+        trusted."""
+        untrusted: Extension | None = None
+        for source in sources:
+            extension = await self._load(source)
+            if extension.state != "untrusted":
+                return extension
+            untrusted = untrusted or extension
+        assert untrusted is not None
+        return untrusted
+
+    async def _load(self, source: ExtensionSource) -> Extension:
+        from rho_ext_js.building import build
+
+        extension = Extension(source, "failed")
+        try:
+            built = await asyncio.to_thread(build, source, self.runtime.root.path, self.home)
+            extension.files = tuple(built.files)
+            extension.stamp = stamp(list(built.files))
+            if built.untrusted:
+                raise LoadError(built.untrusted, "untrusted")
+            await self._start(extension, built.script)
+        except LoadError as exc:
+            extension.state, extension.error = exc.state, str(exc)
+        except (ExtensionError, HostError) as exc:
+            extension.error = _error_text(exc)
+            self._stop_isolate(extension)
+        return extension
+
+    async def _start(self, extension: Extension, script: str) -> None:
+        from rho_ext_js.isolate import Isolate
+        from rho_ext_js.manifest import ManifestError, parse_manifest
+
+        name = extension.source.name
+        isolate = await Isolate.start(name, self._host(extension.source), self._limits(name))
+        extension.isolate = isolate
+        await self._sync_model(extension)
+        descriptor = await isolate.load(script)
+        try:
+            extension.manifest = parse_manifest(name, descriptor)
+        except ManifestError as exc:
+            raise LoadError(str(exc)) from None
+        self._register_tools(extension)
+        extension.state = "loaded"
+
+    def _host(self, source: ExtensionSource) -> Any:
+        from rho_ext_js.project_host import ProjectHost
+
+        return ProjectHost(
+            name=source.name,
+            root=self.runtime.root,
+            config=self.runtime.config,
+            permissions=self.config.permissions(source.name),
+            confinement=self.runtime.confinement,
+            extension_root=source.root,
+        )
+
+    def _limits(self, name: str) -> Any:
+        from rho_ext_js.host import Limits
+
+        permissions = self.config.permissions(name)
+        defaults = Limits()
+        return Limits(
+            max_memory_mb=permissions.max_memory_mb or defaults.max_memory_mb,
+            max_execution_time_s=permissions.max_execution_time_s or defaults.max_execution_time_s,
+        )
+
+    def _register_tools(self, extension: Extension) -> None:
+        from rho_ext_js.tool import ExtensionTool
+        from rho_kernel.tools import DuplicateToolError
+
+        assert extension.manifest is not None
+        added: list[str] = []
+        for spec in extension.manifest.tools:
+            try:
+                self.runtime.tools.register(
+                    ExtensionTool(self, extension.source.name, spec), PLUGIN
+                )
+            except DuplicateToolError as exc:
+                for name in added:
+                    self.runtime.tools.unregister(name)
+                raise LoadError(str(exc)) from None
+            added.append(spec.name)
+
+    async def _shut_down(self, name: str) -> None:
+        extension = self.extensions.get(name)
+        if extension is None:
+            return
+        if extension.state == "loaded" and extension.manifest is not None:
+            for spec in extension.manifest.tools:
+                self.runtime.tools.unregister(spec.name)
+        self._stop_isolate(extension)
+
+    @staticmethod
+    def _stop_isolate(extension: Extension) -> None:
+        if extension.isolate is not None:
+            extension.isolate.close()
+            extension.isolate = None
+
+    def close(self) -> None:
+        """Stop every isolate (rho is shutting down)."""
+        for extension in self.extensions.values():
+            self._stop_isolate(extension)
+
+    # ── calls ────────────────────────────────────────────────────────────────
+
+    async def _sync_model(self, extension: Extension) -> None:
+        if extension.isolate is not None and extension.model != self.runtime.model:
+            await extension.isolate.set_model(self.runtime.model)
+            extension.model = self.runtime.model
+
+    def _running(self, name: str) -> Extension:
+        extension = self.extensions.get(name)
+        if extension is None or extension.state != "loaded" or extension.isolate is None:
+            why = (
+                extension.error if extension is not None and extension.error else "it is not loaded"
+            )
+            raise ToolError(
+                f"extension '{name}' is not running: {why} (reloadExtensions restarts it)"
+            )
+        return extension
+
+    async def call_tool(self, name: str, tool: str, args_json: str, context: CallContext) -> Any:
+        """Run tool `tool` of extension `name`; failures are `ToolError`s naming the cause."""
+        extension = self._running(name)
+        try:
+            await self._sync_model(extension)
+            assert extension.isolate is not None
+            return await extension.isolate.call_tool(tool, args_json, context)
+        except ExtensionError as exc:
+            raise ToolError(f"{tool}: {self._failure(extension, exc)}") from None
+
+    async def call_command(self, command: CommandSpec, name: str, args: str) -> str:
+        """Run command `command` of extension `name` for the client (with its risk)."""
+        extension = self._running(name)
+        context = CallContext("command", f"command {command.name}", allowed=command.risk)
+        try:
+            await self._sync_model(extension)
+            assert extension.isolate is not None
+            return await extension.isolate.call_command(command.name, args, context)
+        except ExtensionError as exc:
+            raise ToolError(f"{command.name}: {self._failure(extension, exc)}") from None
+
+    async def call_hook(self, extension: Extension, hook: str, payload: str) -> Any:
+        """Run `hook` of a running extension with read-only host access; a failure is
+        reported and answers None."""
+        if extension.isolate is None:
+            return None
+        try:
+            await self._sync_model(extension)
+            return await extension.isolate.call_hook(
+                hook, payload, CallContext("hook", f"hook {hook}")
+            )
+        except ExtensionError as exc:
+            diagnostics.warn(
+                f"extension {extension.source.name}: {hook}: {self._failure(extension, exc)}"
+            )
+            return None
+
+    async def _on_load(self, name: str) -> None:
+        extension = self.extensions[name]
+        if extension.manifest is not None and "onLoad" in extension.manifest.hooks:
+            await self.call_hook(extension, "onLoad", "")
+
+    def _failure(self, extension: Extension, exc: ExtensionError) -> str:
+        """The message of a failed call; an isolate that had to be stopped is marked so."""
+        name = extension.source.name
+        limits = self._limits(name)
+        if isinstance(exc, ExtensionMemoryError):
+            text = (
+                f"extension '{name}' went over its memory limit ({limits.max_memory_mb} MB, "
+                f"max_memory_mb) and was stopped"
+            )
+        elif isinstance(exc, ExtensionTimeout):
+            text = (
+                f"extension '{name}' ran longer than {limits.max_execution_time_s:g} s "
+                "(max_execution_time_s) and was stopped"
+            )
+        else:
+            return _error_text(exc)
+        if extension.isolate is not None and extension.isolate.closed:
+            self._mark_stopped(extension, text)
+            text += "; reloadExtensions restarts it"
+        return text
+
+    def _mark_stopped(self, extension: Extension, why: str) -> None:
+        if extension.manifest is not None:
+            for spec in extension.manifest.tools:
+                self.runtime.tools.unregister(spec.name)
+        extension.state, extension.error = "stopped", why
+        extension.stamp = ()  # so that the next reload starts it again
+        self._stop_isolate(extension)
+
+
+def _error_text(exc: Exception) -> str:
+    """An extension error's message, with the first stack line that names a place."""
+    message = getattr(exc, "message", None) or str(exc)
+    stack = getattr(exc, "stack", "") or ""
+    for line in stack.splitlines()[1:]:
+        line = line.strip()
+        if line.startswith("at "):
+            return f"{message} ({line})"
+    return message
+
+
+def arguments_of(answer: Any) -> dict[str, Any] | None:
+    """The arguments of an `onToolCall` answer `{action: "modify", arguments}` (an object, or
+    the JSON text of one), or None when they are not an object."""
+    value = answer.get("arguments") if isinstance(answer, dict) else None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, dict) else None
+
+
+__all__ = ["PLUGIN", "Extension", "ExtensionManager", "LoadError", "ReloadReport", "arguments_of"]

@@ -1,0 +1,213 @@
+"""The extension methods: `listExtensions`, `reloadExtensions`, `listCommands` and
+`executeCommand`, added through `rho_register_rpc_methods`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rho_kernel import RpcError, RpcMethod, Runtime, ToolError
+from rho_kernel.rpc import INVALID_PARAMS
+
+#: The error code of a command that failed or of extensions that are not running.
+EXTENSION_ERROR = -32020
+
+
+class NoParams(BaseModel):
+    """No parameters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ExtensionInfo(BaseModel):
+    """One extension: where it is, whether it runs, and what it contributes."""
+
+    name: str = Field(description="The discovery name (file stem or folder name).")
+    level: str = Field(description="`user` (~/.rho/extensions) or `project` (.rho/extensions).")
+    path: str = Field(description="The entry file.")
+    state: str = Field(description="loaded, failed, untrusted, disabled or stopped.")
+    loaded: bool
+    version: str | None = None
+    tools: list[str] = Field(default_factory=list)
+    hooks: list[str] = Field(default_factory=list)
+    commands: list[str] = Field(default_factory=list)
+    error: str | None = Field(None, description="Why it is not running.")
+
+
+class ListExtensionsResult(BaseModel):
+    """Every extension rho found."""
+
+    extensions: list[ExtensionInfo]
+
+
+class FailedExtension(BaseModel):
+    """An extension a reload could not start."""
+
+    name: str
+    error: str
+
+
+class ReloadExtensionsResult(BaseModel):
+    """What a reload changed."""
+
+    added: list[str]
+    reloaded: list[str]
+    removed: list[str]
+    failed: list[FailedExtension]
+
+
+class CommandInfo(BaseModel):
+    """A command an extension offers."""
+
+    name: str
+    extension: str
+    description: str
+    risk: str
+
+
+class ListCommandsResult(BaseModel):
+    """The commands of the running extensions."""
+
+    commands: list[CommandInfo]
+
+
+class ExecuteCommandParams(BaseModel):
+    """`executeCommand` params."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="The command's name.")
+    args: str = Field("", description="The text its handler receives.")
+    extension: str | None = Field(None, description="Which extension's, when two offer it.")
+
+
+class ExecuteCommandResult(BaseModel):
+    """What the command's handler returned."""
+
+    output: str
+
+
+class ExtensionMethods:
+    """The handlers, finding the runtime's `ExtensionManager` when called."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    def _manager(self) -> Any:
+        from rho_ext_js.manager import ExtensionManager
+
+        manager = self.runtime.stash.get(ExtensionManager)
+        if manager is None:
+            raise RpcError(EXTENSION_ERROR, "extensions are not running in this rho")
+        return manager
+
+    async def list_extensions(self, _: NoParams) -> ListExtensionsResult:
+        await self.runtime.startup_settled()
+        manager = self._manager()
+        return ListExtensionsResult(
+            extensions=[_info(manager.extensions[name]) for name in sorted(manager.extensions)]
+        )
+
+    async def reload_extensions(self, _: NoParams) -> ReloadExtensionsResult:
+        report = await self._manager().reload()
+        return ReloadExtensionsResult(
+            added=report.added,
+            reloaded=report.reloaded,
+            removed=report.removed,
+            failed=[FailedExtension(name=n, error=e) for n, e in report.failed],
+        )
+
+    async def list_commands(self, _: NoParams) -> ListCommandsResult:
+        await self.runtime.startup_settled()
+        commands = [
+            CommandInfo(
+                name=c.name, extension=e.source.name, description=c.description, risk=str(c.risk)
+            )
+            for e in self._manager().loaded()
+            for c in (e.manifest.commands if e.manifest else ())
+        ]
+        return ListCommandsResult(commands=commands)
+
+    async def execute_command(self, params: ExecuteCommandParams) -> ExecuteCommandResult:
+        manager = self._manager()
+        matches = [
+            (e.source.name, c)
+            for e in manager.loaded()
+            for c in (e.manifest.commands if e.manifest else ())
+            if c.name == params.name and params.extension in (None, e.source.name)
+        ]
+        if not matches:
+            raise RpcError(
+                INVALID_PARAMS,
+                f"Invalid params: name: no command {params.name!r} (see listCommands)",
+            )
+        if len(matches) > 1:
+            owners = ", ".join(name for name, _ in matches)
+            raise RpcError(
+                INVALID_PARAMS,
+                f"Invalid params: name: {params.name!r} is offered by {owners}; say which with extension",
+            )
+        extension, command = matches[0]
+        try:
+            output = await manager.call_command(command, extension, params.args)
+        except ToolError as exc:
+            raise RpcError(EXTENSION_ERROR, str(exc)) from None
+        return ExecuteCommandResult(output=output if isinstance(output, str) else str(output))
+
+
+def _info(extension: Any) -> ExtensionInfo:
+    manifest = extension.manifest if extension.state == "loaded" else None
+    return ExtensionInfo(
+        name=extension.source.name,
+        level=extension.source.level,
+        path=str(extension.source.entry),
+        state=extension.state,
+        loaded=extension.state == "loaded",
+        version=manifest.version if manifest else None,
+        tools=[t.name for t in manifest.tools] if manifest else [],
+        hooks=sorted(manifest.hooks) if manifest else [],
+        commands=[c.name for c in manifest.commands] if manifest else [],
+        error=extension.error,
+    )
+
+
+def extension_methods(runtime: Runtime) -> list[RpcMethod]:
+    """The four methods, bound to `runtime`."""
+    handlers = ExtensionMethods(runtime)
+    return [
+        RpcMethod(
+            "listExtensions",
+            handlers.list_extensions,
+            params_model=NoParams,
+            result_model=ListExtensionsResult,
+            concurrent=True,
+            summary="Every extension found, whether it runs, and what it contributes.",
+        ),
+        RpcMethod(
+            "reloadExtensions",
+            handlers.reload_extensions,
+            params_model=NoParams,
+            result_model=ReloadExtensionsResult,
+            summary="Re-read the extensions: load new ones, re-run changed ones, stop "
+            "removed ones; the model sees the new tools from its next request.",
+        ),
+        RpcMethod(
+            "listCommands",
+            handlers.list_commands,
+            params_model=NoParams,
+            result_model=ListCommandsResult,
+            concurrent=True,
+            summary="The commands the running extensions offer.",
+        ),
+        RpcMethod(
+            "executeCommand",
+            handlers.execute_command,
+            params_model=ExecuteCommandParams,
+            result_model=ExecuteCommandResult,
+            summary="Run an extension's command; it may do what its declared risk allows.",
+        ),
+    ]
+
+
+__all__ = ["EXTENSION_ERROR", "extension_methods"]
