@@ -1,0 +1,516 @@
+"""An extension's ES modules as one script V8 can eval (mini-racer runs scripts only).
+
+`bundle(entry, root)` reads the entry module and every module it imports, turns each into
+a function (strict mode, its own scope) and returns a `Bundle` whose `script` evaluates to
+the entry's default export. Each module's code is compiled by an indirect `eval` carrying a
+`//# sourceURL=` comment, so V8 stack traces and error messages name the module's own
+file and line (`parser.ts:12`); the line numbers are the source's, because the import and
+export rewriting keeps every line where it was (TypeScript is stripped the same way).
+
+Rules (the extension is hostile input):
+
+- Only relative specifiers (`./x`, `../lib/y.js`) that stay inside `root`; a bare name
+  (`lodash`, `node:fs`), an absolute path or a URL is an error naming the file and line.
+- `./x` tries `x.ts`, `x.js`, `x/mod.ts`, `x/mod.js`, `x/index.ts`, `x/index.js`;
+  `./x.ts`, `./x.js`, `./x.mjs` are exact, except that `./x.js` falls back to `x.ts`.
+- Supported: `export default`, `export const/let/var/function/class`, `export { a, b as c }`,
+  `export { a } from`, `export * from`, `export * as ns from`, `import x from`,
+  `import { a, b as c } from`, `import * as ns from`, `import "./x"`. Imported names are
+  checked against the exporting module when bundling. Imported bindings are read when the
+  importing module starts (after its dependencies ran), not live.
+- Refused: import cycles, dynamic `import()`, `import.meta`, import attributes.
+- Each module runs once, dependencies first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from rho_ext_js.typescript import TypeScriptError, strip_types
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+__all__ = ["MAX_MODULES", "MAX_MODULE_BYTES", "Bundle", "ModuleError", "bundle", "confined_reader"]
+
+MAX_MODULES = 200
+MAX_MODULE_BYTES = 1024 * 1024
+_SUFFIXES = (".ts", ".js", ".mjs")
+_TRIES = (".ts", ".js", "/mod.ts", "/mod.js", "/index.ts", "/index.js")
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_NOT_LINE_BREAK = re.compile("[^\n\r\u2028\u2029]")
+_IMPORT_WORD = re.compile(r"\bimport\b")
+_DEFAULT = "__rho_default"
+_NOT_FOUND = (FileNotFoundError, IsADirectoryError, NotADirectoryError)
+
+
+class ModuleError(ValueError):
+    """An extension module that cannot be bundled; `line`/`column` are 1-based (0: none)."""
+
+    def __init__(self, message: str, path: str, line: int = 0, column: int = 0) -> None:
+        where = f"{path}:{line}:{column}" if line else path
+        super().__init__(f"{where}: {message}")
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """One script for an extension: `script` evaluates to the entry's default export.
+
+    `urls` maps each module's `sourceURL` (the name V8 gives it in stack traces and error
+    messages) to its file; `modules` lists the files in the order they run.
+    """
+
+    script: str
+    modules: tuple[Path, ...]
+    urls: dict[str, Path] = field(default_factory=dict)
+
+    def locate(self, url: str, line: int) -> tuple[Path, int] | None:
+        """The file and line for `url:line` in a V8 stack trace (None if not a module)."""
+        path = self.urls.get(url)
+        return None if path is None else (path, line)
+
+
+def confined_reader(root: Path) -> Callable[[Path], str]:
+    """A reader that opens only regular files inside `root` (symlinks resolved), UTF-8,
+    at most `MAX_MODULE_BYTES`."""
+    real_root = root.resolve()
+
+    def read(path: Path) -> str:
+        real = path.resolve()
+        if real != real_root and real_root not in real.parents:
+            raise PermissionError(f"{path.name} resolves outside the extension folder")
+        if not real.is_file():
+            raise (
+                FileNotFoundError(str(path)) if not real.exists() else IsADirectoryError(str(path))
+            )
+        with real.open("rb") as f:
+            data = f.read(MAX_MODULE_BYTES + 1)
+        if len(data) > MAX_MODULE_BYTES:
+            raise ValueError(f"module is larger than {MAX_MODULE_BYTES} bytes")
+        try:
+            return data.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"module is not UTF-8 (byte {e.start})") from None
+
+    return read
+
+
+def bundle(
+    entry: Path, root: Path, read: Callable[[Path], str] | None = None, *, label: str = ""
+) -> Bundle:
+    """Bundle the extension module `entry` (inside `root`) and its imports into one script.
+
+    `read` returns a module's text (default: `confined_reader(root)`); it may raise
+    `FileNotFoundError`/`IsADirectoryError` for a missing candidate. `label` prefixes module
+    names in messages and `sourceURL`s (`label/parser.ts`). Raises `ModuleError`.
+    """
+    linker = _Linker(Path(os.path.normpath(root.absolute())), read, label)
+    entry_path = Path(os.path.normpath(entry.absolute()))
+    if not _inside(entry_path, linker.root):
+        raise ModuleError("the entry module is outside the extension folder", str(entry))
+    index = linker.load(entry_path, None)
+    if "default" not in linker.modules[index].exports:
+        raise ModuleError("the entry module has no `export default`", linker.name(entry_path))
+    return linker.finish(index)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+@dataclass
+class _Module:
+    path: Path
+    name: str
+    index: int
+    exports: dict[str, str] = field(default_factory=dict)  # exported name -> JS expression
+    code: str = ""
+    done: bool = False
+
+
+@dataclass
+class _Site:
+    """Where something is in a module, for error messages."""
+
+    module: _Module
+    line: int
+    column: int
+
+
+class _Linker:
+    """Loads modules depth-first, rewriting each, and assembles the script."""
+
+    def __init__(self, root: Path, read: Callable[[Path], str] | None, label: str) -> None:
+        self.root = root
+        self.read = read or confined_reader(root)
+        self.label = label
+        self.modules: list[_Module] = []
+        self.by_path: dict[Path, _Module] = {}
+        self.order: list[int] = []
+        self.stack: list[_Module] = []
+
+    def name(self, path: Path) -> str:
+        """`path` as shown to the user and used as `sourceURL`."""
+        rel = PurePosixPath(*path.relative_to(self.root).parts).as_posix()
+        return f"{self.label}/{rel}" if self.label else rel
+
+    def load(self, path: Path, site: _Site | None) -> int:
+        """Load `path` and its dependencies (once); returns its module index."""
+        known = self.by_path.get(path)
+        if known is not None:
+            if not known.done:
+                chain = [m.name for m in self.stack[self.stack.index(known) :]] + [known.name]
+                self.fail(site, "import cycle: " + " -> ".join(chain))
+            return known.index
+        if len(self.modules) >= MAX_MODULES:
+            self.fail(site, f"more than {MAX_MODULES} modules")
+        text = self.read_at(path, site)
+        module = _Module(path, self.name(path), len(self.modules))
+        self.modules.append(module)
+        self.by_path[path] = module
+        self.stack.append(module)
+        _Rewriter(self, module, text).run()
+        self.stack.pop()
+        module.done = True
+        self.order.append(module.index)
+        return module.index
+
+    def read_at(self, path: Path, site: _Site | None) -> str:
+        """The text of `path`; a missing file raises (to try the next candidate) unless it
+        is the entry."""
+        try:
+            return self.read(path)
+        except _NOT_FOUND:
+            if site is None:
+                raise ModuleError("the entry module does not exist", self.name(path)) from None
+            raise
+        except (OSError, ValueError) as e:
+            self.fail(site, f"cannot read {self.name(path)}: {e}")
+            raise  # unreachable
+
+    def fail(self, site: _Site | None, message: str) -> None:
+        """Raise a `ModuleError` at `site` (or at the module being loaded)."""
+        if site is None:
+            name = self.stack[-1].name if self.stack else self.label or str(self.root)
+            raise ModuleError(message, name)
+        raise ModuleError(message, site.module.name, site.line, site.column)
+
+    def resolve(self, specifier: str, site: _Site) -> int:
+        """Load the module `specifier` names from `site.module`; returns its index."""
+        if _URL.match(specifier):
+            self.fail(site, f"cannot import {specifier!r}: URL imports are not supported")
+        if specifier.startswith(("/", "\\")) or "\\" in specifier or "\0" in specifier:
+            self.fail(site, f"cannot import {specifier!r}: absolute paths are not allowed")
+        if not specifier.startswith(("./", "../")):
+            self.fail(
+                site,
+                f"cannot import {specifier!r}: only relative imports inside the extension "
+                "('./helper') are supported (no packages)",
+            )
+        target = os.path.normpath(os.path.join(site.module.path.parent, specifier))
+        if not _inside(Path(target), self.root):
+            self.fail(site, f"cannot import {specifier!r}: it leaves the extension folder")
+        suffix = os.path.splitext(target)[1]
+        if suffix in _SUFFIXES:
+            candidates = [target] + ([target[:-3] + ".ts"] if suffix == ".js" else [])
+        else:
+            candidates = [target + t for t in _TRIES]
+        for candidate in candidates:
+            path = Path(candidate)
+            try:
+                return self.load(path, site)
+            except _NOT_FOUND:
+                continue
+        tried = ", ".join(self.name(Path(c)) for c in candidates)
+        self.fail(site, f"cannot find module {specifier!r} (tried {tried})")
+        return -1  # unreachable
+
+    def finish(self, entry: int) -> Bundle:
+        """The script: runs each module in order, then yields the entry's default export."""
+        lines = [
+            "(() => {",
+            '"use strict";',
+            f"const __rho_ns = Array.from({{length: {len(self.modules)}}}, () => Object.create(null));",
+            "const __rho_run = (index, code) => {",
+            "  const ns = __rho_ns[index];",
+            "  const exporter = (getters) => {",
+            "    for (const [key, get] of getters) Object.defineProperty(ns, key, {get, enumerable: true});",
+            '    Object.defineProperty(ns, Symbol.toStringTag, {value: "Module"});',
+            "    Object.preventExtensions(ns);",
+            "  };",
+            "  (0, eval)(code)((i) => __rho_ns[i], exporter);",
+            "};",
+        ]
+        for index in self.order:
+            lines.append(f"__rho_run({index}, {json.dumps(self.modules[index].code)});")
+        lines.append(f"return __rho_ns[{entry}].default;")
+        lines.append("})()")
+        urls = {_url(m.name): m.path for m in self.modules}
+        return Bundle(
+            "\n".join(lines) + "\n", tuple(self.modules[i].path for i in self.order), urls
+        )
+
+
+def _url(name: str) -> str:
+    return quote(name, safe="/._-~@+")
+
+
+class _Rewriter:
+    """Rewrites one module's imports and exports in place (lines kept)."""
+
+    def __init__(self, linker: _Linker, module: _Module, text: str) -> None:
+        self.linker = linker
+        self.module = module
+        self.text = text
+        self.data = b""
+        self.edits: list[tuple[int, int, str]] = []
+        self.bindings: list[str] = []  # hoisted import bindings for the prologue
+        self.stars: list[int] = []
+
+    def run(self) -> None:
+        """Strip types, rewrite, and store the module's code and exports."""
+        module = self.module
+        source = self.text
+        if module.path.suffix == ".ts":
+            try:
+                source = strip_types(source)
+            except TypeScriptError as e:
+                raise ModuleError(e.message, module.name, e.line, e.column) from None
+        self.data = source.encode("utf-8", "surrogatepass")
+        tree = _js_parser().parse(self.data)
+        root = tree.root_node
+        if root.has_error:
+            self.syntax_error(root)
+        statements = 0
+        for node in root.children:
+            if node.type == "import_statement":
+                statements += 1
+                self.import_statement(node)
+            elif node.type == "export_statement":
+                statements += 1 if node.child_by_field_name("source") is not None else 0
+                self.export_statement(node)
+            elif node.type == "hash_bang_line":
+                self.edits.append((node.start_byte, node.end_byte, ""))
+        if len(_IMPORT_WORD.findall(source)) > statements:
+            self.refuse_dynamic(root)
+        self.star_exports()
+        module.code = self.assemble()
+
+    def site(self, node: Node) -> _Site:
+        row, col = node.start_point
+        start = node.start_byte - col
+        column = len(self.data[start : node.start_byte].decode("utf-8", "replace")) + 1
+        return _Site(self.module, row + 1, column)
+
+    def fail(self, node: Node, message: str) -> None:
+        self.linker.fail(self.site(node), message)
+
+    def syntax_error(self, root: Node) -> None:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.is_missing:
+                self.fail(node, f"syntax error: missing {node.type!r}")
+            if node.type == "ERROR":
+                self.fail(node, "syntax error")
+            if node.has_error:
+                stack.extend(reversed(node.children))
+        self.fail(root, "syntax error")
+
+    def node_text(self, node: Node) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
+
+    def string_value(self, node: Node) -> str:
+        """The value of a string literal without escapes (escapes are refused)."""
+        raw = self.node_text(node)
+        if node.type != "string" or "\\" in raw:
+            self.fail(node, "module names and imported names must be plain string literals")
+        return raw[1:-1]
+
+    def name_of(self, node: Node) -> str:
+        return self.string_value(node) if node.type == "string" else self.node_text(node)
+
+    def blank(self, node: Node) -> None:
+        self.edits.append(
+            (node.start_byte, node.end_byte, _NOT_LINE_BREAK.sub(" ", self.node_text(node)))
+        )
+
+    def dependency(self, node: Node) -> int:
+        """Load the module named by the statement's `source`; returns its index."""
+        if any(c.type == "import_attribute" for c in node.children):
+            self.fail(node, "import attributes (`with {...}`) are not supported")
+        source = node.child_by_field_name("source")
+        assert source is not None
+        return self.linker.resolve(self.string_value(source), self.site(source))
+
+    def imported(self, dep: int, name: str, node: Node) -> str:
+        """The JS expression for `name` exported by module `dep` (checked to exist)."""
+        target = self.linker.modules[dep]
+        if name not in target.exports:
+            self.fail(node, f"{target.name} does not export {name!r}")
+        return f"__rho_import({dep})[{json.dumps(name)}]"
+
+    def import_statement(self, node: Node) -> None:
+        dep = self.dependency(node)
+        self.blank(node)
+        clause = next((c for c in node.children if c.type == "import_clause"), None)
+        for part in clause.children if clause is not None else []:
+            if part.type == "identifier":
+                self.bindings.append(
+                    f"const {self.node_text(part)} = {self.imported(dep, 'default', part)};"
+                )
+            elif part.type == "namespace_import":
+                local = part.named_children[-1]
+                self.bindings.append(f"const {self.node_text(local)} = __rho_import({dep});")
+            elif part.type == "named_imports":
+                for spec in (c for c in part.children if c.type == "import_specifier"):
+                    name = spec.child_by_field_name("name")
+                    alias = spec.child_by_field_name("alias") or name
+                    assert name is not None and alias is not None
+                    value = self.imported(dep, self.name_of(name), spec)
+                    self.bindings.append(f"const {self.node_text(alias)} = {value};")
+
+    def export_statement(self, node: Node) -> None:
+        exports = self.module.exports
+        declaration = node.child_by_field_name("declaration")
+        value = node.child_by_field_name("value")
+        is_default = any(c.type == "default" for c in node.children)
+        if declaration is not None:
+            self.edits.append(
+                (
+                    node.start_byte,
+                    declaration.start_byte,
+                    self.spaces(node.start_byte, declaration.start_byte),
+                )
+            )
+            names = _declared_names(declaration, self.node_text)
+            if is_default:
+                if not names:
+                    self.fail(node, "unsupported default export")
+                exports["default"] = names[0]
+            for name in [] if is_default else names:
+                exports[name] = name
+            return
+        if value is not None:
+            start, end = node.start_byte, value.start_byte
+            assign = _DEFAULT + "="  # as long as `export default`: later columns stay
+            self.edits.append((start, end, assign + self.spaces(start, end)[len(assign) :]))
+            exports["default"] = _DEFAULT
+            return
+        self.blank(node)
+        source = node.child_by_field_name("source")
+        dep = self.dependency(node) if source is not None else None
+        for part in node.children:
+            if part.type == "*":
+                assert dep is not None
+                self.stars.append(dep)
+            elif part.type == "namespace_export":
+                exports[self.name_of(part.named_children[-1])] = f"__rho_import({dep})"
+            elif part.type == "export_clause":
+                for spec in (c for c in part.children if c.type == "export_specifier"):
+                    name = spec.child_by_field_name("name")
+                    alias = spec.child_by_field_name("alias") or name
+                    assert name is not None and alias is not None
+                    local = self.name_of(name)
+                    exports[self.name_of(alias)] = (
+                        local if dep is None else self.imported(dep, local, spec)
+                    )
+
+    def spaces(self, start: int, end: int) -> str:
+        """Blank text for the byte span, line breaks kept."""
+        return _NOT_LINE_BREAK.sub(" ", self.data[start:end].decode("utf-8", "surrogatepass"))
+
+    def star_exports(self) -> None:
+        """`export * from`: every name but `default` not exported explicitly."""
+        exports = self.module.exports
+        for dep in self.stars:
+            for name in self.linker.modules[dep].exports:
+                if name != "default" and name not in exports:
+                    exports[name] = f"__rho_import({dep})[{json.dumps(name)}]"
+
+    def refuse_dynamic(self, root: Node) -> None:
+        """Refuse `import(...)` and `import.meta` anywhere in the module."""
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type == "meta_property" and node.children[0].type == "import":
+                self.fail(node, "`import.meta` is not supported")
+            if node.type == "call_expression":
+                function = node.child_by_field_name("function")
+                if function is not None and function.type == "import":
+                    self.fail(node, "dynamic `import()` is not supported (use a static import)")
+            stack.extend(node.children)
+
+    def assemble(self) -> str:
+        """The module's code: a function expression whose prologue shares the first line."""
+        out: list[str] = []
+        pos = 0
+        for start, end, text in sorted(self.edits):
+            out.append(self.data[pos:start].decode("utf-8", "surrogatepass"))
+            out.append(text)
+            pos = end
+        out.append(self.data[pos:].decode("utf-8", "surrogatepass"))
+        getters = ", ".join(
+            f"[{json.dumps(name)}, () => {expr}]"
+            for name, expr in sorted(self.module.exports.items())
+        )
+        declare = f"let {_DEFAULT}; " if _DEFAULT in self.module.exports.values() else ""
+        prologue = (
+            '(function (__rho_import, __rho_export) {"use strict"; '
+            f"{declare}__rho_export([{getters}]); {' '.join(self.bindings)}"
+        )
+        body = "".join(out)
+        return f"{prologue}{body}\n}})\n//# sourceURL={_url(self.module.name)}"
+
+
+def _declared_names(declaration: Node, text: Callable[[Node], str]) -> list[str]:
+    """Names bound by an exported declaration (destructuring patterns included)."""
+    if declaration.type in ("lexical_declaration", "variable_declaration"):
+        names: list[str] = []
+        for declarator in (c for c in declaration.children if c.type == "variable_declarator"):
+            pattern = declarator.child_by_field_name("name")
+            if pattern is not None:
+                _pattern_names(pattern, text, names)
+        return names
+    name = declaration.child_by_field_name("name")
+    return [text(name)] if name is not None else []
+
+
+def _pattern_names(node: Node, text: Callable[[Node], str], names: list[str]) -> None:
+    if node.type in ("identifier", "shorthand_property_identifier_pattern"):
+        names.append(text(node))
+    elif node.type == "pair_pattern":
+        value = node.child_by_field_name("value")
+        if value is not None:
+            _pattern_names(value, text, names)
+    elif node.type in ("assignment_pattern", "object_assignment_pattern"):
+        left = node.child_by_field_name("left")
+        if left is not None:
+            _pattern_names(left, text, names)
+    else:
+        for child in node.named_children:
+            _pattern_names(child, text, names)
+
+
+def _js_parser() -> Any:
+    """This thread's JavaScript parser."""
+    from rho_ext_js.typescript import _parser_local
+
+    parser = getattr(_parser_local, "js", None)
+    if parser is None:
+        from tree_sitter_language_pack import get_parser
+
+        parser = get_parser("javascript")
+        _parser_local.js = parser
+    return parser
