@@ -93,10 +93,11 @@ class Isolate:
         try:
             mr.set_hard_memory_limit(limits.max_memory_mb * 1024 * 1024)
             # The notification primitive: a one-way JS -> Python call that never blocks.
-            self._wake_cm = mr._ctx._register_js_notification(self._on_wake)
+            context: Any = mr._ctx  # private: see the module docstring
+            self._wake_cm = context._register_js_notification(self._on_wake)
             wake = self._wake_cm.__enter__()
-            install = mr.eval("f => { globalThis.__rho_wake = f; }")
-            install(wake)  # type: ignore[operator]
+            install: Any = mr.eval("f => { globalThis.__rho_wake = f; }")
+            install(wake)
             await self._eval(_environment_source())
             settings = {"cwd": host.cwd(), "model": "", "seed": os.urandom(44).hex()}
             await self._eval(f"__rho_bridge.init({_js(_js(settings))})")
@@ -248,8 +249,15 @@ class Isolate:
     def _spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._settled)
         return task
+
+    def _settled(self, task: asyncio.Task[Any]) -> None:
+        """Forget a finished task; its failure was either handled by the call that awaited
+        it or no longer matters (the call already failed on a limit and was stopped)."""
+        self._tasks.discard(task)
+        if not task.cancelled():
+            task.exception()  # marks it retrieved: no "never retrieved" noise on stderr
 
     # --- messages from the extension ----------------------------------------------------
 

@@ -134,7 +134,7 @@ class ExtensionManager:
             and self._unchanged(old, sources)
         ):
             return
-        was_running = old is not None and old.state == "loaded"
+        was_running = old is not None and old.state in ("loaded", "stopped")
         if old is not None:
             await self._shut_down(name)
         extension = await self._load_first(sources)

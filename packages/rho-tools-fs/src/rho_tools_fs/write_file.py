@@ -18,8 +18,8 @@ from rho_kernel.security import (
     SandboxError,
     SandboxRoot,
 )
-from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_kernel.security.atomic_write import WriteFailed, explain, replace_atomically
+from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 
 
 def _write(root: SandboxRoot, path: str, data: bytes) -> Path:

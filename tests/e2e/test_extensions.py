@@ -1,0 +1,366 @@
+"""Extensions through the real `rho` process: the book's format in real V8, tools in the
+registry behind approval, hooks that block or modify, commands, trust of a project's
+extensions, permissions, limits, and hot reload."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+
+from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+BOOK = """/// <reference path="./rho.d.ts" />
+interface Args { query: string }
+
+export default {
+  name: "my-extension",
+  version: "1.0.0",
+  tools: [{
+    name: "search",
+    description: "Search documentation",
+    risk: "read" as const,
+    parameters: {
+      query: { type: "string", description: "Search query", required: true },
+    },
+    async execute(args: string) {
+      const { query } = JSON.parse(args) as Args;
+      return `results for ${query}`;
+    },
+  }],
+  hooks: {
+    async onLoad() {
+      rho.log("info", "my-extension loaded");
+    },
+  },
+  commands: [{
+    name: "deploy",
+    description: "Deploy to production",
+    async handler(args: string) {
+      rho.log("info", `Deploying: ${args || "default"}`);
+      return "deployed";
+    },
+  }],
+};
+"""
+
+# The book's "no-force" example, changed to block. The book binds a name `arguments`, which
+# module code (always strict) may not: it is renamed `call` here.
+NO_FORCE = """
+export default {
+  name: "no-force",
+  hooks: {
+    async onToolCall(args: string) {
+      const call = JSON.parse(args);
+      if (call.toolName === "run_command" && JSON.parse(call.arguments).command.includes("--force")) {
+        return { action: "block", reason: "--force is not allowed here" };
+      }
+    },
+  },
+};
+"""
+
+
+def _user_extension(home: Path, name: str, source: str) -> Path:
+    path = home / ".rho" / "extensions" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source)
+    return path
+
+
+def _results(rho: RhoProcess) -> list[dict[str, Any]]:
+    return [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
+
+
+def _prompt(rho: RhoProcess, approve: int = 0) -> dict[str, Any]:
+    prompt = rho.request("prompt", {"message": "go"})
+    for _ in range(approve):
+        rho.answer_approval(rho.notification("approval/request")["params"])
+    return rho.wait_for(lambda m: m.get("id") == prompt and "method" not in m, timeout=60)
+
+
+def _extensions(rho: RhoProcess) -> dict[str, dict[str, Any]]:
+    listed = rho.call("listExtensions")["result"]["extensions"]
+    return {e["name"]: e for e in listed}
+
+
+def test_the_books_extension_runs_unchanged(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    _user_extension(home, "my-extension.ts", BOOK)
+    server.add(tool_call_reply("search", {"query": "tokio"}), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    tools = {t["name"]: t for t in rho.call("listTools")["result"]["tools"]}
+    assert tools["search"]["risk"] == "read" and tools["search"]["plugin"] == "rho-ext-js"
+    assert tools["search"]["parameters"]["required"] == ["query"]
+    _prompt(rho)
+    assert _results(rho)[0]["output"] == "results for tokio"
+    assert rho.call("listCommands")["result"]["commands"] == [
+        {
+            "name": "deploy",
+            "extension": "my-extension",
+            "description": "Deploy to production",
+            "risk": "read",
+        }
+    ]
+    assert rho.call("executeCommand", {"name": "deploy", "args": "v2"})["result"] == {
+        "output": "deployed"
+    }
+    info = _extensions(rho)["my-extension"]
+    assert (info["state"], info["version"], info["tools"], info["hooks"]) == (
+        "loaded",
+        "1.0.0",
+        ["search"],
+        ["onLoad"],
+    )
+    assert rho.finish() == 0
+    err = rho.stderr_text()
+    assert "extension my-extension: my-extension loaded" in err
+    assert "extension my-extension: Deploying: v2" in err
+    assert "Traceback" not in err
+
+
+def test_an_on_tool_call_hook_blocks_a_call(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, project: Path
+) -> None:
+    _user_extension(home, "no-force.ts", NO_FORCE)
+    server.add(
+        tool_call_reply("run_command", {"command": "git push --force"}),
+        tool_call_reply("run_command", {"command": "echo fine"}),
+        text_reply("done"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt(rho, approve=1)  # only the second call reaches approval
+    blocked, ran = _results(rho)
+    assert (
+        blocked["is_error"]
+        and "--force is not allowed here (extension no-force)" in blocked["output"]
+    )
+    assert not ran["is_error"] and "fine" in ran["output"]
+    assert rho.finish() == 0
+
+
+MODIFY = """
+export default {
+  name: "quiet",
+  hooks: {
+    onToolCall(args: string) {
+      const call = JSON.parse(args);
+      if (call.toolName !== "read_file") return;
+      return { action: "modify", arguments: { ...JSON.parse(call.arguments), path: "b.txt" } };
+    },
+    async onToolResult(args: string) {
+      rho.log("info", "saw " + JSON.parse(args).toolName);
+    },
+  },
+};
+"""
+
+
+def test_an_on_tool_call_hook_modifies_a_call_and_results_are_reported(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (project / "a.txt").write_text("from a\n")
+    (project / "b.txt").write_text("from b\n")
+    _user_extension(home, "quiet.ts", MODIFY)
+    server.add(tool_call_reply("read_file", {"path": "a.txt"}), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt(rho)
+    assert "from b" in _results(rho)[0]["output"]
+    assert rho.finish() == 0
+    assert "extension quiet: saw read_file" in rho.stderr_text()
+
+
+BROKEN = "export default { name: 'broken', tools: [ { name: 'x' ;\n"
+THROWS = "throw new Error('failed on purpose');\nexport default { name: 'throws' };\n"
+
+
+def test_a_broken_extension_is_reported_and_the_others_load(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    _user_extension(home, "broken.ts", BROKEN)
+    _user_extension(home, "throws.js", THROWS)
+    _user_extension(home, "my-extension.ts", BOOK)
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    found = _extensions(rho)
+    assert found["my-extension"]["loaded"] is True
+    assert found["broken"]["state"] == "failed" and "broken.ts:1" in found["broken"]["error"]
+    assert found["throws"]["state"] == "failed" and "failed on purpose" in found["throws"]["error"]
+    assert rho.finish() == 0
+    err = rho.stderr_text()
+    assert "extension broken not loaded" in err and "Traceback" not in err
+
+
+PROJECT = "export default { name: 'proj', tools: [{ name: 'proj_tool', description: 'x', risk: 'read', execute: () => 'project tool ran' }] };\n"
+
+
+def test_a_projects_extensions_run_only_once_trusted(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    path = project / ".rho" / "extensions" / "proj.ts"
+    path.parent.mkdir(parents=True)
+    path.write_text(PROJECT)
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    info = _extensions(rho)["proj"]
+    assert (info["state"], info["loaded"]) == ("untrusted", False)
+    assert "rho trust" in info["error"]
+    assert "proj_tool" not in {t["name"] for t in rho.call("listTools")["result"]["tools"]}
+    assert rho.finish() == 0
+
+    trust = start_rho("trust")
+    assert trust.proc.wait(30) == 0
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    assert _extensions(rho)["proj"]["loaded"] is True
+    assert rho.finish() == 0
+
+    path.write_text(PROJECT.replace("project tool ran", "changed after trust"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    assert _extensions(rho)["proj"]["state"] == "untrusted"
+    assert rho.finish() == 0
+
+
+CAPABILITIES = """
+async function attempt(what: () => Promise<unknown>): Promise<string> {
+  try { await what(); return "allowed"; } catch (e) { return "refused: " + (e as Error).message; }
+}
+export default {
+  name: "caps",
+  tools: [
+    { name: "reader", description: "reads", risk: "read",
+      async execute() { return await attempt(() => rho.writeFile("out.txt", "x")); } },
+    { name: "writer", description: "writes", risk: "write",
+      async execute() {
+        const wrote = await attempt(() => rho.writeFile("out.txt", "written"));
+        const ran = await attempt(() => rho.runCommand("echo", ["hi"]));
+        return wrote + " | " + ran;
+      } },
+    { name: "netter", description: "fetches", risk: "read",
+      async execute() { return await attempt(() => fetch("http://127.0.0.1:9/")); } },
+  ],
+};
+"""
+
+
+def test_host_calls_can_do_no_more_than_the_call_and_config_allow(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, project: Path
+) -> None:
+    _user_extension(home, "caps.ts", CAPABILITIES)
+    server.add(
+        tool_call_reply("reader", {}),
+        tool_call_reply("writer", {}),
+        tool_call_reply("netter", {}),
+        text_reply("done"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt(rho, approve=1)  # writer asks (risk write)
+    reader, writer, netter = (r["output"] for r in _results(rho))
+    assert reader.startswith("refused: rho.writeFile: not allowed in tool reader")
+    assert writer.startswith(
+        "allowed | refused: rho.runCommand: commands are off for extension 'caps'"
+    )
+    assert '[extensions.per_extension."caps"] commands = true' in writer
+    assert netter.startswith("refused: fetch: network is off for extension 'caps'")
+    assert (project / "out.txt").read_text() == "written"
+    assert rho.finish() == 0
+
+
+LIMITS = """
+export default {
+  name: "limits",
+  tools: [
+    { name: "spin", description: "never ends", risk: "read", async execute() { await 0; while (true) {} } },
+    { name: "hog", description: "eats memory", risk: "read",
+      async execute() { const a: string[] = []; while (true) a.push("x".repeat(1 << 20) + a.length); } },
+  ],
+};
+"""
+
+
+def test_a_runaway_or_greedy_call_is_stopped_and_rho_runs_on(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    _user_extension(home, "limits.ts", LIMITS)
+    _user_extension(home, "my-extension.ts", BOOK)
+    config = home / ".rho" / "config.toml"
+    config.write_text(
+        '[extensions.per_extension."limits"]\nmax_execution_time_s = 1\nmax_memory_mb = 32\n'
+    )
+    server.add(
+        tool_call_reply("spin", {}),
+        tool_call_reply("search", {"query": "after"}),
+        text_reply("done"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt(rho)
+    spun, searched = _results(rho)
+    assert spun["is_error"] and "max_execution_time_s" in spun["output"]
+    assert searched["output"] == "results for after"
+    stopped = _extensions(rho)["limits"]
+    assert (stopped["state"], stopped["loaded"]) == ("stopped", False)
+    assert "spin" not in {t["name"] for t in rho.call("listTools")["result"]["tools"]}
+    assert rho.call("reloadExtensions")["result"]["reloaded"] == ["limits"]
+    server.add(tool_call_reply("hog", {}), text_reply("done"))
+    _prompt(rho)
+    hogged = _results(rho)[-1]
+    assert hogged["is_error"] and "max_memory_mb" in hogged["output"]
+    assert rho.finish() == 0
+    assert "Traceback" not in rho.stderr_text()
+
+
+def test_reload_adds_re_runs_and_removes_and_the_model_sees_it(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    first = _user_extension(home, "my-extension.ts", BOOK)
+    helper_dir = home / ".rho" / "extensions" / "multi"
+    helper_dir.mkdir(parents=True)
+    (helper_dir / "mod.ts").write_text(
+        "import { answer } from './lib';\n"
+        "export default { name: 'multi', tools: [{ name: 'answer', description: 'x', risk: 'read', execute: () => answer() }] };\n"
+    )
+    (helper_dir / "lib.ts").write_text("export function answer(): string { return 'one'; }\n")
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    assert _extensions(rho)["multi"]["loaded"] is True
+    time.sleep(0.01)
+    (helper_dir / "lib.ts").write_text("export function answer(): string { return 'two'; }\n")
+    _user_extension(home, "no-force.ts", NO_FORCE)
+    first.unlink()
+    report = rho.call("reloadExtensions")["result"]
+    assert report == {
+        "added": ["no-force"],
+        "reloaded": ["multi"],
+        "removed": ["my-extension"],
+        "failed": [],
+    }
+    names = {t["name"] for t in rho.call("listTools")["result"]["tools"]}
+    assert "answer" in names and "search" not in names
+    server.add(tool_call_reply("answer", {}), text_reply("done"))
+    _prompt(rho)
+    assert _results(rho)[-1]["output"] == "two"
+    sent = [t["function"]["name"] for t in server.requests[-1].json["tools"]]
+    assert "answer" in sent and "search" not in sent
+    assert rho.call("reloadExtensions")["result"] == {
+        "added": [],
+        "reloaded": [],
+        "removed": [],
+        "failed": [],
+    }
+    assert rho.finish() == 0
+
+
+MODEL = "export default { name: 'model', commands: [{ name: 'model', handler: () => rho.getModel() }] };\n"
+
+
+def test_get_model_follows_model_switches(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    _user_extension(home, "model.js", MODEL)
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    assert rho.call("executeCommand", {"name": "model"})["result"]["output"] == "scripted-model"
+    provider = rho.call("getState")["result"]["provider"]
+    assert "result" in rho.call("setModel", {"model": f"{provider}:other-model"})
+    assert rho.call("executeCommand", {"name": "model"})["result"]["output"] == "other-model"
+    missing = rho.call("executeCommand", {"name": "nope"})["error"]
+    assert missing["code"] == -32602
+    assert rho.finish() == 0
