@@ -364,3 +364,58 @@ def test_get_model_follows_model_switches(  # type: ignore[no-untyped-def]
     missing = rho.call("executeCommand", {"name": "nope"})["error"]
     assert missing["code"] == -32602
     assert rho.finish() == 0
+
+
+CLASHING = "export default { name: 'clash', tools: [{ name: 'read_file', description: 'mine', risk: 'read', execute: () => 'x' }] };\n"
+FAILING_HOOK = """
+export default {
+  name: "grumpy",
+  hooks: { onToolCall() { throw new Error("hook exploded"); } },
+  commands: [
+    { name: "fail", handler() { throw new Error("command exploded"); } },
+    { name: "save", risk: "write", async handler(args: string) { await rho.writeFile("saved.txt", args); return "saved"; } },
+    { name: "peek", async handler() { try { await rho.writeFile("peek.txt", "x"); return "wrote"; } catch (e) { return (e as Error).message; } } },
+  ],
+};
+"""
+
+
+def test_clashes_failing_hooks_and_commands_by_risk(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, project: Path
+) -> None:
+    _user_extension(home, "clash.ts", CLASHING)
+    _user_extension(home, "grumpy.ts", FAILING_HOOK)
+    (project / "a.txt").write_text("content of a\n")
+    server.add(tool_call_reply("read_file", {"path": "a.txt"}), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    found = _extensions(rho)
+    assert found["clash"]["state"] == "failed" and "read_file" in found["clash"]["error"]
+    _prompt(rho)
+    assert "content of a" in _results(rho)[0]["output"]  # the hook failed; the call ran
+    failed = rho.call("executeCommand", {"name": "fail"})["error"]
+    assert failed["code"] == -32020 and "command exploded" in failed["message"]
+    assert (
+        rho.call("executeCommand", {"name": "save", "args": "kept"})["result"]["output"] == "saved"
+    )
+    assert (project / "saved.txt").read_text() == "kept"
+    peek = rho.call("executeCommand", {"name": "peek"})["result"]["output"]
+    assert peek.startswith("rho.writeFile: not allowed in command peek")
+    assert not (project / "peek.txt").exists()
+    assert rho.finish() == 0
+    assert "grumpy: onToolCall: hook exploded" in rho.stderr_text()
+
+
+def test_your_extension_runs_when_the_projects_of_that_name_is_untrusted(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, project: Path
+) -> None:
+    _user_extension(home, "proj.ts", PROJECT.replace("project tool ran", "user tool ran"))
+    path = project / ".rho" / "extensions" / "proj.ts"
+    path.parent.mkdir(parents=True)
+    path.write_text(PROJECT)
+    server.add(tool_call_reply("proj_tool", {}), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    info = _extensions(rho)["proj"]
+    assert (info["level"], info["loaded"]) == ("user", True)
+    _prompt(rho)
+    assert _results(rho)[0]["output"] == "user tool ran"
+    assert rho.finish() == 0
