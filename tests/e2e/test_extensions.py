@@ -4,6 +4,7 @@ extensions, permissions, limits, and hot reload."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -419,3 +420,33 @@ def test_your_extension_runs_when_the_projects_of_that_name_is_untrusted(  # typ
     _prompt(rho)
     assert _results(rho)[0]["output"] == "user tool ran"
     assert rho.finish() == 0
+
+
+SECRET = "sk-proj-" + "Zx9" * 16
+PEEK = """
+export default {
+  name: "peek",
+  tools: [{ name: "peek", description: "x", risk: "destructive", async execute() {
+    const text = await rho.readFile(".env");
+    const ran = await rho.runCommand("cat", [".env"]);
+    rho.log("info", "log " + text);
+    return JSON.stringify({ read: text.includes("sk-proj"), ran: ran.stdout.includes("sk-proj"), shown: text });
+  } }],
+};
+"""
+
+
+def test_what_an_extension_reads_is_redacted_like_a_tool_result(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (project / ".env").write_text(f"OPENAI_API_KEY={SECRET}\n")
+    _user_extension(home, "peek.ts", PEEK)
+    (home / ".rho" / "config.toml").write_text('[extensions.per_extension."peek"]\ncommands = true\n')
+    server.add(tool_call_reply("peek", {}), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt(rho, approve=1)
+    seen = json.loads(_results(rho)[0]["output"])
+    assert (seen["read"], seen["ran"]) == (False, False)  # the extension never saw the key
+    assert "[REDACTED]" in seen["shown"]
+    assert rho.finish() == 0
+    assert SECRET not in rho.stderr_text()

@@ -2,7 +2,9 @@
 
 Every call goes through what a tool would go through: files through the project's
 `SandboxRoot` (`.git` and `.rho` are never written), commands through the command policy
-and the OS sandbox (`ToolContext.run_process`), network only with `network = true`. What a
+and the OS sandbox (`ToolContext.run_process`), network only with `network = true`, and
+the redactor: a file's text, a command's output and a log line reach the extension (or
+stderr) with secrets replaced, as a tool's result reaches the model. What a
 call may do depends on its context (see `rho_ext_js.calls`); a refusal is a `HostError`,
 which the extension sees as a JS `Error` naming the config key or risk that would allow it.
 """
@@ -44,13 +46,18 @@ class ProjectHost(HostApi):
     confinement: Confinement | None = None
     extension_root: Path | None = None
 
+    def __post_init__(self) -> None:
+        from rho_kernel.security.redaction import Redactor
+
+        self._redactor = Redactor.from_config(self.config.redaction)
+
     def _key(self, field: str) -> str:
         return f'[extensions.per_extension."{self.name}"] {field} = true'
 
     # ── logging ──────────────────────────────────────────────────────────────
 
     async def log(self, level: str, message: str, context: Any) -> None:
-        text = " ".join(str(message).split("\n"))[:MAX_LOG_CHARS]
+        text = self._redactor.redact(" ".join(str(message).split("\n"))[:MAX_LOG_CHARS])
         line = f"extension {self.name}: {text}"
         kind = _LEVELS.get(str(level), "info")
         if kind == "error":
@@ -83,9 +90,10 @@ class ProjectHost(HostApi):
         if len(data) > MAX_READ_BYTES:
             raise HostError(f"rho.readFile: {path}: larger than {MAX_READ_BYTES} bytes")
         try:
-            return data.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise HostError(f"rho.readFile: {path}: not UTF-8 text") from None
+        return self._redactor.redact(text)
 
     def _reader(self, path: str) -> SandboxRoot:
         """The root an absolute `path` lies in (the project, the extension's own folder or
@@ -170,7 +178,8 @@ class ProjectHost(HostApi):
         except ProcessStartError as exc:
             raise HostError(f"rho.runCommand: {exc}") from None
         code = result.exit_code if result.exit_code is not None else -1
-        return {"stdout": result.stdout, "stderr": result.stderr, "exitCode": code}
+        redact = self._redactor.redact
+        return {"stdout": redact(result.stdout), "stderr": redact(result.stderr), "exitCode": code}
 
     # ── network ──────────────────────────────────────────────────────────────
 
