@@ -441,7 +441,9 @@ def test_what_an_extension_reads_is_redacted_like_a_tool_result(  # type: ignore
 ) -> None:
     (project / ".env").write_text(f"OPENAI_API_KEY={SECRET}\n")
     _user_extension(home, "peek.ts", PEEK)
-    (home / ".rho" / "config.toml").write_text('[extensions.per_extension."peek"]\ncommands = true\n')
+    (home / ".rho" / "config.toml").write_text(
+        '[extensions.per_extension."peek"]\ncommands = true\n'
+    )
     server.add(tool_call_reply("peek", {}), text_reply("done"))
     rho = start_scripted(start_rho, server, "--ephemeral")
     _prompt(rho, approve=1)
