@@ -81,9 +81,10 @@ class Bundle:
         return None if path is None else (path, line)
 
 
-def confined_reader(root: Path) -> Callable[[Path], str]:
+def confined_reader(root: Path, seen: dict[Path, bytes] | None = None) -> Callable[[Path], str]:
     """A reader that opens only regular files inside `root` (symlinks resolved), UTF-8,
-    at most `MAX_MODULE_BYTES`."""
+    at most `MAX_MODULE_BYTES`; with `seen`, it records the bytes of each file it read (by
+    resolved path), so that what runs is exactly what was checked."""
     real_root = root.resolve()
 
     def read(path: Path) -> str:
@@ -98,6 +99,8 @@ def confined_reader(root: Path) -> Callable[[Path], str]:
             data = f.read(MAX_MODULE_BYTES + 1)
         if len(data) > MAX_MODULE_BYTES:
             raise ValueError(f"module is larger than {MAX_MODULE_BYTES} bytes")
+        if seen is not None:
+            seen[real] = data
         try:
             return data.decode("utf-8").removeprefix("\ufeff")
         except UnicodeDecodeError as e:
