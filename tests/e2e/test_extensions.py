@@ -5,7 +5,9 @@ extensions, permissions, limits, and hot reload."""
 from __future__ import annotations
 
 import json
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -452,3 +454,88 @@ def test_what_an_extension_reads_is_redacted_like_a_tool_result(  # type: ignore
     assert "[REDACTED]" in seen["shown"]
     assert rho.finish() == 0
     assert SECRET not in rho.stderr_text()
+
+
+RUST_ERROR_CODES = """
+export default {
+  name: "rust-error-codes",
+  tools: [{
+    name: "error_code",
+    description: "Look up a Rust compiler error code (e.g. E0277)",
+    risk: "read" as const,
+    parameters: {
+      code: { type: "string", description: "Error code (e.g. E0277)", required: true },
+    },
+    async execute(args: string) {
+      const { code } = JSON.parse(args);
+      const upper = code.toUpperCase();
+      if (!/^E\\d+$/.test(upper)) {
+        return JSON.stringify({ error: "Invalid format. Use E followed by digits." });
+      }
+      const resp = await fetch(`https://doc.rust-lang.org/stable/error_codes/${upper}.html`);
+      if (!resp.ok) return JSON.stringify({ error: `${upper} not found` });
+      const html = await resp.text();
+      const text = html.replace(/<[^>]+>/g, "").replace(/\\s+/g, " ").trim();
+      return text;
+    },
+  }],
+};
+"""
+
+BOOK_NO_FORCE = """
+export default {
+  name: "no-force",
+  hooks: {
+    async onToolCall(args: string) {
+      const { toolName, arguments } = JSON.parse(args);
+      if (toolName !== "run_command") return;
+    },
+  },
+};
+"""
+
+
+class _Docs(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b"<html><h1>E0277</h1><p>The trait bound was not satisfied.</p></html>"
+        status = 200 if self.path == "/stable/error_codes/E0277.html" else 404
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_the_books_rust_error_codes_fetches_with_network_granted(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    docs = ThreadingHTTPServer(("127.0.0.1", 0), _Docs)
+    threading.Thread(target=docs.serve_forever, daemon=True).start()
+    try:
+        local = RUST_ERROR_CODES.replace(
+            "https://doc.rust-lang.org", f"http://127.0.0.1:{docs.server_port}"
+        )
+        _user_extension(home, "rust-error-codes.ts", local)
+        _user_extension(home, "book-no-force.ts", BOOK_NO_FORCE)
+        (home / ".rho" / "config.toml").write_text(
+            '[extensions.per_extension."rust-error-codes"]\nnetwork = true\n'
+        )
+        server.add(
+            tool_call_reply("error_code", {"code": "e0277"}),
+            tool_call_reply("error_code", {"code": "E9999"}),
+            tool_call_reply("error_code", {"code": "nope"}),
+            text_reply("done"),
+        )
+        rho = start_scripted(start_rho, server, "--ephemeral")
+        failed = _extensions(rho)["book-no-force"]
+        assert failed["state"] == "failed" and "arguments" in failed["error"]
+        _prompt(rho)
+        found, missing, invalid = (r["output"] for r in _results(rho))
+        assert found == "E0277The trait bound was not satisfied."  # tags stripped, as the book does
+        assert missing == '{"error":"E9999 not found"}'
+        assert "Invalid format" in invalid
+        assert rho.finish() == 0
+    finally:
+        docs.shutdown()

@@ -87,3 +87,20 @@ async def test_fetch_needs_the_permission_and_http(tmp_path: Path, url: str) -> 
         await _host(tmp_path).fetch(request, IDLE)
     with pytest.raises(HostError, match="only http and https"):
         await _host(tmp_path, network=True).fetch(request, IDLE)
+
+
+async def test_allow_paths_and_the_extensions_folder_are_readable_by_absolute_path(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "data.json").write_text("{}")
+    (root / "ext-home").mkdir()
+    (root / "ext-home" / "table.txt").write_text("table")
+    target = str(shared / "data.json")
+    with pytest.raises(HostError, match="rho"):
+        await _host(root).read_file(target, IDLE)
+    assert await _host(root, allow_paths=["../shared"]).read_file(target, IDLE) == "{}"
+    assert await _host(root).read_file(str(root / "ext-home" / "table.txt"), IDLE) == "table"
