@@ -56,12 +56,29 @@ def main() -> None:
         time_to_ready(project, env)  # warm the file cache
         samples = sorted(time_to_ready(project, env) for _ in range(runs))
         bare = sorted(time_bare_python() for _ in range(runs))
+        _install_extensions(Path(tmp) / ".rho" / "extensions")
+        time_to_ready(project, env)
+        with_extensions = sorted(time_to_ready(project, env) for _ in range(runs))
     ms = [s * 1000 for s in samples]
     print(
         f"exec → ready over {runs} runs: median {statistics.median(ms):.0f} ms, "
         f"min {ms[0]:.0f} ms, p90 {ms[int(runs * 0.9) - 1]:.0f} ms"
     )
+    extended = statistics.median(with_extensions) * 1000
+    print(
+        f"with 5 extensions installed: median {extended:.0f} ms "
+        f"({extended - statistics.median(ms):+.0f} ms; they load after ready)"
+    )
     print(f"bare `python -c pass`: median {statistics.median(bare) * 1000:.0f} ms")
+
+
+def _install_extensions(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    for n in range(5):
+        (folder / f"ext{n}.ts").write_text(
+            f"export default {{ name: 'ext{n}', tools: [{{ name: 'tool{n}', description: 'x', "
+            f"risk: 'read' as const, execute: (a: string) => a }}] }};\n"
+        )
 
 
 if __name__ == "__main__":
