@@ -298,7 +298,6 @@ class _Rewriter:
                 statements += 1
                 self.import_statement(node)
             elif node.type == "export_statement":
-                statements += 1 if node.child_by_field_name("source") is not None else 0
                 self.export_statement(node)
             elif node.type == "hash_bang_line":
                 self.edits.append((node.start_byte, node.end_byte, ""))
@@ -382,7 +381,6 @@ class _Rewriter:
                     self.bindings.append(f"const {self.node_text(alias)} = {value};")
 
     def export_statement(self, node: Node) -> None:
-        exports = self.module.exports
         declaration = node.child_by_field_name("declaration")
         value = node.child_by_field_name("value")
         is_default = any(c.type == "default" for c in node.children)
@@ -398,15 +396,15 @@ class _Rewriter:
             if is_default:
                 if not names:
                     self.fail(node, "unsupported default export")
-                exports["default"] = names[0]
+                self.export(node, "default", names[0])
             for name in [] if is_default else names:
-                exports[name] = name
+                self.export(node, name, name)
             return
         if value is not None:
             start, end = node.start_byte, value.start_byte
             assign = _DEFAULT + "="  # as long as `export default`: later columns stay
             self.edits.append((start, end, assign + self.spaces(start, end)[len(assign) :]))
-            exports["default"] = _DEFAULT
+            self.export(node, "default", _DEFAULT)
             return
         self.blank(node)
         source = node.child_by_field_name("source")
@@ -416,16 +414,21 @@ class _Rewriter:
                 assert dep is not None
                 self.stars.append(dep)
             elif part.type == "namespace_export":
-                exports[self.name_of(part.named_children[-1])] = f"__rho_import({dep})"
+                self.export(part, self.name_of(part.named_children[-1]), f"__rho_import({dep})")
             elif part.type == "export_clause":
                 for spec in (c for c in part.children if c.type == "export_specifier"):
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
                     assert name is not None and alias is not None
                     local = self.name_of(name)
-                    exports[self.name_of(alias)] = (
-                        local if dep is None else self.imported(dep, local, spec)
-                    )
+                    value = local if dep is None else self.imported(dep, local, spec)
+                    self.export(spec, self.name_of(alias), value)
+
+    def export(self, node: Node, name: str, expression: str) -> None:
+        """Export `expression` as `name` (each name once)."""
+        if name in self.module.exports:
+            self.fail(node, f"{name!r} is exported twice")
+        self.module.exports[name] = expression
 
     def spaces(self, start: int, end: int) -> str:
         """Blank text for the byte span, line breaks kept."""
