@@ -367,3 +367,39 @@ def test_a_custom_reader_supplies_module_text(tmp_path: Path, ctx: MiniRacer) ->
     result = bundle(tmp_path / "mod.ts", tmp_path, read)
     ctx.eval(f"globalThis.value = {result.script};")
     assert ctx.eval("value") == 42
+
+
+@pytest.mark.parametrize("rewritten", [False, True], ids=["positions-kept", "enum-rewritten"])
+def test_type_only_imports_and_exports_are_not_bundled(
+    tmp_path: Path, ctx: MiniRacer, rewritten: bool
+) -> None:
+    # An enum is rewritten (byte offsets move, so the module is parsed again as JavaScript);
+    # without it the TypeScript tree is reused. Type-only syntax must vanish either way.
+    extra = (
+        "enum E { A, B }\nexport { E };\n" if rewritten else "const E = { B: 1 };\nexport { E };\n"
+    )
+    write(
+        tmp_path,
+        {
+            "mod.ts": 'import type { Manifest } from "rho";\nimport type * as T from "../../types";\n'
+            'import { type Shape, make, E } from "./shapes";\nexport type { Shape } from "./shapes";\n'
+            'export { type Manifest };\nexport default { shape: make("sq"), b: E.B } satisfies Partial<Manifest>;\n',
+            "shapes.ts": 'export interface Shape { kind: "sq" | "ci"; size: number }\n'
+            'export type Kind = Shape["kind"];\nexport declare const ghost: number;\n'
+            "export function make(kind: Kind): Shape { return { kind, size: 1 }; }\n" + extra,
+        },
+    )
+    result = bundle(tmp_path / "mod.ts", tmp_path)
+    assert load(ctx, result) == {"shape": {"kind": "sq", "size": 1}, "b": 1}
+    assert ctx.eval("Object.keys(globalThis).filter((k) => k.startsWith('__rho')).length") == 0
+
+
+def test_non_ascii_in_removed_types_keeps_imports_working(tmp_path: Path, ctx: MiniRacer) -> None:
+    write(
+        tmp_path,
+        {
+            "mod.ts": 'let note: "café" | "naïve" = "café";\nimport { n } from "./n";\nexport default { note, n };\n',
+            "n.ts": 'export const n: "ü" = "ü";\n',
+        },
+    )
+    assert load(ctx, bundle(tmp_path / "mod.ts", tmp_path)) == {"note": "café", "n": "ü"}

@@ -33,7 +33,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from rho_ext_js.typescript import TypeScriptError, strip_types
+from rho_ext_js.typescript import TypeScriptError, strip_with_tree
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -281,19 +281,22 @@ class _Rewriter:
     def run(self) -> None:
         """Strip types, rewrite, and store the module's code and exports."""
         module = self.module
-        source = self.text
+        source, tree = self.text, None
         if module.path.suffix == ".ts":
             try:
-                source = strip_types(source)
+                source, tree = strip_with_tree(source)
             except TypeScriptError as e:
                 raise ModuleError(e.message, module.name, e.line, e.column) from None
         self.data = source.encode("utf-8", "surrogatepass")
-        tree = _js_parser().parse(self.data)
+        if tree is None:  # JavaScript, or TypeScript whose byte offsets moved
+            tree = _js_parser().parse(self.data)
         root = tree.root_node
         if root.has_error:
             self.syntax_error(root)
         statements = 0
         for node in root.children:
+            if self.removed(node):
+                continue  # type-only syntax (the TypeScript tree still has it)
             if node.type == "import_statement":
                 statements += 1
                 self.import_statement(node)
@@ -305,6 +308,10 @@ class _Rewriter:
             self.refuse_dynamic(root)
         self.star_exports()
         module.code = self.assemble()
+
+    def removed(self, node: Node) -> bool:
+        """Whether `node`'s text was blanked (type syntax seen in the TypeScript tree)."""
+        return not self.data[node.start_byte : node.end_byte].strip()
 
     def site(self, node: Node) -> _Site:
         row, col = node.start_point
@@ -373,7 +380,8 @@ class _Rewriter:
                 local = part.named_children[-1]
                 self.bindings.append(f"const {self.node_text(local)} = __rho_import({dep});")
             elif part.type == "named_imports":
-                for spec in (c for c in part.children if c.type == "import_specifier"):
+                specs = (c for c in part.children if c.type == "import_specifier")
+                for spec in (c for c in specs if not self.removed(c)):
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
                     assert name is not None and alias is not None
@@ -416,7 +424,8 @@ class _Rewriter:
             elif part.type == "namespace_export":
                 self.export(part, self.name_of(part.named_children[-1]), f"__rho_import({dep})")
             elif part.type == "export_clause":
-                for spec in (c for c in part.children if c.type == "export_specifier"):
+                specs = (c for c in part.children if c.type == "export_specifier")
+                for spec in (c for c in specs if not self.removed(c)):
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
                     assert name is not None and alias is not None
