@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from py_mini_racer import MiniRacer
 
-from rho_ext_js.modules import MAX_MODULE_BYTES, Bundle, ModuleError, bundle
+from rho_ext_js.modules import MAX_DEPTH, MAX_MODULE_BYTES, MAX_MODULES, Bundle, ModuleError, bundle
 
 
 @pytest.fixture
@@ -403,3 +403,48 @@ def test_non_ascii_in_removed_types_keeps_imports_working(tmp_path: Path, ctx: M
         },
     )
     assert load(ctx, bundle(tmp_path / "mod.ts", tmp_path)) == {"note": "café", "n": "ü"}
+
+
+def test_deeply_nested_destructuring_exports_bundle_without_recursion_errors(
+    tmp_path: Path,
+) -> None:
+    depth = 3000
+    write(
+        tmp_path,
+        {"mod.js": f"export const {'[' * depth}deep{']' * depth} = [];\nexport default 1;\n"},
+    )
+    result = bundle(tmp_path / "mod.js", tmp_path)
+    assert '["deep", () => deep]' in result.script.replace('\\"', '"')
+
+
+def test_a_long_import_chain_bundles_and_a_longer_one_is_refused(
+    tmp_path: Path, ctx: MiniRacer
+) -> None:
+    files = {
+        f"m{i}.js": f'import v from "./m{i + 1}.js";\nexport default v + 1;\n'
+        for i in range(MAX_DEPTH)
+    }
+    files[f"m{MAX_DEPTH - 1}.js"] = "export default 1;\n"
+    write(tmp_path, files)
+    assert load(ctx, bundle(tmp_path / "m0.js", tmp_path)) == MAX_DEPTH  # type: ignore[comparison-overlap]
+    write(
+        tmp_path,
+        {f"m{MAX_DEPTH - 1}.js": f'import v from "./m{MAX_DEPTH}.js";\nexport default v;\n'},
+    )
+    write(tmp_path, {f"m{MAX_DEPTH}.js": "export default 1;\n"})
+    with pytest.raises(
+        ModuleError, match=f"^m{MAX_DEPTH - 1}.js:1:15: imports nested more than {MAX_DEPTH}"
+    ):
+        bundle(tmp_path / "m0.js", tmp_path)
+
+
+def test_more_modules_than_the_limit_are_refused(tmp_path: Path) -> None:
+    files = {f"m{i}.js": "export default 1;\n" for i in range(MAX_MODULES)}
+    files["mod.js"] = (
+        "".join(f'import "./m{i}.js";\n' for i in range(MAX_MODULES)) + "export default 1;\n"
+    )
+    write(tmp_path, files)
+    with pytest.raises(
+        ModuleError, match=f"^mod.js:{MAX_MODULES}:8: more than {MAX_MODULES} modules"
+    ):
+        bundle(tmp_path / "mod.js", tmp_path)

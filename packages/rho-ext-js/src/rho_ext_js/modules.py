@@ -38,9 +38,18 @@ from rho_ext_js.typescript import TypeScriptError, strip_with_tree
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-__all__ = ["MAX_MODULES", "MAX_MODULE_BYTES", "Bundle", "ModuleError", "bundle", "confined_reader"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_MODULES",
+    "MAX_MODULE_BYTES",
+    "Bundle",
+    "ModuleError",
+    "bundle",
+    "confined_reader",
+]
 
 MAX_MODULES = 200
+MAX_DEPTH = 64  # modules load recursively: a longer import chain is refused, not a crash
 MAX_MODULE_BYTES = 1024 * 1024
 _SUFFIXES = (".ts", ".js", ".mjs")
 _TRIES = (".ts", ".js", "/mod.ts", "/mod.js", "/index.ts", "/index.js")
@@ -175,6 +184,8 @@ class _Linker:
             return known.index
         if len(self.modules) >= MAX_MODULES:
             self.fail(site, f"more than {MAX_MODULES} modules")
+        if len(self.stack) >= MAX_DEPTH:
+            self.fail(site, f"imports nested more than {MAX_DEPTH} modules deep")
         text = self.read_at(path, site)
         module = _Module(path, self.name(path), len(self.modules))
         self.modules.append(module)
@@ -499,20 +510,21 @@ def _declared_names(declaration: Node, text: Callable[[Node], str]) -> list[str]
     return [text(name)] if name is not None else []
 
 
-def _pattern_names(node: Node, text: Callable[[Node], str], names: list[str]) -> None:
-    if node.type in ("identifier", "shorthand_property_identifier_pattern"):
-        names.append(text(node))
-    elif node.type == "pair_pattern":
-        value = node.child_by_field_name("value")
-        if value is not None:
-            _pattern_names(value, text, names)
-    elif node.type in ("assignment_pattern", "object_assignment_pattern"):
-        left = node.child_by_field_name("left")
-        if left is not None:
-            _pattern_names(left, text, names)
-    else:
-        for child in node.named_children:
-            _pattern_names(child, text, names)
+def _pattern_names(pattern: Node, text: Callable[[Node], str], names: list[str]) -> None:
+    """Append the names a destructuring pattern binds (iterative: nesting is unbounded)."""
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        if node.type in ("identifier", "shorthand_property_identifier_pattern"):
+            names.append(text(node))
+        elif node.type == "pair_pattern":
+            value = node.child_by_field_name("value")
+            stack.extend([value] if value is not None else [])
+        elif node.type in ("assignment_pattern", "object_assignment_pattern"):
+            left = node.child_by_field_name("left")
+            stack.extend([left] if left is not None else [])
+        else:
+            stack.extend(reversed(node.named_children))
 
 
 def _js_parser() -> Any:
