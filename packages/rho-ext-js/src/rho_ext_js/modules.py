@@ -33,14 +33,23 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from rho_ext_js.typescript import TypeScriptError, strip_types
+from rho_ext_js.typescript import TypeScriptError, strip_with_tree
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-__all__ = ["MAX_MODULES", "MAX_MODULE_BYTES", "Bundle", "ModuleError", "bundle", "confined_reader"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_MODULES",
+    "MAX_MODULE_BYTES",
+    "Bundle",
+    "ModuleError",
+    "bundle",
+    "confined_reader",
+]
 
 MAX_MODULES = 200
+MAX_DEPTH = 64  # modules load recursively: a longer import chain is refused, not a crash
 MAX_MODULE_BYTES = 1024 * 1024
 _SUFFIXES = (".ts", ".js", ".mjs")
 _TRIES = (".ts", ".js", "/mod.ts", "/mod.js", "/index.ts", "/index.js")
@@ -178,6 +187,8 @@ class _Linker:
             return known.index
         if len(self.modules) >= MAX_MODULES:
             self.fail(site, f"more than {MAX_MODULES} modules")
+        if len(self.stack) >= MAX_DEPTH:
+            self.fail(site, f"imports nested more than {MAX_DEPTH} modules deep")
         text = self.read_at(path, site)
         module = _Module(path, self.name(path), len(self.modules))
         self.modules.append(module)
@@ -284,24 +295,26 @@ class _Rewriter:
     def run(self) -> None:
         """Strip types, rewrite, and store the module's code and exports."""
         module = self.module
-        source = self.text
+        source, tree = self.text, None
         if module.path.suffix == ".ts":
             try:
-                source = strip_types(source)
+                source, tree = strip_with_tree(source)
             except TypeScriptError as e:
                 raise ModuleError(e.message, module.name, e.line, e.column) from None
         self.data = source.encode("utf-8", "surrogatepass")
-        tree = _js_parser().parse(self.data)
+        if tree is None:  # JavaScript, or TypeScript whose byte offsets moved
+            tree = _js_parser().parse(self.data)
         root = tree.root_node
         if root.has_error:
             self.syntax_error(root)
         statements = 0
         for node in root.children:
+            if self.removed(node):
+                continue  # type-only syntax (the TypeScript tree still has it)
             if node.type == "import_statement":
                 statements += 1
                 self.import_statement(node)
             elif node.type == "export_statement":
-                statements += 1 if node.child_by_field_name("source") is not None else 0
                 self.export_statement(node)
             elif node.type == "hash_bang_line":
                 self.edits.append((node.start_byte, node.end_byte, ""))
@@ -309,6 +322,10 @@ class _Rewriter:
             self.refuse_dynamic(root)
         self.star_exports()
         module.code = self.assemble()
+
+    def removed(self, node: Node) -> bool:
+        """Whether `node`'s text was blanked (type syntax seen in the TypeScript tree)."""
+        return not self.data[node.start_byte : node.end_byte].strip()
 
     def site(self, node: Node) -> _Site:
         row, col = node.start_point
@@ -377,7 +394,8 @@ class _Rewriter:
                 local = part.named_children[-1]
                 self.bindings.append(f"const {self.node_text(local)} = __rho_import({dep});")
             elif part.type == "named_imports":
-                for spec in (c for c in part.children if c.type == "import_specifier"):
+                specs = (c for c in part.children if c.type == "import_specifier")
+                for spec in (c for c in specs if not self.removed(c)):
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
                     assert name is not None and alias is not None
@@ -385,7 +403,6 @@ class _Rewriter:
                     self.bindings.append(f"const {self.node_text(alias)} = {value};")
 
     def export_statement(self, node: Node) -> None:
-        exports = self.module.exports
         declaration = node.child_by_field_name("declaration")
         value = node.child_by_field_name("value")
         is_default = any(c.type == "default" for c in node.children)
@@ -401,15 +418,15 @@ class _Rewriter:
             if is_default:
                 if not names:
                     self.fail(node, "unsupported default export")
-                exports["default"] = names[0]
+                self.export(node, "default", names[0])
             for name in [] if is_default else names:
-                exports[name] = name
+                self.export(node, name, name)
             return
         if value is not None:
             start, end = node.start_byte, value.start_byte
             assign = _DEFAULT + "="  # as long as `export default`: later columns stay
             self.edits.append((start, end, assign + self.spaces(start, end)[len(assign) :]))
-            exports["default"] = _DEFAULT
+            self.export(node, "default", _DEFAULT)
             return
         self.blank(node)
         source = node.child_by_field_name("source")
@@ -419,16 +436,22 @@ class _Rewriter:
                 assert dep is not None
                 self.stars.append(dep)
             elif part.type == "namespace_export":
-                exports[self.name_of(part.named_children[-1])] = f"__rho_import({dep})"
+                self.export(part, self.name_of(part.named_children[-1]), f"__rho_import({dep})")
             elif part.type == "export_clause":
-                for spec in (c for c in part.children if c.type == "export_specifier"):
+                specs = (c for c in part.children if c.type == "export_specifier")
+                for spec in (c for c in specs if not self.removed(c)):
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
                     assert name is not None and alias is not None
                     local = self.name_of(name)
-                    exports[self.name_of(alias)] = (
-                        local if dep is None else self.imported(dep, local, spec)
-                    )
+                    value = local if dep is None else self.imported(dep, local, spec)
+                    self.export(spec, self.name_of(alias), value)
+
+    def export(self, node: Node, name: str, expression: str) -> None:
+        """Export `expression` as `name` (each name once)."""
+        if name in self.module.exports:
+            self.fail(node, f"{name!r} is exported twice")
+        self.module.exports[name] = expression
 
     def spaces(self, start: int, end: int) -> str:
         """Blank text for the byte span, line breaks kept."""
@@ -490,20 +513,21 @@ def _declared_names(declaration: Node, text: Callable[[Node], str]) -> list[str]
     return [text(name)] if name is not None else []
 
 
-def _pattern_names(node: Node, text: Callable[[Node], str], names: list[str]) -> None:
-    if node.type in ("identifier", "shorthand_property_identifier_pattern"):
-        names.append(text(node))
-    elif node.type == "pair_pattern":
-        value = node.child_by_field_name("value")
-        if value is not None:
-            _pattern_names(value, text, names)
-    elif node.type in ("assignment_pattern", "object_assignment_pattern"):
-        left = node.child_by_field_name("left")
-        if left is not None:
-            _pattern_names(left, text, names)
-    else:
-        for child in node.named_children:
-            _pattern_names(child, text, names)
+def _pattern_names(pattern: Node, text: Callable[[Node], str], names: list[str]) -> None:
+    """Append the names a destructuring pattern binds (iterative: nesting is unbounded)."""
+    stack = [pattern]
+    while stack:
+        node = stack.pop()
+        if node.type in ("identifier", "shorthand_property_identifier_pattern"):
+            names.append(text(node))
+        elif node.type == "pair_pattern":
+            value = node.child_by_field_name("value")
+            stack.extend([value] if value is not None else [])
+        elif node.type in ("assignment_pattern", "object_assignment_pattern"):
+            left = node.child_by_field_name("left")
+            stack.extend([left] if left is not None else [])
+        else:
+            stack.extend(reversed(node.named_children))
 
 
 def _js_parser() -> Any:
