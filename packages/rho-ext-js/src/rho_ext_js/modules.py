@@ -440,12 +440,12 @@ class _Rewriter:
             elif part.type == "export_clause":
                 specs = (c for c in part.children if c.type == "export_specifier")
                 for spec in (c for c in specs if not self.removed(c)):
-                    name = spec.child_by_field_name("name")
-                    alias = spec.child_by_field_name("alias") or name
-                    assert name is not None and alias is not None
-                    local = self.name_of(name)
-                    value = local if dep is None else self.imported(dep, local, spec)
-                    self.export(spec, self.name_of(alias), value)
+                    name_node = spec.child_by_field_name("name")
+                    alias_node = spec.child_by_field_name("alias") or name_node
+                    assert name_node is not None and alias_node is not None
+                    local = self.name_of(name_node)
+                    exported = local if dep is None else self.imported(dep, local, spec)
+                    self.export(spec, self.name_of(alias_node), exported)
 
     def export(self, node: Node, name: str, expression: str) -> None:
         """Export `expression` as `name` (each name once)."""

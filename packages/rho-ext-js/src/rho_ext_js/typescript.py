@@ -20,7 +20,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Tree
@@ -160,7 +160,7 @@ class _Stripper:
         """Blank `node` whole."""
         self.edits.append(_Edit(node.start_byte, node.end_byte, None))
 
-    def refuse(self, node: Node, message: str) -> None:
+    def refuse(self, node: Node, message: str) -> NoReturn:
         """Raise a `TypeScriptError` at `node`."""
         line, column = _position(self.data, node)
         raise TypeScriptError(message, line, column)
