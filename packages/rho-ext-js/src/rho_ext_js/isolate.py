@@ -198,8 +198,11 @@ class Isolate:
                     f"extension {self.name}: call exceeded "
                     f"{self._limits.max_execution_time_s:g} s and was stopped"
                 )
+            # Once the eval that started the call has ended, only the call's outcome is
+            # awaited (an ended task would wake this loop at once, again and again).
+            waiting = {done} if started.done() else {done, started}
             await asyncio.wait(
-                {done, started},
+                waiting,
                 timeout=min(_POLL_S, remaining),
                 return_when=asyncio.FIRST_COMPLETED,
             )
