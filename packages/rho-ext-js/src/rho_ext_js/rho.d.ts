@@ -107,20 +107,30 @@ declare const rho: {
   runCommand(command: string, args?: string[]): Promise<RhoCommandResult>;
   /** The project root. */
   getCwd(): string;
+  /** The project root (the same as `getCwd`). */
+  getProjectRoot(): string;
   /** The model in use (follows model switches). */
   getModel(): string;
 };
 
 /** `fetch` needs `network = true` in the extension's config; http and https only. */
 declare function fetch(
-  url: string,
-  init?: { method?: string; headers?: Record<string, string>; body?: string },
+  url: string | URL,
+  init?: { method?: string; headers?: Record<string, string> | [string, string][]; body?: string | URLSearchParams | ArrayBuffer | ArrayBufferView },
 ): Promise<{
   ok: boolean;
   status: number;
   statusText: string;
   url: string;
-  headers: { get(name: string): string | null; has(name: string): boolean; entries(): IterableIterator<[string, string]> };
+  headers: {
+    get(name: string): string | null;
+    has(name: string): boolean;
+    entries(): IterableIterator<[string, string]>;
+    keys(): IterableIterator<string>;
+    values(): IterableIterator<string>;
+    forEach(callback: (value: string, name: string) => void): void;
+  };
   text(): Promise<string>;
   json(): Promise<any>;
+  arrayBuffer(): Promise<ArrayBuffer>;
 }>;
