@@ -280,3 +280,47 @@ def test_without_a_backend_commands_run_unconfined_or_are_refused(
     stderr = rho.stderr_text()
     said = "commands will not run" if require else "commands run unconfined"
     assert stderr.count(said) == 1 and "install bubblewrap" in stderr
+
+
+BUILD_PLUGIN = """
+from rho_kernel import ToolContext, hookimpl, tool
+
+
+@tool(risk="destructive", confined_risk="read", runs_processes=True)
+async def build(ctx: ToolContext) -> str:
+    '''Build the project (runs its code).'''
+    result = await ctx.run_process(["true"])
+    return f"built, confined by {result.confined_by}"
+
+
+@hookimpl
+def rho_register_tools():
+    return [build]
+"""
+
+
+@pytest.mark.parametrize("mode", ["confined", "off"])
+def test_a_tool_with_a_confined_risk_asks_only_when_unconfined(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, outside_tmp: Path, mode: str
+) -> None:
+    from rho_process import install_plugin  # type: ignore[import-not-found]
+
+    site = outside_tmp / "site"
+    install_plugin(site, "build_tools", "build-tools", BUILD_PLUGIN)
+    user_config(home, f'[sandbox]\nmode = "{mode}"\n')
+    server.add(tool_call_reply("build", {}), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral", env={"PYTHONPATH": str(site)})
+    assert "build" in {t["name"] for t in rho.call("listTools")["result"]["tools"]}, (
+        rho.stderr_text()
+    )
+    prompt = rho.request("prompt", {"message": "go"})
+    if mode == "off":
+        request = rho.notification("approval/request", timeout=5)["params"]
+        assert request["risk"] == "destructive"
+        rho.answer_approval(request)
+    rho.wait_for(lambda m: m.get("id") == prompt and "method" not in m)
+    result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
+    confined = "confined by None" not in result["output"]
+    assert confined == (mode == "confined")
+    assert any(m.get("method") == "approval/request" for m in rho.seen) == (mode == "off")
+    assert rho.finish() == 0, rho.stderr_text()

@@ -548,6 +548,8 @@ class AgentLoop:
         asks even when the policy would run it without asking; approving it grants them.
         """
         risk = self._call_risk(call, tool, arguments)
+        if tool.runs_processes and tool.confined_risk is not None and await self._confined():
+            risk = tool.confined_risk
         mode = self._policy(call, risk)
         if mode == "deny":
             await self.emit("on_tool_denied", call.name, call_id=call.id)
@@ -579,6 +581,15 @@ class AgentLoop:
             f"plugin '{owner}': {call.name}.call_risk {problem}; the call counts as destructive"
         )
         return UNDECLARED_RISK
+
+    async def _confined(self) -> bool:
+        """Whether the processes tools start run in the OS sandbox now."""
+        confinement = self.p.confinement
+        if confinement is None:
+            return False
+        # The first status may wait for the backend probe: off the event loop.
+        status = await asyncio.to_thread(confinement.status)
+        return status.mode == "confined"
 
     def _policy(self, call: ToolCall, risk: Risk) -> str:
         """The approval policy's mode for a call; an answer that is not a mode asks."""

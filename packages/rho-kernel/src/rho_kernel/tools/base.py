@@ -162,6 +162,11 @@ class Tool:
     #: Whether the tool starts processes (through `ToolContext.run_process`): its approval
     #: request and `listTools` then say how they will be confined.
     runs_processes: bool = False
+    #: The risk of a call while the OS sandbox confines the processes it starts (only for
+    #: `runs_processes` tools), e.g. `Risk.READ` for a build that runs the repository's code
+    #: but, confined, cannot write outside the project or reach the network. None: the
+    #: call's own risk applies confined or not.
+    confined_risk: Risk | None = None
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise NotImplementedError

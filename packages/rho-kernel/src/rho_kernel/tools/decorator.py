@@ -87,8 +87,10 @@ class FunctionTool(Tool):
         runs_processes: bool = False,
         continuation: Continuation | None = None,
         call_risk: RiskOfCall | None = None,
+        confined_risk: Risk | str | None = None,
     ) -> None:
         self.func = func
+        self.confined_risk = Risk(confined_risk) if confined_risk is not None else None
         self.risk_of_call = call_risk
         self.runs_processes = runs_processes
         self.outliner = outline
@@ -238,6 +240,7 @@ def tool(
     runs_processes: bool = False,
     continuation: Continuation | None = None,
     call_risk: RiskOfCall | None = None,
+    confined_risk: Risk | str | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -253,6 +256,7 @@ def tool(
     runs_processes: bool = False,
     continuation: Continuation | None = None,
     call_risk: RiskOfCall | None = None,
+    confined_risk: Risk | str | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function.
 
@@ -270,7 +274,8 @@ def tool(
     `continuation(arguments, result, kept_lines)` says how to read on after a result cut to
     fit the context window (see `Tool.continuation`).
     `call_risk(arguments)` gives one call's risk when calls differ; `risk` is then the
-    highest (see `Tool.call_risk`).
+    highest (see `Tool.call_risk`). `confined_risk` is the risk while the OS sandbox
+    confines the processes it starts (see `Tool.confined_risk`).
     """
 
     def wrap(function: Callable[..., Any]) -> FunctionTool:
@@ -284,6 +289,7 @@ def tool(
             runs_processes=runs_processes,
             continuation=continuation,
             call_risk=call_risk,
+            confined_risk=confined_risk,
         )
 
     if func is not None:
