@@ -1,0 +1,29 @@
+"""The Rust tooling block of the system prompt, for a project with a `Cargo.toml`."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+RUST_TOOLING = """\
+# Rust tooling
+This is a Rust project (Cargo.toml at the root). Prefer the Rust tools to shell commands:
+they return structured compiler output.
+- cargo_check after each edit: errors and warnings with file:line:column, codes and fixes.
+- cargo_clippy for lints before you finish; cargo_fix applies the machine-applicable fixes.
+- cargo_test runs the tests and names each failing test with its panic message
+  (test_name narrows the run).
+- rustc_explain E0308 explains an error code."""
+
+
+def rust_prompt_fragment(root: Path) -> str | None:
+    """The Rust tooling block when `root` holds a regular `Cargo.toml`, else None. Only the
+    file's presence is checked (nothing is run, nothing read)."""
+    try:
+        info = (root / "Cargo.toml").lstat()
+    except OSError:
+        return None
+    return RUST_TOOLING if stat.S_ISREG(info.st_mode) else None
+
+
+__all__ = ["RUST_TOOLING", "rust_prompt_fragment"]
