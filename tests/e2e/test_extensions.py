@@ -269,11 +269,19 @@ def test_host_calls_can_do_no_more_than_the_call_and_config_allow(  # type: igno
     assert rho.finish() == 0
 
 
-LIMITS = """
+SPIN = """
 export default {
   name: "limits",
   tools: [
     { name: "spin", description: "never ends", risk: "read", async execute() { await 0; while (true) {} } },
+  ],
+};
+"""
+
+HOG = """
+export default {
+  name: "greedy",
+  tools: [
     { name: "hog", description: "eats memory", risk: "read",
       async execute() { const a: string[] = []; while (true) a.push("x".repeat(1 << 20) + a.length); } },
   ],
@@ -284,11 +292,13 @@ export default {
 def test_a_runaway_or_greedy_call_is_stopped_and_rho_runs_on(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer, home: Path
 ) -> None:
-    _user_extension(home, "limits.ts", LIMITS)
+    _user_extension(home, "limits.ts", SPIN)
+    _user_extension(home, "greedy.ts", HOG)
     _user_extension(home, "my-extension.ts", BOOK)
     config = home / ".rho" / "config.toml"
     config.write_text(
-        '[extensions.per_extension."limits"]\nmax_execution_time_s = 1\nmax_memory_mb = 32\n'
+        '[extensions.per_extension."limits"]\nmax_execution_time_s = 1\n'
+        '[extensions.per_extension."greedy"]\nmax_memory_mb = 32\nmax_execution_time_s = 60\n'
     )
     server.add(
         tool_call_reply("spin", {}),
