@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -469,3 +470,32 @@ def test_importing_the_tool_does_not_import_httpx() -> None:
     code = "import sys, rho_tools_rust.crates_io; print('httpx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_the_proxy_from_the_environment_is_used(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proxy = os.environ["RHO_CRATES_IO_API"].removesuffix("/api/v1")
+    monkeypatch.setenv("RHO_CRATES_IO_API", "http://crates.invalid/api/v1")
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    result = await call(operation="info", crate_name="serde")
+    assert result.output.startswith('<crate name="serde"')
+    assert api.paths() == ["http://crates.invalid/api/v1/crates/serde"]
+
+
+async def test_a_cache_that_cannot_be_written_does_not_fail_the_lookup(
+    api: Api, tmp_path: Path
+) -> None:
+    (tmp_path / "cache").write_text("a file where the cache directory would be")
+    result = await call(operation="info", crate_name="serde")
+    assert result.output.startswith('<crate name="serde"')
+
+
+async def test_an_abort_stops_a_pending_request(api: Api) -> None:
+    cancel = CancelToken()
+    ctx = ToolContext(root=SandboxRoot(Path.cwd()), config=RhoConfig(), cancel=cancel)
+    asyncio.get_running_loop().call_later(0.2, cancel.cancel)
+    result = await crates_io_lookup.execute({"operation": "info", "crate_name": "slow"}, ctx)
+    assert result.is_error and result.output == "crates_io_lookup: cancelled"

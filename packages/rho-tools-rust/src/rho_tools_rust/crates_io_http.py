@@ -102,8 +102,9 @@ def _reason(exc: BaseException) -> str:
         if cause is None:
             break
         if isinstance(cause, OSError) and (cause.strerror or cause.errno):
-            known = isinstance(cause.errno, int) and cause.errno > 0  # gaierror's are < 0
-            words = os.strerror(cause.errno) if known else cause.strerror
+            errno = cause.errno
+            # asyncio words a refusal "Connect call failed (…)"; gaierror's numbers are < 0
+            words = os.strerror(errno) if isinstance(errno, int) and errno > 0 else cause.strerror
             return scrub_surrogates(str(words)[:200])
         cause = cause.__cause__ or cause.__context__
     text = " ".join(str(exc).split()) or type(exc).__name__
