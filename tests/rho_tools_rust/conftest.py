@@ -35,11 +35,13 @@ def real_toolchain(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def make_crate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CrateMaker:
-    """`make_crate(files, name="demo", nightly=False)`: a crate in `tmp_path/crate` with
-    `files` ({relative path: text}) and its own CARGO_TARGET_DIR."""
+    """`make_crate(files, name="demo", nightly=False, base=tmp_path)`: a crate in
+    `base/crate` with `files` ({relative path: text}) and its own CARGO_TARGET_DIR."""
 
-    def make(files: dict[str, str], name: str = "demo", nightly: bool = False) -> Path:
-        root = tmp_path / "crate"
+    def make(
+        files: dict[str, str], name: str = "demo", nightly: bool = False, base: Path | None = None
+    ) -> Path:
+        root = (base or tmp_path) / "crate"
         root.mkdir()
         (root / "Cargo.toml").write_text(
             f'[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n'

@@ -116,8 +116,8 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
 async def cargo_fix(package: str | None = None, *, ctx: ToolContext) -> ToolResult:
     """Apply the compiler's machine-applicable suggestions to the Rust crate (`cargo fix`):
     unused imports, needless `mut` and the like. Reports the files changed and how many
-    fixes each got, and the warnings left that need a hand-made edit. Uncommitted changes
-    are fixed too.
+    fixes each got, and the warnings left that need a hand-made edit. Files are changed
+    whether or not they are committed (or under version control at all).
 
     Args:
         package: Only this workspace package (`cargo fix --package NAME`).
@@ -125,7 +125,17 @@ async def cargo_fix(package: str | None = None, *, ctx: ToolContext) -> ToolResu
     try:
         package = check_package(NAME, package)
         require_manifest(ctx, NAME)
-        argv = ["cargo", "fix", "--allow-dirty", "--allow-staged", "--message-format=json"]
+        # Like write_file and edit_file, fixes apply whether or not the project is under
+        # version control: the call is approved as a write (--allow-dirty waives the same
+        # protection for changed files anyway).
+        argv = [
+            "cargo",
+            "fix",
+            "--allow-dirty",
+            "--allow-staged",
+            "--allow-no-vcs",
+            "--message-format=json",
+        ]
         if package is not None:
             argv += ["--package", package]
         result = await run_toolchain(ctx, NAME, argv)
