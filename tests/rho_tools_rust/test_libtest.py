@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rho_tools_rust.libtest import parse_json, parse_text, panic_message
+from rho_tools_rust.libtest import panic_message, parse_json, parse_text
 
 
 def test_the_panic_message_of_current_toolchains() -> None:
