@@ -85,9 +85,10 @@ async def run_diagnostics(
 
 
 def _outline(arguments: dict[str, Any], result: ToolResult, tool_name: str) -> str:
-    if isinstance(result.details, list):
-        return summary(tool_name, [_Counted(item) for item in result.details])
-    return f"{tool_name}: failed" if result.is_error else f"{tool_name}: ok"
+    counted = [_Counted(item) for item in result.details or ()]
+    if result.is_error and not any(item.is_error for item in counted):
+        return f"{tool_name}: failed ({result.output.splitlines()[0][:120]})"
+    return summary(tool_name, counted)
 
 
 class _Counted:

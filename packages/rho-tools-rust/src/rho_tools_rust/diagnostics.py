@@ -84,8 +84,16 @@ class Diagnostic:
         return self.level.startswith("error")
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (the form kept in a tool result's details)."""
-        return asdict(self)
+        """A JSON-ready dict (the form kept in a tool result's details; tuples as lists)."""
+        return _plain(asdict(self))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
 
 
 @dataclass(slots=True)
@@ -236,7 +244,7 @@ def parse_build_script_warnings(stderr: str) -> list[Diagnostic]:
             found.setdefault(
                 Diagnostic(
                     level="warning",
-                    message=f"build script: {scrub_surrogates(text)}",
+                    message=f"build script of {package}: {scrub_surrogates(text)}",
                     package=package,
                     source="build-script",
                 )
