@@ -25,5 +25,3 @@ def crate(tmp_path: Path) -> Callable[..., Path]:
         return write_crate(tmp_path / "project" / sub, files, name, extra)
 
     return make
-
-

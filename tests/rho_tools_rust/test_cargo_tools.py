@@ -29,11 +29,15 @@ async def check(root: Path, tool: object = cargo_check, **args: object) -> ToolR
         return ToolResult.error(str(exc))
 
 
-async def test_a_type_error_is_an_error_result_with_typed_details(crate: Callable[..., Path]) -> None:
+async def test_a_type_error_is_an_error_result_with_typed_details(
+    crate: Callable[..., Path],
+) -> None:
     root = crate({"src/main.rs": TYPE_ERROR})
     result = await check(root)
     assert result.is_error
-    assert result.output.startswith("cargo_check: 1 error, 0 warnings\n\nsrc/main.rs:2:18 error[E0308]")
+    assert result.output.startswith(
+        "cargo_check: 1 error, 0 warnings\n\nsrc/main.rs:2:18 error[E0308]"
+    )
     [detail] = result.details
     assert detail["code"] == "E0308" and detail["span"]["line"] == 2
     assert cargo_check.outline({}, result) == "cargo_check: 1 error, 0 warnings"
@@ -56,7 +60,10 @@ async def test_clippy_reports_lints(crate: Callable[..., Path]) -> None:
 
 async def test_a_clean_crate_says_the_build_finished(crate: Callable[..., Path]) -> None:
     result = await check(crate({"src/main.rs": "fn main() {}\n"}))
-    assert (result.output, result.is_error) == ("cargo_check: no errors or warnings (the build finished)", False)
+    assert (result.output, result.is_error) == (
+        "cargo_check: no errors or warnings (the build finished)",
+        False,
+    )
 
 
 async def test_a_broken_manifest_returns_cargos_stderr(tmp_path: Path) -> None:
@@ -87,7 +94,16 @@ async def test_package_selects_one_member_of_a_workspace(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(
     "package",
-    ["--config=build.rustc='/bin/sh'", "-p", "a;touch pwned", "$(touch pwned)", "a b", "x" * 65, "", "a\0b"],
+    [
+        "--config=build.rustc='/bin/sh'",
+        "-p",
+        "a;touch pwned",
+        "$(touch pwned)",
+        "a b",
+        "x" * 65,
+        "",
+        "a\0b",
+    ],
 )
 async def test_hostile_package_names_are_refused(crate: Callable[..., Path], package: str) -> None:
     root = crate({"src/main.rs": "fn main() {}\n"})
@@ -96,7 +112,9 @@ async def test_hostile_package_names_are_refused(crate: Callable[..., Path], pac
     assert not (root / "pwned").exists() and not (root / "target").exists()
 
 
-@pytest.mark.parametrize("path", ["../outside", "/etc", "/tmp", "src/../../outside", "a\0b", "missing"])
+@pytest.mark.parametrize(
+    "path", ["../outside", "/etc", "/tmp", "src/../../outside", "a\0b", "missing"]
+)
 async def test_paths_outside_the_project_or_missing_are_refused(tmp_path: Path, path: str) -> None:
     write_crate(tmp_path / "outside", {"src/main.rs": TYPE_ERROR})
     project = write_crate(tmp_path / "project", {"src/main.rs": "fn main() {}\n"})
@@ -121,7 +139,11 @@ async def test_a_missing_cargo_is_a_clear_error(
 
 def test_the_argv_keeps_the_package_in_one_argument() -> None:
     assert cargo_argv("cargo", "clippy", "core") == [
-        "cargo", "clippy", "--message-format=json", "--color=never", "--package=core"
+        "cargo",
+        "clippy",
+        "--message-format=json",
+        "--color=never",
+        "--package=core",
     ]
 
 

@@ -124,9 +124,7 @@ def test_summary_messages_are_dropped() -> None:
         {"level": "warning", "message": "3 warnings emitted", "spans": []},
         {"level": "failure-note", "message": "For more information about this error", "spans": []},
     ]
-    stdout = "\n".join(
-        json.dumps({"reason": "compiler-message", "message": m}) for m in summaries
-    )
+    stdout = "\n".join(json.dumps({"reason": "compiler-message", "message": m}) for m in summaries)
     assert parse_messages(stdout) == []
 
 

@@ -40,7 +40,11 @@ def _at(level: str, file: str, line: int) -> Diagnostic:
 
 
 def test_errors_come_before_warnings_and_files_are_grouped() -> None:
-    diagnostics = [_at("warning", "src/a.rs", 1), _at("error", "src/b.rs", 2), _at("warning", "src/b.rs", 3)]
+    diagnostics = [
+        _at("warning", "src/a.rs", 1),
+        _at("error", "src/b.rs", 2),
+        _at("warning", "src/b.rs", 3),
+    ]
     assert render("cargo_check", diagnostics) == (
         "cargo_check: 1 error, 2 warnings\n\n"
         "src/b.rs:2:1 error: error 2\nsrc/b.rs:3:1 warning: warning 3\n\n"
@@ -52,7 +56,9 @@ def test_long_lists_are_capped_with_a_count(crate: Callable[..., Path]) -> None:
     root = crate({"src/main.rs": UNUSED})
     [real] = parse_messages(run_cargo(root, "check").stdout, project_root=root)
     many = [
-        dataclasses.replace(real, message=f"unused variable: `v{i}`", level="error" if i % 7 == 0 else "warning")
+        dataclasses.replace(
+            real, message=f"unused variable: `v{i}`", level="error" if i % 7 == 0 else "warning"
+        )
         for i in range(120)
     ]
     text = render("cargo_check", many)

@@ -47,7 +47,9 @@ def build_result(
     text = render(tool_name, diagnostics)
     has_error = any(d.is_error for d in diagnostics)
     if result.timed_out:
-        return ToolResult.error(f"{text}\n\n[{tool_name}: timed out after {timeout}s; cargo was stopped]", details)
+        return ToolResult.error(
+            f"{text}\n\n[{tool_name}: timed out after {timeout}s; cargo was stopped]", details
+        )
     if not result.ok and not has_error:
         tail = _stderr_tail(result.stderr) or f"cargo exited with status {result.returncode}"
         return ToolResult.error(f"{tool_name}: the build failed\n{tail}", details)
@@ -155,4 +157,11 @@ async def cargo_clippy(
     return await run_diagnostics("cargo_clippy", "clippy", package, path, ctx)
 
 
-__all__ = ["DEFAULT_TIMEOUT", "build_result", "cargo_argv", "cargo_check", "cargo_clippy", "run_diagnostics"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "build_result",
+    "cargo_argv",
+    "cargo_check",
+    "cargo_clippy",
+    "run_diagnostics",
+]

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rho_kernel.encoding import scrub_surrogates
+from rho_kernel.encoding import scrub_json, scrub_surrogates
 
 #: Summary messages rustc prints after the real ones: no information of their own.
 _SUMMARY = re.compile(
@@ -85,15 +85,41 @@ class Diagnostic:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the form kept in a tool result's details; tuples as lists)."""
-        return _plain(asdict(self))
+        return {
+            "level": self.level,
+            "message": self.message,
+            "code": self.code,
+            "span": _span_dict(self.span),
+            "labels": [_span_dict(span) for span in self.labels],
+            "notes": [
+                {"level": n.level, "message": n.message, "span": _span_dict(n.span)}
+                for n in self.notes
+            ],
+            "suggestions": [
+                {
+                    "replacement": s.replacement,
+                    "applicability": s.applicability,
+                    "span": _span_dict(s.span),
+                }
+                for s in self.suggestions
+            ],
+            "package": self.package,
+            "source": self.source,
+        }
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value
+def _span_dict(span: Span | None) -> dict[str, Any] | None:
+    if span is None:
+        return None
+    return {
+        "file": span.file,
+        "line": span.line,
+        "column": span.column,
+        "line_end": span.line_end,
+        "column_end": span.column_end,
+        "label": span.label,
+        "is_primary": span.is_primary,
+    }
 
 
 @dataclass(slots=True)
@@ -103,6 +129,16 @@ class _Paths:
     workspace: Path | None
     project: Path | None
     cache: dict[str, str] = field(default_factory=dict)
+    inside: dict[str, bool] = field(default_factory=dict)
+
+    def in_project(self, manifest: Any) -> bool:
+        """Whether a message's crate (its `manifest_path`) lives in the project."""
+        if self.project is None or not isinstance(manifest, str):
+            return True
+        known = self.inside.get(manifest)
+        if known is None:
+            known = self.inside[manifest] = Path(manifest).is_relative_to(self.project)
+        return known
 
     def fix(self, name: str) -> str:
         if self.workspace is None or self.project is None:
@@ -132,7 +168,11 @@ def _span(raw: dict[str, Any], paths: _Paths) -> Span:
 
 def _suggestions(spans: list[dict[str, Any]], paths: _Paths) -> list[Suggestion]:
     return [
-        Suggestion(str(raw["suggested_replacement"]), raw.get("suggestion_applicability"), _span(raw, paths))
+        Suggestion(
+            str(raw["suggested_replacement"]),
+            raw.get("suggestion_applicability"),
+            _span(raw, paths),
+        )
         for raw in spans
         if isinstance(raw, dict) and raw.get("suggested_replacement") is not None
     ]
@@ -141,9 +181,7 @@ def _suggestions(spans: list[dict[str, Any]], paths: _Paths) -> list[Suggestion]
 def _from_message(message: dict[str, Any], package: str | None, paths: _Paths) -> Diagnostic:
     spans = [raw for raw in message.get("spans") or () if isinstance(raw, dict)]
     primary = next((raw for raw in spans if raw.get("is_primary")), None)
-    labels = tuple(
-        _span(raw, paths) for raw in spans if raw is not primary and raw.get("label")
-    )
+    labels = tuple(_span(raw, paths) for raw in spans if raw is not primary and raw.get("label"))
     notes: list[Note] = []
     suggestions = _suggestions(spans, paths)
     for child in message.get("children") or ():
@@ -182,17 +220,6 @@ def _package_name(package_id: Any) -> str | None:
     return package_id.split(" ", 1)[0] or None
 
 
-def _inside(manifest: Any, root: Path | None) -> bool:
-    """Whether a message's crate (its `manifest_path`) lives in the project."""
-    if root is None or not isinstance(manifest, str):
-        return True
-    try:
-        Path(manifest).relative_to(root)
-    except ValueError:
-        return False
-    return True
-
-
 def _is_noise(message: dict[str, Any]) -> bool:
     level = str(message.get("level", ""))
     if not level.startswith(_LEVELS):
@@ -212,19 +239,23 @@ def parse_messages(
     """
     paths = _Paths(workspace_root, project_root)
     found: dict[Diagnostic, None] = {}
+    seen: set[str] = set()
     for line in stdout.splitlines():
-        if '"compiler-message"' not in line:
+        if '"compiler-message"' not in line or line in seen:
             continue
+        seen.add(line)
         try:
-            record = json.loads(scrub_surrogates(line))
+            record = json.loads(line)
         except ValueError:
             continue
+        if "\\ud" in line or "\\uD" in line:  # an escaped (maybe lone) surrogate
+            record = scrub_json(record)
         if not isinstance(record, dict) or record.get("reason") != "compiler-message":
             continue
         message = record.get("message")
         if not isinstance(message, dict) or _is_noise(message):
             continue
-        if not _inside(record.get("manifest_path"), project_root):
+        if not paths.in_project(record.get("manifest_path")):
             continue
         try:
             diagnostic = _from_message(message, _package_name(record.get("package_id")), paths)
