@@ -275,7 +275,9 @@ def test_bad_contributions_are_skipped_with_the_distribution_named(
 
 def test_no_tool_packs_is_said_on_stderr_and_list_tools_is_empty(start_rho, home: Path) -> None:  # type: ignore[no-untyped-def]
     (home / ".rho").mkdir()
-    (home / ".rho" / "config.toml").write_text('[plugins]\ndisabled = ["rho-tools-fs"]\n')
+    (home / ".rho" / "config.toml").write_text(
+        '[plugins]\ndisabled = ["rho-tools-fs", "rho-tools-rust"]\n'
+    )
     process = start_rho("--ephemeral")
     assert process.read()["method"] == "ready"
     assert process.call("listTools")["result"]["tools"] == []

@@ -3,6 +3,7 @@ failures reaching the model as errors."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from rho_kernel.testing import ScriptedServer, approve_all, run_prompt, text_reply, tool_call_reply
@@ -13,7 +14,7 @@ from rho_tools_rust.rustc_explain import rustc_explain
 FAILING = "#[test]\nfn adds() {\n    assert_eq!(1 + 2, 4);\n}\n"
 
 
-async def test_a_failing_test_reaches_the_model_as_an_error_after_approval(
+async def test_a_failing_test_reaches_the_model_as_an_error(
     scripted_server: ScriptedServer, make_crate, outside_tmp: Path
 ) -> None:
     root = make_crate({"src/lib.rs": FAILING}, base=outside_tmp)
@@ -30,7 +31,10 @@ async def test_a_failing_test_reaches_the_model_as_an_error_after_approval(
         tools=[cargo_test, cargo_fix, rustc_explain],
         gate=gate,
     )
-    assert [request.tool for request in gate.requests] == ["cargo_test"]
+    # Confined by the OS sandbox, building and testing cannot write outside the project:
+    # cargo_test then counts as a read and runs unasked; unconfined it asks.
+    confined = shutil.which("bwrap") is not None
+    assert [request.tool for request in gate.requests] == ([] if confined else ["cargo_test"])
     explain, test = result.tool_calls
     assert explain.outcome == "success"
     assert "mismatched" in (explain.output or "") or "Expected type" in (explain.output or "")

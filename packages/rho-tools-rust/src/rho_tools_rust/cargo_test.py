@@ -121,6 +121,7 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     phase=Phase.VERIFICATION,
     outline=_outline,
     runs_processes=True,
+    confined_risk=Risk.READ,  # confined, a build cannot write outside the project
 )
 async def cargo_test(
     package: str | None = None, test_name: str | None = None, *, ctx: ToolContext

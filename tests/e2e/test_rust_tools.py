@@ -1,0 +1,62 @@
+"""cargo_check through the real `rho` process: typed details and the rendering, confined by
+the OS sandbox (a read: no approval) and unconfined (destructive: it asks)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from rho_process import start_scripted  # type: ignore[import-not-found]
+from rust_crates import TOOLCHAIN_ENV, TYPE_ERROR, write_crate  # type: ignore[import-not-found]
+
+from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+
+@pytest.fixture(params=["confined", "off"])
+def sandbox_mode(request: pytest.FixtureRequest, home: Path) -> str:
+    """Runs a test with commands confined (the default) and with `[sandbox] mode = "off"`."""
+    if request.param == "confined" and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (.ci/run installs it)")
+    if request.param == "off":
+        (home / ".rho").mkdir(exist_ok=True)
+        (home / ".rho" / "config.toml").write_text('[sandbox]\nmode = "off"\n')
+    return str(request.param)
+
+
+def test_cargo_check_reports_a_type_error_and_asks_only_unconfined(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, sandbox_mode: str
+) -> None:
+    write_crate(project, {"src/main.rs": TYPE_ERROR})
+    server.add(tool_call_reply("cargo_check", {}), text_reply("done"))
+    env = {**TOOLCHAIN_ENV, "CARGO_TARGET_DIR": str(project / "target")}
+    rho = start_scripted(start_rho, server, "--ephemeral", env=env)
+    rho.request("prompt", {"message": "check it"})
+    if sandbox_mode == "off":  # unconfined, building runs the repository's code: it asks
+        approval = rho.notification("approval/request")["params"]
+        assert (approval["tool"], approval["risk"]) == ("cargo_check", "destructive")
+        rho.answer_approval(approval)
+    result = rho.notification("tool/result", timeout=120)["params"]
+    asked = any(m.get("method") == "approval/request" for m in rho.seen)
+    assert asked == (sandbox_mode == "off")
+    assert result["is_error"] is True
+    assert result["output"] == (
+        "cargo_check: 1 error, 0 warnings\n\n"
+        "src/main.rs:2:18 error[E0308]: mismatched types — expected `u32`, found `&str`"
+    )
+
+
+def test_a_rust_project_gets_the_rust_tooling_block_and_others_do_not(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    server.add(text_reply("plain"), text_reply("rusty"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    assert rho.call("prompt", {"message": "hi"})["result"]["reply"] == "plain"
+    assert rho.finish() == 0
+    write_crate(project, {"src/main.rs": "fn main() {}\n"})
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    assert rho.call("prompt", {"message": "hi"})["result"]["reply"] == "rusty"
+    assert rho.finish() == 0
+    plain, rusty = (r.json["messages"][0]["content"] for r in server.requests)
+    assert "# Rust tooling" not in plain
+    assert "# Rust tooling" in rusty and "cargo_check after each edit" in rusty
