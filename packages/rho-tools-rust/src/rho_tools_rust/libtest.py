@@ -130,8 +130,8 @@ def _count(value: object) -> int:
 
 
 def _json_failure(event: dict[str, Any]) -> TestFailure:
-    output = event.get("stdout") if isinstance(event.get("stdout"), str) else ""
-    message, location = panic_message(output)
+    stdout = event.get("stdout")
+    message, location = panic_message(stdout if isinstance(stdout, str) else "")
     note = event.get("message")
     if isinstance(note, str) and note.strip():
         message = f"{message}\n{note.strip()}" if message else note.strip()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Protocol
 
 from rho_tools_rust.diagnostics import Diagnostic, Note, Suggestion
 
@@ -20,14 +21,24 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def counts(diagnostics: Sequence[Diagnostic]) -> tuple[int, int]:
+class Leveled(Protocol):
+    """What counting needs of a diagnostic: its level."""
+
+    @property
+    def level(self) -> str: ...
+
+    @property
+    def is_error(self) -> bool: ...
+
+
+def counts(diagnostics: Sequence[Leveled]) -> tuple[int, int]:
     """(errors, warnings) among `diagnostics`."""
     errors = sum(1 for d in diagnostics if d.is_error)
     warnings = sum(1 for d in diagnostics if d.level == "warning")
     return errors, warnings
 
 
-def summary(tool: str, diagnostics: Sequence[Diagnostic]) -> str:
+def summary(tool: str, diagnostics: Sequence[Leveled]) -> str:
     """`cargo_check: 2 errors, 1 warning` (or `…: no errors or warnings`)."""
     errors, warnings = counts(diagnostics)
     if not errors and not warnings:
