@@ -101,7 +101,6 @@ async def test_package_selects_one_member_of_a_workspace(tmp_path: Path) -> None
         "$(touch pwned)",
         "a b",
         "x" * 65,
-        "",
         "a\0b",
     ],
 )

@@ -12,10 +12,10 @@ from typing import Any
 from rho_kernel.process import ProcessResult, ProcessStartError
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolError, ToolResult, tool
+from rho_tools_rust.cargo_args import check_package
 from rho_tools_rust.crate import cargo_program, crate_dir, workspace_root
 from rho_tools_rust.diagnostics import Diagnostic, parse_build_script_warnings, parse_messages
 from rho_tools_rust.render import render, summary
-from rho_tools_rust.validate import validate_package
 
 #: Seconds a build may take before it is stopped.
 DEFAULT_TIMEOUT = 600
@@ -63,7 +63,7 @@ async def run_diagnostics(
 ) -> ToolResult:
     """Run `cargo <subcommand>` on the crate at `path` (default: the project root) and turn
     its messages into a result."""
-    package = validate_package(tool_name, package)
+    package = check_package(tool_name, package)
     crate = crate_dir(tool_name, ctx, path)
     cargo = cargo_program(tool_name)
     try:
