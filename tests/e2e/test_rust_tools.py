@@ -60,3 +60,67 @@ def test_a_rust_project_gets_the_rust_tooling_block_and_others_do_not(  # type: 
     plain, rusty = (r.json["messages"][0]["content"] for r in server.requests)
     assert "# Rust tooling" not in plain
     assert "# Rust tooling" in rusty and "cargo_check after each edit" in rusty
+
+
+ESCAPING_BUILD = """use std::io::Write;
+fn main() {
+    let target = std::path::Path::new(env!("ESCAPE_TARGET"));
+    let outcome = std::fs::OpenOptions::new().create(true).write(true).open(target)
+        .and_then(|mut f| f.write_all(b"written by a build script"));
+    println!("cargo:warning=escape attempt: {}", if outcome.is_ok() { "wrote" } else { "refused" });
+}
+"""
+
+
+def test_a_build_script_cannot_write_outside_the_project_when_confined(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, outside_tmp: Path
+) -> None:
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (.ci/run installs it)")
+    project = outside_tmp / "project"
+    (project / ".git").mkdir(parents=True)
+    target = outside_tmp / "escaped.txt"
+    write_crate(project, {"src/main.rs": "fn main() {}\\n", "build.rs": ESCAPING_BUILD})
+    server.add(tool_call_reply("cargo_check", {}), text_reply("done"))
+    env = {
+        **TOOLCHAIN_ENV,
+        "CARGO_TARGET_DIR": str(project / "target"),
+        "ESCAPE_TARGET": str(target),
+    }
+    rho = start_scripted(start_rho, server, "--ephemeral", "--root", str(project), env=env)
+    rho.request("prompt", {"message": "check"})
+    result = rho.notification("tool/result", timeout=120)["params"]
+    assert "escape attempt: refused" in result["output"]
+    assert not target.exists()
+    assert not any(m.get("method") == "approval/request" for m in rho.seen)
+    assert rho.finish() == 0
+
+
+def test_unconfined_a_build_asks_first_and_a_denial_runs_nothing(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, outside_tmp: Path
+) -> None:
+    (home / ".rho").mkdir(exist_ok=True)
+    (home / ".rho" / "config.toml").write_text('[sandbox]\nmode = "off"\n')
+    project = outside_tmp / "project"
+    (project / ".git").mkdir(parents=True)
+    target = outside_tmp / "escaped.txt"
+    write_crate(project, {"src/main.rs": "fn main() {}\\n", "build.rs": ESCAPING_BUILD})
+    server.add(tool_call_reply("cargo_check", {}), text_reply("done"))
+    env = {
+        **TOOLCHAIN_ENV,
+        "CARGO_TARGET_DIR": str(project / "target"),
+        "ESCAPE_TARGET": str(target),
+    }
+    rho = start_scripted(start_rho, server, "--ephemeral", "--root", str(project), env=env)
+    rho.request("prompt", {"message": "check"})
+    approval = rho.notification("approval/request")["params"]
+    assert (approval["tool"], approval["risk"], approval["sandbox"]["mode"]) == (
+        "cargo_check",
+        "destructive",
+        "off",
+    )
+    rho.answer_approval(approval, approved=False)
+    result = rho.notification("tool/result")["params"]
+    assert result["output"] == "Tool call denied by user."
+    assert not target.exists() and not (project / "target").exists()
+    assert rho.finish() == 0
