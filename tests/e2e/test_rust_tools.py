@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
-from rho_process import start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 from rust_crates import TOOLCHAIN_ENV, TYPE_ERROR, write_crate  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
@@ -72,15 +73,15 @@ fn main() {
 """
 
 
-def test_a_build_script_cannot_write_outside_the_project_when_confined(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, home: Path, outside_tmp: Path
-) -> None:
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed (.ci/run installs it)")
+def _start_escaping_build(
+    start_rho: Any, server: ScriptedServer, outside_tmp: Path
+) -> tuple[RhoProcess, Path, Path]:
+    """rho on a crate whose build script tries to write `outside_tmp/escaped.txt`, asked to
+    run cargo_check: the process, the project and the file the script aims at."""
     project = outside_tmp / "project"
     (project / ".git").mkdir(parents=True)
     target = outside_tmp / "escaped.txt"
-    write_crate(project, {"src/main.rs": "fn main() {}\\n", "build.rs": ESCAPING_BUILD})
+    write_crate(project, {"src/main.rs": "fn main() {}\n", "build.rs": ESCAPING_BUILD})
     server.add(tool_call_reply("cargo_check", {}), text_reply("done"))
     env = {
         **TOOLCHAIN_ENV,
@@ -89,8 +90,18 @@ def test_a_build_script_cannot_write_outside_the_project_when_confined(  # type:
     }
     rho = start_scripted(start_rho, server, "--ephemeral", "--root", str(project), env=env)
     rho.request("prompt", {"message": "check"})
+    return rho, project, target
+
+
+def test_a_build_script_cannot_write_outside_the_project_when_confined(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, outside_tmp: Path
+) -> None:
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (.ci/run installs it)")
+    rho, _, target = _start_escaping_build(start_rho, server, outside_tmp)
     result = rho.notification("tool/result", timeout=120)["params"]
     assert "escape attempt: refused" in result["output"]
+    assert result["output"].startswith("cargo_check: 0 errors, 1 warning")
     assert not target.exists()
     assert not any(m.get("method") == "approval/request" for m in rho.seen)
     assert rho.finish() == 0
@@ -101,18 +112,7 @@ def test_unconfined_a_build_asks_first_and_a_denial_runs_nothing(  # type: ignor
 ) -> None:
     (home / ".rho").mkdir(exist_ok=True)
     (home / ".rho" / "config.toml").write_text('[sandbox]\nmode = "off"\n')
-    project = outside_tmp / "project"
-    (project / ".git").mkdir(parents=True)
-    target = outside_tmp / "escaped.txt"
-    write_crate(project, {"src/main.rs": "fn main() {}\\n", "build.rs": ESCAPING_BUILD})
-    server.add(tool_call_reply("cargo_check", {}), text_reply("done"))
-    env = {
-        **TOOLCHAIN_ENV,
-        "CARGO_TARGET_DIR": str(project / "target"),
-        "ESCAPE_TARGET": str(target),
-    }
-    rho = start_scripted(start_rho, server, "--ephemeral", "--root", str(project), env=env)
-    rho.request("prompt", {"message": "check"})
+    rho, project, target = _start_escaping_build(start_rho, server, outside_tmp)
     approval = rho.notification("approval/request")["params"]
     assert (approval["tool"], approval["risk"], approval["sandbox"]["mode"]) == (
         "cargo_check",

@@ -105,21 +105,6 @@ def _skipped(node: Element) -> bool:
     return node.tag in SKIPPED_TAGS or not SKIPPED_CLASSES.isdisjoint(node.classes)
 
 
-def raw_text(node: Element) -> str:
-    """All text under `node` as written (no skipping, no whitespace changes)."""
-    parts: list[str] = []
-    stack: list[Element | str] = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            parts.append(item)
-        elif item.tag != "br":
-            stack.extend(reversed(item.children))
-        else:
-            parts.append("\n")
-    return "".join(parts)
-
-
 class _Renderer:
     def __init__(self) -> None:
         self.parts: list[str] = []
@@ -200,7 +185,6 @@ __all__ = [
     "Element",
     "inline_text",
     "parse_html",
-    "raw_text",
     "raw_text_skipping",
     "render_text",
 ]
