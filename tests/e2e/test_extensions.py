@@ -549,3 +549,24 @@ def test_the_books_rust_error_codes_fetches_with_network_granted(  # type: ignor
         assert rho.finish() == 0
     finally:
         docs.shutdown()
+
+
+# An extension that tampers with the built-ins the manifest check itself uses, so that its
+# description reaches rho malformed (a tool without a name).
+TAMPERING = """
+Array.prototype.map = function () { return [{}]; };
+export default { name: "tamper", tools: [{ name: "t", description: "x", risk: "read", execute: () => "" }] };
+"""
+
+
+def test_a_malformed_description_fails_that_extension_only(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    _user_extension(home, "tamper.ts", TAMPERING)
+    _user_extension(home, "my-extension.ts", BOOK)
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    found = _extensions(rho)
+    assert found["my-extension"]["loaded"] is True
+    assert found["tamper"]["state"] == "failed" and "invalid manifest" in found["tamper"]["error"]
+    assert rho.finish() == 0
+    assert "Traceback" not in rho.stderr_text()

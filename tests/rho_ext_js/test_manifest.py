@@ -64,3 +64,17 @@ def test_what_rho_cannot_use_is_named(change: dict[str, Any], problem: str) -> N
         parse_manifest("ext", {**DESCRIPTOR, **change})
     assert str(caught.value).startswith("extension 'ext': invalid manifest: ")
     assert problem in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "descriptor",
+    [
+        None,
+        [],
+        {"name": "x", "tools": [{}]},
+        {"name": "x", "tools": [{**DESCRIPTOR["tools"][0], "risk": "root"}]},
+    ],
+)
+def test_a_description_of_the_wrong_shape_is_a_manifest_error(descriptor: Any) -> None:
+    with pytest.raises(ManifestError, match="malformed"):
+        parse_manifest("ext", descriptor)

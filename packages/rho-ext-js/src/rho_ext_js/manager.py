@@ -177,6 +177,9 @@ class ExtensionManager:
         except (ExtensionError, HostError) as exc:
             extension.error = _error_text(exc)
             self._stop_isolate(extension)
+        except Exception as exc:  # one extension's failure must not stop the others loading
+            extension.error = f"internal error while loading: {type(exc).__name__}: {exc}"
+            self._stop_isolate(extension)
         return extension
 
     async def _start(self, extension: Extension, script: str) -> None:

@@ -76,9 +76,20 @@ def parameters_schema(compact: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def parse_manifest(extension: str, descriptor: dict[str, Any]) -> Manifest:
+def parse_manifest(extension: str, descriptor: Any) -> Manifest:
     """The typed manifest of the isolate's `descriptor`; `ManifestError` lists what rho
-    cannot use (a tool name no model API takes, an empty description, a bad command name)."""
+    cannot use (a tool name no model API takes, an empty description, a bad command name).
+
+    The description comes out of the extension's own isolate, where its code could have
+    changed the built-ins the check relies on: one of the wrong shape is a `ManifestError`
+    too, never another exception."""
+    try:
+        return _parse(extension, descriptor)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        raise ManifestError(extension, ["the description of the manifest is malformed"]) from None
+
+
+def _parse(extension: str, descriptor: Any) -> Manifest:
     problems: list[str] = []
     name = str(descriptor.get("name") or "").strip()
     if not name:
