@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rho_ext_js.manager import ExtensionManager, arguments_of
+from rho_ext_js.manager import ExtensionManager
 from rho_kernel import ToolCall, ToolResult, hookimpl
 from rho_kernel.tools import Block, Rewrite
 
@@ -68,4 +68,16 @@ class ExtensionHooks:
             await self.manager.call_hook(extension, "onToolResult", payload)
 
 
-__all__ = ["HOOKS_PLUGIN", "ExtensionHooks"]
+def arguments_of(answer: Any) -> dict[str, Any] | None:
+    """The arguments of an `onToolCall` answer `{action: "modify", arguments}` (an object, or
+    the JSON text of one), or None when they are not an object."""
+    value = answer.get("arguments") if isinstance(answer, dict) else None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, dict) else None
+
+
+__all__ = ["HOOKS_PLUGIN", "ExtensionHooks", "arguments_of"]

@@ -9,7 +9,6 @@ failure at any step is reported (stderr and `listExtensions`) and the others loa
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -358,16 +357,4 @@ def _error_text(exc: Exception) -> str:
     return message
 
 
-def arguments_of(answer: Any) -> dict[str, Any] | None:
-    """The arguments of an `onToolCall` answer `{action: "modify", arguments}` (an object, or
-    the JSON text of one), or None when they are not an object."""
-    value = answer.get("arguments") if isinstance(answer, dict) else None
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return None
-    return value if isinstance(value, dict) else None
-
-
-__all__ = ["PLUGIN", "Extension", "ExtensionManager", "LoadError", "ReloadReport", "arguments_of"]
+__all__ = ["PLUGIN", "Extension", "ExtensionManager", "LoadError", "ReloadReport"]

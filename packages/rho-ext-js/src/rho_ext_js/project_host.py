@@ -64,7 +64,7 @@ class ProjectHost(HostApi):
             diagnostics.error(line)
         elif kind == "warn":
             diagnostics.warn(line)
-        elif kind == "info" or kind == "debug":
+        else:
             diagnostics.info(f"[{level}] {line}" if kind == "debug" else line)
 
     def cwd(self) -> str:
