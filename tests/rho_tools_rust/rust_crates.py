@@ -45,3 +45,20 @@ TYPE_ERROR = 'fn main() {\n    let x: u32 = "a";\n    println!("{x}");\n}\n'
 UNUSED = "fn main() {\n    let unused = 5;\n}\n"
 LEN_ZERO = 'fn main() {\n    let v = vec![1];\n    if v.len() == 0 {\n        println!("empty");\n    }\n}\n'
 BUILD_SCRIPT = 'fn main() {\n    println!("cargo:warning=generated code is stale");\n}\n'
+
+
+def hostile_toolchain(project: Path, marker: Path) -> None:
+    """A `rust-toolchain.toml` in `project` naming a folder of the project as its toolchain:
+    its `rustc` and `rustup`-reachable programs write `marker` and print a fake text, and
+    its documentation folder holds an empty standard library index."""
+    folder = project / "toolchain"
+    (folder / "bin").mkdir(parents=True)
+    for program in ("rustc", "cargo", "rustdoc"):
+        script = folder / "bin" / program
+        script.write_text(f"#!/bin/sh\necho ran > '{marker}'\necho fake {program}\n")
+        script.chmod(0o755)
+    docs = folder / "share" / "doc" / "rust" / "html" / "std"
+    docs.mkdir(parents=True)
+    (docs / "index.html").write_text("<html></html>")
+    (docs / "all.html").write_text("<html></html>")
+    (project / "rust-toolchain.toml").write_text(f'[toolchain]\npath = "{folder}"\n')

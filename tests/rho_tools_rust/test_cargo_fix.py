@@ -75,5 +75,6 @@ def test_fixed_lines_are_summed_per_file() -> None:
 
 
 def test_tool_metadata() -> None:
-    assert cargo_fix.risk is Risk.WRITE and cargo_fix.phase is Phase.EXECUTION
+    assert (cargo_fix.risk, cargo_fix.confined_risk) == (Risk.DESTRUCTIVE, Risk.WRITE)
+    assert cargo_fix.phase is Phase.EXECUTION
     assert set(cargo_fix.parameters["properties"]) == {"package"}

@@ -13,7 +13,6 @@ from rho_kernel.config.model import RhoConfig
 from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolError, ToolResult
 from rho_tools_rust.cargo_check import cargo_argv, cargo_check, cargo_clippy
-from rho_tools_rust.crate import CARGO_MISSING
 from rho_tools_rust.plugin import rho_register_tools
 
 
@@ -49,6 +48,26 @@ async def test_warnings_alone_are_not_an_error(crate: Callable[..., Path]) -> No
     assert not result.is_error
     assert result.output.startswith("cargo_check: 0 errors, 2 warnings\n")
     assert "warning: build script of demo: generated code is stale" in result.output
+
+
+SNOOPING_BUILD = """fn main() {
+    for name in ["OPENAI_API_KEY", "BASH_ENV"] {
+        let seen = std::env::var(name).is_ok();
+        println!("cargo:warning={name} seen: {seen}");
+    }
+}
+"""
+
+
+async def test_a_build_script_sees_no_secret_of_rhos_environment(
+    crate: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    monkeypatch.setenv("BASH_ENV", "/tmp/startup.sh")
+    root = crate({"src/main.rs": "fn main() {}\n", "build.rs": SNOOPING_BUILD})
+    result = await check(root)
+    assert "build script of demo: OPENAI_API_KEY seen: false" in result.output
+    assert "build script of demo: BASH_ENV seen: false" in result.output
 
 
 async def test_clippy_reports_lints(crate: Callable[..., Path]) -> None:
@@ -133,11 +152,15 @@ async def test_a_missing_cargo_is_a_clear_error(
     root = crate({"src/main.rs": "fn main() {}\n"})
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     result = await check(root)
-    assert (result.output, result.is_error) == (f"cargo_check: {CARGO_MISSING}", True)
+    assert result.is_error
+    assert (
+        result.output
+        == "cargo_check: cargo is not installed: install Rust with rustup, https://rustup.rs"
+    )
 
 
 def test_the_argv_keeps_the_package_in_one_argument() -> None:
-    assert cargo_argv("cargo", "clippy", "core") == [
+    assert cargo_argv("clippy", "core") == [
         "cargo",
         "clippy",
         "--message-format=json",
@@ -166,6 +189,9 @@ def test_the_plugin_contributes_the_rust_tools_in_order_with_their_risks() -> No
             Phase.VERIFICATION,
         )
         assert t.runs_processes
-    assert (by_name["cargo_fix"].risk, by_name["cargo_fix"].confined_risk) == (Risk.WRITE, None)
+    assert (by_name["cargo_fix"].risk, by_name["cargo_fix"].confined_risk) == (
+        Risk.DESTRUCTIVE,
+        Risk.WRITE,
+    )
     assert by_name["rustc_explain"].risk == Risk.READ
     assert by_name["crates_io_lookup"].risk == Risk.NETWORK

@@ -134,3 +134,12 @@ def test_a_diagnostic_serialises_to_a_plain_dict() -> None:
     data = diagnostic.to_dict()
     assert json.loads(json.dumps(data)) == data
     assert data["span"]["file"] == "src/a.rs" and data["suggestions"][0]["replacement"] == "x"
+
+
+def test_an_escaped_lone_surrogate_is_replaced_and_the_message_kept() -> None:
+    message = {"level": "warning", "message": "odd name `a\ud800b`", "spans": []}
+    line = json.dumps({"reason": "compiler-message", "message": message})
+    assert "\\ud800" in line  # as rustc writes it: an escape, not a raw surrogate
+    [warning] = parse_messages(line)
+    assert warning.message == "odd name `a\ufffdb`"
+    assert json.dumps(warning.to_dict(), ensure_ascii=False).encode()  # encodable as UTF-8

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rust_crates import hostile_toolchain  # type: ignore[import-not-found]
 
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RhoConfig
@@ -173,12 +174,24 @@ async def test_docs_found_once_are_kept_for_the_process(
     rustdoc_root.forget_docs()
     framed(await lookup(tmp_path, query="Vec"))
 
-    async def no_rustup(cwd: Path) -> Path | None:
+    async def no_rustup() -> Path | None:
         raise AssertionError("rustup asked again")
 
     monkeypatch.setattr(rustdoc_root, "rustup_doc_path", no_rustup)
     relpath, _ = framed(await lookup(tmp_path, query="String"))
     assert relpath == "std/string/struct.String.html"
+
+
+async def test_a_projects_toolchain_file_does_not_choose_the_documentation(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    hostile_toolchain(project, tmp_path / "ran")
+    rustdoc_root.forget_docs()
+    relpath, _ = framed(await lookup(project, query="Vec"))
+    assert relpath == "std/vec/struct.Vec.html"
+    assert project not in (await rustdoc_root.load_docs()).root.parents
 
 
 def test_html_text_keeps_code_lines_and_marks_inline_code() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rho_kernel.process import ShellProgram, command_environment, find_shell
+from rho_kernel.process import ShellProgram, find_shell
 from rho_kernel.security import (
     CommandPolicy,
     FileTypeError,
@@ -35,9 +35,8 @@ def shell_setup(ctx: ToolContext) -> ShellSetup:
     """
     config = ctx.config
     program = find_shell(config.shell.program)
-    keys = [p.api_key_env for p in (*config.providers, config.provider) if p and p.api_key_env]
-    env = command_environment([*keys, *config.shell.env_remove])
-    return ShellSetup(program, CommandPolicy.from_config(config.shell, shell=program.kind), env)
+    policy = CommandPolicy.from_config(config.shell, shell=program.kind)
+    return ShellSetup(program, policy, ctx.command_environment())
 
 
 def cwd_error(tool: str, cwd: str, root: SandboxRoot, exc: SandboxError) -> str:

@@ -9,32 +9,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from rho_kernel.process import ProcessResult, ProcessStartError
-from rho_kernel.security import SandboxError
+from rho_kernel.process import ProcessResult
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolError, ToolResult, tool
 from rho_tools_rust.cargo_args import check_package
-from rho_tools_rust.crate import cargo_program, crate_dir, workspace_root
+from rho_tools_rust.cargo_runner import ended_note, run_toolchain, stderr_tail
+from rho_tools_rust.crate import crate_dir, workspace_root
 from rho_tools_rust.diagnostics import Diagnostic, parse_build_script_warnings, parse_messages
 from rho_tools_rust.render import render, summary
 
-#: Seconds a build may take before it is stopped.
-DEFAULT_TIMEOUT = 600
 #: cargo's JSON is verbose (each message carries its rendered text): keep all of it.
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
-_STDERR_TAIL_LINES = 40
 
 
-def cargo_argv(cargo: str, subcommand: str, package: str | None) -> list[str]:
+def cargo_argv(subcommand: str, package: str | None) -> list[str]:
     """`cargo <subcommand> --message-format=json --color=never [--package P]`."""
-    argv = [cargo, subcommand, "--message-format=json", "--color=never"]
+    argv = ["cargo", subcommand, "--message-format=json", "--color=never"]
     if package is not None:
         argv.append(f"--package={package}")
     return argv
-
-
-def _stderr_tail(stderr: str) -> str:
-    lines = [line for line in stderr.strip().splitlines() if line.strip()]
-    return "\n".join(lines[-_STDERR_TAIL_LINES:])
 
 
 def build_result(
@@ -42,16 +34,12 @@ def build_result(
 ) -> ToolResult:
     """The tool result for a finished (or stopped) cargo run and its diagnostics."""
     details = [d.to_dict() for d in diagnostics]
-    if result.cancelled:
-        return ToolResult.error(f"{tool_name}: cancelled; cargo was stopped", details)
     text = render(tool_name, diagnostics)
     has_error = any(d.is_error for d in diagnostics)
-    if result.timed_out:
-        return ToolResult.error(
-            f"{text}\n\n[{tool_name}: timed out after {timeout}s; cargo was stopped]", details
-        )
+    if note := ended_note(tool_name, result, timeout):
+        return ToolResult.error(f"{text}\n\n{note}", details)
     if not result.ok and not has_error:
-        tail = _stderr_tail(result.stderr) or f"cargo exited with status {result.returncode}"
+        tail = stderr_tail(result.stderr) or f"cargo exited with status {result.returncode}"
         return ToolResult.error(f"{tool_name}: the build failed\n{tail}", details)
     if result.ok and not diagnostics:
         text += " (the build finished)"
@@ -63,27 +51,21 @@ async def run_diagnostics(
 ) -> ToolResult:
     """Run `cargo <subcommand>` on the crate at `path` (default: the project root) and turn
     its messages into a result."""
-    package = check_package(tool_name, package)
-    crate = crate_dir(tool_name, ctx, path)
-    cargo = cargo_program(tool_name)
     try:
-        result = await ctx.run_process(
-            cargo_argv(cargo, subcommand, package),
-            cwd=str(crate),
-            timeout=DEFAULT_TIMEOUT,
-            max_output_bytes=MAX_OUTPUT_BYTES,
-            live=False,
+        package = check_package(tool_name, package)
+        crate = crate_dir(tool_name, ctx, path)
+        argv = cargo_argv(subcommand, package)
+        result = await run_toolchain(
+            ctx, tool_name, argv, cwd=crate, live=False, max_output_bytes=MAX_OUTPUT_BYTES
         )
-    except ProcessStartError as exc:
-        raise ToolError(f"{tool_name}: {exc}") from None
-    except SandboxError as exc:
-        raise ToolError(f"{tool_name}: {exc}") from None
+    except ToolError as exc:
+        return ToolResult.error(str(exc))
     project = ctx.root.path
     diagnostics = parse_messages(
         result.stdout, project_root=project, workspace_root=workspace_root(crate, project)
     )
     diagnostics += parse_build_script_warnings(result.stderr)
-    return build_result(tool_name, result, diagnostics, DEFAULT_TIMEOUT)
+    return build_result(tool_name, result, diagnostics, ctx.config.shell.max_timeout_secs)
 
 
 def _outline(arguments: dict[str, Any], result: ToolResult, tool_name: str) -> str:
@@ -160,7 +142,6 @@ async def cargo_clippy(
 
 
 __all__ = [
-    "DEFAULT_TIMEOUT",
     "build_result",
     "cargo_argv",
     "cargo_check",

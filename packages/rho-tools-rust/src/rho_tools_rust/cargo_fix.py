@@ -112,7 +112,16 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     return result.output.split("\n", 1)[0][:200]
 
 
-@tool(name=NAME, risk=Risk.WRITE, phase=Phase.EXECUTION, outline=_outline, runs_processes=True)
+@tool(
+    name=NAME,
+    risk=Risk.DESTRUCTIVE,
+    phase=Phase.EXECUTION,
+    outline=_outline,
+    runs_processes=True,
+    # Fixing builds the crate (build scripts, procedural macros): unconfined, that is
+    # running the repository's code; confined, what is left is editing the sources.
+    confined_risk=Risk.WRITE,
+)
 async def cargo_fix(package: str | None = None, *, ctx: ToolContext) -> ToolResult:
     """Apply the compiler's machine-applicable suggestions to the Rust crate (`cargo fix`):
     unused imports, needless `mut` and the like. Reports the files changed and how many

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
-from rho_kernel.process import ProcessResult, ProcessStartError, command_environment
+from rho_kernel.process import ProcessResult, ProcessStartError
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import ToolContext, ToolError
 
@@ -26,11 +27,9 @@ _PROGRESS = re.compile(
 
 
 def tool_environment(ctx: ToolContext) -> dict[str, str]:
-    """rho's environment without secrets (API-key variables of the configured providers,
-    `*_API_KEY`, `[shell] env_remove`), with plain output and short panic messages."""
-    config = ctx.config
-    keys = [p.api_key_env for p in (*config.providers, config.provider) if p and p.api_key_env]
-    env = command_environment([*keys, *config.shell.env_remove])
+    """The environment of a command the model's call starts (`ctx.command_environment()`:
+    no secrets), with plain output and short panic messages."""
+    env = ctx.command_environment()
     env.update({"CARGO_TERM_COLOR": "never", "RUST_BACKTRACE": "0", "TERM": "dumb"})
     return env
 
@@ -50,21 +49,25 @@ async def run_toolchain(
     tool: str,
     argv: Sequence[str],
     *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
     live: bool = True,
     max_output_bytes: int = MAX_OUTPUT_BYTES,
 ) -> ProcessResult:
-    """Run `argv` (`cargo …` or `rustc …`) in the project root and return how it ended.
+    """Run `argv` (`cargo …` or `rustc …`) in `cwd` (default: the project root) and return
+    how it ended. `env` defaults to `tool_environment(ctx)`.
 
     Raises `ToolError` with a clear message when the program is not installed, cannot
     start, or the call was cancelled. The timeout is `[shell] max_timeout_secs`.
     """
-    env = tool_environment(ctx)
+    env = tool_environment(ctx) if env is None else env
     program = argv[0]
     if shutil.which(program, path=env.get("PATH")) is None:
         raise ToolError(f"{tool}: {program} is not installed: {INSTALL_HINT}")
     try:
         result = await ctx.run_process(
             list(argv),
+            cwd=str(cwd) if cwd is not None else None,
             env=env,
             timeout=ctx.config.shell.max_timeout_secs,
             max_output_bytes=max_output_bytes,

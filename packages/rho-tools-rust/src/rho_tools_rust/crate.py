@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import ToolContext, ToolError
-
-CARGO_MISSING = "cargo is not installed: install Rust with rustup, https://rustup.rs"
-
-
-def cargo_program(tool: str) -> str:
-    """The cargo executable on PATH, or `ToolError` saying how to install it."""
-    found = shutil.which("cargo")
-    if found is None:
-        raise ToolError(f"{tool}: {CARGO_MISSING}")
-    return found
 
 
 def crate_dir(tool: str, ctx: ToolContext, path: str | None) -> Path:
@@ -62,4 +51,4 @@ def workspace_root(crate: Path, project: Path) -> Path:
         folder = folder.parent
 
 
-__all__ = ["CARGO_MISSING", "cargo_program", "crate_dir", "workspace_root"]
+__all__ = ["crate_dir", "workspace_root"]

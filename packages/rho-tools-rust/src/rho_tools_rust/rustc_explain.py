@@ -6,7 +6,8 @@ from typing import Any
 
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolError, ToolResult, tool
 from rho_tools_rust.cargo_args import check_error_code
-from rho_tools_rust.cargo_runner import run_toolchain, stderr_tail
+from rho_tools_rust.cargo_runner import run_toolchain, stderr_tail, tool_environment
+from rho_tools_rust.rustup import ToolchainUnknown, pin_user_toolchain
 
 NAME = "rustc_explain"
 #: Characters of an explanation kept (the longest ones run to about 10,000).
@@ -29,7 +30,13 @@ async def rustc_explain(error_code: str, *, ctx: ToolContext) -> ToolResult:
     """
     try:
         code = check_error_code(NAME, error_code)
-        result = await run_toolchain(ctx, NAME, ["rustc", "--explain", code], live=False)
+        # The user's toolchain, never one the project's rust-toolchain.toml names: this
+        # runs without asking.
+        env = await pin_user_toolchain(tool_environment(ctx))
+        argv = ["rustc", "--explain", code]
+        result = await run_toolchain(ctx, NAME, argv, env=env, live=False)
+    except ToolchainUnknown as exc:
+        return ToolResult.error(f"{NAME}: {exc}")
     except ToolError as exc:
         return ToolResult.error(str(exc))
     if not result.ok:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rho_tools_rust.rustdoc_index import DocIndex, build_index
+from rho_tools_rust.rustup import run_rustup
 
-RUSTUP_TIMEOUT_SECS = 15.0
 NOT_INSTALLED = (
     "rustdoc_lookup: the local Rust documentation is not installed (rustup component add rust-docs)"
 )
@@ -60,44 +60,20 @@ def toolchain_docs() -> list[Path]:
     return [folder for folder in folders if _is_docs_root(folder)]
 
 
-async def rustup_doc_path(cwd: Path) -> Path | None:
-    """The folder `rustup doc --path` names (None when rustup fails or says nothing)."""
-    rustup = shutil.which("rustup")
-    if rustup is None:
-        return None
-    # Never let rustup download a missing toolchain on the way.
-    env = {**os.environ, "RUSTUP_AUTO_INSTALL": "0"}
-    try:
-        process = await asyncio.create_subprocess_exec(
-            rustup,
-            "doc",
-            "--path",
-            cwd=cwd,
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-    except OSError:
-        return None
-    try:
-        stdout, _ = await asyncio.wait_for(process.communicate(), RUSTUP_TIMEOUT_SECS)
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        return None
-    lines = stdout.decode("utf-8", errors="replace").strip().splitlines()
-    if process.returncode != 0 or not lines:
-        return None
-    return Path(lines[-1].strip()).parent
+async def rustup_doc_path() -> Path | None:
+    """The folder `rustup doc --path` names for the user's toolchain (asked outside the
+    project, see `rho_tools_rust.rustup`); None when rustup fails or says nothing."""
+    answer = await run_rustup("doc", "--path")
+    lines = answer.strip().splitlines() if answer else []
+    return Path(lines[-1].strip()).parent if lines else None
 
 
-async def find_docs_root(cwd: Path) -> Path:
+async def find_docs_root() -> Path:
     """The local documentation folder, from rustup or else the toolchains folder.
 
     Raises `DocsUnavailable` saying what to install when there is none.
     """
-    named = await rustup_doc_path(cwd)
+    named = await rustup_doc_path()
     if named is not None and _is_docs_root(named):
         return named
     found = toolchain_docs()
@@ -108,11 +84,11 @@ async def find_docs_root(cwd: Path) -> Path:
     raise DocsUnavailable(NOT_INSTALLED)
 
 
-async def load_docs(cwd: Path) -> Docs:
+async def load_docs() -> Docs:
     """The documentation and its index, found and built on the first call of the process."""
     key = (os.environ.get("RUSTUP_HOME", ""), os.environ.get("HOME", ""))
     if key not in _cache:
-        root = await find_docs_root(cwd)
+        root = await find_docs_root()
         index = await asyncio.to_thread(build_index, root)
         if len(index) == 0:
             raise DocsUnavailable(NOT_INSTALLED)

@@ -107,7 +107,8 @@ class ToolContext:
     ) -> ProcessResult:
         """Run `argv` for the model: confined by the project's sandbox, in its own process
         group, `cwd` inside the project, stopped on timeout and abort, output capped, and
-        (with `live`) streamed to the client as it comes. See
+        (with `live`) streamed to the client as it comes. Without `env` the process gets
+        `command_environment()` (rho's environment without secrets). See
         `rho_kernel.process.run_process` for the details and errors; raises
         `ConfinementRefused` (a `ProcessStartError`) when `[sandbox] require = true` and no
         sandbox works here."""
@@ -122,7 +123,7 @@ class ToolContext:
             argv,
             root=self.root,
             cwd=cwd,
-            env=env,
+            env=self.command_environment() if env is None else env,
             input=input,
             timeout=timeout,
             max_output_bytes=max_output_bytes,
@@ -130,6 +131,18 @@ class ToolContext:
             cancel=self.cancel,
             launcher=launcher,
         )
+
+    def command_environment(self) -> dict[str, str]:
+        """rho's environment without secrets, for a process the model's call starts: no
+        API-key variable of a configured provider (`api_key_env`), no `*_API_KEY`, nothing
+        `[shell] env_remove` names, no shell startup-file variable (`BASH_ENV`, `ENV`). A
+        tool that sets variables of its own starts from this and passes it as `env`."""
+        from rho_kernel.process.shell import command_environment
+
+        config = self.config
+        providers = (*config.providers, config.provider)
+        keys = [p.api_key_env for p in providers if p is not None and p.api_key_env]
+        return command_environment([*keys, *config.shell.env_remove])
 
     async def report_output(self, stream: str, text: str) -> None:
         """Show `text` (a chunk of `stream`: "stdout", "stderr", …) to the client while the
