@@ -111,6 +111,17 @@ async def test_package_selects_one_member_of_a_workspace(tmp_path: Path) -> None
     assert "b/src/lib.rs:2:9" in only_b.output and "in_a" not in only_b.output
 
 
+async def test_a_member_crate_opened_as_the_project_gets_project_relative_paths(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path.resolve()
+    (workspace / "Cargo.toml").write_text('[workspace]\nmembers = ["member"]\nresolver = "2"\n')
+    project = write_crate(workspace / "member", {"src/main.rs": TYPE_ERROR}, "member")
+    result = await check(project)  # cargo's spans say member/src/main.rs
+    assert "\n\nsrc/main.rs:2:18 error[E0308]" in result.output
+    assert result.details[0]["span"]["file"] == "src/main.rs"
+
+
 @pytest.mark.parametrize(
     "package",
     [

@@ -62,7 +62,7 @@ async def run_diagnostics(
         return ToolResult.error(str(exc))
     project = ctx.root.path
     diagnostics = parse_messages(
-        result.stdout, project_root=project, workspace_root=workspace_root(crate, project)
+        result.stdout, project_root=project, workspace_root=workspace_root(crate)
     )
     diagnostics += parse_build_script_warnings(result.stderr)
     return build_result(tool_name, result, diagnostics, ctx.config.shell.max_timeout_secs)

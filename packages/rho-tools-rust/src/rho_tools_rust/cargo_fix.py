@@ -2,7 +2,8 @@
 which files changed and how many fixes each got.
 
 cargo names each file it rewrote on stderr (`Fixed src/main.rs (2 fixes)`); the messages
-the compiler still gives afterwards come as JSON on stdout (`--message-format=json`).
+the compiler still gives afterwards come as JSON on stdout (`--message-format=json`) and
+are read as `cargo_check` reads them.
 """
 
 from __future__ import annotations
@@ -10,11 +11,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolError, ToolResult, tool
 from rho_tools_rust.cargo_args import check_package
 from rho_tools_rust.cargo_runner import ended_note, require_manifest, run_toolchain, stderr_tail
+from rho_tools_rust.crate import workspace_root
+from rho_tools_rust.diagnostics import Diagnostic, parse_messages
+from rho_tools_rust.render import diagnostic_lines
 
 NAME = "cargo_fix"
 _FIXED = re.compile(r"^\s*Fixed (?P<file>.+) \((?P<count>\d+) fix(?:es)?\)\s*$")
@@ -28,7 +33,7 @@ class FixOutcome:
     """What a `cargo fix` run did: fixes per file, the diagnostics left, whether it built."""
 
     fixes: dict[str, int] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
+    errors: list[Diagnostic] = field(default_factory=list)
     warnings: int = 0
     build_ok: bool | None = None
 
@@ -50,33 +55,29 @@ def parse_fixed(stderr: str) -> dict[str, int]:
     return fixes
 
 
-def parse_messages(stdout: str, outcome: FixOutcome) -> None:
-    """Read cargo's JSON messages into `outcome`: the errors' rendered text, the number of
-    warnings left (each counted once), and the build's success."""
-    seen: set[str] = set()
-    for line in stdout.splitlines():
-        if not line.startswith("{"):
+def read_messages(stdout: str, project: Path, outcome: FixOutcome) -> None:
+    """Read cargo's JSON messages into `outcome`: the compiler errors and the number of
+    warnings left (about the project's crates, each once), and whether the build succeeded."""
+    diagnostics = parse_messages(
+        stdout, project_root=project, workspace_root=workspace_root(project)
+    )
+    outcome.errors = [d for d in diagnostics if d.is_error]
+    outcome.warnings = sum(1 for d in diagnostics if d.level == "warning")
+    outcome.build_ok = build_succeeded(stdout)
+
+
+def build_succeeded(stdout: str) -> bool | None:
+    """cargo's `build-finished` verdict (None when it sent none: it stopped before)."""
+    for line in reversed(stdout.split("\n")):
+        if '"build-finished"' not in line:
             continue
         try:
-            message = json.loads(line)
+            record = json.loads(line)
         except ValueError:
             continue
-        if not isinstance(message, dict):
-            continue
-        if message.get("reason") == "build-finished":
-            outcome.build_ok = message.get("success") is True
-            continue
-        body = message.get("message")
-        if message.get("reason") != "compiler-message" or not isinstance(body, dict):
-            continue
-        rendered = str(body.get("rendered") or body.get("message") or "")
-        if rendered in seen or not body.get("spans"):  # the "N warnings emitted" summaries
-            continue
-        seen.add(rendered)
-        if body.get("level") == "error":
-            outcome.errors.append(rendered.rstrip())
-        elif body.get("level") == "warning":
-            outcome.warnings += 1
+        if isinstance(record, dict) and record.get("reason") == "build-finished":
+            return record.get("success") is True
+    return None
 
 
 def render(outcome: FixOutcome) -> list[str]:
@@ -105,7 +106,8 @@ def _build_errors(outcome: FixOutcome, stderr: str) -> list[str]:
         return [stderr_tail(stderr)]
     shown = outcome.errors[:MAX_ERRORS_SHOWN]
     hidden = len(outcome.errors) - len(shown)
-    return [*shown, *([f"… and {hidden} more errors"] if hidden > 0 else [])]
+    lines = [line for error in shown for line in diagnostic_lines(error)]
+    return [*lines, *([f"… and {hidden} more errors"] if hidden > 0 else [])]
 
 
 def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
@@ -151,7 +153,7 @@ async def cargo_fix(package: str | None = None, *, ctx: ToolContext) -> ToolResu
     except ToolError as exc:
         return ToolResult.error(str(exc))
     outcome = FixOutcome(fixes=parse_fixed(result.stderr))
-    parse_messages(result.stdout, outcome)
+    read_messages(result.stdout, ctx.root.path, outcome)
     lines = render(outcome)
     failed = not result.ok
     if failed and (outcome.build_ok is False or outcome.errors):
@@ -175,4 +177,4 @@ async def cargo_fix(package: str | None = None, *, ctx: ToolContext) -> ToolResu
     return ToolResult("\n".join(line for line in lines if line), is_error=failed, details=details)
 
 
-__all__ = ["FixOutcome", "cargo_fix", "parse_fixed", "parse_messages", "render"]
+__all__ = ["FixOutcome", "build_succeeded", "cargo_fix", "parse_fixed", "read_messages", "render"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 from rho_kernel.security import SandboxError
@@ -34,21 +35,22 @@ def crate_dir(tool: str, ctx: ToolContext, path: str | None) -> Path:
         folder = folder.parent
 
 
-def workspace_root(crate: Path, project: Path) -> Path:
-    """The cargo workspace root of `crate` as cargo finds it (the nearest Cargo.toml above
-    with a `[workspace]` table, within the project), else the crate itself: the folder
-    span paths in cargo's messages are relative to."""
-    folder = crate
-    while True:
-        manifest = folder / "Cargo.toml"
-        try:
-            if manifest.is_file() and "[workspace]" in manifest.read_text("utf-8", "replace"):
-                return folder
-        except OSError:
-            pass
-        if folder == project or project not in folder.parents:
-            return crate
-        folder = folder.parent
+def workspace_root(crate: Path) -> Path:
+    """The folder cargo's span paths are relative to: the workspace root of `crate`, i.e.
+    the nearest Cargo.toml at or above it with a `[workspace]` table (even above the
+    project: a member crate opened as the project), else the crate itself."""
+    for folder in (crate, *crate.parents):
+        if _declares_workspace(folder / "Cargo.toml"):
+            return folder
+    return crate
+
+
+def _declares_workspace(manifest: Path) -> bool:
+    try:
+        with manifest.open("rb") as handle:
+            return isinstance(tomllib.load(handle).get("workspace"), dict)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
 
 
 __all__ = ["crate_dir", "workspace_root"]

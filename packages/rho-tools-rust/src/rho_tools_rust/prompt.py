@@ -13,7 +13,9 @@ they return structured compiler output.
 - cargo_clippy for lints before you finish; cargo_fix applies the machine-applicable fixes.
 - cargo_test runs the tests and names each failing test with its panic message
   (test_name narrows the run).
-- rustc_explain E0308 explains an error code."""
+- rustc_explain E0308 explains an error code; rustdoc_lookup Option::map gives a standard
+  library item's exact signature and docs; crates_io_lookup checks a crate's versions and
+  dependencies before you add it."""
 
 
 def rust_prompt_fragment(root: Path) -> str | None:

@@ -74,7 +74,9 @@ def _note_line(note: Note, suggestions: Sequence[Suggestion]) -> str | None:
     return text
 
 
-def _lines(diagnostic: Diagnostic) -> list[str]:
+def diagnostic_lines(diagnostic: Diagnostic) -> list[str]:
+    """One diagnostic as the model reads it: its headline (`file:line:col level[code]: message
+    — label`), then its `help:`/`note:` lines, indented."""
     lines = [_headline(diagnostic)]
     for note in diagnostic.notes:
         if (line := _note_line(note, diagnostic.suggestions)) is not None:
@@ -96,10 +98,10 @@ def render(tool: str, diagnostics: Sequence[Diagnostic], limit: int = DEFAULT_LI
         groups.setdefault(diagnostic.span.file if diagnostic.span else "", []).append(diagnostic)
     parts = [summary(tool, diagnostics)]
     for group in groups.values():
-        parts.append("\n".join(line for d in group for line in _lines(d)))
+        parts.append("\n".join(line for d in group for line in diagnostic_lines(d)))
     if len(ordered) > limit:
         parts.append(f"… and {len(ordered) - limit} more (fix these first)")
     return "\n\n".join(parts)
 
 
-__all__ = ["DEFAULT_LIMIT", "counts", "render", "summary"]
+__all__ = ["DEFAULT_LIMIT", "counts", "diagnostic_lines", "render", "summary"]
