@@ -46,6 +46,30 @@ def add_discover(methods: dict[str, RpcMethod]) -> None:
 
 async def serve(runtime: Runtime) -> None:
     """Announce `ready`, answer requests until end of input, then shut down cleanly."""
+    server, peer = _start(runtime)
+    _announce_ready(runtime, server)
+    client = _ClientInput(peer)
+
+    def on_signal() -> None:
+        # Stop reading, drop queued work, cancel the running prompt; serve() then returns.
+        client.stop("signal")
+        server.cancel_queued("rho is shutting down")
+        runtime.abort()
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, on_signal)
+    try:
+        await server.serve(client.lines())
+    finally:
+        runtime.plugins.call_each("rho_shutdown", runtime=runtime)
+        await runtime.aclose(client.reason)
+
+
+def _start(runtime: Runtime) -> tuple[JsonRpcServer, RpcPeer]:
+    """The server with every method, the peer plugins talk to the client through, and the
+    plugins started."""
     writer = StdoutWriter()
     server: JsonRpcServer
     peer = RpcPeer(lambda method, params: server.notify(method, params))
@@ -54,13 +78,17 @@ async def serve(runtime: Runtime) -> None:
     add_discover(methods)
     server = JsonRpcServer(methods, writer.write_line, before_serial=runtime.startup_settled)
     runtime.plugins.call_each("rho_startup", runtime=runtime)
-    session = runtime.session
     # A resumed session's context estimates are made now, once (a few milliseconds per
     # thousand entries), so that the client's first getSessionStats only adds them up.
     try:
-        warm_estimates(session)
+        warm_estimates(runtime.session)
     except Exception as exc:  # the estimates are made again on demand
         report(f"context estimates of the session could not be made: {exc}", "warning")
+    return server, peer
+
+
+def _announce_ready(runtime: Runtime, server: JsonRpcServer) -> None:
+    """Send `ready`, then do what can wait until the client is told."""
     server.notify(
         "ready",
         {
@@ -68,7 +96,7 @@ async def serve(runtime: Runtime) -> None:
             "model": runtime.model,
             "provider": runtime.provider.name,
             "cwd": str(runtime.root.path),
-            "sessionPath": str(session.path or ""),
+            "sessionPath": str(runtime.session.path or ""),
         },
     )
     _session_hint(runtime)
@@ -80,12 +108,24 @@ async def serve(runtime: Runtime) -> None:
         # The sandbox is probed in the background; an unconfined fallback is said once.
         asyncio.get_running_loop().run_in_executor(None, runtime.confinement.announce)
 
-    stop = asyncio.Event()
-    reason = "transport EOF"
 
-    async def until_eof_or_stop() -> AsyncIterator[bytes | Oversize]:
+class _ClientInput:
+    """The client's lines until end of input or `stop`; `reason` says which ended them."""
+
+    def __init__(self, peer: RpcPeer) -> None:
+        self._peer = peer
+        self._stop = asyncio.Event()
+        self.reason = "transport EOF"
+
+    def stop(self, reason: str) -> None:
+        """Stop reading (the line being read is dropped)."""
+        self.reason = reason
+        self._stop.set()
+
+    async def lines(self) -> AsyncIterator[bytes | Oversize]:
+        """Each line read from stdin; the peer's input is closed when they end."""
         lines = read_lines().__aiter__()
-        stopping = asyncio.ensure_future(stop.wait())
+        stopping = asyncio.ensure_future(self._stop.wait())
         try:
             while True:
                 reading = asyncio.ensure_future(lines.__anext__())
@@ -100,25 +140,7 @@ async def serve(runtime: Runtime) -> None:
                 yield line
         finally:
             stopping.cancel()
-            peer.close_input()
-
-    def on_signal() -> None:
-        # Stop reading, drop queued work, cancel the running prompt; serve() then returns.
-        nonlocal reason
-        reason = "signal"
-        stop.set()
-        server.cancel_queued("rho is shutting down")
-        runtime.abort()
-
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, on_signal)
-    try:
-        await server.serve(until_eof_or_stop())
-    finally:
-        runtime.plugins.call_each("rho_shutdown", runtime=runtime)
-        await runtime.aclose(reason)
+            self._peer.close_input()
 
 
 def _session_hint(runtime: Runtime) -> None:

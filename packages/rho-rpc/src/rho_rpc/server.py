@@ -12,6 +12,7 @@ import asyncio
 import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
@@ -58,6 +59,62 @@ def _describe_validation(error: ValidationError) -> tuple[str, list[dict[str, An
         details.append({"param": where, "problem": item["msg"]})
     text = "; ".join(f"{d['param']}: {d['problem']}" for d in details)
     return f"Invalid params: {text}", details
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A request object whose envelope is valid: the id to answer with (None for a
+    notification), the method name and the raw params (`_MISSING`, an object or an array)."""
+
+    reply_id: Any
+    is_notification: bool
+    method: str
+    params: Any
+
+
+def read_request(message: Any) -> Request | dict[str, Any]:
+    """The request in `message`, or the Invalid Request error response it gets."""
+    if not isinstance(message, dict):
+        return error_response(None, INVALID_REQUEST, "Invalid Request: expected an object")
+    request_id = message.get("id", _MISSING)
+    is_notification = request_id is _MISSING
+    if not is_notification and not _valid_id(request_id):
+        return error_response(
+            None, INVALID_REQUEST, "Invalid Request: id must be a string, number or null"
+        )
+    reply_id = None if is_notification else request_id
+    problem = _envelope_problem(message)
+    if problem is not None:
+        return error_response(reply_id, INVALID_REQUEST, f"Invalid Request: {problem}")
+    params = message.get("params", _MISSING)
+    return Request(reply_id, is_notification, message["method"], params)
+
+
+def _envelope_problem(message: dict[str, Any]) -> str | None:
+    if message.get("jsonrpc") != "2.0":
+        return 'jsonrpc must be "2.0"'
+    if not isinstance(message.get("method"), str):
+        return "method must be a string"
+    params = message.get("params", _MISSING)
+    if params is not _MISSING and not isinstance(params, (dict, list)):
+        return "params must be an object or array"
+    return None
+
+
+def _validated_params(method: RpcMethod, params: Any) -> tuple[dict[str, Any], Any]:
+    """The raw params as an object (an empty array counts as none) and what the method's
+    params model makes of them. Raises `RpcError` (Invalid params)."""
+    raw = cast("dict[str, Any] | list[Any]", {} if params is _MISSING else params)
+    if isinstance(raw, list):
+        if raw:
+            raise RpcError(INVALID_PARAMS, "Invalid params: pass params by name (an object)")
+        raw = {}
+    try:
+        validated = method.params_model.model_validate(raw) if method.params_model else raw
+    except ValidationError as exc:
+        text, details = _describe_validation(exc)
+        raise RpcError(INVALID_PARAMS, text, details) from None
+    return raw, validated
 
 
 class JsonRpcServer:
@@ -240,98 +297,66 @@ class JsonRpcServer:
 
     def _dispatch(self, message: Any) -> asyncio.Future[dict[str, Any] | None]:
         """Validate a request object and schedule it; the future yields its response (or None)."""
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[dict[str, Any] | None] = loop.create_future()
-        if not isinstance(message, dict):
-            done.set_result(
-                error_response(None, INVALID_REQUEST, "Invalid Request: expected an object")
-            )
-            return done
-        request_id = message.get("id", _MISSING)
-        is_notification = request_id is _MISSING
-        if not is_notification and not _valid_id(request_id):
-            done.set_result(
-                error_response(
-                    None, INVALID_REQUEST, "Invalid Request: id must be a string, number or null"
-                )
-            )
-            return done
-        reply_id = None if is_notification else request_id
-        if message.get("jsonrpc") != "2.0":
-            done.set_result(
-                error_response(reply_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"')
-            )
-            return done
-        method_name = message.get("method")
-        if not isinstance(method_name, str):
-            done.set_result(
-                error_response(
-                    reply_id, INVALID_REQUEST, "Invalid Request: method must be a string"
-                )
-            )
-            return done
-        params = message.get("params", _MISSING)
-        if params is not _MISSING and not isinstance(params, (dict, list)):
-            done.set_result(
-                error_response(
-                    reply_id, INVALID_REQUEST, "Invalid Request: params must be an object or array"
-                )
-            )
+        done: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
+        request = read_request(message)
+        if not isinstance(request, Request):
+            done.set_result(request)
             return done
 
         def respond(response: dict[str, Any]) -> None:
             if not done.done():
-                done.set_result(None if is_notification else response)
-
-        method = self.methods.get(method_name)
-        if method is None:
-            respond(error_response(reply_id, METHOD_NOT_FOUND, f"Method not found: {method_name}"))
-            return done
-        raw = cast("dict[str, Any] | list[Any]", {} if params is _MISSING else params)
-        if isinstance(raw, list):
-            if raw:
-                respond(
-                    error_response(
-                        reply_id, INVALID_PARAMS, "Invalid params: pass params by name (an object)"
-                    )
-                )
-                return done
-            raw = {}
+                done.set_result(None if request.is_notification else response)
 
         try:
-            validated = method.params_model.model_validate(raw) if method.params_model else raw
-        except ValidationError as exc:
-            text, details = _describe_validation(exc)
-            respond(error_response(reply_id, INVALID_PARAMS, text, details))
+            method = self._method(request.method)
+            raw, validated = _validated_params(method, request.params)
+        except RpcError as exc:
+            respond(error_response(request.reply_id, exc.code, exc.message, exc.data))
             return done
+        # Enqueued now, in arrival order, so that end of input cannot overtake it.
+        queued = None if self._is_concurrent(method, raw) else self._enqueue(method, validated)
+        self._track(self._answer(method, request, validated, queued, respond))
+        return done
+
+    def _method(self, name: str) -> RpcMethod:
+        method = self.methods.get(name)
+        if method is None:
+            raise RpcError(METHOD_NOT_FOUND, f"Method not found: {name}")
+        return method
+
+    def _enqueue(self, method: RpcMethod, validated: Any) -> asyncio.Future[Any]:
+        """Put the call on the serial lane; the future yields what the handler returns."""
+        queued: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
         async def run() -> Any:
             return await method.handler(validated)
 
-        queued: asyncio.Future[Any] | None = None
-        if not self._is_concurrent(method, raw):
-            # Enqueue now, in arrival order, so end of input cannot overtake it.
-            queued = loop.create_future()
-            self._queue.put_nowait((run, queued))
+        self._queue.put_nowait((run, queued))
+        return queued
 
-        async def call() -> None:
-            try:
-                result = await (queued if queued is not None else run())
-            except RpcError as exc:
-                respond(error_response(reply_id, exc.code, exc.message, exc.data))
-                return
-            except Exception as exc:
-                self._log_internal(method_name, exc)
-                respond(error_response(reply_id, INTERNAL_ERROR, f"Internal error: {exc}"))
-                return
-            if isinstance(result, BaseModel):
-                result = result.model_dump(mode="json", exclude_none=True)
-            respond(
-                {"jsonrpc": "2.0", "result": result if result is not None else {}, "id": reply_id}
-            )
-
-        self._track(call())
-        return done
+    async def _answer(
+        self,
+        method: RpcMethod,
+        request: Request,
+        validated: Any,
+        queued: asyncio.Future[Any] | None,
+        respond: Callable[[dict[str, Any]], None],
+    ) -> None:
+        """Await the handler (on the serial lane when `queued`) and respond with its result
+        or its error."""
+        reply_id = request.reply_id
+        try:
+            result = await (queued if queued is not None else method.handler(validated))
+        except RpcError as exc:
+            respond(error_response(reply_id, exc.code, exc.message, exc.data))
+            return
+        except Exception as exc:
+            self._log_internal(request.method, exc)
+            respond(error_response(reply_id, INTERNAL_ERROR, f"Internal error: {exc}"))
+            return
+        if isinstance(result, BaseModel):
+            result = result.model_dump(mode="json", exclude_none=True)
+        respond({"jsonrpc": "2.0", "result": result if result is not None else {}, "id": reply_id})
 
     @staticmethod
     def _is_concurrent(method: RpcMethod, raw: dict[str, Any]) -> bool:

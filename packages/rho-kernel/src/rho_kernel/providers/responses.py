@@ -52,6 +52,7 @@ unknown incomplete reason), "content_filter" when incomplete for `content_filter
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,88 +230,121 @@ class ResponsesStreamDecoder(DecoderBase):
 
     def feed(self, sse: SSEEvent) -> list[StreamEvent]:
         """Decode one SSE event; return the deltas it carries."""
-        data = sse.data
         if sse.event == "error":
-            try:
-                payload: Any = json.loads(data)
-            except ValueError:
-                payload = data.strip() or "(no details)"
-            if isinstance(payload, dict) and payload.get("error") is not None:
-                payload = payload["error"]
-            raise self._stream_error(payload, "the model stream reported an error")
+            raise self._error_event(sse.data)
+        event = self._decode(sse.data)
+        if event is None:
+            return []
+        kind = event.get("type")
+        if not isinstance(kind, str):
+            kind = sse.event
+        handler = _EVENT_HANDLERS.get(kind)
+        return handler(self, event) if handler is not None else []
+
+    def _error_event(self, data: str) -> Exception:
+        """The error an SSE `error` event carries."""
+        try:
+            payload: Any = json.loads(data)
+        except ValueError:
+            payload = data.strip() or "(no details)"
+        if isinstance(payload, dict) and payload.get("error") is not None:
+            payload = payload["error"]
+        return self._stream_error(payload, "the model stream reported an error")
+
+    def _decode(self, data: str) -> dict[str, Any] | None:
+        """The event's JSON object; None for an empty event or `[DONE]` (which ends the
+        stream). Raises the decode error for anything else."""
         try:
             event = json.loads(data)
         except ValueError:
             stripped = data.strip()
-            if not stripped:
-                return []
             if stripped == "[DONE]":
                 self.done = True
-                return []
+            if stripped in ("", "[DONE]"):
+                return None
             raise self._decode_error("invalid JSON event", data) from None
         if not isinstance(event, dict):
             raise self._decode_error("an event that is not a JSON object", data)
-        kind = event.get("type")
-        if not isinstance(kind, str):
-            kind = sse.event
-        if kind == "response.output_text.delta" or kind == "response.refusal.delta":
-            delta = event.get("delta")
-            if isinstance(delta, str) and delta:
-                self._text_parts.add((event.get("item_id"), event.get("content_index")))
-                return self._text_delta(delta)
-            return []
-        if kind == "response.reasoning_summary_text.delta":
-            key = ("summary", event.get("item_id"), event.get("summary_index"))
-            return self._reasoning_delta(key, event.get("delta"))
-        if kind == "response.function_call_arguments.delta":
-            delta = event.get("delta")
-            if isinstance(delta, str) and delta:
-                self._call_for(event).deltas.append(delta)
-            return []
-        if kind == "response.reasoning_text.delta":
-            key = ("text", event.get("item_id"), event.get("content_index"))
-            return self._reasoning_delta(key, event.get("delta"))
-        if kind == "response.output_text.done" or kind == "response.refusal.done":
-            part = (event.get("item_id"), event.get("content_index"))
-            text = event.get("text", event.get("refusal"))
-            if part not in self._text_parts and isinstance(text, str) and text:
-                self._text_parts.add(part)
-                return self._text_delta(text)
-            return []
-        if kind == "response.reasoning_summary_text.done":
-            key = ("summary", event.get("item_id"), event.get("summary_index"))
-            if key not in self._reasoning_parts:
-                return self._reasoning_delta(key, event.get("text"))
-            return []
-        if kind == "response.reasoning_text.done":
-            key = ("text", event.get("item_id"), event.get("content_index"))
-            if key not in self._reasoning_parts:
-                return self._reasoning_delta(key, event.get("text"))
-            return []
-        if kind == "response.function_call_arguments.done":
-            arguments = event.get("arguments")
-            if isinstance(arguments, str):
-                self._call_for(event).final = arguments
-            return []
-        if kind == "response.output_item.added" or kind == "response.output_item.done":
-            item = event.get("item")
-            if isinstance(item, dict) and item.get("type") == "function_call":
-                self._register_call(item, event.get("output_index"), done=kind.endswith("done"))
-            return []
-        if kind == "response.completed" or kind == "response.incomplete":
-            return self._complete(event.get("response"), kind)
-        if kind == "response.failed":
-            response = event.get("response")
-            error: Any = response.get("error") if isinstance(response, dict) else None
-            if error is None:
-                error = "the response failed without details"
-            raise self._stream_error(error, "the response failed")
-        if kind == "error":
-            error = event.get("error")
-            if error is None:
-                error = {k: v for k, v in event.items() if k not in ("type", "sequence_number")}
-            raise self._stream_error(error, "the model stream reported an error")
+        return event
+
+    def _on_text_delta(self, event: dict[str, Any]) -> list[StreamEvent]:
+        delta = event.get("delta")
+        if isinstance(delta, str) and delta:
+            self._text_parts.add((event.get("item_id"), event.get("content_index")))
+            return self._text_delta(delta)
         return []
+
+    def _on_text_done(self, event: dict[str, Any]) -> list[StreamEvent]:
+        # The whole text, for a part whose deltas never came.
+        part = (event.get("item_id"), event.get("content_index"))
+        text = event.get("text", event.get("refusal"))
+        if part not in self._text_parts and isinstance(text, str) and text:
+            self._text_parts.add(part)
+            return self._text_delta(text)
+        return []
+
+    def _on_summary_delta(self, event: dict[str, Any]) -> list[StreamEvent]:
+        key = ("summary", event.get("item_id"), event.get("summary_index"))
+        return self._reasoning_delta(key, event.get("delta"))
+
+    def _on_summary_done(self, event: dict[str, Any]) -> list[StreamEvent]:
+        key = ("summary", event.get("item_id"), event.get("summary_index"))
+        if key in self._reasoning_parts:
+            return []
+        return self._reasoning_delta(key, event.get("text"))
+
+    def _on_reasoning_delta(self, event: dict[str, Any]) -> list[StreamEvent]:
+        key = ("text", event.get("item_id"), event.get("content_index"))
+        return self._reasoning_delta(key, event.get("delta"))
+
+    def _on_reasoning_done(self, event: dict[str, Any]) -> list[StreamEvent]:
+        key = ("text", event.get("item_id"), event.get("content_index"))
+        if key in self._reasoning_parts:
+            return []
+        return self._reasoning_delta(key, event.get("text"))
+
+    def _on_arguments_delta(self, event: dict[str, Any]) -> list[StreamEvent]:
+        delta = event.get("delta")
+        if isinstance(delta, str) and delta:
+            self._call_for(event).deltas.append(delta)
+        return []
+
+    def _on_arguments_done(self, event: dict[str, Any]) -> list[StreamEvent]:
+        arguments = event.get("arguments")
+        if isinstance(arguments, str):
+            self._call_for(event).final = arguments
+        return []
+
+    def _on_item_added(self, event: dict[str, Any]) -> list[StreamEvent]:
+        return self._on_output_item(event, done=False)
+
+    def _on_item_done(self, event: dict[str, Any]) -> list[StreamEvent]:
+        return self._on_output_item(event, done=True)
+
+    def _on_output_item(self, event: dict[str, Any], *, done: bool) -> list[StreamEvent]:
+        item = event.get("item")
+        if isinstance(item, dict) and item.get("type") == "function_call":
+            self._register_call(item, event.get("output_index"), done=done)
+        return []
+
+    def _on_completed(self, event: dict[str, Any]) -> list[StreamEvent]:
+        return self._complete(event.get("response"), "response.completed")
+
+    def _on_incomplete(self, event: dict[str, Any]) -> list[StreamEvent]:
+        return self._complete(event.get("response"), "response.incomplete")
+
+    def _on_failed(self, event: dict[str, Any]) -> list[StreamEvent]:
+        response = event.get("response")
+        error: Any = response.get("error") if isinstance(response, dict) else None
+        if error is None:
+            error = "the response failed without details"
+        raise self._stream_error(error, "the response failed")
+
+    def _on_error(self, event: dict[str, Any]) -> list[StreamEvent]:
+        error = event.get("error")
+        if error is None:
+            error = {k: v for k, v in event.items() if k not in ("type", "sequence_number")}
+        raise self._stream_error(error, "the model stream reported an error")
 
     def _reasoning_delta(self, key: tuple[Any, ...], delta: Any) -> list[StreamEvent]:
         if not isinstance(delta, str) or not delta:
@@ -436,6 +470,28 @@ class ResponsesStreamDecoder(DecoderBase):
             usage=self.usage,
             finish_reason=finish,
         )
+
+
+_Handler = Callable[[ResponsesStreamDecoder, dict[str, Any]], list[StreamEvent]]
+#: What each Responses event type does; other types carry nothing rho uses.
+_EVENT_HANDLERS: dict[str, _Handler] = {
+    "response.output_text.delta": ResponsesStreamDecoder._on_text_delta,
+    "response.refusal.delta": ResponsesStreamDecoder._on_text_delta,
+    "response.output_text.done": ResponsesStreamDecoder._on_text_done,
+    "response.refusal.done": ResponsesStreamDecoder._on_text_done,
+    "response.reasoning_summary_text.delta": ResponsesStreamDecoder._on_summary_delta,
+    "response.reasoning_summary_text.done": ResponsesStreamDecoder._on_summary_done,
+    "response.reasoning_text.delta": ResponsesStreamDecoder._on_reasoning_delta,
+    "response.reasoning_text.done": ResponsesStreamDecoder._on_reasoning_done,
+    "response.function_call_arguments.delta": ResponsesStreamDecoder._on_arguments_delta,
+    "response.function_call_arguments.done": ResponsesStreamDecoder._on_arguments_done,
+    "response.output_item.added": ResponsesStreamDecoder._on_item_added,
+    "response.output_item.done": ResponsesStreamDecoder._on_item_done,
+    "response.completed": ResponsesStreamDecoder._on_completed,
+    "response.incomplete": ResponsesStreamDecoder._on_incomplete,
+    "response.failed": ResponsesStreamDecoder._on_failed,
+    "error": ResponsesStreamDecoder._on_error,
+}
 
 
 __all__ = [
