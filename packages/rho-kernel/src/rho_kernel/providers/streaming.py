@@ -48,6 +48,23 @@ class StreamDecoder(Protocol):
     def finish(self) -> ModelResponse: ...
 
 
+class _CallClock:
+    """One model call's deadline: the first-token timeout until the stream's first event,
+    then the idle timeout after each (0 disables either); and whether a response came."""
+
+    def __init__(self, first: float, idle: float) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._idle = idle
+        self.deadline: float | None = self._loop.time() + first if first > 0 else None
+        self.waiting_first = True
+        self.responded = False
+
+    def heard(self) -> None:
+        """The stream sent events: the idle timeout starts again."""
+        self.waiting_first = False
+        self.deadline = self._loop.time() + self._idle if self._idle > 0 else None
+
+
 class SSEStreamService:
     """The HTTP half of a streaming protocol service: POST a JSON body, decode the SSE reply.
 
@@ -115,56 +132,16 @@ class SSEStreamService:
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Send `request` and yield text/reasoning deltas, then one `ModelResponse`."""
-        if self._client is None:
-            self._client = build_client()
-        client = self._client
-        loop = asyncio.get_running_loop()
-        first = self.first_token_timeout
-        idle = self.idle_timeout
-        deadline = loop.time() + first if first > 0 else None
+        call = _CallClock(self.first_token_timeout, self.idle_timeout)
         decoder = self.new_decoder()
-        body = self.build_body(request)
-        responded = False
         try:
             async with contextlib.AsyncExitStack() as stack:
-                scope = asyncio.timeout_at(deadline)
-                try:
-                    async with scope:
-                        response = await stack.enter_async_context(
-                            client.stream(
-                                "POST",
-                                self.endpoint,
-                                json=body,
-                                headers=self.build_headers(),
-                            )
-                        )
-                        responded = True
-                        await check_response(
-                            response, endpoint=self.endpoint, provider=self.provider_name
-                        )
-                except TimeoutError:
-                    if scope.expired():
-                        raise self._timeout_error("no response", first) from None
-                    raise
+                response = await self._open(stack, self.build_body(request), call)
                 chunks = response.aiter_bytes()
                 stack.push_async_callback(chunks.aclose)  # type: ignore[attr-defined]
                 parser = SSEParser()
-                waiting_first = True
                 while not decoder.done:
-                    scope = asyncio.timeout_at(deadline)
-                    try:
-                        async with scope:
-                            chunk: bytes | None = await anext(chunks)
-                    except StopAsyncIteration:
-                        chunk = None
-                    except TimeoutError:
-                        if not scope.expired():
-                            raise
-                        if waiting_first:
-                            raise self._timeout_error("no stream data", first) from None
-                        raise self._timeout_error(
-                            "no stream data for too long (idle timeout)", idle
-                        ) from None
+                    chunk = await self._next_chunk(chunks, call)
                     events = parser.close() if chunk is None else parser.feed(chunk)
                     for sse in events:
                         for delta in decoder.feed(sse):
@@ -174,15 +151,11 @@ class SSEStreamService:
                     if chunk is None:
                         break
                     if events:
-                        waiting_first = False
-                        deadline = loop.time() + idle if idle > 0 else None
-        except httpx.HTTPError as exc:
+                        call.heard()
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            responded = call.responded and isinstance(exc, httpx.HTTPError)
             raise transport_error(
                 exc, endpoint=self.endpoint, provider=self.provider_name, responded=responded
-            ) from exc
-        except httpx.InvalidURL as exc:
-            raise transport_error(
-                exc, endpoint=self.endpoint, provider=self.provider_name, responded=False
             ) from exc
         flush = getattr(decoder, "flush", None)
         tail: list[StreamEvent] = flush() if flush is not None else []
@@ -190,6 +163,46 @@ class SSEStreamService:
         for delta in tail:
             yield delta
         yield final
+
+    async def _open(
+        self, stack: contextlib.AsyncExitStack, body: dict[str, Any], call: _CallClock
+    ) -> httpx.Response:
+        """POST `body` and return the checked response, its headers read within the
+        first-token timeout."""
+        if self._client is None:
+            self._client = build_client()
+        scope = asyncio.timeout_at(call.deadline)
+        try:
+            async with scope:
+                response = await stack.enter_async_context(
+                    self._client.stream(
+                        "POST", self.endpoint, json=body, headers=self.build_headers()
+                    )
+                )
+                call.responded = True
+                await check_response(response, endpoint=self.endpoint, provider=self.provider_name)
+        except TimeoutError:
+            if scope.expired():
+                raise self._timeout_error("no response", self.first_token_timeout) from None
+            raise
+        return response
+
+    async def _next_chunk(self, chunks: AsyncIterator[bytes], call: _CallClock) -> bytes | None:
+        """The next chunk of the body (None at its end) before the call's deadline."""
+        scope = asyncio.timeout_at(call.deadline)
+        try:
+            async with scope:
+                return await anext(chunks)
+        except StopAsyncIteration:
+            return None
+        except TimeoutError:
+            if not scope.expired():
+                raise
+            if call.waiting_first:
+                raise self._timeout_error("no stream data", self.first_token_timeout) from None
+            raise self._timeout_error(
+                "no stream data for too long (idle timeout)", self.idle_timeout
+            ) from None
 
     async def aclose(self) -> None:
         """Close the HTTP client if this service created it."""
