@@ -250,8 +250,9 @@ async def run_process(
     stopped too. Each of stdout and stderr keeps at most `max_output_bytes` (head and tail).
     `on_output(stream, text)` receives live output, throttled (`LiveOutput`), and has
     received all of it when this returns. `launcher` confines the process (tools get theirs
-    from `ToolContext.run_process`, which always passes the project's). Raises `ProcessStartError` when the process
-    cannot start, and the sandbox's errors for a bad `cwd`.
+    from `ToolContext.run_process`, which always passes the project's). Raises
+    `ProcessStartError` when the process cannot start, and the sandbox's errors for a bad
+    `cwd`.
     """
     directory = resolve_cwd(root, cwd)
     command = list(launcher.wrap(list(argv), directory)) if launcher is not None else list(argv)
@@ -268,13 +269,7 @@ async def run_process(
     ]
     writer = asyncio.ensure_future(_feed_stdin(proc, data)) if data is not None else None
     try:
-        outcome = await _wait_exit(child, timeout, cancel)
-        if outcome == "timeout":
-            await _stop_group(child, kill_grace)
-        elif outcome == "cancelled":
-            _signal_group(proc, _SIGKILL)
-            await child.exited()
-        await _drain(child, readers, kill_grace)
+        outcome = await _supervise(child, readers, timeout, cancel, kill_grace)
     except BaseException:
         _signal_group(proc, _SIGKILL)
         child.transport.close()
@@ -289,6 +284,37 @@ async def run_process(
             writer.cancel()
     if live is not None:
         await live.close()
+    return _result(command, child, (out, err), outcome, started, launcher)
+
+
+async def _supervise(
+    child: _Child,
+    readers: Sequence[asyncio.Future[None]],
+    timeout: float | None,
+    cancel: CancelToken | None,
+    kill_grace: float,
+) -> str:
+    """Wait for the exit, the timeout or the cancellation; stop the group when it is not
+    an exit; read the output to its end. Returns how it ended (see `_wait_exit`)."""
+    outcome = await _wait_exit(child, timeout, cancel)
+    if outcome == "timeout":
+        await _stop_group(child, kill_grace)
+    elif outcome == "cancelled":
+        _signal_group(child.proc, _SIGKILL)
+        await child.exited()
+    await _drain(child, readers, kill_grace)
+    return outcome
+
+
+def _result(
+    command: list[str],
+    child: _Child,
+    outputs: tuple[CappedOutput, CappedOutput],
+    outcome: str,
+    started: float,
+    launcher: Launcher | None,
+) -> ProcessResult:
+    out, err = outputs
     code = child.transport.get_returncode()
     return ProcessResult(
         argv=command,
