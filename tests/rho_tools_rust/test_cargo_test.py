@@ -63,6 +63,16 @@ async def test_failures_are_errors_with_counts_and_panic_messages(
     assert cargo_test.outline({}, result) == "cargo_test: 1 passed, 2 failed"
 
 
+async def test_panic_places_of_a_member_crate_opened_as_the_project_are_project_relative(
+    tmp_path: Path, make_crate, call_tool
+) -> None:
+    (tmp_path / "Cargo.toml").write_text('[workspace]\nmembers = ["crate"]\nresolver = "2"\n')
+    root = make_crate({"src/lib.rs": LIB})  # libtest says crate/src/lib.rs:16:9
+    result = await call_tool(cargo_test, root, test_name="adds")
+    assert result.output.endswith("\n  at src/lib.rs:16:9")
+    assert result.details["failures"][0]["location"] == "src/lib.rs:16:9"
+
+
 async def test_all_passing_is_not_an_error_and_counts_every_target(make_crate, call_tool) -> None:
     root = make_crate(
         {

@@ -6,8 +6,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rho_rpc import __version__
+
+if TYPE_CHECKING:
+    from rho_kernel.runtime import Runtime, RuntimeOptions
 
 DESCRIPTION = (
     "rho: a headless coding agent. Speaks JSON-RPC 2.0 (one JSON message per line) on "
@@ -115,20 +119,46 @@ def main(argv: list[str] | None = None) -> int:
 
         return trust(arguments[1:])
     args = build_parser().parse_args(arguments)
-    problem = flag_problem(args)
     from rho_kernel import diagnostics
 
+    problem = flag_problem(args)
     if problem is not None:
         diagnostics.error(problem)
         return 2
+    runtime = _build_runtime(args)
+    if isinstance(runtime, int):
+        return runtime
+    if args.plugins:
+        from rho_rpc.plugin_listing import print_listing
 
+        return print_listing(runtime)
+    return _serve(runtime)
+
+
+def _build_runtime(args: argparse.Namespace) -> Runtime | int:
+    """The runtime the flags describe, or the exit code (2) after saying why it cannot start."""
+    from rho_kernel import diagnostics
     from rho_kernel.config.loader import ConfigError
     from rho_kernel.providers.consent import ConsentRequired
-    from rho_kernel.runtime import Runtime, RuntimeOptions, StartupError
+    from rho_kernel.runtime import Runtime, StartupError
     from rho_kernel.security.sandbox import SandboxError
-    from rho_rpc.app import run
 
-    options = RuntimeOptions(
+    try:
+        return Runtime.build(_runtime_options(args))
+    except ConsentRequired as exc:
+        diagnostics.error("not sending prompts and code off this machine without consent")
+        print(str(exc), file=sys.stderr)
+    except (ConfigError, StartupError, SandboxError) as exc:
+        diagnostics.error(str(exc))
+    except OSError as exc:  # e.g. the sessions directory cannot be created
+        diagnostics.error(str(exc))
+    return 2
+
+
+def _runtime_options(args: argparse.Namespace) -> RuntimeOptions:
+    from rho_kernel.runtime import RuntimeOptions
+
+    return RuntimeOptions(
         root=args.root,
         model=args.model,
         endpoint=args.endpoint,
@@ -144,22 +174,13 @@ def main(argv: list[str] | None = None) -> int:
         plugin_modules=(("rho-rpc", "rho_rpc.plugin"),),
         inspect=args.plugins,
     )
-    try:
-        runtime = Runtime.build(options)
-    except ConsentRequired as exc:
-        diagnostics.error("not sending prompts and code off this machine without consent")
-        print(str(exc), file=sys.stderr)
-        return 2
-    except (ConfigError, StartupError, SandboxError) as exc:
-        diagnostics.error(str(exc))
-        return 2
-    except OSError as exc:  # e.g. the sessions directory cannot be created
-        diagnostics.error(str(exc))
-        return 2
-    if args.plugins:
-        from rho_rpc.plugin_listing import print_listing
 
-        return print_listing(runtime)
+
+def _serve(runtime: Runtime) -> int:
+    """Serve the client until it is done; the exit code."""
+    from rho_kernel import diagnostics
+    from rho_rpc.app import run
+
     try:
         return run(runtime)
     except Exception as exc:  # last resort: one line on stderr, never a traceback on stdout

@@ -8,12 +8,15 @@ test fails or the tests do not build.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rho_kernel.process import ProcessResult
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolError, ToolResult, tool
 from rho_tools_rust.cargo_args import check_package, check_test_name
 from rho_tools_rust.cargo_runner import ended_note, require_manifest, run_toolchain, stderr_tail
+from rho_tools_rust.crate import workspace_root
+from rho_tools_rust.diagnostics import project_relative
 from rho_tools_rust.libtest import TestReport, parse_json, parse_text
 
 NAME = "cargo_test"
@@ -147,7 +150,20 @@ async def cargo_test(
     except ToolError as exc:
         return ToolResult.error(str(exc))
     report = _read_report(result.stdout, json_output)
+    if report is not None:
+        _relocate(report, ctx.root.path)
     return _result(result, report, test_name, ctx.config.shell.max_timeout_secs)
+
+
+def _relocate(report: TestReport, project: Path) -> None:
+    """Panic places (`member/src/lib.rs:3:5`, relative to the workspace root) made
+    relative to the project root."""
+    workspace = workspace_root(project)
+    for failure in report.failures:
+        if failure.location and failure.location.count(":") >= 2:
+            path, line, column = failure.location.rsplit(":", 2)
+            shown = project_relative(path, workspace, project)
+            failure.location = f"{shown}:{line}:{column}"
 
 
 __all__ = ["build_argv", "cargo_test", "is_nightly", "render_failures", "summary"]

@@ -145,15 +145,19 @@ class _Paths:
     def fix(self, name: str) -> str:
         if self.workspace is None or self.project is None:
             return name
-        if (known := self.cache.get(name)) is not None:
-            return known
-        full = Path(name) if Path(name).is_absolute() else self.workspace / name
-        try:
-            shown = full.relative_to(self.project).as_posix()
-        except ValueError:
-            shown = name if Path(name).is_absolute() else str(full)
-        self.cache[name] = shown
-        return shown
+        if (known := self.cache.get(name)) is None:
+            known = self.cache[name] = project_relative(name, self.workspace, self.project)
+        return known
+
+
+def project_relative(name: str, workspace: Path, project: Path) -> str:
+    """A path as cargo or rustc print it (relative to the `workspace` root, or absolute),
+    relative to the `project` root when it lies inside (else absolute)."""
+    full = Path(name) if Path(name).is_absolute() else workspace / name
+    try:
+        return full.relative_to(project).as_posix()
+    except ValueError:
+        return str(full)
 
 
 def _span(raw: dict[str, Any], paths: _Paths) -> Span:
@@ -304,4 +308,5 @@ __all__ = [
     "Suggestion",
     "parse_build_script_warnings",
     "parse_messages",
+    "project_relative",
 ]

@@ -203,69 +203,104 @@ class AgentLoop:
         empty_streak = 0
         truncated_before = False
         while True:
-            if self.p.cancel.cancelled:
-                return self._finish("cancelled")
-            if self.iterations >= self.agent.max_iterations:
-                return self._finish("max_iterations")
-            await self.state("thinking")
-            try:
-                response = await self._call_model()
-            except Cancelled:
-                return self._finish("cancelled")
-            except _RetryBudgetExhausted as exc:
-                if exc.error.kind == "connect":
-                    raise AgentError(exc.error.message, "client") from None
-                self.last_text = (
-                    f"The model request failed after {exc.attempts} attempts: {exc.error.message}"
-                )
-                self._record_turn_error(AgentError(str(exc.error), "client"))
-                return self._finish("retry_budget_exhausted")
-            except ProviderError as exc:
-                raise AgentError(exc.message, "client") from None
-            self.iterations += 1
-
+            if (stop := self._stop_reason()) is not None:
+                return self._finish(stop)
+            response = await self._ask_model()
+            if isinstance(response, AgentResult):
+                return response
             if _is_empty(response):
                 empty_streak += 1
-                limit = self.agent.max_consecutive_empty
-                if limit and empty_streak >= limit:
-                    self.last_text = EMPTY_REPLY_GIVE_UP
+                if self._give_up_on_empty(empty_streak):
                     return self._finish("consecutive_empty_responses")
-                self.session.append_message(ChatMessage.user(EMPTY_REPLY_NUDGE))
                 continue
             empty_streak = 0
-
-            response.tool_calls = unique_call_ids(response.tool_calls)
-            finish = response.finish_reason
-            self.session.append_message(
-                ChatMessage.assistant(
-                    response.text,
-                    tool_calls=response.tool_calls,
-                    finish_reason=(
-                        cast(MessageFinish, finish) if finish in _PERSISTED_FINISH else None
-                    ),
-                )
-            )
-            self.last_text = self.continued + self._format_reply(response)
-            self.continued = ""
+            self._record_reply(response)
             if not response.tool_calls:
-                if finish == "length" and response.text:
-                    if await self._continue_truncated(truncated_before):
-                        truncated_before = True
-                        continue
-                    self.last_text = f"{self.last_text}\n\n{TRUNCATED_GAVE_UP}"
-                if self._take_steering():  # steered after the last tool batch: answer it too
-                    continue
-                self.phase.conclude()
-                return self._finish("stop")
-            try:
-                await self._run_batch(response.tool_calls)
-            except _Redirected as redirect:
-                self.session.append_message(ChatMessage.user(scrub_surrogates(redirect.message)))
+                step = await self._after_reply(response, truncated_before)
+                if step == "stop":
+                    return self._finish("stop")
+                truncated_before = truncated_before or step == "continued"
                 continue
-            except Cancelled:
+            if not await self._run_tools(response.tool_calls):
                 return self._finish("cancelled")
-            self._take_steering()
-            await self._auto_compact()
+
+    def _stop_reason(self) -> FinishReason | None:
+        """Why the turn must end before the next model call, if it must."""
+        if self.p.cancel.cancelled:
+            return "cancelled"
+        if self.iterations >= self.agent.max_iterations:
+            return "max_iterations"
+        return None
+
+    async def _ask_model(self) -> ModelResponse | AgentResult:
+        """One model call, or the turn's result when the call ends it."""
+        await self.state("thinking")
+        try:
+            response = await self._call_model()
+        except Cancelled:
+            return self._finish("cancelled")
+        except _RetryBudgetExhausted as exc:
+            if exc.error.kind == "connect":
+                raise AgentError(exc.error.message, "client") from None
+            self.last_text = (
+                f"The model request failed after {exc.attempts} attempts: {exc.error.message}"
+            )
+            self._record_turn_error(AgentError(str(exc.error), "client"))
+            return self._finish("retry_budget_exhausted")
+        except ProviderError as exc:
+            raise AgentError(exc.message, "client") from None
+        self.iterations += 1
+        return response
+
+    def _give_up_on_empty(self, streak: int) -> bool:
+        """After an empty reply: True when `streak` of them ends the turn, else nudge."""
+        limit = self.agent.max_consecutive_empty
+        if limit and streak >= limit:
+            self.last_text = EMPTY_REPLY_GIVE_UP
+            return True
+        self.session.append_message(ChatMessage.user(EMPTY_REPLY_NUDGE))
+        return False
+
+    def _record_reply(self, response: ModelResponse) -> None:
+        """Keep the assistant's reply in the session and as the turn's text so far."""
+        response.tool_calls = unique_call_ids(response.tool_calls)
+        finish = response.finish_reason
+        self.session.append_message(
+            ChatMessage.assistant(
+                response.text,
+                tool_calls=response.tool_calls,
+                finish_reason=(
+                    cast(MessageFinish, finish) if finish in _PERSISTED_FINISH else None
+                ),
+            )
+        )
+        self.last_text = self.continued + self._format_reply(response)
+        self.continued = ""
+
+    async def _after_reply(self, response: ModelResponse, truncated_before: bool) -> str:
+        """A reply without tool calls: "continued" (a cut reply is asked to go on),
+        "steered" (the client sent more meanwhile) or "stop"."""
+        if response.finish_reason == "length" and response.text:
+            if await self._continue_truncated(truncated_before):
+                return "continued"
+            self.last_text = f"{self.last_text}\n\n{TRUNCATED_GAVE_UP}"
+        if self._take_steering():  # steered after the last tool batch: answer it too
+            return "steered"
+        self.phase.conclude()
+        return "stop"
+
+    async def _run_tools(self, calls: list[ToolCall]) -> bool:
+        """Run the reply's tool calls; False when the turn was cancelled meanwhile."""
+        try:
+            await self._run_batch(calls)
+        except _Redirected as redirect:
+            self.session.append_message(ChatMessage.user(scrub_surrogates(redirect.message)))
+            return True
+        except Cancelled:
+            return False
+        self._take_steering()
+        await self._auto_compact()
+        return True
 
     # ── compaction ──────────────────────────────────────────────────────────
 
