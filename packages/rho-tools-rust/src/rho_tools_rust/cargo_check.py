@@ -14,7 +14,12 @@ from rho_kernel.tools import Phase, Risk, ToolContext, ToolError, ToolResult, to
 from rho_tools_rust.cargo_args import check_package
 from rho_tools_rust.cargo_runner import ended_note, run_toolchain, stderr_tail
 from rho_tools_rust.crate import crate_dir, workspace_root
-from rho_tools_rust.diagnostics import Diagnostic, parse_build_script_warnings, parse_messages
+from rho_tools_rust.diagnostics import (
+    Diagnostic,
+    details_of,
+    parse_build_script_warnings,
+    parse_messages,
+)
 from rho_tools_rust.render import render, summary
 
 #: cargo's JSON is verbose (each message carries its rendered text): keep all of it.
@@ -33,7 +38,7 @@ def build_result(
     tool_name: str, result: ProcessResult, diagnostics: list[Diagnostic], timeout: int
 ) -> ToolResult:
     """The tool result for a finished (or stopped) cargo run and its diagnostics."""
-    details = [d.to_dict() for d in diagnostics]
+    details = details_of(diagnostics)
     text = render(tool_name, diagnostics)
     has_error = any(d.is_error for d in diagnostics)
     if note := ended_note(tool_name, result, timeout):

@@ -8,8 +8,11 @@ there. Everything else (artifacts, non-JSON lines) is ignored.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,40 +164,46 @@ def project_relative(name: str, workspace: Path, project: Path) -> str:
 
 
 def _span(raw: dict[str, Any], paths: _Paths) -> Span:
+    get = raw.get
     return Span(
-        file=paths.fix(str(raw.get("file_name", ""))),
-        line=int(raw.get("line_start") or 0),
-        column=int(raw.get("column_start") or 0),
-        line_end=int(raw.get("line_end") or 0),
-        column_end=int(raw.get("column_end") or 0),
-        label=raw.get("label") or None,
-        is_primary=bool(raw.get("is_primary")),
+        paths.fix(str(get("file_name", ""))),
+        int(get("line_start") or 0),
+        int(get("column_start") or 0),
+        int(get("line_end") or 0),
+        int(get("column_end") or 0),
+        get("label") or None,
+        bool(get("is_primary")),
     )
+
+
+def _dicts(items: Any) -> list[dict[str, Any]]:
+    return [item for item in items or () if isinstance(item, dict)]
+
+
+def _primary(spans: list[dict[str, Any]]) -> dict[str, Any] | None:
+    for raw in spans:
+        if raw.get("is_primary"):
+            return raw
+    return None
 
 
 def _suggestions(spans: list[dict[str, Any]], paths: _Paths) -> list[Suggestion]:
     return [
-        Suggestion(
-            str(raw["suggested_replacement"]),
-            raw.get("suggestion_applicability"),
-            _span(raw, paths),
-        )
+        Suggestion(str(replacement), raw.get("suggestion_applicability"), _span(raw, paths))
         for raw in spans
-        if isinstance(raw, dict) and raw.get("suggested_replacement") is not None
+        if (replacement := raw.get("suggested_replacement")) is not None
     ]
 
 
 def _from_message(message: dict[str, Any], package: str | None, paths: _Paths) -> Diagnostic:
-    spans = [raw for raw in message.get("spans") or () if isinstance(raw, dict)]
-    primary = next((raw for raw in spans if raw.get("is_primary")), None)
+    spans = _dicts(message.get("spans"))
+    primary = _primary(spans)
     labels = tuple(_span(raw, paths) for raw in spans if raw is not primary and raw.get("label"))
     notes: list[Note] = []
     suggestions = _suggestions(spans, paths)
-    for child in message.get("children") or ():
-        if not isinstance(child, dict):
-            continue
-        child_spans = [raw for raw in child.get("spans") or () if isinstance(raw, dict)]
-        first = next((raw for raw in child_spans if raw.get("is_primary")), None)
+    for child in _dicts(message.get("children")):
+        child_spans = _dicts(child.get("spans"))
+        first = _primary(child_spans)
         notes.append(
             Note(
                 str(child.get("level", "note")),
@@ -202,7 +211,8 @@ def _from_message(message: dict[str, Any], package: str | None, paths: _Paths) -
                 _span(first, paths) if first is not None else None,
             )
         )
-        suggestions += _suggestions(child_spans, paths)
+        if child_spans:
+            suggestions += _suggestions(child_spans, paths)
     code = message.get("code")
     return Diagnostic(
         level=str(message.get("level", "")),
@@ -260,9 +270,27 @@ def parse_messages(
     become relative to the project root. Lines that are not JSON compiler messages are
     skipped; summary messages (`aborting due to …`, `N warnings emitted`) are dropped.
     """
-    paths = _Paths(workspace_root, project_root)
-    found: dict[Diagnostic, None] = {}
-    seen: set[str] = set()
+    with collector_paused():
+        return _parse(stdout, _Paths(workspace_root, project_root))
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Hold back Python's cyclic garbage collector: decoding makes tens of thousands of
+    containers, each batch of which would start a collection walking every object rho
+    holds, while the trees it makes have no cycles to collect."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _parse(stdout: str, paths: _Paths) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    seen: set[Any] = set()
     for line in stdout.split("\n"):
         if '"compiler-message"' not in line or line in seen:
             continue
@@ -273,14 +301,27 @@ def parse_messages(
         message = record.get("message")
         if not isinstance(message, dict) or _is_noise(message):
             continue
-        if not paths.in_project(record.get("manifest_path")):
+        # The same diagnostic comes once per target (lib, test): rustc's rendering of it,
+        # with its package, names it (hashing one string beats hashing the whole tree).
+        key = (record.get("package_id"), message.get("rendered"))
+        if key in seen or not paths.in_project(record.get("manifest_path")):
             continue
         try:
             diagnostic = _from_message(message, _package_name(record.get("package_id")), paths)
         except (TypeError, ValueError, KeyError):
             continue
-        found.setdefault(diagnostic)
-    return list(found)
+        if not isinstance(key[1], str):  # no rendering: the diagnostic itself is the key
+            key = diagnostic
+        if key not in seen:
+            seen.add(key)
+            found.append(diagnostic)
+    return found
+
+
+def details_of(diagnostics: list[Diagnostic]) -> list[dict[str, Any]]:
+    """The diagnostics as JSON-ready dicts (a tool result's details)."""
+    with collector_paused():
+        return [diagnostic.to_dict() for diagnostic in diagnostics]
 
 
 def parse_build_script_warnings(stderr: str) -> list[Diagnostic]:
@@ -306,6 +347,8 @@ __all__ = [
     "Note",
     "Span",
     "Suggestion",
+    "collector_paused",
+    "details_of",
     "parse_build_script_warnings",
     "parse_messages",
     "project_relative",
