@@ -143,3 +143,19 @@ def test_an_escaped_lone_surrogate_is_replaced_and_the_message_kept() -> None:
     [warning] = parse_messages(line)
     assert warning.message == "odd name `a\ufffdb`"
     assert json.dumps(warning.to_dict(), ensure_ascii=False).encode()  # encodable as UTF-8
+
+
+def test_odd_shapes_in_a_message_give_plain_values_never_a_crash() -> None:
+    span = {"file_name": "src/a.rs", "line_start": 1, "is_primary": True, "label": ["x"]}
+    odd = {"suggested_replacement": "y", "suggestion_applicability": {"a": 1}, **span}
+    message = {"level": "warning", "message": "m", "spans": [span], "rendered": {"no": 1}}
+    child = {"level": "help", "message": "h", "spans": [odd]}
+    lines = [
+        {"reason": "compiler-message", "package_id": ["p"], "message": message},
+        {"reason": "compiler-message", "message": {**message, "children": [child]}},
+    ]
+    stdout = "\n".join(json.dumps(line) for line in lines)
+    first, second = parse_messages(stdout)
+    assert first.span is not None and first.span.label is None
+    assert second.suggestions[0].applicability is None
+    assert json.loads(json.dumps(second.to_dict())) == second.to_dict()

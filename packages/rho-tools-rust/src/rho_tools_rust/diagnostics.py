@@ -171,9 +171,13 @@ def _span(raw: dict[str, Any], paths: _Paths) -> Span:
         int(get("column_start") or 0),
         int(get("line_end") or 0),
         int(get("column_end") or 0),
-        get("label") or None,
+        _text(get("label")),
         bool(get("is_primary")),
     )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _dicts(items: Any) -> list[dict[str, Any]]:
@@ -189,7 +193,7 @@ def _primary(spans: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def _suggestions(spans: list[dict[str, Any]], paths: _Paths) -> list[Suggestion]:
     return [
-        Suggestion(str(replacement), raw.get("suggestion_applicability"), _span(raw, paths))
+        Suggestion(str(replacement), _text(raw.get("suggestion_applicability")), _span(raw, paths))
         for raw in spans
         if (replacement := raw.get("suggested_replacement")) is not None
     ]
@@ -303,17 +307,17 @@ def _parse(stdout: str, paths: _Paths) -> list[Diagnostic]:
             continue
         # The same diagnostic comes once per target (lib, test): rustc's rendering of it,
         # with its package, names it (hashing one string beats hashing the whole tree).
-        key = (record.get("package_id"), message.get("rendered"))
+        rendered = message.get("rendered")
+        key = (str(record.get("package_id")), rendered) if isinstance(rendered, str) else None
         if key in seen or not paths.in_project(record.get("manifest_path")):
             continue
         try:
             diagnostic = _from_message(message, _package_name(record.get("package_id")), paths)
         except (TypeError, ValueError, KeyError):
             continue
-        if not isinstance(key[1], str):  # no rendering: the diagnostic itself is the key
-            key = diagnostic
-        if key not in seen:
-            seen.add(key)
+        seen_as = diagnostic if key is None else key  # without a rendering: all of it
+        if seen_as not in seen:
+            seen.add(seen_as)
             found.append(diagnostic)
     return found
 
