@@ -122,6 +122,18 @@ async def test_a_member_crate_opened_as_the_project_gets_project_relative_paths(
     assert result.details[0]["span"]["file"] == "src/main.rs"
 
 
+async def test_a_member_crate_opened_as_the_project_builds_inside_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CARGO_TARGET_DIR")
+    workspace = tmp_path.resolve()
+    (workspace / "Cargo.toml").write_text('[workspace]\nmembers = ["member"]\nresolver = "2"\n')
+    project = write_crate(workspace / "member", {"src/main.rs": "fn main() {}\n"}, "member")
+    result = await check(project)
+    assert result.output.startswith("cargo_check: no errors or warnings"), result.output
+    assert (project / "target").is_dir() and not (workspace / "target").exists()
+
+
 @pytest.mark.parametrize(
     "package",
     [

@@ -7,6 +7,8 @@ through the kernel's process runner (OS sandbox, timeout, abort). The JSON messa
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any
 
 from rho_kernel.process import ProcessResult
@@ -65,12 +67,19 @@ async def run_diagnostics(
         )
     except ToolError as exc:
         return ToolResult.error(str(exc))
-    project = ctx.root.path
+    timeout = ctx.config.shell.max_timeout_secs
+    # Megabytes of JSON for a large build: parsed off the event loop.
+    return await asyncio.to_thread(_read_result, tool_name, result, crate, ctx.root.path, timeout)
+
+
+def _read_result(
+    tool_name: str, result: ProcessResult, crate: Path, project: Path, timeout: int
+) -> ToolResult:
     diagnostics = parse_messages(
         result.stdout, project_root=project, workspace_root=workspace_root(crate)
     )
     diagnostics += parse_build_script_warnings(result.stderr)
-    return build_result(tool_name, result, diagnostics, ctx.config.shell.max_timeout_secs)
+    return build_result(tool_name, result, diagnostics, timeout)
 
 
 def _outline(arguments: dict[str, Any], result: ToolResult, tool_name: str) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from rho_kernel.process import ProcessResult, ProcessStartError
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import ToolContext, ToolError
+from rho_tools_rust.crate import target_inside
 
 #: What a machine without the toolchain is told.
 INSTALL_HINT = "install Rust with rustup, https://rustup.rs"
@@ -55,13 +56,16 @@ async def run_toolchain(
     max_output_bytes: int = MAX_OUTPUT_BYTES,
 ) -> ProcessResult:
     """Run `argv` (`cargo …` or `rustc …`) in `cwd` (default: the project root) and return
-    how it ended. `env` defaults to `tool_environment(ctx)`.
+    how it ended. `env` defaults to `tool_environment(ctx)`; cargo builds inside the project
+    (see `target_inside`).
 
     Raises `ToolError` with a clear message when the program is not installed, cannot
     start, or the call was cancelled. The timeout is `[shell] max_timeout_secs`.
     """
-    env = tool_environment(ctx) if env is None else env
+    env = tool_environment(ctx) if env is None else dict(env)
     program = argv[0]
+    if program == "cargo":
+        env = target_inside(env, cwd or ctx.root.path, ctx.root.path)
     if shutil.which(program, path=env.get("PATH")) is None:
         raise ToolError(f"{tool}: {program} is not installed: {INSTALL_HINT}")
     try:

@@ -45,6 +45,19 @@ def workspace_root(crate: Path) -> Path:
     return crate
 
 
+def target_inside(env: dict[str, str], crate: Path, project: Path) -> dict[str, str]:
+    """`env` with `CARGO_TARGET_DIR` set to `<project>/target` when cargo would build into
+    the `target` folder of a workspace above the project (a member crate opened as the
+    project): outside the project, where the OS sandbox lets nothing be written. A target
+    folder the user chose (`CARGO_TARGET_DIR` already set) is kept."""
+    if env.get("CARGO_TARGET_DIR"):
+        return env
+    root = workspace_root(crate)
+    if root == project or project in root.parents:
+        return env
+    return {**env, "CARGO_TARGET_DIR": str(project / "target")}
+
+
 def _declares_workspace(manifest: Path) -> bool:
     try:
         with manifest.open("rb") as handle:
@@ -53,4 +66,4 @@ def _declares_workspace(manifest: Path) -> bool:
         return False
 
 
-__all__ = ["crate_dir", "workspace_root"]
+__all__ = ["crate_dir", "target_inside", "workspace_root"]
