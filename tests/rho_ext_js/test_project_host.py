@@ -104,3 +104,12 @@ async def test_allow_paths_and_the_extensions_folder_are_readable_by_absolute_pa
         await _host(root).read_file(target, IDLE)
     assert await _host(root, allow_paths=["../shared"]).read_file(target, IDLE) == "{}"
     assert await _host(root).read_file(str(root / "ext-home" / "table.txt"), IDLE) == "table"
+
+
+async def test_a_command_an_extension_runs_sees_no_api_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-extensions")
+    ran = await _host(tmp_path, commands=True).run_command("env", [], RUNNER)
+    assert ran["exitCode"] == 0 and "PATH=" in ran["stdout"]
+    assert "OPENAI_API_KEY" not in ran["stdout"]
