@@ -111,6 +111,16 @@ async def test_package_selects_one_member_of_a_workspace(tmp_path: Path) -> None
     assert "b/src/lib.rs:2:9" in only_b.output and "in_a" not in only_b.output
 
 
+async def test_all_targets_also_checks_the_tests(crate: Callable[..., Path]) -> None:
+    source = (
+        'fn main() {}\n\n#[cfg(test)]\nmod tests {\n    fn f() -> u32 {\n        "a"\n    }\n}\n'
+    )
+    root = crate({"src/main.rs": source})
+    assert not (await check(root)).is_error  # tests are not built by a plain check
+    result = await check(root, all_targets=True)
+    assert result.is_error and "src/main.rs:6:9 error[E0308]" in result.output
+
+
 async def test_a_member_crate_opened_as_the_project_gets_project_relative_paths(
     tmp_path: Path,
 ) -> None:
@@ -180,6 +190,10 @@ async def test_a_missing_cargo_is_a_clear_error(
         result.output
         == "cargo_check: cargo is not installed: install Rust with rustup, https://rustup.rs"
     )
+
+
+def test_all_targets_adds_the_flag() -> None:
+    assert cargo_argv("check", None, all_targets=True)[-1] == "--all-targets"
 
 
 def test_the_argv_keeps_the_package_in_one_argument() -> None:

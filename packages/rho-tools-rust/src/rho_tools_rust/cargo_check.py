@@ -28,11 +28,14 @@ from rho_tools_rust.render import render, summary
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 
 
-def cargo_argv(subcommand: str, package: str | None) -> list[str]:
-    """`cargo <subcommand> --message-format=json --color=never [--package P]`."""
+def cargo_argv(subcommand: str, package: str | None, all_targets: bool = False) -> list[str]:
+    """`cargo <subcommand> --message-format=json --color=never [--package=P]
+    [--all-targets]`."""
     argv = ["cargo", subcommand, "--message-format=json", "--color=never"]
     if package is not None:
         argv.append(f"--package={package}")
+    if all_targets:
+        argv.append("--all-targets")
     return argv
 
 
@@ -54,14 +57,19 @@ def build_result(
 
 
 async def run_diagnostics(
-    tool_name: str, subcommand: str, package: str | None, path: str | None, ctx: ToolContext
+    tool_name: str,
+    subcommand: str,
+    package: str | None,
+    path: str | None,
+    ctx: ToolContext,
+    all_targets: bool = False,
 ) -> ToolResult:
     """Run `cargo <subcommand>` on the crate at `path` (default: the project root) and turn
     its messages into a result."""
     try:
         package = check_package(tool_name, package)
         crate = crate_dir(tool_name, ctx, path)
-        argv = cargo_argv(subcommand, package)
+        argv = cargo_argv(subcommand, package, all_targets)
         result = await run_toolchain(
             ctx, tool_name, argv, cwd=crate, live=False, max_output_bytes=MAX_OUTPUT_BYTES
         )
@@ -113,7 +121,11 @@ def _clippy_outline(arguments: dict[str, Any], result: ToolResult) -> str:
     confined_risk=Risk.READ,  # confined, a build cannot write outside the project
 )
 async def cargo_check(
-    package: str | None = None, path: str | None = None, *, ctx: ToolContext
+    package: str | None = None,
+    path: str | None = None,
+    all_targets: bool = False,
+    *,
+    ctx: ToolContext,
 ) -> ToolResult:
     """Type-check a Rust crate with `cargo check` and return its compiler diagnostics.
 
@@ -126,8 +138,9 @@ async def cargo_check(
     Args:
         package: Only this package of the workspace (`--package`), e.g. `core`.
         path: A file or folder of the crate to check (the nearest Cargo.toml above it); default: the project root.
+        all_targets: Also check the tests, examples and benches (`--all-targets`); default: the library and binaries only.
     """
-    return await run_diagnostics("cargo_check", "check", package, path, ctx)
+    return await run_diagnostics("cargo_check", "check", package, path, ctx, all_targets)
 
 
 @tool(
@@ -138,7 +151,11 @@ async def cargo_check(
     confined_risk=Risk.READ,  # confined, a build cannot write outside the project
 )
 async def cargo_clippy(
-    package: str | None = None, path: str | None = None, *, ctx: ToolContext
+    package: str | None = None,
+    path: str | None = None,
+    all_targets: bool = False,
+    *,
+    ctx: ToolContext,
 ) -> ToolResult:
     """Lint a Rust crate with `cargo clippy` and return its diagnostics (compiler errors and
     clippy lints such as `clippy::len_zero`).
@@ -151,8 +168,9 @@ async def cargo_clippy(
     Args:
         package: Only this package of the workspace (`--package`), e.g. `core`.
         path: A file or folder of the crate to lint (the nearest Cargo.toml above it); default: the project root.
+        all_targets: Also lint the tests, examples and benches (`--all-targets`); default: the library and binaries only.
     """
-    return await run_diagnostics("cargo_clippy", "clippy", package, path, ctx)
+    return await run_diagnostics("cargo_clippy", "clippy", package, path, ctx, all_targets)
 
 
 __all__ = [
