@@ -9,7 +9,8 @@ RUST_TOOLING = """\
 # Rust tooling
 This is a Rust project (Cargo.toml at the root). Prefer the Rust tools to shell commands:
 they return structured compiler output.
-- cargo_check after each edit: errors and warnings with file:line:column, codes and fixes.
+- cargo_check after each edit: errors and warnings with file:line:column, codes and fixes
+  (all_targets=true also checks the tests).
 - cargo_clippy for lints before you finish; cargo_fix applies the machine-applicable fixes.
 - cargo_test runs the tests and names each failing test with its panic message
   (test_name narrows the run).
