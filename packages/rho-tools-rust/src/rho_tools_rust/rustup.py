@@ -18,6 +18,8 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
+from rho_kernel.process import command_environment
+
 #: Where rustup is asked about the user's toolchain: no project lies above it.
 NEUTRAL_DIR = Path(os.path.abspath(os.sep))
 RUSTUP_TIMEOUT_SECS = 15.0
@@ -31,12 +33,13 @@ class ToolchainUnknown(Exception):
 
 
 async def run_rustup(*args: str) -> str | None:
-    """`rustup ARGS`' stdout, run from `NEUTRAL_DIR` without installing anything on the
-    way; None when rustup is missing, fails or hangs."""
+    """`rustup ARGS`' stdout, run from `NEUTRAL_DIR` without API keys in its environment
+    and without installing anything on the way; None when rustup is missing, fails or
+    hangs."""
     rustup = shutil.which("rustup")
     if rustup is None:
         return None
-    env = {**os.environ, "RUSTUP_AUTO_INSTALL": "0"}
+    env = {**command_environment([]), "RUSTUP_AUTO_INSTALL": "0"}
     try:
         process = await asyncio.create_subprocess_exec(
             rustup,
