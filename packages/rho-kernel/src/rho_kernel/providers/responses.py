@@ -289,9 +289,7 @@ class ResponsesStreamDecoder(DecoderBase):
 
     def _on_summary_done(self, event: dict[str, Any]) -> list[StreamEvent]:
         key = ("summary", event.get("item_id"), event.get("summary_index"))
-        if key in self._reasoning_parts:
-            return []
-        return self._reasoning_delta(key, event.get("text"))
+        return self._reasoning_done(key, event)
 
     def _on_reasoning_delta(self, event: dict[str, Any]) -> list[StreamEvent]:
         key = ("text", event.get("item_id"), event.get("content_index"))
@@ -299,6 +297,10 @@ class ResponsesStreamDecoder(DecoderBase):
 
     def _on_reasoning_done(self, event: dict[str, Any]) -> list[StreamEvent]:
         key = ("text", event.get("item_id"), event.get("content_index"))
+        return self._reasoning_done(key, event)
+
+    def _reasoning_done(self, key: tuple[Any, ...], event: dict[str, Any]) -> list[StreamEvent]:
+        # The whole text, for a part whose deltas never came.
         if key in self._reasoning_parts:
             return []
         return self._reasoning_delta(key, event.get("text"))
