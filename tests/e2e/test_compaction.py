@@ -151,12 +151,14 @@ def test_compact_refuses_an_unknown_strategy(start_rho, server: ScriptedServer) 
 def test_auto_compaction_keeps_a_long_task_going(
     start_rho, server: ScriptedServer, project: Path, home: Path
 ) -> None:  # type: ignore[no-untyped-def]
+    # Files large next to the tool definitions (some 5,000 tokens with every pack
+    # installed), so that the window's room for them does not hang on the schemas' size.
     _config(
         home,
-        "[agent]\ntoken_budget = 8192\ncompletion_reserve = 512\nauto_compact_threshold = 50\n",
+        "[agent]\ntoken_budget = 16384\ncompletion_reserve = 512\nauto_compact_threshold = 50\n",
     )
     for name in ("a.txt", "b.txt", "c.txt"):
-        _big_file(project, name)
+        _big_file(project, name, lines=150)
     server.add(
         tool_call_reply("read_file", {"path": "a.txt"}),
         tool_call_reply("read_file", {"path": "b.txt"}),
