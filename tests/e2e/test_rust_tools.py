@@ -47,7 +47,7 @@ def test_cargo_check_reports_a_type_error_and_asks_only_unconfined(  # type: ign
     )
 
 
-def test_a_rust_project_gets_the_rust_tooling_block_and_others_do_not(  # type: ignore[no-untyped-def]
+def test_a_rust_project_gets_the_rust_tools_and_their_block_and_others_do_not(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer, project: Path
 ) -> None:
     server.add(text_reply("plain"), text_reply("rusty"))
@@ -61,6 +61,12 @@ def test_a_rust_project_gets_the_rust_tooling_block_and_others_do_not(  # type: 
     plain, rusty = (r.json["messages"][0]["content"] for r in server.requests)
     assert "# Rust tooling" not in plain
     assert "# Rust tooling" in rusty and "cargo_check after each edit" in rusty
+    # the tools themselves, like the block, only where a Cargo.toml is
+    plain_tools, rusty_tools = (
+        {t["function"]["name"] for t in r.json["tools"]} for r in server.requests
+    )
+    assert "read_file" in plain_tools and not any(name.startswith("cargo_") for name in plain_tools)
+    assert {"cargo_check", "cargo_test", "rustdoc_lookup", "crates_io_lookup"} <= rusty_tools
 
 
 ESCAPING_BUILD = """use std::io::Write;

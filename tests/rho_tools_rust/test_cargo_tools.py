@@ -9,11 +9,12 @@ import pytest
 from rust_crates import BUILD_SCRIPT, LEN_ZERO, TYPE_ERROR, UNUSED, write_crate  # type: ignore[import-not-found]
 
 from rho_kernel.cancel import CancelToken
+from rho_kernel.config import load_config
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolError, ToolResult
 from rho_tools_rust.cargo_check import cargo_argv, cargo_check, cargo_clippy
-from rho_tools_rust.plugin import rho_register_tools
+from rho_tools_rust.plugin import rho_register_config_sections, rho_register_tools
 
 
 def make_ctx(root: Path) -> ToolContext:
@@ -206,8 +207,12 @@ def test_the_argv_keeps_the_package_in_one_argument() -> None:
     ]
 
 
-def test_the_plugin_contributes_the_rust_tools_in_order_with_their_risks() -> None:
-    tools = rho_register_tools()
+def test_the_plugin_contributes_the_rust_tools_in_order_with_their_risks(
+    crate: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = crate({"src/main.rs": ""})
+    config = load_config(root, home=tmp_path / "home", sections=rho_register_config_sections())
+    tools = rho_register_tools(config=config, root=root)
     assert [t.name for t in tools] == [
         "cargo_check",
         "cargo_clippy",

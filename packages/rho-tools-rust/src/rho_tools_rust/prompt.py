@@ -19,14 +19,14 @@ they return structured compiler output.
   dependencies before you add it."""
 
 
-def rust_prompt_fragment(root: Path) -> str | None:
-    """The Rust tooling block when `root` holds a regular `Cargo.toml`, else None. Only the
-    file's presence is checked (nothing is run, nothing read)."""
+def has_cargo_manifest(root: Path) -> bool:
+    """Whether `root` holds a regular `Cargo.toml` (only its presence is checked: nothing is
+    run, nothing read)."""
     try:
         info = (root / "Cargo.toml").lstat()
     except OSError:
-        return None
-    return RUST_TOOLING if stat.S_ISREG(info.st_mode) else None
+        return False
+    return stat.S_ISREG(info.st_mode)
 
 
-__all__ = ["RUST_TOOLING", "rust_prompt_fragment"]
+__all__ = ["RUST_TOOLING", "has_cargo_manifest"]

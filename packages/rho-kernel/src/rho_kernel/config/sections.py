@@ -24,6 +24,7 @@ KERNEL_OWNER = "rho-kernel"
 FIRST_PARTY_SECTIONS: Mapping[str, str] = {
     "memory": "rho-memory",
     "extensions": "rho-ext-js",
+    "rust": "rho-tools-rust",
 }
 
 HOOK = "rho_register_config_sections"
