@@ -174,7 +174,7 @@ async def test_docs_found_once_are_kept_for_the_process(
     rustdoc_root.forget_docs()
     framed(await lookup(tmp_path, query="Vec"))
 
-    async def no_rustup() -> Path | None:
+    async def no_rustup(env: object) -> Path | None:
         raise AssertionError("rustup asked again")
 
     monkeypatch.setattr(rustdoc_root, "rustup_doc_path", no_rustup)
@@ -191,7 +191,7 @@ async def test_a_projects_toolchain_file_does_not_choose_the_documentation(
     rustdoc_root.forget_docs()
     relpath, _ = framed(await lookup(project, query="Vec"))
     assert relpath == "std/vec/struct.Vec.html"
-    assert project not in (await rustdoc_root.load_docs()).root.parents
+    assert project not in (await rustdoc_root.load_docs(dict(os.environ))).root.parents
 
 
 def test_html_text_keeps_code_lines_and_marks_inline_code() -> None:

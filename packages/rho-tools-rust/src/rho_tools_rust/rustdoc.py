@@ -159,7 +159,7 @@ async def rustdoc_lookup(query: str, section: Section = "all", *, ctx: ToolConte
     """
     unresolved = ToolResult.error(f"could not resolve '{query[:200]}' to any rustdoc page")
     try:
-        docs = await load_docs()
+        docs = await load_docs(ctx.command_environment())
     except DocsUnavailable as exc:
         return ToolResult.error(str(exc))
     target = resolve(docs.index, query)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,20 +61,20 @@ def toolchain_docs() -> list[Path]:
     return [folder for folder in folders if _is_docs_root(folder)]
 
 
-async def rustup_doc_path() -> Path | None:
+async def rustup_doc_path(env: Mapping[str, str]) -> Path | None:
     """The folder `rustup doc --path` names for the user's toolchain (asked outside the
     project, see `rho_tools_rust.rustup`); None when rustup fails or says nothing."""
-    answer = await run_rustup("doc", "--path")
+    answer = await run_rustup(env, "doc", "--path")
     lines = answer.strip().splitlines() if answer else []
     return Path(lines[-1].strip()).parent if lines else None
 
 
-async def find_docs_root() -> Path:
+async def find_docs_root(env: Mapping[str, str]) -> Path:
     """The local documentation folder, from rustup or else the toolchains folder.
 
     Raises `DocsUnavailable` saying what to install when there is none.
     """
-    named = await rustup_doc_path()
+    named = await rustup_doc_path(env)
     if named is not None and _is_docs_root(named):
         return named
     found = toolchain_docs()
@@ -84,11 +85,12 @@ async def find_docs_root() -> Path:
     raise DocsUnavailable(NOT_INSTALLED)
 
 
-async def load_docs() -> Docs:
-    """The documentation and its index, found and built on the first call of the process."""
+async def load_docs(env: Mapping[str, str]) -> Docs:
+    """The documentation and its index, found (rustup run with `env`) and built on the first
+    call of the process."""
     key = (os.environ.get("RUSTUP_HOME", ""), os.environ.get("HOME", ""))
     if key not in _cache:
-        root = await find_docs_root()
+        root = await find_docs_root(env)
         index = await asyncio.to_thread(build_index, root)
         if len(index) == 0:
             raise DocsUnavailable(NOT_INSTALLED)

@@ -12,13 +12,13 @@ local documentation) run without asking, so they pin the toolchain the user chos
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from rho_kernel.process import command_environment
+from rho_kernel.process import ProcessStartError, run_process
+from rho_kernel.security import SandboxError, SandboxRoot
 
 #: Where rustup is asked about the user's toolchain: no project lies above it.
 NEUTRAL_DIR = Path(os.path.abspath(os.sep))
@@ -32,47 +32,35 @@ class ToolchainUnknown(Exception):
     """rustup is installed but names no toolchain of the user's; the message says why."""
 
 
-async def run_rustup(*args: str) -> str | None:
-    """`rustup ARGS`' stdout, run from `NEUTRAL_DIR` without API keys in its environment
-    and without installing anything on the way; None when rustup is missing, fails or
-    hangs."""
-    rustup = shutil.which("rustup")
+async def run_rustup(env: Mapping[str, str], *args: str) -> str | None:
+    """`rustup ARGS`' stdout, run from `NEUTRAL_DIR` with `env` (give it
+    `ctx.command_environment()`: no secrets), through rho's process runner, installing
+    nothing on the way; None when rustup is missing, fails or hangs."""
+    rustup = shutil.which("rustup", path=env.get("PATH"))
     if rustup is None:
         return None
-    env = {**command_environment([]), "RUSTUP_AUTO_INSTALL": "0"}
     try:
-        process = await asyncio.create_subprocess_exec(
-            rustup,
-            *args,
-            cwd=NEUTRAL_DIR,
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
+        result = await run_process(
+            [rustup, *args],
+            root=SandboxRoot(NEUTRAL_DIR),
+            env={**env, "RUSTUP_AUTO_INSTALL": "0"},
+            timeout=RUSTUP_TIMEOUT_SECS,
         )
-    except OSError:
+    except (ProcessStartError, SandboxError):
         return None
-    try:
-        stdout, _ = await asyncio.wait_for(process.communicate(), RUSTUP_TIMEOUT_SECS)
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        return None
-    if process.returncode != 0:
-        return None
-    return stdout.decode("utf-8", errors="replace")
+    return result.stdout if result.ok else None
 
 
-async def user_toolchain() -> str | None:
-    """The user's default toolchain (`stable-x86_64-unknown-linux-gnu`), kept for the
-    process once found; None when rustup is not installed (then no toolchain file applies).
-    Raises `ToolchainUnknown` when rustup has no default toolchain."""
+async def user_toolchain(env: Mapping[str, str]) -> str | None:
+    """The user's default toolchain (`stable-x86_64-unknown-linux-gnu`), asked with `env`
+    and kept for the process once found; None when rustup is not installed (then no
+    toolchain file applies). Raises `ToolchainUnknown` when rustup has no default."""
     key = os.environ.get("RUSTUP_HOME", "") + "\0" + os.environ.get("HOME", "")
     if key in _default:
         return _default[key]
-    if shutil.which("rustup") is None:
+    if shutil.which("rustup", path=env.get("PATH")) is None:
         return None
-    answer = await run_rustup("default")
+    answer = await run_rustup(env, "default")
     words = answer.split() if answer else []
     if not words or words[0] in ("no", "error:"):
         raise ToolchainUnknown(NO_DEFAULT)
@@ -85,7 +73,7 @@ async def pin_user_toolchain(env: Mapping[str, str]) -> dict[str, str]:
     names one: the user's own choice). Raises `ToolchainUnknown`."""
     pinned = dict(env)
     if not pinned.get("RUSTUP_TOOLCHAIN"):
-        name = await user_toolchain()
+        name = await user_toolchain(pinned)
         if name is not None:
             pinned["RUSTUP_TOOLCHAIN"] = name
     return pinned
