@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from pathlib import Path
 
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import ToolContext, ToolError
+
+#: The largest Cargo.toml read to find a workspace root (real ones are a few KiB).
+MAX_MANIFEST_BYTES = 1024 * 1024
 
 
 def crate_dir(tool: str, ctx: ToolContext, path: str | None) -> Path:
@@ -59,11 +64,28 @@ def target_inside(env: dict[str, str], crate: Path, project: Path) -> dict[str, 
 
 
 def _declares_workspace(manifest: Path) -> bool:
-    try:
-        with manifest.open("rb") as handle:
-            return isinstance(tomllib.load(handle).get("workspace"), dict)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+    data = _read_manifest(manifest)
+    if data is None:
         return False
+    try:
+        return isinstance(tomllib.loads(data.decode("utf-8")).get("workspace"), dict)
+    except (ValueError, RecursionError):  # not TOML, not UTF-8, nested past all reason
+        return False
+
+
+def _read_manifest(manifest: Path) -> bytes | None:
+    """The bytes of a regular file of at most `MAX_MANIFEST_BYTES`, else None. Opened
+    without blocking: a repository's `Cargo.toml` may be a FIFO, which a plain open would
+    wait on forever."""
+    try:
+        fd = os.open(manifest, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_MANIFEST_BYTES:
+            return None
+        return handle.read(MAX_MANIFEST_BYTES + 1)[:MAX_MANIFEST_BYTES]
 
 
 __all__ = ["crate_dir", "target_inside", "workspace_root"]
