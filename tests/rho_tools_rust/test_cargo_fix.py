@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rho_kernel.tools import Phase, Risk
-from rho_tools_rust.cargo_fix import cargo_fix, parse_fixed
+from rho_tools_rust.cargo_fix import build_succeeded, cargo_fix, parse_fixed
 
 FIXABLE = """\
 use std::collections::HashMap;
@@ -78,3 +78,9 @@ def test_tool_metadata() -> None:
     assert (cargo_fix.risk, cargo_fix.confined_risk) == (Risk.DESTRUCTIVE, Risk.WRITE)
     assert cargo_fix.phase is Phase.EXECUTION
     assert set(cargo_fix.parameters["properties"]) == {"package"}
+
+
+def test_a_build_finished_line_nested_past_all_reason_is_skipped() -> None:
+    deep = '{"reason": "build-finished", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    assert build_succeeded(deep + '\n{"reason": "build-finished", "success": true}') is True
+    assert build_succeeded(deep) is None

@@ -159,3 +159,8 @@ def test_odd_shapes_in_a_message_give_plain_values_never_a_crash() -> None:
     assert first.span is not None and first.span.label is None
     assert second.suggestions[0].applicability is None
     assert json.loads(json.dumps(second.to_dict())) == second.to_dict()
+
+
+def test_a_line_nested_past_all_reason_is_skipped() -> None:
+    deep = '{"reason": "compiler-message", "message": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    assert parse_messages(deep) == []

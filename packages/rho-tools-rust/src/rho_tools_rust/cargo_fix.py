@@ -73,7 +73,7 @@ def build_succeeded(stdout: str) -> bool | None:
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(record, dict) and record.get("reason") == "build-finished":
             return record.get("success") is True

@@ -260,7 +260,7 @@ def _decode(line: str) -> Any:
         pass
     try:
         return scrub_json(json.loads(line))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
