@@ -30,10 +30,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from rho_ext_js.typescript import TypeScriptError, strip_with_tree
+from rho_ext_js.typescript import TypeScriptError, strip_with_tree, thread_parser
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -303,7 +303,7 @@ class _Rewriter:
                 raise ModuleError(e.message, module.name, e.line, e.column) from None
         self.data = source.encode("utf-8", "surrogatepass")
         if tree is None:  # JavaScript, or TypeScript whose byte offsets moved
-            tree = _js_parser().parse(self.data)
+            tree = thread_parser("javascript").parse(self.data)
         root = tree.root_node
         if root.has_error:
             self.syntax_error(root)
@@ -528,16 +528,3 @@ def _pattern_names(pattern: Node, text: Callable[[Node], str], names: list[str])
             stack.extend([left] if left is not None else [])
         else:
             stack.extend(reversed(node.named_children))
-
-
-def _js_parser() -> Any:
-    """This thread's JavaScript parser."""
-    from rho_ext_js.typescript import _parser_local
-
-    parser = getattr(_parser_local, "js", None)
-    if parser is None:
-        from tree_sitter_language_pack import get_parser
-
-        parser = get_parser("javascript")
-        _parser_local.js = parser
-    return parser

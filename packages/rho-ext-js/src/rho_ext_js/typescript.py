@@ -81,15 +81,21 @@ class _Edit:
     text: str | None  # None: blank the span (spaces, line breaks kept)
 
 
-def _parser() -> Any:
-    """This thread's TypeScript parser (parsers are not shared between threads)."""
-    parser = getattr(_parser_local, "parser", None)
+def thread_parser(language: str) -> Any:
+    """This thread's tree-sitter parser for `language` ("typescript", "javascript"):
+    parsers are not shared between threads."""
+    parser = getattr(_parser_local, language, None)
     if parser is None:
         from tree_sitter_language_pack import get_parser
 
-        parser = get_parser("typescript")
-        _parser_local.parser = parser
+        parser = get_parser(language)  # type: ignore[arg-type]
+        setattr(_parser_local, language, parser)
     return parser
+
+
+def _parser() -> Any:
+    """This thread's TypeScript parser."""
+    return thread_parser("typescript")
 
 
 def strip_types(source: str) -> str:
