@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Callable
 
 from rho_kernel.security.handles import WriteTarget
+from rho_kernel.security.private_file import write_fully
 
 #: How much of the file name the temporary file's name repeats (keeps it under NAME_MAX).
 _TEMP_STEM_CHARS = 32
@@ -47,10 +48,7 @@ def _fill(fd: int, data: bytes, mode: int | None) -> None:
     try:
         if mode is not None:
             os.fchmod(fd, mode)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        write_fully(fd, data)
     finally:
         os.close(fd)
 

@@ -48,6 +48,14 @@ def private_directory(directory: Path) -> None:
             ) from None
 
 
+def write_fully(fd: int, data: bytes) -> None:
+    """Write all of `data` to `fd` (a write may take less than asked) and fsync it."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
+
+
 def write_private(path: Path, data: bytes) -> None:
     """Replace `path` atomically with a 0600 file holding `data`, never following links."""
     private_directory(path.parent)
@@ -59,10 +67,7 @@ def write_private(path: Path, data: bytes) -> None:
         try:
             if hasattr(os, "fchmod"):
                 os.fchmod(descriptor, 0o600)  # exact mode, whatever the umask
-            view = memoryview(data)
-            while view:
-                view = view[os.write(descriptor, view) :]
-            os.fsync(descriptor)
+            write_fully(descriptor, data)
         finally:
             os.close(descriptor)
         os.replace(temporary, path)  # replaces a link at `path` rather than following it
@@ -72,4 +77,10 @@ def write_private(path: Path, data: bytes) -> None:
         raise PrivateFileError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-__all__ = ["PrivateFileError", "private_directory", "toml_string", "write_private"]
+__all__ = [
+    "PrivateFileError",
+    "private_directory",
+    "toml_string",
+    "write_fully",
+    "write_private",
+]
