@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -50,17 +50,8 @@ class IngestReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data (`skipped` as a list of {path, reason})."""
-        return {
-            "path": self.path,
-            "files": self.files,
-            "added": self.added,
-            "updated": self.updated,
-            "unchanged": self.unchanged,
-            "removed": self.removed,
-            "documents": self.documents,
-            "skipped": [{"path": path, "reason": reason} for path, reason in self.skipped],
-            "truncated": self.truncated,
-        }
+        skipped = [{"path": path, "reason": reason} for path, reason in self.skipped]
+        return {**asdict(self), "skipped": skipped}
 
     def summary(self) -> str:
         """One line, e.g. `ingested docs: 3 added, 1 updated, 10 unchanged, 1 removed
