@@ -83,22 +83,36 @@ def test_unknown_entry_kinds_and_resolutions_load_and_are_named_once(tmp_path: P
     assert "1 line of an unknown type" in warning
 
 
-def test_missing_parents_make_roots(tmp_path: Path) -> None:
+def test_a_missing_parent_continues_from_the_entry_written_before(tmp_path: Path) -> None:
     path = write(
         tmp_path / "s.jsonl",
-        entry("a", None, text="root"),
+        entry("a", None, text="root", role="system"),
         entry("b", "gone", text="orphan"),
         entry("c", "b", text="child of orphan"),
     )
     session, warnings = load(path)
     with session:
-        assert [m.text for m in session.path_messages()] == ["orphan", "child of orphan"]
+        assert [m.text for m in session.path_messages()] == ["root", "orphan", "child of orphan"]
         page = tree_page(session)
         parents = {node.id: node.parent_id for node in page.nodes}
-        assert parents == {"a": None, "b": None, "c": "b"}
+        assert parents == {"a": None, "b": "a", "c": "b"}
         session.append_message(ChatMessage.user("more"))  # still writable
     [warning] = warnings
     assert "1 entry whose parent is missing" in warning
+    assert "continues from the entry before it" in warning
+    assert '"parent_id": "gone"' in path.read_text()  # the file is not changed
+
+
+def test_a_missing_parent_with_nothing_before_is_a_root(tmp_path: Path) -> None:
+    path = write(tmp_path / "s.jsonl", entry("b", "gone", text="orphan"), entry("c", "b"))
+    session, warnings = load(path)
+    with session:
+        assert {node.id: node.parent_id for node in tree_page(session).nodes} == {
+            "b": None,
+            "c": "b",
+        }
+    [warning] = warnings
+    assert "1 entry whose parent is missing; read as roots" in warning
 
 
 def test_a_cycle_is_cut_at_the_member_written_first(tmp_path: Path) -> None:
@@ -114,14 +128,21 @@ def test_a_cycle_is_cut_at_the_member_written_first(tmp_path: Path) -> None:
     )
     session, warnings = load(path)
     with session:
-        assert session.entries["a"].parent_id is None
-        assert session.entries["s"].parent_id is None
-        assert [m.text for m in session.path_messages()] == ["under the unreadable"]
-        assert session.tree_parent(session.entries["v"]) is None
+        assert session.entries["a"].parent_id is None  # nothing before it: a root
+        assert session.entries["s"].parent_id == "c"  # the leaf when it was written
+        assert [m.text for m in session.path_messages()] == [
+            "one",
+            "two",
+            "three",
+            "after",
+            "under the unreadable",
+        ]
+        assert session.tree_parent(session.entries["v"]) == "d"
         assert session.fork("d").entry_count == 4
-        assert [e.id for e in session.abandoned_by("s")] == ["v"]
+        assert [e.id for e in session.abandoned_by("s")] == ["d", "v"]
     [warning] = warnings
     assert "3 cycles of parents (cut at a, s, u)" in warning
+    assert "1 entry read as roots, the rest continue from the entry before them" in warning
     assert (
         path.read_text().count('"parent_id":"c"') + path.read_text().count('"parent_id": "c"') == 2
     )  # the file is not changed
@@ -242,7 +263,7 @@ def test_any_mix_of_hostile_lines_loads_and_every_view_works(lines: list[Any]) -
             session.append_message(ChatMessage.user("still works"))
 
 
-def test_an_entry_whose_parent_is_an_unreadable_line_of_its_own_id_is_a_root(
+def test_a_readable_line_repeating_an_unreadable_lines_id_is_ignored(
     tmp_path: Path,
 ) -> None:
     unreadable = {"type": "Entry", "id": "a", "parent_id": None, "resolution": None}
@@ -256,6 +277,8 @@ def test_an_entry_whose_parent_is_an_unreadable_line_of_its_own_id_is_a_root(
     }
     session, warnings = load(write(tmp_path / "s.jsonl", unreadable, looping))
     with session:
-        assert session.entries["a"].parent_id is None
-        assert [node.parent_id for node in tree_page(session, 0, 10).nodes] == [None]
-        assert len(warnings) == 1 and "1 cycle of parents (cut at a)" in warnings[0]
+        assert session.entry_count == 0 and session.leaf_id == "a"  # the first line is "a"
+        assert session.path_messages() == []
+        session.append_message(ChatMessage.user("on"))
+    [warning] = warnings
+    assert "1 line repeating an earlier entry's id (first: line 3" in warning

@@ -443,7 +443,9 @@ def test_several_unreadable_lines_give_one_warning_with_count_and_first_line(
     assert "skipped 3 unreadable lines" in warning and "first: line 3" in warning
 
 
-def test_entries_after_a_line_without_an_id_start_a_new_path(tmp_path: Path) -> None:
+def test_entries_after_a_line_without_an_id_continue_from_the_entry_before(
+    tmp_path: Path,
+) -> None:
     path = write_session(
         tmp_path / "s.jsonl",
         HEADER,
@@ -453,7 +455,7 @@ def test_entries_after_a_line_without_an_id_start_a_new_path(tmp_path: Path) -> 
     )
     with Session.open(path, on_warning=lambda _: None) as session:
         assert session.leaf_id == "cccccccc"
-        assert [m.text for m in session.path_messages()] == ["c"]
+        assert [m.text for m in session.path_messages()] == ["a", "c"]
         assert session.entry_count == 2
 
 
@@ -468,7 +470,7 @@ def test_gap_cycles_and_self_parents_do_not_hang(tmp_path: Path) -> None:
     )
     with Session.open(path, on_warning=lambda _: None) as session:
         assert session.leaf_id == "dddddddd"
-        assert session.path_messages() == []
+        assert [m.text for m in session.path_messages()] == ["c"]  # d continues from c
         session.branch_to("cccccccc")
         assert [m.text for m in session.path_messages()] == ["c"]
 

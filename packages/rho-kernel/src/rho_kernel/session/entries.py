@@ -195,7 +195,9 @@ def parse_resolution(value: Any) -> Resolution:
         if variant is None:
             return UnknownResolution(raw=value)
         return variant.model_validate(body)  # type: ignore[return-value]
-    raise ValueError(f"invalid resolution: {value!r}")
+    raise ValueError(
+        'must be a name such as "Full" or an object of one key such as {"Outlined": …}'
+    )
 
 
 ResolutionField = Annotated[Resolution, PlainValidator(parse_resolution)]

@@ -7,10 +7,15 @@ walks through it to its parent, so the entries around an unreadable one stay con
 Only an unterminated final fragment is a torn write, and it too stays on disk.
 
 Lines rho wrote itself take a fast path (validated straight from their bytes); anything that
-path rejects is parsed again the general way, which names the problem. After the replay the
-tree is checked: entries of kinds or resolutions this version does not know, entries whose
-parent is missing and cycles of parents are all loaded (a cycle is cut in memory, at the
-member written first, which becomes a root) and reported in the same one warning.
+path rejects is parsed again the general way, which names the problem. Of lines sharing an
+id the first is the entry: a later one is ignored, and does not move the leaf. After the
+replay the tree is checked: entries whose parent is missing and cycles of parents (of any
+length, an entry its own parent included) are repaired in memory without losing the path.
+The member of a cycle written first, and an entry whose parent is missing, continue from the
+entry that was the leaf when they were written (where rho appends), so a damaged last line
+keeps the system message and the turns before it; only when that would close a cycle, or
+nothing came before, is the entry read as a root. All of it, and entries of kinds or
+resolutions this version does not know, is reported in the same one warning.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from rho_kernel.session.entries import (
     UnknownResolution,
     parse_line,
 )
+from rho_kernel.session.problems import describe, quote_id
 
 PARSE_ERRORS = (ValueError, TypeError, KeyError, AttributeError, RecursionError)
 """What parsing a hostile line may raise."""
@@ -61,6 +67,10 @@ class Replayed:
     orphans: int = 0  # entries (or gaps) whose parent is neither an entry nor a gap
     cycles: list[str] = field(default_factory=list)  # where each cycle was cut
     forward: int = 0  # entries naming a parent not read before them
+    duplicates: list[int] = field(default_factory=list)  # lines repeating an earlier id
+    roots: int = 0  # repaired entries read as roots (no entry before them to continue)
+    # For each entry naming a parent not read before it: the leaf when it was read.
+    fallback: dict[str, str | None] = field(default_factory=dict)
 
     def leaf(self) -> str | None:
         """The last Entry line's id, or the target of a LeafMoved entry that is the last."""
@@ -70,12 +80,6 @@ class Replayed:
         if isinstance(payload, LeafMovedPayload) and payload.to in self.entries:
             return payload.to
         return leaf
-
-
-def brief(error: BaseException) -> str:
-    """An error as one short line (pydantic's messages span several)."""
-    text = " ".join(str(error).split())
-    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def split_lines(data: bytes) -> list[RawLine]:
@@ -105,7 +109,8 @@ def parse_header(path: Path, line: RawLine | None) -> Header:
         header = parse_line(line.data)
     except PARSE_ERRORS as error:
         raise SessionError(
-            f"{path}: line {line.number}: unreadable session header: {brief(error)}"
+            f"{path}: line {line.number}: the session header cannot be read: "
+            f"{describe(line.data, error).removeprefix('header: ')}"
         ) from error
     if not isinstance(header, Header):
         raise SessionError(f"{path}: line {line.number}: the first line is not a session header")
@@ -128,13 +133,16 @@ def replay(lines: list[RawLine]) -> Replayed:
             _skip(result, raw, error)
             continue
         if isinstance(line, Entry):
-            if line.id not in entries:
-                parent = line.parent_id
-                if parent is not None and parent not in entries:
-                    # A parent not read yet (or itself), or an unreadable line, which may
-                    # lead anywhere: the tree is checked for cycles after the replay.
-                    result.forward += 1
-                entries[line.id] = line
+            if line.id in entries or line.id in result.gaps:
+                result.duplicates.append(raw.number)  # the first is the entry: ignored
+                continue
+            parent = line.parent_id
+            if parent is not None and parent not in entries:
+                # A parent not read yet (or itself), or an unreadable line, which may
+                # lead anywhere: the tree is checked for cycles after the replay.
+                result.forward += 1
+                result.fallback[line.id] = result.leaf()
+            entries[line.id] = line
             result.last_entry_id = line.id
         elif isinstance(line, ResolutionChange):
             target = entries.get(line.entry)
@@ -161,23 +169,51 @@ def _parse(data: bytes) -> Line | None:
 
 
 def _repair_tree(result: Replayed) -> None:
-    """Count entries whose parent is missing, and cut every cycle of parents (in memory)."""
+    """Cut every cycle of parents and give each cut member, and each entry whose parent is
+    missing, the parent it most likely had (in memory; the file is not changed)."""
     if not result.forward:
         return  # every parent was read before its children: no cycle, nothing missing
     entries, gaps = result.entries, result.gaps
     parents: dict[str, str | None] = {key: entry.parent_id for key, entry in entries.items()}
     for key, parent in gaps.items():
         parents.setdefault(key, parent)
-    result.orphans = sum(
-        1 for parent in parents.values() if parent is not None and parent not in parents
-    )
-    for cut in find_cycle_cuts(parents):
-        result.cycles.append(cut)
-        entry = entries.get(cut)
+    cuts = find_cycle_cuts(parents)
+    result.cycles.extend(cuts)
+    for cut in cuts:
+        parents[cut] = None
+    loose = set(cuts)
+    for key, parent in parents.items():
+        if parent is not None and parent not in parents:
+            result.orphans += 1
+            loose.add(key)
+    up = dict(parents)  # the forest, compressed while looking for roots
+    for key in [key for key in parents if key in loose]:  # in file order
+        target = result.fallback.get(key)
+        if target is None or target not in parents or _root(up, target) == key:
+            target = None  # nothing before it, or it would close a cycle again
+            result.roots += 1
+        up[key] = target
+        if target is None and key not in cuts:
+            continue  # an orphan left as it is: the tree reads it as a root
+        entry = entries.get(key)
         if entry is not None:
-            entries[cut] = entry.model_copy(update={"parent_id": None})
+            entries[key] = entry.model_copy(update={"parent_id": target})
         else:
-            gaps[cut] = None
+            gaps[key] = target
+
+
+def _root(up: dict[str, str | None], node: str) -> str:
+    """The root of `node` in the forest `up` (a parent not in `up` ends a chain),
+    compressing the chain it walked."""
+    trail: list[str] = []
+    parent = up.get(node)
+    while parent is not None and parent in up:
+        trail.append(node)
+        node = parent
+        parent = up[node]
+    for member in trail:
+        up[member] = node
+    return node
 
 
 def find_cycle_cuts(parents: dict[str, str | None]) -> list[str]:
@@ -233,32 +269,53 @@ def load_warning(path: Path, replayed: Replayed) -> str | None:
             f"{_plural(replayed.stray_resolutions, 'resolution change')} for no earlier "
             "entry (ignored)"
         )
-    if replayed.orphans:
+    if replayed.duplicates:
+        lines = replayed.duplicates
         problems.append(
-            f"{_plural(replayed.orphans, 'entry')} whose parent is missing (read as roots)"
+            f"{_plural(len(lines), 'line')} repeating an earlier entry's id (first: line "
+            f"{lines[0]}; ignored, the first entry with the id is kept)"
         )
+    if replayed.orphans:
+        problems.append(f"{_plural(replayed.orphans, 'entry')} whose parent is missing")
     if replayed.cycles:
-        cuts = ", ".join(replayed.cycles[:3]) + (", …" if len(replayed.cycles) > 3 else "")
+        shown = [quote_id(cut) for cut in replayed.cycles[:3]]
+        cuts = ", ".join(shown) + (", …" if len(replayed.cycles) > 3 else "")
         problems.append(f"{_plural(len(replayed.cycles), 'cycle')} of parents (cut at {cuts})")
+    if replayed.orphans or replayed.cycles:
+        problems.append(_repair_note(replayed))
     if not problems:
         return None
     return f"{path}: " + "; ".join(problems) + "; the file is kept as it is"
 
 
+def _repair_note(replayed: Replayed) -> str:
+    """How the entries of broken links were placed in the tree."""
+    repaired = replayed.orphans + len(replayed.cycles)
+    if not replayed.roots:
+        return "each continues from the entry before it in the file"
+    if replayed.roots == repaired:
+        return "read as roots"
+    return f"{_plural(replayed.roots, 'entry')} read as roots, the rest continue from the entry before them in the file"
+
+
 def _skip(result: Replayed, raw: RawLine, error: BaseException) -> None:
     if not result.skipped:
-        result.first_error = brief(error)
+        result.first_error = describe(raw.data, error)
     result.skipped.append(raw.number)
     if not raw.terminated:
         result.torn = True
     gap = _gap(raw.data)
-    if gap is not None:
-        entry_id, parent_id = gap
-        if entry_id not in result.entries and entry_id not in result.gaps:
-            known = parent_id is None or parent_id in result.entries or parent_id in result.gaps
-            result.forward += not known  # (a parent of itself counts too)
-            result.gaps[entry_id] = parent_id
-        result.last_entry_id = entry_id
+    if gap is None:
+        return
+    entry_id, parent_id = gap
+    if entry_id in result.entries or entry_id in result.gaps:
+        result.duplicates.append(raw.number)  # the first is the entry: ignored
+        return
+    if not (parent_id is None or parent_id in result.entries or parent_id in result.gaps):
+        result.forward += 1  # (a parent of itself counts too)
+        result.fallback[entry_id] = result.leaf()
+    result.gaps[entry_id] = parent_id
+    result.last_entry_id = entry_id
 
 
 def _gap(data: bytes) -> tuple[str, str | None] | None:
@@ -279,7 +336,6 @@ __all__ = [
     "PARSE_ERRORS",
     "RawLine",
     "Replayed",
-    "brief",
     "find_cycle_cuts",
     "first_line",
     "load_warning",

@@ -168,11 +168,14 @@ class Session:
         """Resume a session from its file, taking its lock (SessionLocked when another
         process has it open).
 
-        The header must be the first non-blank line; blank lines are skipped; of entries
-        sharing an id the first wins; Resolution lines are replayed in file order. Lines
-        this version cannot read are skipped and reported in one call of `on_warning`
-        (default: one `rho: warning:` line on stderr) naming the file, how many lines were
-        skipped and the first; the file is never changed. An unfinished last line (a write
+        The header must be the first non-blank line; blank lines are skipped; of lines
+        sharing an id the first is the entry (a later one is ignored and does not move the
+        leaf); Resolution lines are replayed in file order. Lines this version cannot read
+        are skipped, cycles of parents are cut and entries whose parent is missing continue
+        from the leaf at the time they were written (see `rho_kernel.session.loading`); all
+        of it is reported in one call of `on_warning` (default: one `rho: warning:` line on
+        stderr) naming the file, how many lines were skipped and what is wrong with the
+        first; the file is never changed. An unfinished last line (a write
         torn by a crash) is skipped the same way, and the next append starts on a new line.
         The leaf is the last Entry line's id, or the `to` of a LeafMoved entry when that is
         the last Entry line.
