@@ -78,7 +78,12 @@ def test_branch_to_moves_the_leaf_and_the_next_prompt_continues_there(
     rho = _two_turns(start_rho, server, project)
     first_answer = _by_preview(_tree(rho))["first answer"]
     result = rho.call("branchTo", {"entryId": first_answer["id"]})["result"]
-    assert result == {"leafId": first_answer["id"], "summaryId": None, "abandonedCount": 2}
+    assert result == {
+        "leafId": first_answer["id"],
+        "summaryId": None,
+        "abandonedCount": 2,
+        "closedCalls": 0,
+    }
     server.add(text_reply("branch answer"))
     rho.call("prompt", {"message": "a different second question"})
     sent = [m["content"] for m in _sent_messages(server)]

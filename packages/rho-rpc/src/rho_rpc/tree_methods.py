@@ -40,6 +40,17 @@ def _known(session: Session, entry_id: str) -> str:
     return entry_id
 
 
+def _closed_after(session: Session, entry_id: str | None) -> int:
+    """The tool results on the current path after `entry_id`: the failed ones a move onto
+    an unanswered call group added (nothing else is appended after the target but a summary)."""
+    path = session.path_entries()
+    ids = [entry.id for entry in path]
+    if entry_id not in ids:
+        return 0
+    tail = path[ids.index(entry_id) + 1 :]
+    return sum(1 for entry in tail if entry.message is not None and entry.message.role == "tool")
+
+
 def _wire(result: BaseModel) -> dict[str, Any]:
     """The result with its nulls kept: a client reads `parentId: null` as a root."""
     return result.model_dump(mode="json")
@@ -83,15 +94,20 @@ class TreeMethods:
             if summarize:
                 summary = summarize_branch(abandoned, params.summary)
                 written = session.branch_with_summary(target, summary)
-                return _wire(
-                    BranchToResult(
-                        leafId=written.id, summaryId=written.id, abandonedCount=len(abandoned)
-                    )
-                )
-            session.branch_to(target)
+                summary_id: str | None = written.id
+            else:
+                session.branch_to(target)
+                summary_id = None
         except SessionError as exc:
             raise RpcError(INTERNAL_ERROR, f"branchTo failed: {exc}") from None
-        return _wire(BranchToResult(leafId=target, summaryId=None, abandonedCount=len(abandoned)))
+        return _wire(
+            BranchToResult(
+                leafId=session.leaf_id or target,
+                summaryId=summary_id,
+                abandonedCount=len(abandoned),
+                closedCalls=_closed_after(session, target),
+            )
+        )
 
     async def fork_session(self, params: ForkSessionParams) -> dict[str, Any]:
         runtime = self.runtime
@@ -111,6 +127,7 @@ class TreeMethods:
                 parentSession=fork.header.parent_session or "",
                 entryCount=fork.entry_count,
                 leafId=fork.leaf_id,
+                closedCalls=_closed_after(fork, params.entryId or current.leaf_id),
             )
         )
 

@@ -447,10 +447,17 @@ class BranchToParams(Params):
 class BranchToResult(Result):
     """`branchTo` result."""
 
-    leafId: str = Field(description="The new leaf: the target, or the summary entry.")
+    leafId: str = Field(
+        description="The new leaf: the target, the last failed result rho added for its "
+        "unanswered tool calls, or the summary entry."
+    )
     summaryId: str | None = Field(description="The BranchSummary entry, when one was written.")
     abandonedCount: int = Field(
         description="Entries of the old path that are not on the new one (they stay in the tree)."
+    )
+    closedCalls: int = Field(
+        description="Tool calls on the new path that had no result and got a failed one "
+        "(`Tool call cancelled.`), so the next request is valid."
     )
 
 
@@ -473,6 +480,10 @@ class ForkSessionResult(Result):
     )
     entryCount: int
     leafId: str | None
+    closedCalls: int = Field(
+        description="Tool calls of the copied path that had no result and got a failed one "
+        "in the fork (`Tool call cancelled.`), so the next request is valid."
+    )
 
 
 class SetLabelParams(Params):

@@ -347,7 +347,7 @@ class Session:
 
         A process killed while a tool call waited (for approval, say) leaves the call without
         a result, and strict providers reject a conversation with such a call. Called when a
-        session is resumed, before anything else is appended.
+        session is resumed, before anything else is appended, and by `branch_to` and `fork`.
         """
         answered: set[str] = set()
         for entry in reversed(self._current_path()):
@@ -403,26 +403,31 @@ class Session:
         self._entries[entry_id] = target.model_copy(update={"resolution": resolution})
         self._invalidate()
 
-    def branch_to(self, entry_id: str) -> None:
+    def branch_to(self, entry_id: str) -> int:
         """Move the leaf to an existing entry; the old branch stays in the tree.
 
         A LeafMoved entry (a child of the old leaf) records the move so that it survives
-        a resume. Raises SessionError for an unknown id.
+        a resume. When the new path ends inside a group of tool calls and results (on an
+        assistant message with tool calls, or on one of its results while others have
+        none), every call without a result gets a failed result saying
+        `CANCELLED_TOOL_CALL`, as on resume (`close_open_tool_calls`): the last of them is
+        the leaf, and the next request is valid for strict providers. Returns how many
+        results were added. Raises SessionError for an unknown id.
         """
         if entry_id not in self._entries:
             raise SessionError(f"unknown entry id {entry_id!r}")
         self._check_writable()
-        if entry_id == self._leaf:
-            return
-        old = self._leaf
-        moved = LeafMovedPayload(from_=old, to=entry_id)
-        entry = Entry.new(old, moved, ATTACHED)
-        while entry.id in self._entries or entry.id in self._gaps:
-            entry = entry.model_copy(update={"id": new_id()})
-        self._write(entry.to_json())
-        self._entries[entry.id] = entry
-        self._leaf = entry_id
-        self._invalidate()
+        if entry_id != self._leaf:
+            old = self._leaf
+            moved = LeafMovedPayload(from_=old, to=entry_id)
+            entry = Entry.new(old, moved, ATTACHED)
+            while entry.id in self._entries or entry.id in self._gaps:
+                entry = entry.model_copy(update={"id": new_id()})
+            self._write(entry.to_json())
+            self._entries[entry.id] = entry
+            self._leaf = entry_id
+            self._invalidate()
+        return self.close_open_tool_calls()
 
     def set_label(self, entry_id: str, label: str | None) -> Entry:
         """Label an entry (None or blank removes its label), recorded as a Label entry
@@ -461,9 +466,9 @@ class Session:
         return [entry for entry in self._current_path() if entry.id not in kept]
 
     def branch_with_summary(self, entry_id: str, summary: CompactionSummary) -> Entry:
-        """`branch_to(entry_id)`, then append a BranchSummary of the branch left behind
-        (`from_id` = the old leaf) as a child of `entry_id`; returns the summary entry,
-        which is the new leaf."""
+        """`branch_to(entry_id)` (which may close the calls of a group it lands in), then
+        append a BranchSummary of the branch left behind (`from_id` = the old leaf) as a
+        child of the new leaf; returns the summary entry, which is the new leaf."""
         if entry_id not in self._entries:
             raise SessionError(f"unknown entry id {entry_id!r}")
         old = self._leaf
@@ -478,9 +483,11 @@ class Session:
         yet).
 
         The entries keep their ids, timestamps and resolutions; each becomes the child of
-        the one before it, so unreadable entries passed over leave no gap. A persisted fork
-        is created next to this session's file and written, like any new session, with its
-        first entry that is not the system message. Raises SessionError for an unknown id.
+        the one before it, so unreadable entries passed over leave no gap. When the copied
+        path ends inside a group of tool calls and results, the calls without a result get
+        failed results in the fork, as `branch_to` does. A persisted fork is created next to
+        this session's file and written, like any new session, with its first entry that is
+        not the system message. Raises SessionError for an unknown id.
         """
         if entry_id is not None and entry_id not in self._entries:
             raise SessionError(f"unknown entry id {entry_id!r}")
@@ -495,6 +502,7 @@ class Session:
         for entry in chain:
             fork._append(entry.model_copy(update={"parent_id": parent}))
             parent = entry.id
+        fork.close_open_tool_calls()
         return fork
 
     def clear(self) -> None:
