@@ -181,19 +181,20 @@ def _repair_tree(result: Replayed) -> None:
     result.cycles.extend(cuts)
     for cut in cuts:
         parents[cut] = None
-    loose = set(cuts)
-    for key, parent in parents.items():
-        if parent is not None and parent not in parents:
-            result.orphans += 1
-            loose.add(key)
+    cut = set(cuts)
+    orphans = {
+        key for key, parent in parents.items() if parent is not None and parent not in parents
+    }
+    result.orphans = len(orphans)
     up = dict(parents)  # the forest, compressed while looking for roots
-    for key in [key for key in parents if key in loose]:  # in file order
+    # Entries, then unreadable ones, each in file order.
+    for key in [key for key in parents if key in cut or key in orphans]:
         target = result.fallback.get(key)
         if target is None or target not in parents or _root(up, target) == key:
             target = None  # nothing before it, or it would close a cycle again
             result.roots += 1
         up[key] = target
-        if target is None and key not in cuts:
+        if target is None and key not in cut:
             continue  # an orphan left as it is: the tree reads it as a root
         entry = entries.get(key)
         if entry is not None:
