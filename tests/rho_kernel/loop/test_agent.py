@@ -570,3 +570,28 @@ async def test_live_output_reaches_observers_with_the_call_id(
     assert outputs == [("chatty", "stdout", "step 1\n"), ("chatty", "stderr", "bad \ufffd\n")]
     assert recorder.call_ids("on_tool_output") == ["call_9", "call_9"]
     assert result.tool_calls[0].output == "done call_9"
+
+
+async def test_a_prompt_closes_calls_left_open_on_the_path(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    from rho_kernel.messages import ChatMessage, FunctionCall, ToolCall
+    from rho_kernel.session import CANCELLED_TOOL_CALL
+
+    session = in_memory_session(tmp_path)
+    session.append_message(ChatMessage.user("look"))
+    open_calls = [
+        ToolCall(id=call_id, function=FunctionCall(name="lookup", arguments='{"key": "k"}'))
+        for call_id in ("call_a", "call_b")
+    ]
+    session.append_message(ChatMessage.assistant("", tool_calls=open_calls))
+    session.append_message(ChatMessage.tool_result("call_a", "value of k", False))
+    server.add(text_reply("fine"))
+    result = await run_prompt(
+        "go on", endpoint=server.chat_url, root=tmp_path, tools=[lookup], session=session
+    )
+    assert result.reply == "fine"
+    messages = server.requests[0].json["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "tool", "user"]
+    assert messages[4] == {"role": "tool", "tool_call_id": "call_b", "content": CANCELLED_TOOL_CALL}
+    assert calls == []  # the open call is not run

@@ -184,6 +184,9 @@ class AgentLoop:
         await self.emit("on_agent_start")
         self.p.steering.open()
         try:
+            # Nothing will answer a call left open on the path (the leaf moved onto one, say):
+            # close it as resume does, so the request stays valid for strict providers.
+            self.session.close_open_tool_calls()
             self.session.append_message(ChatMessage.user(scrub_surrogates(message)))
             result = await self._loop()
         except AgentError as exc:
