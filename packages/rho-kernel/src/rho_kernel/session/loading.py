@@ -179,9 +179,9 @@ def _repair_tree(result: Replayed) -> None:
         parents.setdefault(key, parent)
     cuts = find_cycle_cuts(parents)
     result.cycles.extend(cuts)
-    for cut in cuts:
-        parents[cut] = None
     cut = set(cuts)
+    for key in cuts:
+        parents[key] = None
     orphans = {
         key for key, parent in parents.items() if parent is not None and parent not in parents
     }
