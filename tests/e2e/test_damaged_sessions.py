@@ -180,3 +180,21 @@ def test_hostile_ids_cannot_forge_lines_on_stderr(
     )
     assert "\x1b" not in stderr and "\r" not in stderr
     assert len([line for line in stderr.splitlines() if line.startswith("rho: warning:")]) == 1
+
+
+@pytest.mark.parametrize("name", ["self parent", "repeated id"])
+def test_resume_session_over_rpc_repairs_the_same_way(
+    start_rho, server: ScriptedServer, project: Path, tmp_path: Path, name: str
+) -> None:  # type: ignore[no-untyped-def]
+    records, expected, warned = CASES[name]
+    path = write(tmp_path / "damaged.jsonl", project, records())
+    server.add(text_reply("carried on"))
+    rho = start_scripted(start_rho, server)
+    assert "result" in rho.call("resumeSession", {"path": str(path)})
+    messages = rho.call("getMessages")["result"]["messages"]
+    assert [m["content"] for m in messages] == expected
+    rho.call("prompt", {"message": "next"})
+    [body] = [r.json for r in server.requests if isinstance(r.json, dict) and "messages" in r.json]
+    assert [m["content"] for m in body["messages"]] == [*expected, "next"]
+    assert rho.finish() == 0
+    assert warned in rho.stderr_text()
