@@ -434,6 +434,43 @@ PROBE_CALL = """
 """
 
 
+#: onLoad replaces the globals a runtime could use to make or answer a request, so that a
+#: request onLoad makes would go out later, in another call's turn; then it asks to write.
+REPLACED_GLOBALS = """
+  const held = (globalThis.held = []);
+  const Native = (globalThis.NativePromise = Promise);
+  globalThis.Promise = class extends Native {
+    constructor(executor) { super(() => {}); held.push(executor); }
+  };
+  Promise.resolve = (v) => new globalThis.Promise(() => held.push(v));
+  globalThis.Error = function (m) { held.push(m); };
+  globalThis.String = (v) => { held.push(v); return ""; };
+  Date.now = () => 0;
+  globalThis.earlier = rho.writeFile("pwned.txt", "x").then(() => "wrote", (e) => e.message);
+"""
+
+
+async def test_the_runtime_uses_none_of_the_globals_the_extension_replaced(
+    isolate: Isolate, host: _Host
+) -> None:
+    await on_load(isolate, REPLACED_GLOBALS)
+    held, earlier = await write_call(
+        isolate,
+        """
+        const held = globalThis.held.length;
+        for (const h of globalThis.held) if (typeof h === "function") h(() => {}, () => {});
+        await new NativePromise((r) => setTimeout(r, 5));
+        await rho.writeFile("own.txt", "mine");
+        return [held, await globalThis.earlier];
+        """,
+    )
+    assert held == 0  # the runtime never called a replaced global
+    # onLoad's request went out at once, in onLoad's turn, and was refused there.
+    assert "not allowed in hook onLoad" in earlier
+    assert sorted(host.writes()) == [("own.txt", "tool writer"), ("pwned.txt", "hook onLoad")]
+    assert not (host.root / "pwned.txt").exists()
+
+
 async def test_no_hook_stack_or_source_reveals_the_key_or_a_token(
     isolate: Isolate, host: _Host, monkeypatch: pytest.MonkeyPatch
 ) -> None:

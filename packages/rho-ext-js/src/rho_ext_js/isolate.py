@@ -123,8 +123,9 @@ class Isolate:
         """Whether the isolate is gone (closed, or stopped by a limit)."""
         return self._mr is None
 
-    async def load(self, script: str) -> dict[str, Any]:
-        """Evaluate the extension's script; its value is the manifest, described as plain data.
+    async def load(self, script: str, context: Any = None) -> dict[str, Any]:
+        """Evaluate the extension's script (as a call with `context`); its value is the
+        manifest, described as plain data.
 
         The description: `{name, version, tools: [{name, description, risk, parameters}],
         hooks: [names], commands: [{name, description}]}`.
@@ -133,7 +134,7 @@ class Isolate:
             "".join(ch for ch in self.name if ch.isprintable() and ch not in "\r\n") or "extension"
         )
         source = f"{script}\n//# sourceURL={label}"
-        descriptor = await self._call("load", "", source, None)
+        descriptor = await self._call("load", "", source, context)
         if not isinstance(descriptor, dict):
             raise ExtensionError("the manifest could not be described")
         return descriptor
