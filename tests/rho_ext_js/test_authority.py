@@ -412,6 +412,7 @@ PROBE_HOOKS = """
 
 PROBE_CALL = """
   const seen = globalThis.seen;
+  seen.push(new Error("sync").stack);  // while rho's own script is on the stack
   const show = (v) => { try { return typeof v === "function" ? Function.prototype.toString.call(v) : String(v); } catch (e) { return "?"; } };
   for (const scope of [rho, __rho_bridge, globalThis, WebAssembly, crypto, console]) {
     for (const name of Object.getOwnPropertyNames(scope)) {
@@ -469,6 +470,28 @@ async def test_the_runtime_uses_none_of_the_globals_the_extension_replaced(
     assert "not allowed in hook onLoad" in earlier
     assert sorted(host.writes()) == [("own.txt", "tool writer"), ("pwned.txt", "hook onLoad")]
     assert not (host.root / "pwned.txt").exists()
+
+
+async def test_promise_species_and_constructor_stay_fixed(isolate: Isolate) -> None:
+    code = """
+      const tries = [
+        () => { Promise.prototype.constructor = function () {}; },
+        () => Object.defineProperty(Promise.prototype, "constructor", { get() { return Object; } }),
+        () => Object.defineProperty(Promise, Symbol.species, { get() { return Object; } }),
+        () => { delete Promise[Symbol.species]; },
+      ];
+      const out = [];
+      for (const t of tries) { try { t(); out.push("changed"); } catch (e) { out.push(e.constructor.name); } }
+      return [...out, Promise.prototype.constructor === Promise, Promise[Symbol.species] === Promise];
+    """
+    assert await isolate.call_tool("js", '"use strict";' + code, READ) == [
+        "TypeError",
+        "TypeError",
+        "TypeError",
+        "TypeError",
+        True,
+        True,
+    ]
 
 
 async def test_no_hook_stack_or_source_reveals_the_key_or_a_token(

@@ -40,6 +40,10 @@
   const Int32 = Int32Array;
   const freeze = Object.freeze;
   const state = { cwd: "", model: "", manifest: null };
+  // `then` on the runtime's own promises looks these two up: fixed, it calls no extension code.
+  Object.defineProperty(Promise.prototype, "constructor", { writable: false, configurable: false });
+  const species = Object.getOwnPropertyDescriptor(Promise, Symbol.species);
+  Object.defineProperty(Promise, Symbol.species, { get: species.get, configurable: false });
 
   // --- authority: the bridge key and the token of the current turn ------------------------
   let bridgeKey = null;
