@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from rho_ext_js.calls import IDLE, CallContext
-from rho_ext_js.host import HostApi, HostError, Limits
+from rho_ext_js.host import ExtensionError, HostApi, HostError, Limits
 from rho_ext_js.isolate import Isolate
 from rho_kernel import Risk
 
@@ -561,3 +561,19 @@ async def test_timers_still_run_in_due_order_one_per_turn(isolate: Isolate) -> N
       return order;
     """
     assert await isolate.call_tool("js", code, READ) == ["0a", "0a micro", "0b", "i", "20"]
+
+
+async def test_an_engine_error_on_rhos_own_line_never_shows_a_secret(
+    isolate: Isolate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The engine quotes the line that failed; make rho's own invoke line fail.
+    real = isolate._bridge
+    monkeypatch.setattr(
+        isolate, "_bridge", lambda fn, *args: real(fn, *args).replace(".invoke(", ".nope(")
+    )
+    with pytest.raises(ExtensionError) as caught:
+        await isolate.call_tool("js", "return 1", READ)
+    assert "is not a function" in caught.value.message
+    assert "[secret]" in caught.value.message
+    assert isolate._key not in caught.value.message
+    assert re.search(r"[0-9a-f]{32}", caught.value.message) is None

@@ -275,7 +275,14 @@ class Isolate:
                 f"extension {self.name}: exceeded its memory limit of "
                 f"{self._limits.max_memory_mb} MB and was stopped"
             )
-        return ExtensionError(scrub_surrogates(str(error)))
+        return ExtensionError(self._without_secrets(scrub_surrogates(str(error))))
+
+    def _without_secrets(self, text: str) -> str:
+        """`text` with the bridge key and live tokens blanked: the engine quotes the line it
+        failed on, and rho's own lines carry them."""
+        for secret in (self._key, *self._live):
+            text = text.replace(secret, "[secret]")
+        return text
 
     async def _eval(self, code: str) -> Any:
         mr = self._mr

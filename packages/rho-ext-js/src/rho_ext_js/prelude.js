@@ -332,14 +332,11 @@
   function invoke(key, call, kind, name, arg, token) {
     guard(key);
     ambient = tokenOf(token);
-    let outcome;
     try {
-      outcome = apply(promiseResolve, PromiseCtor, [run(kind, name, arg)]);
+      finish(call, apply(promiseResolve, PromiseCtor, [run(kind, name, arg)]));
     } catch (error) {
       done(call, false, errorInfo(error));
-      return;
     }
-    finish(call, outcome);
   }
   async function load(source) {
     let manifest = indirectEval(source);
