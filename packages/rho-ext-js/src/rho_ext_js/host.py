@@ -43,8 +43,10 @@ class Limits:
 class HostApi(ABC):
     """The host functions behind `rho.*` and `fetch`.
 
-    Every method but `cwd` gets the opaque `context` given to the call during which the
-    extension asked (None when no call is running, e.g. a timer firing between calls).
+    Every method but `cwd` gets the opaque `context` given to the call on whose behalf the
+    extension asked: the call whose own code, continuation or timer made the request, while
+    that call runs. It is None for work whose call is not running (a timer started in
+    `onLoad`, a callback of a call that has ended), whichever call is running meanwhile.
     A refusal raises `HostError`; any other exception is reported as an internal error.
     """
 

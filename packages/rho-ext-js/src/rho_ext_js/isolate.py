@@ -1,13 +1,21 @@
 """One extension's V8 isolate: loads its manifest, runs its tools, hooks and commands.
 
 Imported lazily (it pulls in mini-racer). An `Isolate` lives on the asyncio loop that
-started it. Calls are serialised per isolate; each call's `context` reaches every host
-function the extension calls meanwhile.
+started it. Calls are serialised per isolate.
+
+Authority: each call gets a fresh token (`secrets.token_hex`) that maps to its `context`
+while the call runs and is forgotten when it ends. The prelude tags every message with the
+token of the turn that posted it: the call's own invocation, the answer to a request the
+call made, or a timer the call scheduled (see prelude.js). A host request gets the context
+of its token's call if that call is still running, and None (least authority) otherwise: a
+timer from `onLoad` or a continuation of an ended call never borrows the call that happens
+to be running. Only rho can set a turn's token: the bridge's entry points need a per-isolate
+key that rho passes in each evaluation and the extension cannot read.
 
 How rho talks to the isolate: rho only ever *evaluates code* in it, with mini-racer's
 cancelable eval, which never blocks the event loop even while the extension spins. The
 extension talks back through an outbox: it queues JSON messages and pings rho with a
-one-way notification; rho then fetches them with `__rho_bridge.drain()`. (mini-racer's own
+one-way notification; rho then fetches them with `__rho_bridge.drain(key)`. (mini-racer's own
 `wrap_py_function` answers JS with blocking calls, which would freeze rho if the extension
 loops after calling a host function; its notification primitive is the one part of
 mini-racer's internals used here, hence the pin to mini-racer 0.14.)
@@ -26,6 +34,7 @@ import asyncio
 import itertools
 import json
 import os
+import secrets
 import time
 from contextlib import AbstractContextManager, suppress
 from functools import cache
@@ -80,7 +89,10 @@ class Isolate:
         self._ids = itertools.count(1)
         self._calls: dict[int, asyncio.Future[Any]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._context: Any = None
+        self._key = secrets.token_hex(16)
+        #: The token of each running call, and the context each live token grants.
+        self._tokens: dict[int, str] = {}
+        self._live: dict[str, Any] = {}
 
     @classmethod
     async def start(cls, name: str, host: HostApi, limits: Limits) -> Isolate:
@@ -100,7 +112,7 @@ class Isolate:
             install(wake)
             await self._eval(_environment_source())
             settings = {"cwd": host.cwd(), "model": "", "seed": os.urandom(44).hex()}
-            await self._eval(f"__rho_bridge.init({_js(_js(settings))})")
+            await self._eval(self._bridge("init", _js(settings)))
         except BaseException:
             self.close()
             raise
@@ -111,8 +123,9 @@ class Isolate:
         """Whether the isolate is gone (closed, or stopped by a limit)."""
         return self._mr is None
 
-    async def load(self, script: str) -> dict[str, Any]:
-        """Evaluate the extension's script; its value is the manifest, described as plain data.
+    async def load(self, script: str, context: Any = None) -> dict[str, Any]:
+        """Evaluate the extension's script (as a call with `context`); its value is the
+        manifest, described as plain data.
 
         The description: `{name, version, tools: [{name, description, risk, parameters}],
         hooks: [names], commands: [{name, description}]}`.
@@ -121,7 +134,7 @@ class Isolate:
             "".join(ch for ch in self.name if ch.isprintable() and ch not in "\r\n") or "extension"
         )
         source = f"{script}\n//# sourceURL={label}"
-        descriptor = await self._call("load", "", source, None)
+        descriptor = await self._call("load", "", source, context)
         if not isinstance(descriptor, dict):
             raise ExtensionError("the manifest could not be described")
         return descriptor
@@ -142,7 +155,7 @@ class Isolate:
     async def set_model(self, model: str) -> None:
         """What `rho.getModel()` returns from now on."""
         self._check_open()
-        await self._eval(f"__rho_bridge.init({_js(_js({'model': model}))})")
+        await self._eval(self._bridge("init", _js({"model": model})))
 
     def close(self) -> None:
         """Stop the isolate (a runaway script included) and fail its pending calls."""
@@ -172,19 +185,39 @@ class Isolate:
         if self._mr is None:
             raise ExtensionError(f"extension {self.name} is not running")
 
+    def _bridge(self, function: str, *args: Any) -> str:
+        """The code that calls `__rho_bridge.<function>(key, *args)`.
+
+        Strict, so that no stack frame of the extension can reach this script's function
+        (and through it the key in its text)."""
+        literals = ", ".join(_js(arg) for arg in (self._key, *args))
+        return f'"use strict"; __rho_bridge.{function}({literals})'
+
     async def _call(self, kind: str, name: str, arg: Any, context: Any) -> Any:
         async with self._lock:
             self._check_open()
             call_id = next(self._ids)
             done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             self._calls[call_id] = done
-            self._context = context
-            code = f"__rho_bridge.invoke({call_id}, {_js(kind)}, {_js(name)}, {_js(arg)})"
+            token = secrets.token_hex(16)
+            self._tokens[call_id] = token
+            self._live[token] = context
+            code = self._bridge("invoke", call_id, kind, name, arg, token)
             try:
                 return await self._run(code, done)
             finally:
                 self._calls.pop(call_id, None)
-                self._context = None
+                self._end(call_id)
+
+    def _end(self, call_id: int) -> None:
+        """The call is over: its token grants nothing from now on."""
+        token = self._tokens.pop(call_id, None)
+        if token is not None:
+            self._live.pop(token, None)
+
+    def _context_of(self, token: Any) -> Any:
+        """The context a message's token grants: its call's, while that call runs."""
+        return self._live.get(token) if isinstance(token, str) else None
 
     async def _run(self, code: str, done: asyncio.Future[Any]) -> Any:
         started = self._spawn(self._eval(code))
@@ -226,7 +259,8 @@ class Isolate:
     async def _after_timeout(self) -> None:
         """Keep the isolate if it still answers; a runaway script is stopped by closing it."""
         try:
-            await asyncio.wait_for(self._eval("0"), _PROBE_S)
+            # init resets the turn's token: what the stopped call left queued runs with none.
+            await asyncio.wait_for(self._eval(self._bridge("init", "{}")), _PROBE_S)
         except (TimeoutError, Exception):
             self.close()
 
@@ -241,7 +275,14 @@ class Isolate:
                 f"extension {self.name}: exceeded its memory limit of "
                 f"{self._limits.max_memory_mb} MB and was stopped"
             )
-        return ExtensionError(scrub_surrogates(str(error)))
+        return ExtensionError(self._without_secrets(scrub_surrogates(str(error))))
+
+    def _without_secrets(self, text: str) -> str:
+        """`text` with the bridge key and live tokens blanked: the engine quotes the line it
+        failed on, and rho's own lines carry them."""
+        for secret in (self._key, *self._live):
+            text = text.replace(secret, "[secret]")
+        return text
 
     async def _eval(self, code: str) -> Any:
         mr = self._mr
@@ -270,7 +311,7 @@ class Isolate:
 
     async def _drain(self) -> None:
         try:
-            text = await self._eval("__rho_bridge.drain()")
+            text = await self._eval(self._bridge("drain"))
             messages = json.loads(text) if isinstance(text, str) else []
         except (ExtensionError, ValueError):
             return
@@ -278,26 +319,34 @@ class Isolate:
             if self._mr is not None:
                 diagnostics.warn(f"extension {self.name}: lost messages: {error}")
             return
-        for message in messages if isinstance(messages, list) else []:
-            if isinstance(message, dict):
-                self._dispatch(message)
+        for envelope in messages if isinstance(messages, list) else []:
+            if isinstance(envelope, dict) and isinstance(envelope.get("m"), dict):
+                self._dispatch(envelope["m"], envelope.get("c"))
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
+    def _dispatch(self, message: dict[str, Any], token: Any) -> None:
+        """Act on one message, with the context of the token of the turn that posted it
+        (looked up now, in posting order: a call's requests come before its `done`)."""
         kind = message.get("t")
+        context = self._context_of(token)
         if kind == "done":
             self._finish(message)
         elif kind == "log":
-            self._spawn(self._log(message.get("level"), message.get("message"), self._context))
+            self._spawn(self._log(message.get("level"), message.get("message"), context))
         elif kind == "host" and isinstance(message.get("id"), int):
+            request = message["id"]
+            token = token if isinstance(token, str) else ""
             self._spawn(
-                self._answer(message["id"], message.get("op"), message.get("args"), self._context)
+                self._answer(request, message.get("op"), message.get("args"), context, token)
             )
 
     def _finish(self, message: dict[str, Any]) -> None:
         call = message.get("call")
-        future = self._calls.get(call) if isinstance(call, int) else None
+        if not isinstance(call, int):
+            return
+        future = self._calls.get(call)
         if future is None or future.done():
             return
+        self._end(call)  # what the call left running (timers, continuations) lapses with it
         if message.get("ok") is True:
             future.set_result(scrub_json(message.get("value")))
             return
@@ -320,10 +369,11 @@ class Isolate:
         except Exception as error:
             diagnostics.warn(f"extension {self.name}: log failed: {error}")
 
-    async def _answer(self, request: int, op: Any, args: Any, context: Any) -> None:
+    async def _answer(self, request: int, op: Any, args: Any, context: Any, token: str) -> None:
         answer = await answer_host_call(self.name, self._host, op, args, context)
         with suppress(ExtensionError):
-            await self._eval(f"__rho_bridge.settle({request}, {_js(_js(answer))})")
+            # The continuation runs with the token the request was made with.
+            await self._eval(self._bridge("settle", request, _js(answer), token))
 
 
 __all__ = ["Isolate"]

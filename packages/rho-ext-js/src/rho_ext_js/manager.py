@@ -189,7 +189,7 @@ class ExtensionManager:
         isolate = await Isolate.start(name, self._host(extension.source), self._limits(name))
         extension.isolate = isolate
         await self._sync_model(extension)
-        descriptor = await isolate.load(script)
+        descriptor = await isolate.load(script, CallContext("load", "the extension's script"))
         try:
             extension.manifest = parse_manifest(name, descriptor)
         except ManifestError as exc:

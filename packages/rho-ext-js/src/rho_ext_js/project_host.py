@@ -122,8 +122,7 @@ class ProjectHost(HostApi):
         call = _context(context)
         if not call.permits(Risk.WRITE):
             raise HostError(
-                f"rho.writeFile: not allowed in {call.label}: it may only read (declare the "
-                "tool's risk 'write' or higher to write files)"
+                f"rho.writeFile: not allowed in {call.label}: {_only_reads(call, 'write')}"
             )
         from rho_kernel import run_to_completion
 
@@ -152,8 +151,7 @@ class ProjectHost(HostApi):
             )
         if not call.permits(Risk.DESTRUCTIVE):
             raise HostError(
-                f"rho.runCommand: not allowed in {call.label}: running a program needs the "
-                "risk 'destructive'"
+                f"rho.runCommand: not allowed in {call.label}: {_only_reads(call, 'destructive')}"
             )
         argv = [str(cmd), *(str(arg) for arg in args)]
         self._check_policy(argv)
@@ -196,6 +194,19 @@ class ProjectHost(HostApi):
 
 def _context(context: Any) -> CallContext:
     return context if isinstance(context, CallContext) else IDLE
+
+
+def _only_reads(call: CallContext, needed: str) -> str:
+    """Why `call` may not act, and what would allow it."""
+    if call is IDLE:
+        return (
+            "it runs for no running call (it was scheduled in onLoad, a hook or a call "
+            "that has ended) and may only read; act from the approved call's own code "
+            "before it returns"
+        )
+    if needed == "write":
+        return "it may only read (declare the tool's risk 'write' or higher to write files)"
+    return "running a program needs the risk 'destructive'"
 
 
 __all__ = ["MAX_FETCH_BYTES", "MAX_READ_BYTES", "ProjectHost"]
