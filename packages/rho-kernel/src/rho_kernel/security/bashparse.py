@@ -8,11 +8,20 @@ first use, never at startup.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from rho_kernel.security.shellwords import ParsedLine, SimpleCommand, Word, shown
+from rho_kernel.security.shellwords import (
+    Assignment,
+    ParsedLine,
+    Reading,
+    SimpleCommand,
+    Word,
+    shown,
+)
 
 #: Node types that are arguments of a command (anything else is skipped: assignments,
 #: redirections, comments).
@@ -34,6 +43,13 @@ _ARGUMENT_TYPES = frozenset(
     }
 )
 _REDIRECT_TYPES = frozenset({"file_redirect", "herestring_redirect"})
+#: `export`, `declare`, `local`, `readonly`, `typeset` (and `unset`): checked as commands.
+_DECLARATION_TYPES = frozenset({"declaration_command", "unset_command"})
+#: `${X:-d}`, `${X-d}`, `${X:=d}`, `${X=d}`, `${X:+a}`, `${X+a}`: the word may read as d/a.
+_DEFAULT_OPERATORS = frozenset({":-", "-", ":=", "=", ":+", "+"})
+#: At most this many readings of one word are kept (the shortest: the dangerous ones, `/`
+#: or `~`, are short).
+MAX_READINGS = 64
 _HOME_VARIABLES = frozenset({"HOME", "{HOME}"})
 _GLOB = re.compile(r"(?<!\\)[*?\[]|(?<!\\)\{[^}]*(,|\.\.)[^}]*\}")
 _ANSI_ESCAPES = {
@@ -115,8 +131,58 @@ def _string_word(node: Any, text: str) -> Word:
     return Word(text, None, worst)
 
 
+def _unique(readings: Sequence[Reading]) -> list[Reading]:
+    kept = list(dict.fromkeys(readings))
+    return (
+        kept
+        if len(kept) <= MAX_READINGS
+        else sorted(kept, key=lambda r: len(r.text))[:MAX_READINGS]
+    )
+
+
+def _sequence(nodes: Sequence[Any]) -> list[Reading]:
+    """The readings of `nodes` written one after the other."""
+    result = [Reading("", True)]
+    for node in nodes:
+        options = _readings(node)
+        result = _unique(
+            [Reading(a.text + b.text, a.exact and b.exact) for a in result for b in options]
+        )
+    return result
+
+
+def _readings(node: Any) -> list[Reading]:
+    """Every worst-case reading of `node`: each expansion empty (`$HOME` as `~`) or, for
+    `${X:-d}` and kin, its default or alternate value."""
+    kind = node.type
+    if kind in ('"', '$"', "${", "}"):
+        return [Reading("", True)]
+    if kind == "string_content":
+        return [Reading(_unescape_double(_text(node)), True)]
+    if kind in ("string", "translated_string", "concatenation"):
+        return _sequence(node.children)
+    if kind in ("simple_expansion", "expansion"):
+        found = [Reading(_expansion_worst(node), False)]
+        children = node.children
+        for index, child in enumerate(children):
+            if child.type in _DEFAULT_OPERATORS and kind == "expansion":
+                found += _sequence(children[index + 1 : -1])
+                break
+        return _unique(found)
+    word = _word(node)
+    return [Reading(word.value, True) if word.value is not None else Reading(word.worst, False)]
+
+
 def word_of(node: Any) -> Word:
-    """The `Word` for an argument node."""
+    """The `Word` for an argument node (with its default-value readings, see `Word`)."""
+    word = _word(node)
+    if word.value is None and "${" in word.text:
+        readings = tuple(r for r in _readings(node) if r != Reading(word.worst, False))
+        return dataclasses.replace(word, readings=readings)
+    return word
+
+
+def _word(node: Any) -> Word:
     text = _text(node)
     kind = node.type
     if kind == "word":
@@ -132,7 +198,7 @@ def word_of(node: Any) -> Word:
     if kind in ("string", "translated_string"):
         return _string_word(node, text)
     if kind == "concatenation":
-        parts = [word_of(child) for child in node.children]
+        parts = [_word(child) for child in node.children]
         joined = (
             None if any(p.value is None for p in parts) else "".join(p.value or "" for p in parts)
         )
@@ -143,14 +209,44 @@ def word_of(node: Any) -> Word:
     return Word(text, None, _expansion_worst(node))
 
 
+def _assignment(node: Any) -> Assignment:
+    """A `variable_assignment` node: `NAME=value`, `NAME[i]+=value`, `NAME=(…)`."""
+    target = node.named_children[0] if node.named_children else node
+    if target.type == "subscript" and target.named_children:
+        target = target.named_children[0]
+    values = [c for c in node.children[1:] if c.type not in ("=", "+=")]
+    if not values:
+        value = Word.literal("")
+    elif values[0].type in _ARGUMENT_TYPES and len(values) == 1:
+        value = word_of(values[0])
+    else:  # an array `(…)` or something the grammar splits: known only when it runs
+        value = Word("".join(_text(v) for v in values), None, "")
+    return Assignment(_text(target), value)
+
+
+def _assignment_word(node: Any) -> Word:
+    """`NAME=value` of a declaration (`export NAME=value`) as one argument word."""
+    assignment = _assignment(node)
+    head = _text(node).partition("=")[0] + "="
+    value = assignment.value.value
+    return Word(_text(node), None if value is None else head + value, head)
+
+
 def _simple_command(node: Any) -> SimpleCommand | None:
     words: list[Word] = []
+    declaration = node.type in _DECLARATION_TYPES
     for child in node.children:
         if child.type == "command_name":
             inner = child.named_children
             words.append(word_of(inner[0]) if inner else word_of(child))
+        elif declaration and not words:
+            words.append(Word.literal(_text(child)))
         elif words and child.type in _ARGUMENT_TYPES:
             words.append(word_of(child))
+        elif words and declaration and child.type == "variable_assignment":
+            words.append(_assignment_word(child))
+        elif words and declaration and child.type == "variable_name":
+            words.append(Word.literal(_text(child)))
     return SimpleCommand(words, _text(node)) if words else None
 
 
@@ -178,10 +274,12 @@ def parse_bash(command: str) -> ParsedLine:
     stack = [root]
     while stack:  # iterative: a deeply nested line cannot exhaust the Python stack
         node = stack.pop()
-        if node.type == "command":
+        if node.type == "command" or node.type in _DECLARATION_TYPES:
             simple = _simple_command(node)
             if simple is not None:
                 parsed.commands.append(simple)
+        elif node.type == "variable_assignment":
+            parsed.assignments.append(_assignment(node))
         elif node.type in _REDIRECT_TYPES:
             targets = [c for c in node.named_children if c.type in _ARGUMENT_TYPES]
             parsed.redirects.extend(word_of(t) for t in targets)

@@ -37,8 +37,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from rho_kernel.security.codevars import variable_code
+from rho_kernel.security.inner import Inner, InnerLine, Opaque, ReadsStdin
 from rho_kernel.security.shellwords import ParsedLine, Word, shown
-from rho_kernel.security.wrappers import InnerArgv, InnerLine, ReadsStdin, inner_commands
+from rho_kernel.security.wrappers import inner_commands
 
 if TYPE_CHECKING:
     from rho_kernel.config.model import ShellConfig
@@ -220,6 +222,10 @@ class CommandPolicy:
         for target in parsed.redirects:
             if denial := _network_word(target, where):
                 return denial
+        for assignment in parsed.assignments:
+            inner = variable_code(assignment.name, assignment.value)
+            if inner is not None and (denial := self._check_one(inner, "", shell, depth, where)):
+                return denial
         for simple in parsed.commands:
             denial = self._check_argv(simple.words, shell, depth, outer or shown(simple.text))
             if denial is not None:
@@ -249,29 +255,35 @@ class CommandPolicy:
         self, name: str, args: list[Word], shell: Shell, depth: int, where: str
     ) -> Denial | None:
         for inner in inner_commands(name, args, shell):
-            if isinstance(inner, ReadsStdin):
-                return Denial(
-                    "stdin_shell",
-                    f"'{name}' would read its commands from standard input, which cannot be "
-                    f"checked; pass them with -c or in a script file (in: {where})",
-                )
-            if isinstance(inner, InnerLine):
-                if inner.text is None:
-                    return Denial(
-                        "dynamic_command",
-                        f"the commands run by {inner.what!r} are only known when the command "
-                        f"runs, so they cannot be checked (in: {where})",
-                    )
-                inner_shell: Shell = "pwsh" if inner.shell == "pwsh" else "bash"
-                denial = self._check_line(inner.text, inner_shell, depth + 1, where)
-            elif isinstance(inner, InnerArgv) and inner.words:
-                if depth + 1 > MAX_DEPTH:
-                    return Denial("too_deep", f"commands wrapped more than {MAX_DEPTH} deep")
-                denial = self._check_argv(inner.words, shell, depth + 1, where)
-            else:
-                denial = None
-            if denial is not None:
+            if denial := self._check_one(inner, name, shell, depth, where):
                 return denial
+        return None
+
+    def _check_one(
+        self, inner: Inner, name: str, shell: Shell, depth: int, where: str
+    ) -> Denial | None:
+        """Check what `name` runs besides itself (see `rho_kernel.security.inner`)."""
+        if isinstance(inner, ReadsStdin):
+            return Denial(
+                "stdin_shell",
+                f"'{name}' would read its commands from standard input, which cannot be "
+                f"checked; pass them with -c or in a script file (in: {where})",
+            )
+        if isinstance(inner, Opaque):
+            return Denial("dynamic_command", f"{inner.why}, so it cannot be checked (in: {where})")
+        if isinstance(inner, InnerLine):
+            if inner.text is None:
+                return Denial(
+                    "dynamic_command",
+                    f"the commands run by {inner.what!r} are only known when the command "
+                    f"runs, so they cannot be checked (in: {where})",
+                )
+            inner_shell: Shell = "pwsh" if inner.shell == "pwsh" else "bash"
+            return self._check_line(inner.text, inner_shell, depth + 1, where)
+        if inner.words:
+            if depth + 1 > MAX_DEPTH:
+                return Denial("too_deep", f"commands wrapped more than {MAX_DEPTH} deep")
+            return self._check_argv(inner.words, shell, depth + 1, where)
         return None
 
     # ── rules ────────────────────────────────────────────────────────────────
@@ -331,7 +343,9 @@ def _rule_removal(name: str, args: list[Word], shell: Shell, where: str) -> Deni
             continue
         if value.startswith("-") and not options_over:
             continue
-        if dangerous_target(word.worst, static=word.value is not None):
+        readings = [(word.worst, word.value is not None)]
+        readings += [(reading.text, reading.exact) for reading in word.readings]
+        if any(dangerous_target(text, static=exact) for text, exact in readings):
             return Denial(
                 "recursive_removal",
                 f"recursively removing {word.text!r} would delete the file system root, a "

@@ -10,38 +10,17 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass
 
+from rho_kernel.security.codetext import builtin_code, script_operand
+from rho_kernel.security.codevars import argument_code
+from rho_kernel.security.gitcode import git_code
+from rho_kernel.security.inner import Inner, InnerArgv, InnerLine, Opaque, ReadsStdin
 from rho_kernel.security.shellwords import Word
 
 #: Shells whose `-c STRING` is a bash-like line.
 POSIX_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "yash", "rbash"})
 PWSH_SHELLS = frozenset({"pwsh", "powershell", "pwsh-preview"})
 
-
-@dataclass(frozen=True, slots=True)
-class InnerArgv:
-    """A command run with these words as its argument vector."""
-
-    words: list[Word]
-
-
-@dataclass(frozen=True, slots=True)
-class InnerLine:
-    """A line of shell text (`shell` is "bash" or "pwsh") that the command runs: `text`,
-    None when it is only known at run time; `what` names where it came from (`bash -c`)."""
-
-    text: str | None
-    shell: str
-    what: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReadsStdin:
-    """A shell that would read its commands from standard input."""
-
-
-Inner = InnerArgv | InnerLine | ReadsStdin
 
 # option → takes a value, for the wrappers whose options are skipped to find the command
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
@@ -193,7 +172,8 @@ def _shell(name: str, args: list[Word]) -> list[Inner]:
         return [_joined([args[index]], "bash", f"{name} -c")]
     if stdin_flag or index >= len(args):
         return [ReadsStdin()]
-    return []
+    script = script_operand(args[index], name)
+    return [script] if script is not None else []
 
 
 def _pwsh_param(value: str) -> str | None:
@@ -270,8 +250,17 @@ def _su(args: list[Word]) -> list[Inner]:
 
 def inner_commands(name: str, args: list[Word], shell: str) -> list[Inner]:
     """What the command `name` (normalised: lower-case base name) runs with `args`."""
+    found = argument_code(name, args) if shell == "bash" else []
+    return found + _runs(name, args, shell)
+
+
+def _runs(name: str, args: list[Word], shell: str) -> list[Inner]:
     if name in _VALUE_OPTIONS:
         return _wrapped(name, args)
+    if name == "git":
+        return git_code(args)
+    if shell == "bash" and (code := builtin_code(name, args)) is not None:
+        return code
     if name == "command":
         return _command_builtin(args)
     if name in POSIX_SHELLS:
@@ -292,6 +281,7 @@ __all__ = [
     "Inner",
     "InnerArgv",
     "InnerLine",
+    "Opaque",
     "ReadsStdin",
     "inner_commands",
 ]

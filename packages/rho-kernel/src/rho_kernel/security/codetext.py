@@ -1,0 +1,118 @@
+"""bash builtins that turn text into code, and script operands whose text is computed.
+
+`trap 'curl …' EXIT` runs its first argument as a command line when the signal comes;
+`mapfile -C CALLBACK` evaluates CALLBACK; `alias c=curl` makes text part of a later command;
+`hash -p /usr/bin/curl c` and `enable -f lib.so name` bind a name to other code; `shopt -s
+expand_aliases` turns aliases on; `bash <(…)`, `source <(…)` and `. /dev/fd/3` run the output
+of a command as a script. `builtin_code` says what the policy checks of each: a line it parses
+and checks like `eval`'s, or code it cannot check.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rho_kernel.security.inner import Inner, InnerLine, Opaque, ReadsStdin
+from rho_kernel.security.shellwords import Word
+
+#: Script paths that are standard input, and ones that are another open descriptor (such
+#: as a process substitution's).
+_STDIN_PATH = re.compile(r"^/(?:dev/stdin|dev/fd/0|proc/(?:self|\d+|thread-self)/fd/0)$")
+_FD_PATH = re.compile(r"^/(?:dev/fd|proc/(?:self|\d+|thread-self)/fd)(?:/|$)")
+
+
+def _flags(args: list[Word]) -> str:
+    """The letters of the leading short options of `args` (`-p -s` → "ps")."""
+    letters = ""
+    for word in args:
+        value = word.value or ""
+        if value == "--" or not value.startswith("-") or value == "-":
+            break
+        letters += value[1:]
+    return letters
+
+
+def script_operand(word: Word, what: str) -> Inner | None:
+    """The script a shell or `source` runs from the file `word`: None for an ordinary file
+    (a script is the model's own program, like any other), otherwise standard input or
+    code the policy cannot see (a process substitution, an open descriptor)."""
+    if word.text.startswith(("<(", ">(")):
+        return Opaque(f"the script run by '{what} <(…)' is the output of a command")
+    value = word.value
+    if value is None:
+        # `"$DIR/build.sh"` names a file; `"$F"` or `"$D/3"` may be /dev/fd/3 at run time
+        tail = word.worst.rpartition("/")[2]
+        if not tail or tail.isdigit() or tail == "stdin":
+            return Opaque(f"the script run by '{what}' is only named when it runs")
+        return None
+    if _STDIN_PATH.match(value):
+        return ReadsStdin()
+    if _FD_PATH.match(value):
+        return Opaque(f"the script run by '{what} {value}' is an open descriptor's contents")
+    return None
+
+
+def _trap(args: list[Word]) -> list[Inner]:
+    """`trap [-lpP] [[ACTION] SIGNAL …]`: ACTION is a command line run on the signal."""
+    if _flags(args) and args[0].value != "--":
+        return []
+    rest = args[1:] if args and args[0].value == "--" else args
+    if len(rest) < 2 or rest[0].value == "-":
+        return []  # lists, or resets a signal
+    return [InnerLine(rest[0].value, "bash", "trap")]
+
+
+def _source(name: str, args: list[Word]) -> list[Inner]:
+    rest = args[1:] if args and args[0].value == "--" else args
+    inner = script_operand(rest[0], name) if rest else None
+    return [inner] if inner is not None else []
+
+
+def _alias(args: list[Word]) -> list[Inner]:
+    for word in args:
+        if word.value is None or "=" in word.value:
+            return [Opaque("'alias' makes text part of a later command")]
+    return []
+
+
+def _mapfile(name: str, args: list[Word]) -> list[Inner]:
+    for index, word in enumerate(args):
+        value = word.value if word.value is not None else word.worst
+        if word.value is None and value.startswith("-C"):
+            return [InnerLine(None, "bash", f"{name} -C")]
+        if value == "-C" and index + 1 < len(args):
+            return [InnerLine(args[index + 1].value, "bash", f"{name} -C")]
+        if value.startswith("-C") and len(value) > 2:
+            return [InnerLine(value[2:], "bash", f"{name} -C")]
+    return []
+
+
+def _shopt(args: list[Word]) -> list[Inner]:
+    if "s" not in _flags(args):
+        return []
+    if any(w.value is None or w.value == "expand_aliases" for w in args):
+        return [Opaque("'shopt -s expand_aliases' makes aliases, text, part of later commands")]
+    return []
+
+
+def builtin_code(name: str, args: list[Word]) -> list[Inner] | None:
+    """The code the bash builtin `name` runs from its arguments' text, or None when `name`
+    is none of those (see the module)."""
+    if name == "trap":
+        return _trap(args)
+    if name in ("source", "."):
+        return _source(name, args)
+    if name == "alias":
+        return _alias(args)
+    if name in ("mapfile", "readarray"):
+        return _mapfile(name, args)
+    if name == "shopt":
+        return _shopt(args)
+    if name == "hash" and "p" in _flags(args):
+        return [Opaque("'hash -p' makes a name run another program")]
+    if name == "enable" and "f" in _flags(args):
+        return [Opaque("'enable -f' loads a builtin's code from a shared library")]
+    return None
+
+
+__all__ = ["builtin_code", "script_operand"]

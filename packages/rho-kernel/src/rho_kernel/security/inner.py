@@ -1,0 +1,49 @@
+"""What a command runs besides itself, as the command policy checks it.
+
+A wrapper (`sudo curl`), a command string (`bash -c '…'`, `trap '…' EXIT`, a git alias) or a
+variable whose value a program later runs (`GIT_SSH_COMMAND`) each hide code behind another
+name. The front ends that find it (`wrappers`, `codetext`, `codevars`, `gitcode`) describe
+it with these types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rho_kernel.security.shellwords import Word
+
+
+@dataclass(frozen=True, slots=True)
+class InnerArgv:
+    """A command run with these words as its argument vector."""
+
+    words: list[Word]
+
+
+@dataclass(frozen=True, slots=True)
+class InnerLine:
+    """A line of shell text (`shell` is "bash" or "pwsh") that the command runs: `text`,
+    None when it is only known at run time; `what` names where it came from (`bash -c`)."""
+
+    text: str | None
+    shell: str
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReadsStdin:
+    """A shell that would read its commands from standard input."""
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """Code that cannot be checked before it runs, such as a script produced by a command
+    (`source <(…)`) or a name bound to other code (`alias`, `hash -p`); `why` says which,
+    as a clause (\"'hash -p' makes a name run another program\")."""
+
+    why: str
+
+
+Inner = InnerArgv | InnerLine | ReadsStdin | Opaque
+
+__all__ = ["Inner", "InnerArgv", "InnerLine", "Opaque", "ReadsStdin"]
