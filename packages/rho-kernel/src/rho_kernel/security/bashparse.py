@@ -52,6 +52,9 @@ _DEFAULT_OPERATORS = frozenset({":-", "-", ":=", "=", ":+", "+"})
 MAX_READINGS = 64
 _HOME_VARIABLES = frozenset({"HOME", "{HOME}"})
 _GLOB = re.compile(r"(?<!\\)[*?\[]|(?<!\\)\{[^}]*(,|\.\.)[^}]*\}")
+_SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(?:\$\(|`)")
+_QUOTED_TYPES = frozenset({"raw_string", "ansi_c_string", "string"})
+_CONTINUATIONS = re.compile(rb"(?:\\\n)+")
 _ANSI_ESCAPES = {
     "a": "\a",
     "b": "\b",
@@ -232,21 +235,41 @@ def _assignment_word(node: Any) -> Word:
     return Word(_text(node), None if value is None else head + value, head)
 
 
+def _joined(first: Word, second: Word) -> Word:
+    """Two words that bash reads as one: `cu\\<newline>rl` is `curl`."""
+    value = None if first.value is None or second.value is None else first.value + second.value
+    return Word(
+        f"{first.text}\\\n{second.text}",
+        value,
+        first.worst + second.worst,
+        pattern=first.pattern or second.pattern,
+    )
+
+
 def _simple_command(node: Any) -> SimpleCommand | None:
     words: list[Word] = []
     declaration = node.type in _DECLARATION_TYPES
+    source, base, end = bytes(node.text), node.start_byte, -1
     for child in node.children:
         if child.type == "command_name":
             inner = child.named_children
-            words.append(word_of(inner[0]) if inner else word_of(child))
+            word = word_of(inner[0]) if inner else word_of(child)
         elif declaration and not words:
-            words.append(Word.literal(_text(child)))
+            word = Word.literal(_text(child))
         elif words and child.type in _ARGUMENT_TYPES:
-            words.append(word_of(child))
+            word = word_of(child)
         elif words and declaration and child.type == "variable_assignment":
-            words.append(_assignment_word(child))
+            word = _assignment_word(child)
         elif words and declaration and child.type == "variable_name":
-            words.append(Word.literal(_text(child)))
+            word = Word.literal(_text(child))
+        else:
+            continue
+        # the grammar splits a word at a line continuation; bash removes `\<newline>` first
+        if words and _CONTINUATIONS.fullmatch(source[end - base : child.start_byte - base]):
+            words[-1] = _joined(words[-1], word)
+        else:
+            words.append(word)
+        end = child.end_byte
     return SimpleCommand(words, _text(node)) if words else None
 
 
@@ -280,6 +303,10 @@ def parse_bash(command: str) -> ParsedLine:
                 parsed.commands.append(simple)
         elif node.type == "variable_assignment":
             parsed.assignments.append(_assignment(node))
+        elif node.type in _QUOTED_TYPES and "[" in _text(node):
+            value = _word(node).value
+            if value is not None and _SUBSCRIPT_CODE.search(value):
+                parsed.subscripts.append(value)
         elif node.type in _REDIRECT_TYPES:
             targets = [c for c in node.named_children if c.type in _ARGUMENT_TYPES]
             parsed.redirects.extend(word_of(t) for t in targets)

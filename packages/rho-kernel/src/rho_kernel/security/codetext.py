@@ -95,6 +95,22 @@ def _shopt(args: list[Word]) -> list[Inner]:
     return []
 
 
+#: PowerShell commands that bind a name to other code.
+_PWSH_ALIASES = frozenset({"set-alias", "new-alias", "sal", "nal", "import-alias", "ipal"})
+_PWSH_ITEM_COMMANDS = frozenset({"set-item", "new-item", "si", "ni", "set-content", "sc"})
+_PWSH_CODE_DRIVES = re.compile(r"^(?:alias|function):", re.IGNORECASE)
+
+
+def pwsh_builtin_code(name: str, args: list[Word]) -> list[Inner]:
+    """The code a PowerShell command binds to a name: `Set-Alias c curl.exe`, `Set-Item
+    function:f …` (`name` is lower-case)."""
+    if name in _PWSH_ALIASES:
+        return [Opaque(f"'{name}' makes a name run another command")]
+    if name in _PWSH_ITEM_COMMANDS and any(_PWSH_CODE_DRIVES.match(w.value or "") for w in args):
+        return [Opaque(f"'{name}' on the alias: or function: drive binds a name to code")]
+    return []
+
+
 def builtin_code(name: str, args: list[Word]) -> list[Inner] | None:
     """The code the bash builtin `name` runs from its arguments' text, or None when `name`
     is none of those (see the module)."""
@@ -115,4 +131,4 @@ def builtin_code(name: str, args: list[Word]) -> list[Inner] | None:
     return None
 
 
-__all__ = ["builtin_code", "script_operand"]
+__all__ = ["builtin_code", "pwsh_builtin_code", "script_operand"]

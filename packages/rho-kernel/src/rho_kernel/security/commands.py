@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from rho_kernel.security.codevars import variable_code
+from rho_kernel.security.codevars import is_code_variable, variable_code
 from rho_kernel.security.inner import Inner, InnerLine, Opaque, ReadsStdin
 from rho_kernel.security.shellwords import ParsedLine, Word, shown
 from rho_kernel.security.wrappers import inner_commands
@@ -62,6 +62,13 @@ MAX_DEPTH = 8
 _NETWORK_TYPES = re.compile(
     r"net\.(?:http\.)?(?:web|http|tcp|udp)client|sockets\.(?:tcp|udp)client"
     r"|net\.(?:http|ftp)?webrequest|net\.sockets\.socket\b|using\s+namespace\s+system\.net",
+    re.IGNORECASE,
+)
+#: PowerShell that turns a string into code, or sets a variable whose value a program runs.
+_PWSH_CODE = re.compile(
+    r"scriptblock\]::create|\.(?:invokescript|newscriptblock)\s*\("
+    r"|\$\{?env:(?P<var>[A-Za-z_][A-Za-z0-9_%]*)\}?\s*[+]?="
+    r"|setenvironmentvariable\s*\(\s*['\"](?P<named>[A-Za-z_][A-Za-z0-9_%]*)",
     re.IGNORECASE,
 )
 _NET_DEVICE = re.compile(r"/dev/(tcp|udp)/")
@@ -217,10 +224,14 @@ class CommandPolicy:
                 f"the command could not be parsed ({parsed.error}), so it cannot be checked "
                 f"(in: {where})",
             )
-        if shell == "pwsh" and (match := _NETWORK_TYPES.search(line.replace("`", ""))):
-            return Denial("network", f"'{match.group(0)}' opens network connections (in: {where})")
+        if shell == "pwsh" and (denial := _pwsh_text(line.replace("`", ""), where)):
+            return denial
         for target in parsed.redirects:
             if denial := _network_word(target, where):
+                return denial
+        for text in parsed.subscripts:
+            denial = self._check_line(f": {text}", "bash", depth + 1, where)
+            if denial is not None and denial.rule != "syntax_error":
                 return denial
         for assignment in parsed.assignments:
             inner = variable_code(assignment.name, assignment.value)
@@ -315,6 +326,22 @@ def _parse(line: str, shell: Shell) -> ParsedLine:
     from rho_kernel.security.bashparse import parse_bash
 
     return parse_bash(line)
+
+
+def _pwsh_text(line: str, where: str) -> Denial | None:
+    """What PowerShell text does that its commands do not show: .NET network types, strings
+    made into script blocks, code variables set in the environment."""
+    if match := _NETWORK_TYPES.search(line):
+        return Denial("network", f"'{match.group(0)}' opens network connections (in: {where})")
+    for match in _PWSH_CODE.finditer(line):
+        variable = match.group("var") or match.group("named")
+        if variable is None or is_code_variable(variable.upper()):
+            return Denial(
+                "dynamic_command",
+                f"'{match.group(0)}' makes code run that is only known when the command runs, "
+                f"so it cannot be checked (in: {where})",
+            )
+    return None
 
 
 def _network_word(word: Word, where: str) -> Denial | None:

@@ -78,7 +78,46 @@ def _config_word(word: Word, what: str) -> Inner | None:
     return _setting(key, None, what)
 
 
+#: `git config` options that take a value, and ones after which nothing is set.
+_CONFIG_VALUE_OPTIONS = frozenset(
+    {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value", "--url"}
+)
+_CONFIG_READS = frozenset(
+    {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--unset"}
+    | {"--unset-all", "--rename-section", "--remove-section", "-e", "--edit", "--get-color"}
+    | {"--get-colorbool", "get", "list", "unset", "rename-section", "remove-section", "edit"}
+)
+
+
+def _config_set(args: list[Word]) -> list[Inner]:
+    """`git config [options] KEY VALUE` (and `git config set KEY VALUE`): a setting that a
+    later git command runs, checked as if it were given with `-c`."""
+    positional: list[Word] = []
+    index = 0
+    while index < len(args):
+        value = args[index].value
+        if value in _CONFIG_READS:
+            return []
+        if value in _CONFIG_VALUE_OPTIONS:
+            index += 2
+            continue
+        if value is None or not value.startswith("-"):
+            positional.append(args[index])
+        index += 1
+    if positional and positional[0].value in ("set", "add"):
+        positional = positional[1:]
+    if len(positional) < 2:
+        return []
+    key, setting = positional[0], positional[1]
+    if key.value is None:
+        return [Opaque("'git config' sets a setting named only when it runs")]
+    inner = _setting(key.value, setting.value, "git config")
+    return [inner] if inner is not None else []
+
+
 def _subcommand(sub: str, args: list[Word]) -> list[Inner]:
+    if sub == "config":
+        return _config_set(args)
     if sub == "submodule" and args and args[0].value == "foreach":
         line = [w for w in args[1:] if w.value not in ("--recursive", "-q", "--quiet")]
         return [_joined(line, "git submodule foreach")] if line else []

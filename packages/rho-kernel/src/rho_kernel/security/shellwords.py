@@ -71,12 +71,15 @@ class Assignment:
 @dataclass(slots=True)
 class ParsedLine:
     """Every simple command of a line (nested ones included), the words that are
-    redirection targets, the variable assignments, and a syntax error (None when the line
-    parsed)."""
+    redirection targets, the variable assignments, the quoted texts that hold an array
+    subscript with a command substitution (`'a[$(…)]'`, which bash runs when it evaluates
+    the subscript: `read`, `printf -v`, `[[ -v ]]`, arithmetic on a variable), and a syntax
+    error (None when the line parsed)."""
 
     commands: list[SimpleCommand] = field(default_factory=list)
     redirects: list[Word] = field(default_factory=list)
     assignments: list[Assignment] = field(default_factory=list)
+    subscripts: list[str] = field(default_factory=list)
     error: str | None = None
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 
-from rho_kernel.security.codetext import builtin_code, script_operand
+from rho_kernel.security.codetext import builtin_code, pwsh_builtin_code, script_operand
 from rho_kernel.security.codevars import argument_code
 from rho_kernel.security.gitcode import git_code
 from rho_kernel.security.inner import Inner, InnerArgv, InnerLine, Opaque, ReadsStdin
@@ -152,10 +152,14 @@ def _find_exec(args: list[Word]) -> list[Inner]:
 def _shell(name: str, args: list[Word]) -> list[Inner]:
     """`bash [options] -c STRING …`, `bash script …` or (no script) commands from stdin."""
     index, command_flag, stdin_flag = 0, False, False
+    found: list[Inner] = []
     while index < len(args):
         value = args[index].value
         if value is None or value in ("-", "--") or not value.startswith(("-", "+")):
             break
+        if value in ("--rcfile", "--init-file") and index + 1 < len(args):
+            rcfile = script_operand(args[index + 1], f"{name} {value}")
+            found += [rcfile] if rcfile is not None else []
         if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
             index += 2
             continue
@@ -166,14 +170,13 @@ def _shell(name: str, args: list[Word]) -> list[Inner]:
     if index < len(args) and args[index].value in ("-", "--"):
         stdin_flag = stdin_flag or args[index].value == "-"
         index += 1
-    if command_flag:
-        if index >= len(args):
-            return []
-        return [_joined([args[index]], "bash", f"{name} -c")]
-    if stdin_flag or index >= len(args):
-        return [ReadsStdin()]
-    script = script_operand(args[index], name)
-    return [script] if script is not None else []
+    if command_flag and index < len(args):
+        found.append(_joined([args[index]], "bash", f"{name} -c"))
+    elif stdin_flag or (not command_flag and index >= len(args)):
+        found.append(ReadsStdin())
+    elif not command_flag and (script := script_operand(args[index], name)) is not None:
+        found.append(script)
+    return found
 
 
 def _pwsh_param(value: str) -> str | None:
@@ -250,7 +253,7 @@ def _su(args: list[Word]) -> list[Inner]:
 
 def inner_commands(name: str, args: list[Word], shell: str) -> list[Inner]:
     """What the command `name` (normalised: lower-case base name) runs with `args`."""
-    found = argument_code(name, args) if shell == "bash" else []
+    found = argument_code(name, args) if shell == "bash" else pwsh_builtin_code(name, args)
     return found + _runs(name, args, shell)
 
 
