@@ -3,8 +3,10 @@
 Every simple command of a line is checked — each part of a pipeline or list, command
 substitutions, subshells, groups, functions, and what wrappers run (`sudo`, `env`,
 `timeout`, `xargs`, `find -exec`, `bash -c '…'`, `eval`, …, see `rho_kernel.security.
-wrappers`). A command's name is compared after quote removal and without its directory
-(`'curl'`, `c\\url`, `/usr/bin/curl` and `curl.exe` are all `curl`). bash lines are parsed
+wrappers`) — and so is text that becomes code when it shows in the line: a `trap` action,
+a git alias or `-c core.pager=…`, a `GIT_SSH_COMMAND=…` assignment. A command's name is
+compared after quote removal and without its directory (`'curl'`, `c\\url`,
+`/usr/bin/curl` and `curl.exe` are all `curl`). bash lines are parsed
 with the tree-sitter bash grammar, PowerShell lines with a tokenizer (`pwshparse`).
 
 The policy refuses (the rule name in brackets):
@@ -14,13 +16,16 @@ The policy refuses (the rule name in brackets):
 - a command with every flag of a `[shell] denied_flag_combos` entry [`denied_flag_combo`];
 - a recursive removal of `/`, a top-level directory, a home directory, a drive root or the
   parent directory, in any flag spelling (`rm -rf /`, `rm -r -f ~`, `rm --recursive
-  --force /*`, `Remove-Item -Recurse -Force C:\\`), and `rm --no-preserve-root`
-  [`recursive_removal`];
+  --force /*`, `Remove-Item -Recurse -Force C:\\`), also through a parameter's default
+  (`rm -rf ${X:-/}`), and `rm --no-preserve-root` [`recursive_removal`];
 - `rsync` to a remote host, bash's `/dev/tcp/…` and `/dev/udp/…`, and the .NET network
   types in PowerShell (`System.Net.WebClient`, `…Http.HttpClient`, `…Sockets.TcpClient`,
   …) [`network`];
 - a command whose name is only known when it runs (`$cmd`, `$(echo curl)`, `cu*l`),
-  `eval`/`bash -c` of text computed at run time [`dynamic_command`];
+  `eval`/`bash -c`/`trap` of text computed at run time, and text that becomes code out of
+  the policy's sight: aliases, `hash -p`, `enable -f`, a script that is a command's output
+  (`source <(…)`), git settings that point at files of code, `BASH_ENV`, `GIT_CONFIG_*`
+  (`rho_kernel.security.codetext`, `codevars`, `gitcode`) [`dynamic_command`];
 - a shell reading its commands from standard input (`… | bash`) [`stdin_shell`];
 - a line that does not parse [`syntax_error`], or nests shells more than 8 deep
   [`too_deep`].
