@@ -54,6 +54,8 @@ _HOME_VARIABLES = frozenset({"HOME", "{HOME}"})
 _GLOB = re.compile(r"(?<!\\)[*?\[]|(?<!\\)\{[^}]*(,|\.\.)[^}]*\}")
 _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(?:\$\(|`)")
 _QUOTED_TYPES = frozenset({"raw_string", "ansi_c_string", "string"})
+_BACKSLASH = re.compile(r"\\(.)", re.DOTALL)
+_DOUBLE_ESCAPE = re.compile(r'\\([$`"\\])')
 _CONTINUATIONS = re.compile(rb"(?:\\\n)+")
 _ANSI_ESCAPES = {
     "a": "\a",
@@ -84,12 +86,16 @@ def _parser() -> Any:
 
 def _unescape_word(text: str) -> str:
     """An unquoted word after backslash removal (`c\\url` is `curl`)."""
-    return re.sub(r"\\(.)", r"\1", text.replace("\\\n", ""), flags=re.DOTALL)
+    if "\\" not in text:
+        return text
+    return _BACKSLASH.sub(r"\1", text.replace("\\\n", ""))
 
 
 def _unescape_double(text: str) -> str:
     """The inside of a double-quoted string: only `\\$`, `` \\` ``, `\\"`, `\\\\` escape."""
-    return re.sub(r'\\([$`"\\])', r"\1", text.replace("\\\n", ""))
+    if "\\" not in text:
+        return text
+    return _DOUBLE_ESCAPE.sub(r"\1", text.replace("\\\n", ""))
 
 
 def _ansi_char(match: re.Match[str]) -> str:
@@ -246,10 +252,10 @@ def _joined(first: Word, second: Word) -> Word:
     )
 
 
-def _simple_command(node: Any) -> SimpleCommand | None:
+def _simple_command(node: Any, source: bytes) -> SimpleCommand | None:
     words: list[Word] = []
     declaration = node.type in _DECLARATION_TYPES
-    source, base, end = bytes(node.text), node.start_byte, -1
+    end = -1
     for child in node.children:
         if child.type == "command_name":
             inner = child.named_children
@@ -265,7 +271,8 @@ def _simple_command(node: Any) -> SimpleCommand | None:
         else:
             continue
         # the grammar splits a word at a line continuation; bash removes `\<newline>` first
-        if words and _CONTINUATIONS.fullmatch(source[end - base : child.start_byte - base]):
+        start = child.start_byte
+        if words and start - end >= 2 and _CONTINUATIONS.fullmatch(source[end:start]):
             words[-1] = _joined(words[-1], word)
         else:
             words.append(word)
@@ -289,25 +296,26 @@ def _syntax_error(root: Any) -> str:
 
 def parse_bash(command: str) -> ParsedLine:
     """Every simple command and redirection target of `command`, or its syntax error."""
-    tree = _parser().parse(command.encode("utf-8", "surrogatepass"))
-    root = tree.root_node
+    source = command.encode("utf-8", "surrogatepass")
+    root = _parser().parse(source).root_node
     parsed = ParsedLine()
     if root.has_error:
         parsed.error = _syntax_error(root)
     stack = [root]
     while stack:  # iterative: a deeply nested line cannot exhaust the Python stack
         node = stack.pop()
-        if node.type == "command" or node.type in _DECLARATION_TYPES:
-            simple = _simple_command(node)
+        kind = node.type
+        if kind == "command" or kind in _DECLARATION_TYPES:
+            simple = _simple_command(node, source)
             if simple is not None:
                 parsed.commands.append(simple)
-        elif node.type == "variable_assignment":
+        elif kind == "variable_assignment":
             parsed.assignments.append(_assignment(node))
-        elif node.type in _QUOTED_TYPES and "[" in _text(node):
-            value = _word(node).value
+        elif kind in _QUOTED_TYPES:
+            value = _word(node).value if b"[" in source[node.start_byte : node.end_byte] else None
             if value is not None and _SUBSCRIPT_CODE.search(value):
                 parsed.subscripts.append(value)
-        elif node.type in _REDIRECT_TYPES:
+        elif kind in _REDIRECT_TYPES:
             targets = [c for c in node.named_children if c.type in _ARGUMENT_TYPES]
             parsed.redirects.extend(word_of(t) for t in targets)
         stack.extend(reversed(node.children))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
 
 from rho_kernel.security.codetext import builtin_code, pwsh_builtin_code, script_operand
 from rho_kernel.security.codevars import argument_code
@@ -272,10 +273,18 @@ def _runs(name: str, args: list[Word], shell: str) -> list[Inner]:
         return _pwsh("powershell" if name == "powershell" else "pwsh", args)
     if name == "eval" or (shell == "pwsh" and name in ("invoke-expression", "iex")):
         return [_joined(args, shell, name)] if args else []
-    special = {"find": _find_exec, "cmd": _cmd, "watch": _watch, "flock": _flock}
-    special |= {"su": _su, "runuser": _su}
-    handler = special.get(name)
+    handler = _SPECIAL.get(name)
     return handler(args) if handler else []
+
+
+_SPECIAL: dict[str, Callable[[list[Word]], list[Inner]]] = {
+    "find": _find_exec,
+    "cmd": _cmd,
+    "watch": _watch,
+    "flock": _flock,
+    "su": _su,
+    "runuser": _su,
+}
 
 
 __all__ = [
