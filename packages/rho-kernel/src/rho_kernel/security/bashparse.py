@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rho_kernel.security.shellwords import (
@@ -56,6 +56,8 @@ _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(?:\$\(|`)")
 _QUOTED_TYPES = frozenset({"raw_string", "ansi_c_string", "string"})
 _BACKSLASH = re.compile(r"\\(.)", re.DOTALL)
 _DOUBLE_ESCAPE = re.compile(r'\\([$`"\\])')
+#: `${X/p/r}`, `${X//p/r}`, `${X/#p/r}`, `${X/%p/r}`: the operator, then `/` before r.
+_SUBSTITUTE_OPERATORS = frozenset({"/", "//", "/#", "/%"})
 _CONTINUATIONS = re.compile(rb"(?:\\\n)+")
 _ANSI_ESCAPES = {
     "a": "\a",
@@ -75,6 +77,11 @@ _ANSI_ESCAPES = {
 _ANSI = re.compile(
     r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL
 )
+
+
+#: Values a line assigns to variables (static ones), by name.
+Known = Mapping[str, Sequence[str]]
+_NOTHING_KNOWN: Known = {}
 
 
 @functools.cache
@@ -149,44 +156,59 @@ def _unique(readings: Sequence[Reading]) -> list[Reading]:
     )
 
 
-def _sequence(nodes: Sequence[Any]) -> list[Reading]:
+def _sequence(nodes: Sequence[Any], known: Known) -> list[Reading]:
     """The readings of `nodes` written one after the other."""
     result = [Reading("", True)]
     for node in nodes:
-        options = _readings(node)
+        options = _readings(node, known)
         result = _unique(
             [Reading(a.text + b.text, a.exact and b.exact) for a in result for b in options]
         )
     return result
 
 
-def _readings(node: Any) -> list[Reading]:
-    """Every worst-case reading of `node`: each expansion empty (`$HOME` as `~`) or, for
-    `${X:-d}` and kin, its default or alternate value."""
+def _expansion_readings(node: Any, known: Known) -> list[Reading]:
+    """`$X`/`${X…}`: empty, a value the line assigns to `X`, a default or alternate value
+    (`${X:-d}`, `${X:+a}`) or a replacement (`${X/pattern/r}`, which may be all of it)."""
+    found = [Reading(_expansion_worst(node), False)]
+    children = node.children
+    names = [c for c in children if c.type == "variable_name"]
+    if names and (values := known.get(_text(names[0]))):
+        found += [Reading(value, True) for value in values]
+    if node.type != "expansion":
+        return _unique(found)
+    slashes = [i for i, c in enumerate(children) if c.type in _SUBSTITUTE_OPERATORS]
+    for index, child in enumerate(children):
+        if child.type in _DEFAULT_OPERATORS:
+            found += _sequence(children[index + 1 : -1], known)
+            break
+    if slashes and len(slashes) >= 2:
+        found += [Reading(r.text, False) for r in _sequence(children[slashes[1] + 1 : -1], known)]
+    return _unique(found)
+
+
+def _readings(node: Any, known: Known) -> list[Reading]:
+    """Every worst-case reading of `node`: each expansion empty (`$HOME` as `~`), or a value
+    the line assigns to it, or (`${X:-d}` and kin) its default or alternate value."""
     kind = node.type
     if kind in ('"', '$"', "${", "}"):
         return [Reading("", True)]
     if kind == "string_content":
         return [Reading(_unescape_double(_text(node)), True)]
     if kind in ("string", "translated_string", "concatenation"):
-        return _sequence(node.children)
+        return _sequence(node.children, known)
     if kind in ("simple_expansion", "expansion"):
-        found = [Reading(_expansion_worst(node), False)]
-        children = node.children
-        for index, child in enumerate(children):
-            if child.type in _DEFAULT_OPERATORS and kind == "expansion":
-                found += _sequence(children[index + 1 : -1])
-                break
-        return _unique(found)
+        return _expansion_readings(node, known)
     word = _word(node)
     return [Reading(word.value, True) if word.value is not None else Reading(word.worst, False)]
 
 
-def word_of(node: Any) -> Word:
-    """The `Word` for an argument node (with its default-value readings, see `Word`)."""
+def word_of(node: Any, known: Known = _NOTHING_KNOWN) -> Word:
+    """The `Word` for an argument node, with its further readings (see `Word`): defaults
+    and alternates of `${X:-d}` and kin, and the values `known` gives variables."""
     word = _word(node)
-    if word.value is None and "${" in word.text:
-        readings = tuple(r for r in _readings(node) if r != Reading(word.worst, False))
+    if word.value is None and ("${" in word.text or (known and "$" in word.text)):
+        readings = tuple(r for r in _readings(node, known) if r != Reading(word.worst, False))
         return dataclasses.replace(word, readings=readings)
     return word
 
@@ -252,18 +274,18 @@ def _joined(first: Word, second: Word) -> Word:
     )
 
 
-def _simple_command(node: Any, source: bytes) -> SimpleCommand | None:
+def _simple_command(node: Any, source: bytes, known: Known) -> SimpleCommand | None:
     words: list[Word] = []
     declaration = node.type in _DECLARATION_TYPES
     end = -1
     for child in node.children:
         if child.type == "command_name":
             inner = child.named_children
-            word = word_of(inner[0]) if inner else word_of(child)
+            word = word_of(inner[0] if inner else child, known)
         elif declaration and not words:
             word = Word.literal(_text(child))
         elif words and child.type in _ARGUMENT_TYPES:
-            word = word_of(child)
+            word = word_of(child, known)
         elif words and declaration and child.type == "variable_assignment":
             word = _assignment_word(child)
         elif words and declaration and child.type == "variable_name":
@@ -294,6 +316,15 @@ def _syntax_error(root: Any) -> str:
     return "syntax error"
 
 
+def _known(assignments: Sequence[Assignment]) -> dict[str, list[str]]:
+    """The static values the line assigns to each variable (`X=/; rm -rf $X`)."""
+    known: dict[str, list[str]] = {}
+    for assignment in assignments:
+        if assignment.value.value is not None:
+            known.setdefault(assignment.name, []).append(assignment.value.value)
+    return known
+
+
 def parse_bash(command: str) -> ParsedLine:
     """Every simple command and redirection target of `command`, or its syntax error."""
     source = command.encode("utf-8", "surrogatepass")
@@ -301,14 +332,14 @@ def parse_bash(command: str) -> ParsedLine:
     parsed = ParsedLine()
     if root.has_error:
         parsed.error = _syntax_error(root)
+    commands: list[Any] = []
+    targets: list[Any] = []
     stack = [root]
     while stack:  # iterative: a deeply nested line cannot exhaust the Python stack
         node = stack.pop()
         kind = node.type
         if kind == "command" or kind in _DECLARATION_TYPES:
-            simple = _simple_command(node, source)
-            if simple is not None:
-                parsed.commands.append(simple)
+            commands.append(node)
         elif kind == "variable_assignment":
             parsed.assignments.append(_assignment(node))
         elif kind in _QUOTED_TYPES:
@@ -316,9 +347,13 @@ def parse_bash(command: str) -> ParsedLine:
             if value is not None and _SUBSCRIPT_CODE.search(value):
                 parsed.subscripts.append(value)
         elif kind in _REDIRECT_TYPES:
-            targets = [c for c in node.named_children if c.type in _ARGUMENT_TYPES]
-            parsed.redirects.extend(word_of(t) for t in targets)
+            targets += [c for c in node.named_children if c.type in _ARGUMENT_TYPES]
         stack.extend(reversed(node.children))
+    # words are read once every assignment is known: a loop may assign after the use
+    known = _known(parsed.assignments)
+    simple_commands = (_simple_command(node, source, known) for node in commands)
+    parsed.commands = [simple for simple in simple_commands if simple is not None]
+    parsed.redirects = [word_of(target, known) for target in targets]
     return parsed
 
 

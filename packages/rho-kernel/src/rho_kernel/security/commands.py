@@ -17,7 +17,7 @@ The policy refuses (the rule name in brackets):
 - a recursive removal of `/`, a top-level directory, a home directory, a drive root or the
   parent directory, in any flag spelling (`rm -rf /`, `rm -r -f ~`, `rm --recursive
   --force /*`, `Remove-Item -Recurse -Force C:\\`), also through a parameter's default
-  (`rm -rf ${X:-/}`), and `rm --no-preserve-root` [`recursive_removal`];
+  (`rm -rf ${X:-/}`) or a value the line assigns (`X=/; rm -rf $X`), and `rm --no-preserve-root` [`recursive_removal`];
 - `rsync` to a remote host, bash's `/dev/tcp/…` and `/dev/udp/…`, and the .NET network
   types in PowerShell (`System.Net.WebClient`, `…Http.HttpClient`, `…Sockets.TcpClient`,
   …) [`network`];
@@ -350,11 +350,12 @@ def _pwsh_text(line: str, where: str) -> Denial | None:
 
 
 def _network_word(word: Word, where: str) -> Denial | None:
-    text = word.value if word.value is not None else word.worst
-    if match := _NET_DEVICE.search(text):
-        return Denial(
-            "network", f"'/dev/{match.group(1)}/…' opens a network connection (in: {where})"
-        )
+    texts = [word.value if word.value is not None else word.worst]
+    for text in texts + [reading.text for reading in word.readings]:
+        if match := _NET_DEVICE.search(text):
+            return Denial(
+                "network", f"'/dev/{match.group(1)}/…' opens a network connection (in: {where})"
+            )
     return None
 
 

@@ -30,7 +30,8 @@ class Word:
     (`$x`, `$(…)`, …). `pattern` marks an unquoted glob or brace pattern, whose meaning is
     only known when the shell expands it. `worst` is the word with every expansion empty.
     `readings` are further worst-case readings, where a parameter's default or alternate
-    value (`${X:-/}`, `${X:+…}`) is taken, each with whether it is exact (no other expansion
+    value (`${X:-/}`, `${X:+…}`), a replacement (`${X/a//}`) or a value the line assigns to
+    the variable (`X=/; … $X`) is taken, each with whether it is exact (no other expansion
     in it was assumed empty).
     """
 
