@@ -46,4 +46,25 @@ class Opaque:
 
 Inner = InnerArgv | InnerLine | ReadsStdin | Opaque
 
-__all__ = ["Inner", "InnerArgv", "InnerLine", "Opaque", "ReadsStdin"]
+
+def options_end(args: list[Word], with_value: frozenset[str]) -> int:
+    """The index of the first argument after the leading options."""
+    index = 0
+    while index < len(args):
+        value = args[index].value
+        if value is None or not value.startswith("-") or value == "-":
+            return index
+        if value == "--":
+            return index + 1
+        index += 2 if value in with_value else 1
+    return index
+
+
+def joined_line(words: list[Word], shell: str, what: str) -> InnerLine:
+    """`words` joined by spaces as one line (None when any of them is dynamic)."""
+    if any(word.value is None for word in words):
+        return InnerLine(None, shell, what)
+    return InnerLine(" ".join(word.value or "" for word in words), shell, what)
+
+
+__all__ = ["Inner", "InnerArgv", "InnerLine", "Opaque", "ReadsStdin", "joined_line", "options_end"]

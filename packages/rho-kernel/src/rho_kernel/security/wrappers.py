@@ -15,7 +15,20 @@ from collections.abc import Callable
 from rho_kernel.security.codetext import builtin_code, pwsh_builtin_code, script_operand
 from rho_kernel.security.codevars import argument_code
 from rho_kernel.security.gitcode import git_code
-from rho_kernel.security.inner import Inner, InnerArgv, InnerLine, Opaque, ReadsStdin
+from rho_kernel.security.inner import (
+    Inner,
+    InnerArgv,
+    InnerLine,
+    Opaque,
+    ReadsStdin,
+)
+from rho_kernel.security.inner import (
+    joined_line as _joined,
+)
+from rho_kernel.security.inner import (
+    options_end as _options_end,
+)
+from rho_kernel.security.launchers import launcher_code
 from rho_kernel.security.shellwords import Word
 
 #: Shells whose `-c STRING` is a bash-like line.
@@ -66,19 +79,6 @@ _PWSH_VALUE_PARAMS = (
 )
 
 
-def _options_end(args: list[Word], with_value: frozenset[str]) -> int:
-    """The index of the first argument after the leading options."""
-    index = 0
-    while index < len(args):
-        value = args[index].value
-        if value is None or not value.startswith("-") or value == "-":
-            return index
-        if value == "--":
-            return index + 1
-        index += 2 if value in with_value else 1
-    return index
-
-
 def _skip_assignments(args: list[Word], start: int) -> int:
     while start < len(args):
         value = args[start].value
@@ -117,13 +117,6 @@ def _wrapped(name: str, args: list[Word]) -> list[Inner]:
         start += 1
     rest = args[start:]
     return [InnerArgv(rest)] if rest else []
-
-
-def _joined(words: list[Word], shell: str, what: str) -> InnerLine:
-    """`words` joined by spaces as one line (None when any of them is dynamic)."""
-    if any(word.value is None for word in words):
-        return InnerLine(None, shell, what)
-    return InnerLine(" ".join(word.value or "" for word in words), shell, what)
 
 
 def _command_builtin(args: list[Word]) -> list[Inner]:
@@ -263,6 +256,8 @@ def _runs(name: str, args: list[Word], shell: str) -> list[Inner]:
         return _wrapped(name, args)
     if name == "git":
         return git_code(args)
+    if (launched := launcher_code(name, args)) is not None:
+        return launched
     if shell == "bash" and (code := builtin_code(name, args)) is not None:
         return code
     if name == "command":
