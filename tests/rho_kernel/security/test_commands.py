@@ -171,6 +171,7 @@ DENIED_TEXT_AS_CODE = [
     ("git -c 'alias.x=!curl x' x", "denied_command"),
     ('git -c "alias.x=!wget y" x', "denied_command"),
     ("git -c Alias.X='!curl x' x", "denied_command"),
+    ("git -c alias.x=' !curl x' x", "denied_command"),
     ("git -c alias.x='!sh -c \"curl x\"' x", "denied_command"),
     ("git -c alias.x='-c core.pager=curl log' x", "denied_command"),
     ("git -C sub -c alias.x='!curl x' x", "denied_command"),
@@ -462,6 +463,11 @@ DENIED_PWSH = [
     ("[Environment]::SetEnvironmentVariable('GIT_PAGER', 'iwr x')", "dynamic_command"),
     ("git -c alias.x='!curl x' x", "denied_command"),
     ("git -c core.sshCommand='ssh -v' fetch", "denied_command"),
+    ("$ExecutionContext.InvokeCommand.ExpandString('$(iwr x)')", "dynamic_command"),
+    ("Set-Item env:GIT_SSH_COMMAND 'curl x'", "dynamic_command"),
+    ("New-Item -Path Env:\\BASH_ENV -Value x", "dynamic_command"),
+    ("Add-Type -TypeDefinition $src", "dynamic_command"),
+    ("Add-Type 'public class C {}'", "dynamic_command"),
     ("iex $s", "dynamic_command"),
     ("'unterminated", "syntax_error"),
 ]
@@ -481,6 +487,8 @@ ALLOWED_PWSH = [
     "$env:RUST_LOG = 'debug'",
     "New-Item -ItemType Directory $dir",
     "git -c user.name=x commit -m y",
+    "Add-Type -AssemblyName System.Drawing",
+    "Set-Item env:RUST_LOG debug",
 ]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from rho_kernel.security.codevars import is_code_variable
 from rho_kernel.security.inner import Inner, InnerLine, Opaque, ReadsStdin
 from rho_kernel.security.shellwords import Word
 
@@ -99,6 +100,9 @@ def _shopt(args: list[Word]) -> list[Inner]:
 _PWSH_ALIASES = frozenset({"set-alias", "new-alias", "sal", "nal", "import-alias", "ipal"})
 _PWSH_ITEM_COMMANDS = frozenset({"set-item", "new-item", "si", "ni", "set-content", "sc"})
 _PWSH_CODE_DRIVES = re.compile(r"^(?:alias|function):", re.IGNORECASE)
+_PWSH_ENV_DRIVE = re.compile(r"^env:\\?([A-Za-z_][A-Za-z0-9_%]*)$", re.IGNORECASE)
+#: `Add-Type -AssemblyName …` loads a library; any other use compiles source text.
+_ASSEMBLY_NAME = frozenset({"-assemblyname", "-an"})
 
 
 def pwsh_builtin_code(name: str, args: list[Word]) -> list[Inner]:
@@ -108,6 +112,13 @@ def pwsh_builtin_code(name: str, args: list[Word]) -> list[Inner]:
         return [Opaque(f"'{name}' makes a name run another command")]
     if name in _PWSH_ITEM_COMMANDS and any(_PWSH_CODE_DRIVES.match(w.value or "") for w in args):
         return [Opaque(f"'{name}' on the alias: or function: drive binds a name to code")]
+    if name in _PWSH_ITEM_COMMANDS and any(
+        (m := _PWSH_ENV_DRIVE.match(w.value or "")) and is_code_variable(m.group(1).upper())
+        for w in args
+    ):
+        return [Opaque(f"'{name}' on the env: drive sets a variable whose value becomes code")]
+    if name == "add-type" and (not args or (args[0].value or "").lower() not in _ASSEMBLY_NAME):
+        return [Opaque("'Add-Type' compiles source code")]
     return []
 
 

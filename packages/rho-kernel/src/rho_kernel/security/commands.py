@@ -71,7 +71,7 @@ _NETWORK_TYPES = re.compile(
 )
 #: PowerShell that turns a string into code, or sets a variable whose value a program runs.
 _PWSH_CODE = re.compile(
-    r"scriptblock\]::create|\.(?:invokescript|newscriptblock)\s*\("
+    r"scriptblock\]::create|\.(?:invokescript|newscriptblock|expandstring)\s*\("
     r"|\$\{?env:(?P<var>[A-Za-z_][A-Za-z0-9_%]*)\}?\s*[+]?="
     r"|setenvironmentvariable\s*\(\s*['\"](?P<named>[A-Za-z_][A-Za-z0-9_%]*)",
     re.IGNORECASE,

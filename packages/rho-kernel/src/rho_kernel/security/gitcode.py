@@ -62,6 +62,7 @@ def _setting(key: str, value: str | None, what: str) -> Inner | None:
         return None
     if value is None:
         return InnerLine(None, "bash", f"{what} {key}")
+    value = value.strip()
     if key.startswith("alias.") and not value.startswith("!"):
         return InnerLine(f"git {value}", "bash", f"{what} {key}")
     return InnerLine(value.removeprefix("!"), "bash", f"{what} {key}")
