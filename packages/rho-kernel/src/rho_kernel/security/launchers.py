@@ -10,9 +10,12 @@ their kin).
 
 from __future__ import annotations
 
+import re
+
 from rho_kernel.security.inner import (
     Inner,
     InnerArgv,
+    InnerLine,
     Opaque,
     ReadsStdin,
     joined_line,
@@ -64,6 +67,7 @@ _PARALLEL_VALUE_OPTIONS = frozenset(
     {"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter", "-I"}
     | {"--colsep", "-n", "-N", "-L", "--results", "--joblog", "--tmpdir", "--workdir"}
 )
+_PARALLEL_PLACEHOLDER = re.compile(r"(?<!\$)\{[^{}\s]*\}")
 _PARALLEL_SOURCES = frozenset({":::", "::::", ":::+", "::::+"})
 _GDB_COMMANDS = frozenset({"-ex", "-iex", "-x", "--command", "-eval-command", "--eval-command"})
 
@@ -98,7 +102,14 @@ def _parallel(args: list[Word]) -> list[Inner]:
         if word.value in _PARALLEL_SOURCES:
             break
         command.append(word)
-    return [joined_line(command, "bash", "parallel")] if command else [ReadsStdin()]
+    if not command:
+        return [ReadsStdin()]
+    line = joined_line(command, "bash", "parallel")
+    if line.text is None:
+        return [line]
+    # each input replaces `{}`, `{.}`, `{1}`…, or is appended when there is none
+    text, count = _PARALLEL_PLACEHOLDER.subn('"$PARALLEL_INPUT"', line.text)
+    return [InnerLine(text if count else f"{text} $PARALLEL_INPUT", "bash", "parallel")]
 
 
 def _capsh(args: list[Word]) -> list[Inner]:

@@ -106,10 +106,44 @@ def _env_split(args: list[Word]) -> InnerLine | None:
     return None
 
 
+def _fed(word: Word, worst: str = "") -> Word:
+    """`word` with input substituted into it at run time: known only when it runs."""
+    return Word(word.text, None, worst)
+
+
+#: What xargs appends to the command: the items it reads, known only at run time.
+_XARGS_ITEMS = Word("…", None, "")
+
+
+def _xargs(args: list[Word]) -> list[Inner]:
+    """`xargs [options] [COMMAND …]`: the items read from input are appended to the
+    command, or put where the `-I`/`-i`/`--replace` string is (also in its name)."""
+    start = _options_end(args, _VALUE_OPTIONS["xargs"])
+    replace: str | None = ""
+    for index, word in enumerate(args[:start]):
+        value = word.value or ""
+        if value == "-I" and index + 1 < start:
+            replace = args[index + 1].value
+        elif value.startswith(("-I", "-i")) and len(value) > 2:
+            replace = value[2:]
+        elif value in ("-i", "--replace"):
+            replace = "{}"
+        elif value.startswith("--replace="):
+            replace = value.partition("=")[2]
+    rest = args[start:]
+    if not rest:
+        return []  # runs echo
+    if replace == "":
+        return [InnerArgv([*rest, _XARGS_ITEMS])]
+    return [InnerArgv([_fed(w) if replace is None or replace in w.text else w for w in rest])]
+
+
 def _wrapped(name: str, args: list[Word]) -> list[Inner]:
     """The argv behind a wrapper of `_VALUE_OPTIONS`."""
     if name == "env" and (split := _env_split(args)) is not None:
         return [split]
+    if name == "xargs":
+        return _xargs(args)
     start = _options_end(args, _VALUE_OPTIONS[name])
     if name in ("env", "sudo"):
         start = _skip_assignments(args, start)
@@ -137,7 +171,9 @@ def _find_exec(args: list[Word]) -> list[Inner]:
             end = index + 1
             while end < len(args) and args[end].value not in (";", "+"):
                 end += 1
-            found.append(InnerArgv(args[index + 1 : end]))
+            # `{}` is a path found at run time (a command name too: `-exec {} \;`)
+            words = args[index + 1 : end]
+            found.append(InnerArgv([_fed(w, w.text) if "{}" in w.text else w for w in words]))
             index = end
         index += 1
     return [inner for inner in found if isinstance(inner, InnerArgv) and inner.words]
