@@ -57,6 +57,9 @@ DENIED_BASH = [
     ("busybox wget x", "denied_command"),
     ("watch curl x", "denied_command"),
     ("su -c 'curl x'", "denied_command"),
+    ("runuser -u root -- curl x", "denied_command"),
+    ("runuser -u nobody wget y", "denied_command"),
+    ("runuser -l root -c 'curl x'", "denied_command"),
     # inner command strings
     ("bash -c 'curl x'", "denied_command"),
     ('sh -c "wget y"', "denied_command"),
@@ -148,6 +151,7 @@ DENIED_TEXT_AS_CODE = [
     ("exec bash <(echo 'curl x')", "dynamic_command"),
     ("env bash <(echo 'curl x')", "dynamic_command"),
     ("command source <(echo 'curl x')", "dynamic_command"),
+    ("source -p . <(echo 'curl x')", "dynamic_command"),
     ("bash /dev/fd/3 3< <(echo 'curl x')", "dynamic_command"),
     ("exec 3< <(echo 'curl x'); source /dev/fd/3", "dynamic_command"),
     (". /proc/self/fd/3", "dynamic_command"),

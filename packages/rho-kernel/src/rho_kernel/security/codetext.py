@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from rho_kernel.security.codevars import is_code_variable
-from rho_kernel.security.inner import Inner, InnerLine, Opaque, ReadsStdin
+from rho_kernel.security.inner import Inner, InnerLine, Opaque, ReadsStdin, options_end
 from rho_kernel.security.shellwords import Word
 
 #: Script paths that are standard input, and ones that are another open descriptor (such
@@ -64,7 +64,8 @@ def _trap(args: list[Word]) -> list[Inner]:
 
 
 def _source(name: str, args: list[Word]) -> list[Inner]:
-    rest = args[1:] if args and args[0].value == "--" else args
+    """`source [-p PATH] FILE …` (`-p` since bash 5.3) and `. FILE …`."""
+    rest = args[options_end(args, frozenset({"-p"})) :]
     inner = script_operand(rest[0], name) if rest else None
     return [inner] if inner is not None else []
 

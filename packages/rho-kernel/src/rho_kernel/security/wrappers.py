@@ -281,6 +281,21 @@ def _su(args: list[Word]) -> list[Inner]:
     return []
 
 
+_RUNUSER_VALUE_OPTIONS = frozenset(
+    {"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w"}
+    | {"--whitelist-environment"}
+)
+
+
+def _runuser(args: list[Word]) -> list[Inner]:
+    """`runuser -c LINE …` like `su`, or `runuser -u USER [--] COMMAND …` (an argv)."""
+    if line := _su(args):
+        return line
+    start = _options_end(args, _RUNUSER_VALUE_OPTIONS)
+    user_form = any(w.value in ("-u", "--user") for w in args[:start])
+    return [InnerArgv(args[start:])] if user_form and args[start:] else []
+
+
 def inner_commands(name: str, args: list[Word], shell: str) -> list[Inner]:
     """What the command `name` (normalised: lower-case base name) runs with `args`."""
     found = argument_code(name, args) if shell == "bash" else pwsh_builtin_code(name, args)
@@ -314,7 +329,7 @@ _SPECIAL: dict[str, Callable[[list[Word]], list[Inner]]] = {
     "watch": _watch,
     "flock": _flock,
     "su": _su,
-    "runuser": _su,
+    "runuser": _runuser,
 }
 
 
