@@ -228,6 +228,8 @@ DENIED_TEXT_AS_CODE = [
     ("printf -v PROMPT_COMMAND 'curl x'", "dynamic_command"),
     ("read PROMPT_COMMAND <<< 'curl x'", "dynamic_command"),
     ("declare -n r=PROMPT_COMMAND", "dynamic_command"),
+    ("declare -n r; r=PROMPT_COMMAND; r='curl x'", "dynamic_command"),
+    ('local -n r="$N"', "dynamic_command"),
     ('export "$N=curl x"', "dynamic_command"),
     ("LD_PRELOAD=./x.so true", "dynamic_command"),
     # input fed into a command line at run time (xargs, find -exec, parallel)
@@ -286,6 +288,8 @@ DENIED_TEXT_AS_CODE = [
     ("[[ -v 'a[$(curl x)]' ]]", "denied_command"),
     ("declare 'a[`wget y`]=1'", "denied_command"),
     ('test -v "a[\\$(curl x)]"', "denied_command"),
+    ("read a\\[\\$\\(curl\\ x\\)\\]", "denied_command"),
+    ("read 'a['\"\\$(curl x)\"']'", "denied_command"),
     # line continuations join words, as bash does
     ("cu\\\nrl x", "denied_command"),
     ("tr\\\nap 'curl x' EXIT", "denied_command"),

@@ -53,7 +53,7 @@ MAX_READINGS = 64
 _HOME_VARIABLES = frozenset({"HOME", "{HOME}"})
 _GLOB = re.compile(r"(?<!\\)[*?\[]|(?<!\\)\{[^}]*(,|\.\.)[^}]*\}")
 _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(?:\$\(|`)")
-_QUOTED_TYPES = frozenset({"raw_string", "ansi_c_string", "string"})
+_QUOTED_TYPES = frozenset({"raw_string", "ansi_c_string", "string", "word", "concatenation"})
 _BACKSLASH = re.compile(r"\\(.)", re.DOTALL)
 _DOUBLE_ESCAPE = re.compile(r'\\([$`"\\])')
 #: `${X/p/r}`, `${X//p/r}`, `${X/#p/r}`, `${X/%p/r}`: the operator, then `/` before r.

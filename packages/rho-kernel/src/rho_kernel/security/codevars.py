@@ -81,8 +81,8 @@ def assignment_in_word(word: Word) -> tuple[str, Word] | None:
 
 
 def variables_named(name: str, args: list[Word]) -> list[str]:
-    """The variables that `read`, `printf -v`, `mapfile`/`readarray` or `declare -n` assign
-    (or, for `-n`, make a reference to) with `args`; only code variables are returned."""
+    """The variables that `read`, `printf -v` or `mapfile`/`readarray` assign with `args`;
+    only code variables are returned."""
     names: list[str] = []
     values = [w.value for w in args if w.value is not None]
     if name == "printf":
@@ -93,12 +93,22 @@ def variables_named(name: str, args: list[Word]) -> list[str]:
                 names.append(value[2:])
     elif name in ("read", "mapfile", "readarray"):
         names = values
-    elif name in ("declare", "typeset", "local") and any(
-        v.startswith("-") and "n" in v for v in values
-    ):
-        names = [v.partition("=")[2] for v in values if "=" in v]
     bases = (n.partition("[")[0] for n in names)
     return [base for base in bases if is_code_variable(base)]
+
+
+def _nameref(name: str, args: list[Word]) -> bool:
+    """`declare -n`/`local -n`/`typeset -n`: a later assignment to the reference sets
+    whatever variable it names, which may be set at run time too."""
+    if name not in ("declare", "typeset", "local"):
+        return False
+    for word in args:
+        value = word.value or ""
+        if value == "--" or not value.startswith("-"):
+            break
+        if "n" in value[1:]:
+            return True
+    return False
 
 
 #: Commands whose arguments may be assignments (`env X=y cmd`, `export X=y`).
@@ -112,6 +122,8 @@ def argument_code(name: str, args: list[Word]) -> list[Inner]:
         Opaque(f"'{name}' assigns {variable}, whose value becomes code, at run time")
         for variable in variables_named(name, args)
     ]
+    if _nameref(name, args):
+        found.append(Opaque(f"'{name} -n' lets a later assignment set any variable"))
     if name not in _ASSIGNING:
         return found
     for word in args:
