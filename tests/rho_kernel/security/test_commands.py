@@ -566,6 +566,17 @@ def test_a_very_deeply_nested_substitution_does_not_crash() -> None:
     assert denial is not None
 
 
+@pytest.mark.parametrize("depth", [3, 40, 3000])
+def test_deeply_nested_parameter_defaults_do_not_crash(depth: int) -> None:
+    for line in (
+        "rm -rf " + "${X:-" * depth + "/" + "}" * depth,
+        'rm -rf "' + '${X:-"' * depth + "/" + '"}' * depth + '"',
+        "rm -rf " + "${X:-" * depth + "build" + "}" * depth + "/" + "${Y:-/}",
+    ):
+        denial = BASH.check(line)
+        assert denial is not None and denial.rule == "recursive_removal", line[:80]
+
+
 def test_command_names_are_compared_without_directory_case_or_exe() -> None:
     assert command_name("/usr/bin/CURL.exe") == "curl"
     assert command_name("C:\\Tools\\wget.EXE") == "wget"

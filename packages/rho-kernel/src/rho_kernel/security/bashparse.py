@@ -47,6 +47,9 @@ _REDIRECT_TYPES = frozenset({"file_redirect", "herestring_redirect"})
 _DECLARATION_TYPES = frozenset({"declaration_command", "unset_command"})
 #: `${X:-d}`, `${X-d}`, `${X:=d}`, `${X=d}`, `${X:+a}`, `${X+a}`: the word may read as d/a.
 _DEFAULT_OPERATORS = frozenset({":-", "-", ":=", "=", ":+", "+"})
+#: Expansions nested deeper than this (`${A:-${B:-…}}`) read as `/`: anything at all.
+MAX_EXPANSION_DEPTH = 16
+_UNKNOWN_READING = Reading("/", False)
 #: At most this many readings of one word are kept (the shortest: the dangerous ones, `/`
 #: or `~`, are short).
 MAX_READINGS = 64
@@ -156,18 +159,18 @@ def _unique(readings: Sequence[Reading]) -> list[Reading]:
     )
 
 
-def _sequence(nodes: Sequence[Any], known: Known) -> list[Reading]:
+def _sequence(nodes: Sequence[Any], known: Known, depth: int) -> list[Reading]:
     """The readings of `nodes` written one after the other."""
     result = [Reading("", True)]
     for node in nodes:
-        options = _readings(node, known)
+        options = _readings(node, known, depth)
         result = _unique(
             [Reading(a.text + b.text, a.exact and b.exact) for a in result for b in options]
         )
     return result
 
 
-def _expansion_readings(node: Any, known: Known) -> list[Reading]:
+def _expansion_readings(node: Any, known: Known, depth: int) -> list[Reading]:
     """`$X`/`${X…}`: empty, a value the line assigns to `X`, a default or alternate value
     (`${X:-d}`, `${X:+a}`) or a replacement (`${X/pattern/r}`, which may be all of it)."""
     found = [Reading(_expansion_worst(node), False)]
@@ -180,25 +183,28 @@ def _expansion_readings(node: Any, known: Known) -> list[Reading]:
     slashes = [i for i, c in enumerate(children) if c.type in _SUBSTITUTE_OPERATORS]
     for index, child in enumerate(children):
         if child.type in _DEFAULT_OPERATORS:
-            found += _sequence(children[index + 1 : -1], known)
+            found += _sequence(children[index + 1 : -1], known, depth + 1)
             break
     if slashes and len(slashes) >= 2:
-        found += [Reading(r.text, False) for r in _sequence(children[slashes[1] + 1 : -1], known)]
+        replaced = _sequence(children[slashes[1] + 1 : -1], known, depth + 1)
+        found += [Reading(r.text, False) for r in replaced]
     return _unique(found)
 
 
-def _readings(node: Any, known: Known) -> list[Reading]:
+def _readings(node: Any, known: Known, depth: int = 0) -> list[Reading]:
     """Every worst-case reading of `node`: each expansion empty (`$HOME` as `~`), or a value
     the line assigns to it, or (`${X:-d}` and kin) its default or alternate value."""
+    if depth > MAX_EXPANSION_DEPTH:
+        return [_UNKNOWN_READING]
     kind = node.type
     if kind in ('"', '$"', "${", "}"):
         return [Reading("", True)]
     if kind == "string_content":
         return [Reading(_unescape_double(_text(node)), True)]
     if kind in ("string", "translated_string", "concatenation"):
-        return _sequence(node.children, known)
+        return _sequence(node.children, known, depth + 1)
     if kind in ("simple_expansion", "expansion"):
-        return _expansion_readings(node, known)
+        return _expansion_readings(node, known, depth)
     word = _word(node)
     return [Reading(word.value, True) if word.value is not None else Reading(word.worst, False)]
 
