@@ -226,6 +226,7 @@ DENIED_TEXT_AS_CODE = [
     ("env BASH_ENV=x bash -c true", "dynamic_command"),
     ("env 'BASH_FUNC_ls%%=() { curl x; }' bash -c ls", "dynamic_command"),
     ("printf -v PROMPT_COMMAND 'curl x'", "dynamic_command"),
+    ("printf -v \"$N\" 'curl x'", "dynamic_command"),
     ("read PROMPT_COMMAND <<< 'curl x'", "dynamic_command"),
     ("declare -n r=PROMPT_COMMAND", "dynamic_command"),
     ("declare -n r; r=PROMPT_COMMAND; r='curl x'", "dynamic_command"),

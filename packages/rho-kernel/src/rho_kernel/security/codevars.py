@@ -122,6 +122,10 @@ def argument_code(name: str, args: list[Word]) -> list[Inner]:
         Opaque(f"'{name}' assigns {variable}, whose value becomes code, at run time")
         for variable in variables_named(name, args)
     ]
+    if name == "printf" and any(
+        a.value == "-v" and b.value is None for a, b in zip(args, args[1:], strict=False)
+    ):
+        found.append(Opaque("'printf -v' assigns a variable named only when it runs"))
     if _nameref(name, args):
         found.append(Opaque(f"'{name} -n' lets a later assignment set any variable"))
     if name not in _ASSIGNING:
