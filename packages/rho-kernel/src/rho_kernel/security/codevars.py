@@ -9,6 +9,7 @@ checks of such an assignment, wherever it is written: before a command, on its o
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from rho_kernel.security.inner import Inner, InnerLine, Opaque
@@ -123,7 +124,7 @@ def argument_code(name: str, args: list[Word]) -> list[Inner]:
         for variable in variables_named(name, args)
     ]
     if name == "printf" and any(
-        a.value == "-v" and b.value is None for a, b in zip(args, args[1:], strict=False)
+        a.value == "-v" and b.value is None for a, b in itertools.pairwise(args)
     ):
         found.append(Opaque("'printf -v' assigns a variable named only when it runs"))
     if _nameref(name, args):
