@@ -163,3 +163,26 @@ def test_wait_for_polls_until_a_regex_matches(
     result = run_tool(rho, "wait_for")
     assert result["is_error"] is False
     assert result["output"].startswith("Build FINISHED\n[wait_for: 2 polls, ")
+
+
+TEXT_AS_CODE = [
+    ("trap 'curl -s http://127.0.0.1:9/' EXIT", "'curl' is on the denylist"),
+    ("shopt -s expand_aliases\nalias c=curl\nc http://127.0.0.1:9/", "expand_aliases"),
+    ("bash <(echo 'curl http://127.0.0.1:9/')", "is the output of a command"),
+    ("source <(echo 'curl http://127.0.0.1:9/')", "is the output of a command"),
+    ("hash -p /usr/bin/curl c; c http://127.0.0.1:9/", "'hash -p' makes a name run"),
+    ("git -c alias.x='!curl http://127.0.0.1:9/' x", "'curl' is on the denylist"),
+    ("X=/nonexistent-rho-dir; rm -rf ${X:-/}", "would delete the file system root"),
+]
+
+
+@pytest.mark.parametrize(("line", "why"), TEXT_AS_CODE)
+def test_text_that_becomes_code_is_refused_and_nothing_runs(
+    start_rho, server: ScriptedServer, project: Path, line: str, why: str
+) -> None:  # type: ignore[no-untyped-def]
+    rho = start(start_rho, server, {"command": f"touch ran\n{line}"})
+    result = run_tool(rho)
+    assert result["is_error"] is True
+    assert result["output"].startswith("run_command: command denied: ")
+    assert why in result["output"]
+    assert not (project / "ran").exists()

@@ -3,8 +3,10 @@
 Every simple command of a line is checked — each part of a pipeline or list, command
 substitutions, subshells, groups, functions, and what wrappers run (`sudo`, `env`,
 `timeout`, `xargs`, `find -exec`, `bash -c '…'`, `eval`, …, see `rho_kernel.security.
-wrappers`). A command's name is compared after quote removal and without its directory
-(`'curl'`, `c\\url`, `/usr/bin/curl` and `curl.exe` are all `curl`). bash lines are parsed
+wrappers`) — and so is text that becomes code when it shows in the line: a `trap` action,
+a git alias or `-c core.pager=…`, a `GIT_SSH_COMMAND=…` assignment. A command's name is
+compared after quote removal and without its directory (`'curl'`, `c\\url`,
+`/usr/bin/curl` and `curl.exe` are all `curl`). bash lines are parsed
 with the tree-sitter bash grammar, PowerShell lines with a tokenizer (`pwshparse`).
 
 The policy refuses (the rule name in brackets):
@@ -14,13 +16,16 @@ The policy refuses (the rule name in brackets):
 - a command with every flag of a `[shell] denied_flag_combos` entry [`denied_flag_combo`];
 - a recursive removal of `/`, a top-level directory, a home directory, a drive root or the
   parent directory, in any flag spelling (`rm -rf /`, `rm -r -f ~`, `rm --recursive
-  --force /*`, `Remove-Item -Recurse -Force C:\\`), and `rm --no-preserve-root`
-  [`recursive_removal`];
+  --force /*`, `Remove-Item -Recurse -Force C:\\`), also through a parameter's default
+  (`rm -rf ${X:-/}`) or a value the line assigns (`X=/; rm -rf $X`), and `rm --no-preserve-root` [`recursive_removal`];
 - `rsync` to a remote host, bash's `/dev/tcp/…` and `/dev/udp/…`, and the .NET network
   types in PowerShell (`System.Net.WebClient`, `…Http.HttpClient`, `…Sockets.TcpClient`,
   …) [`network`];
 - a command whose name is only known when it runs (`$cmd`, `$(echo curl)`, `cu*l`),
-  `eval`/`bash -c` of text computed at run time [`dynamic_command`];
+  `eval`/`bash -c`/`trap` of text computed at run time, and text that becomes code out of
+  the policy's sight: aliases, `hash -p`, `enable -f`, a script that is a command's output
+  (`source <(…)`), git settings that point at files of code, `BASH_ENV`, `GIT_CONFIG_*`
+  (`rho_kernel.security.codetext`, `codevars`, `gitcode`) [`dynamic_command`];
 - a shell reading its commands from standard input (`… | bash`) [`stdin_shell`];
 - a line that does not parse [`syntax_error`], or nests shells more than 8 deep
   [`too_deep`].
@@ -37,8 +42,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from rho_kernel.security.codevars import is_code_variable, variable_code
+from rho_kernel.security.inner import Inner, InnerLine, Opaque, ReadsStdin
 from rho_kernel.security.shellwords import ParsedLine, Word, shown
-from rho_kernel.security.wrappers import InnerArgv, InnerLine, ReadsStdin, inner_commands
+from rho_kernel.security.wrappers import inner_commands
 
 if TYPE_CHECKING:
     from rho_kernel.config.model import ShellConfig
@@ -60,6 +67,13 @@ MAX_DEPTH = 8
 _NETWORK_TYPES = re.compile(
     r"net\.(?:http\.)?(?:web|http|tcp|udp)client|sockets\.(?:tcp|udp)client"
     r"|net\.(?:http|ftp)?webrequest|net\.sockets\.socket\b|using\s+namespace\s+system\.net",
+    re.IGNORECASE,
+)
+#: PowerShell that turns a string into code, or sets a variable whose value a program runs.
+_PWSH_CODE = re.compile(
+    r"scriptblock\]::create|\.(?:invokescript|newscriptblock|expandstring)\s*\("
+    r"|\$\{?env:(?P<var>[A-Za-z_][A-Za-z0-9_%]*)\}?\s*[+]?="
+    r"|setenvironmentvariable\s*\(\s*['\"](?P<named>[A-Za-z_][A-Za-z0-9_%]*)",
     re.IGNORECASE,
 )
 _NET_DEVICE = re.compile(r"/dev/(tcp|udp)/")
@@ -215,10 +229,18 @@ class CommandPolicy:
                 f"the command could not be parsed ({parsed.error}), so it cannot be checked "
                 f"(in: {where})",
             )
-        if shell == "pwsh" and (match := _NETWORK_TYPES.search(line.replace("`", ""))):
-            return Denial("network", f"'{match.group(0)}' opens network connections (in: {where})")
+        if shell == "pwsh" and (denial := _pwsh_text(line.replace("`", ""), where)):
+            return denial
         for target in parsed.redirects:
             if denial := _network_word(target, where):
+                return denial
+        for text in parsed.subscripts:
+            denial = self._check_line(f": {text}", "bash", depth + 1, where)
+            if denial is not None and denial.rule != "syntax_error":
+                return denial
+        for assignment in parsed.assignments:
+            inner = variable_code(assignment.name, assignment.value)
+            if inner is not None and (denial := self._check_one(inner, "", shell, depth, where)):
                 return denial
         for simple in parsed.commands:
             denial = self._check_argv(simple.words, shell, depth, outer or shown(simple.text))
@@ -249,29 +271,35 @@ class CommandPolicy:
         self, name: str, args: list[Word], shell: Shell, depth: int, where: str
     ) -> Denial | None:
         for inner in inner_commands(name, args, shell):
-            if isinstance(inner, ReadsStdin):
-                return Denial(
-                    "stdin_shell",
-                    f"'{name}' would read its commands from standard input, which cannot be "
-                    f"checked; pass them with -c or in a script file (in: {where})",
-                )
-            if isinstance(inner, InnerLine):
-                if inner.text is None:
-                    return Denial(
-                        "dynamic_command",
-                        f"the commands run by {inner.what!r} are only known when the command "
-                        f"runs, so they cannot be checked (in: {where})",
-                    )
-                inner_shell: Shell = "pwsh" if inner.shell == "pwsh" else "bash"
-                denial = self._check_line(inner.text, inner_shell, depth + 1, where)
-            elif isinstance(inner, InnerArgv) and inner.words:
-                if depth + 1 > MAX_DEPTH:
-                    return Denial("too_deep", f"commands wrapped more than {MAX_DEPTH} deep")
-                denial = self._check_argv(inner.words, shell, depth + 1, where)
-            else:
-                denial = None
-            if denial is not None:
+            if denial := self._check_one(inner, name, shell, depth, where):
                 return denial
+        return None
+
+    def _check_one(
+        self, inner: Inner, name: str, shell: Shell, depth: int, where: str
+    ) -> Denial | None:
+        """Check what `name` runs besides itself (see `rho_kernel.security.inner`)."""
+        if isinstance(inner, ReadsStdin):
+            return Denial(
+                "stdin_shell",
+                f"'{name}' would read its commands from standard input, which cannot be "
+                f"checked; pass them with -c or in a script file (in: {where})",
+            )
+        if isinstance(inner, Opaque):
+            return Denial("dynamic_command", f"{inner.why}, so it cannot be checked (in: {where})")
+        if isinstance(inner, InnerLine):
+            if inner.text is None:
+                return Denial(
+                    "dynamic_command",
+                    f"the commands run by {inner.what!r} are only known when the command "
+                    f"runs, so they cannot be checked (in: {where})",
+                )
+            inner_shell: Shell = "pwsh" if inner.shell == "pwsh" else "bash"
+            return self._check_line(inner.text, inner_shell, depth + 1, where)
+        if inner.words:
+            if depth + 1 > MAX_DEPTH:
+                return Denial("too_deep", f"commands wrapped more than {MAX_DEPTH} deep")
+            return self._check_argv(inner.words, shell, depth + 1, where)
         return None
 
     # ── rules ────────────────────────────────────────────────────────────────
@@ -305,12 +333,29 @@ def _parse(line: str, shell: Shell) -> ParsedLine:
     return parse_bash(line)
 
 
+def _pwsh_text(line: str, where: str) -> Denial | None:
+    """What PowerShell text does that its commands do not show: .NET network types, strings
+    made into script blocks, code variables set in the environment."""
+    if match := _NETWORK_TYPES.search(line):
+        return Denial("network", f"'{match.group(0)}' opens network connections (in: {where})")
+    for match in _PWSH_CODE.finditer(line):
+        variable = match.group("var") or match.group("named")
+        if variable is None or is_code_variable(variable.upper()):
+            return Denial(
+                "dynamic_command",
+                f"'{match.group(0)}' makes code run that is only known when the command runs, "
+                f"so it cannot be checked (in: {where})",
+            )
+    return None
+
+
 def _network_word(word: Word, where: str) -> Denial | None:
-    text = word.value if word.value is not None else word.worst
-    if match := _NET_DEVICE.search(text):
-        return Denial(
-            "network", f"'/dev/{match.group(1)}/…' opens a network connection (in: {where})"
-        )
+    texts = [word.value if word.value is not None else word.worst]
+    for text in texts + [reading.text for reading in word.readings]:
+        if match := _NET_DEVICE.search(text):
+            return Denial(
+                "network", f"'/dev/{match.group(1)}/…' opens a network connection (in: {where})"
+            )
     return None
 
 
@@ -331,7 +376,9 @@ def _rule_removal(name: str, args: list[Word], shell: Shell, where: str) -> Deni
             continue
         if value.startswith("-") and not options_over:
             continue
-        if dangerous_target(word.worst, static=word.value is not None):
+        readings = [(word.worst, word.value is not None)]
+        readings += [(reading.text, reading.exact) for reading in word.readings]
+        if any(dangerous_target(text, static=exact) for text, exact in readings):
             return Denial(
                 "recursive_removal",
                 f"recursively removing {word.text!r} would delete the file system root, a "

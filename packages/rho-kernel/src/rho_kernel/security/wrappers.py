@@ -10,38 +10,31 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass
+from collections.abc import Callable
 
+from rho_kernel.security.codetext import builtin_code, pwsh_builtin_code, script_operand
+from rho_kernel.security.codevars import argument_code
+from rho_kernel.security.gitcode import git_code
+from rho_kernel.security.inner import (
+    Inner,
+    InnerArgv,
+    InnerLine,
+    Opaque,
+    ReadsStdin,
+)
+from rho_kernel.security.inner import (
+    joined_line as _joined,
+)
+from rho_kernel.security.inner import (
+    options_end as _options_end,
+)
+from rho_kernel.security.launchers import launcher_code
 from rho_kernel.security.shellwords import Word
 
 #: Shells whose `-c STRING` is a bash-like line.
 POSIX_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "yash", "rbash"})
 PWSH_SHELLS = frozenset({"pwsh", "powershell", "pwsh-preview"})
 
-
-@dataclass(frozen=True, slots=True)
-class InnerArgv:
-    """A command run with these words as its argument vector."""
-
-    words: list[Word]
-
-
-@dataclass(frozen=True, slots=True)
-class InnerLine:
-    """A line of shell text (`shell` is "bash" or "pwsh") that the command runs: `text`,
-    None when it is only known at run time; `what` names where it came from (`bash -c`)."""
-
-    text: str | None
-    shell: str
-    what: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReadsStdin:
-    """A shell that would read its commands from standard input."""
-
-
-Inner = InnerArgv | InnerLine | ReadsStdin
 
 # option → takes a value, for the wrappers whose options are skipped to find the command
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
@@ -86,19 +79,6 @@ _PWSH_VALUE_PARAMS = (
 )
 
 
-def _options_end(args: list[Word], with_value: frozenset[str]) -> int:
-    """The index of the first argument after the leading options."""
-    index = 0
-    while index < len(args):
-        value = args[index].value
-        if value is None or not value.startswith("-") or value == "-":
-            return index
-        if value == "--":
-            return index + 1
-        index += 2 if value in with_value else 1
-    return index
-
-
 def _skip_assignments(args: list[Word], start: int) -> int:
     while start < len(args):
         value = args[start].value
@@ -126,10 +106,44 @@ def _env_split(args: list[Word]) -> InnerLine | None:
     return None
 
 
+def _fed(word: Word, worst: str = "") -> Word:
+    """`word` with input substituted into it at run time: known only when it runs."""
+    return Word(word.text, None, worst)
+
+
+#: What xargs appends to the command: the items it reads, known only at run time.
+_XARGS_ITEMS = Word("…", None, "")
+
+
+def _xargs(args: list[Word]) -> list[Inner]:
+    """`xargs [options] [COMMAND …]`: the items read from input are appended to the
+    command, or put where the `-I`/`-i`/`--replace` string is (also in its name)."""
+    start = _options_end(args, _VALUE_OPTIONS["xargs"])
+    replace: str | None = ""
+    for index, word in enumerate(args[:start]):
+        value = word.value or ""
+        if value == "-I" and index + 1 < start:
+            replace = args[index + 1].value
+        elif value.startswith(("-I", "-i")) and len(value) > 2:
+            replace = value[2:]
+        elif value in ("-i", "--replace"):
+            replace = "{}"
+        elif value.startswith("--replace="):
+            replace = value.partition("=")[2]
+    rest = args[start:]
+    if not rest:
+        return []  # runs echo
+    if replace == "":
+        return [InnerArgv([*rest, _XARGS_ITEMS])]
+    return [InnerArgv([_fed(w) if replace is None or replace in w.text else w for w in rest])]
+
+
 def _wrapped(name: str, args: list[Word]) -> list[Inner]:
     """The argv behind a wrapper of `_VALUE_OPTIONS`."""
     if name == "env" and (split := _env_split(args)) is not None:
         return [split]
+    if name == "xargs":
+        return _xargs(args)
     start = _options_end(args, _VALUE_OPTIONS[name])
     if name in ("env", "sudo"):
         start = _skip_assignments(args, start)
@@ -137,13 +151,6 @@ def _wrapped(name: str, args: list[Word]) -> list[Inner]:
         start += 1
     rest = args[start:]
     return [InnerArgv(rest)] if rest else []
-
-
-def _joined(words: list[Word], shell: str, what: str) -> InnerLine:
-    """`words` joined by spaces as one line (None when any of them is dynamic)."""
-    if any(word.value is None for word in words):
-        return InnerLine(None, shell, what)
-    return InnerLine(" ".join(word.value or "" for word in words), shell, what)
 
 
 def _command_builtin(args: list[Word]) -> list[Inner]:
@@ -164,7 +171,9 @@ def _find_exec(args: list[Word]) -> list[Inner]:
             end = index + 1
             while end < len(args) and args[end].value not in (";", "+"):
                 end += 1
-            found.append(InnerArgv(args[index + 1 : end]))
+            # `{}` is a path found at run time (a command name too: `-exec {} \;`)
+            words = args[index + 1 : end]
+            found.append(InnerArgv([_fed(w, w.text) if "{}" in w.text else w for w in words]))
             index = end
         index += 1
     return [inner for inner in found if isinstance(inner, InnerArgv) and inner.words]
@@ -173,10 +182,14 @@ def _find_exec(args: list[Word]) -> list[Inner]:
 def _shell(name: str, args: list[Word]) -> list[Inner]:
     """`bash [options] -c STRING …`, `bash script …` or (no script) commands from stdin."""
     index, command_flag, stdin_flag = 0, False, False
+    found: list[Inner] = []
     while index < len(args):
         value = args[index].value
         if value is None or value in ("-", "--") or not value.startswith(("-", "+")):
             break
+        if value in ("--rcfile", "--init-file") and index + 1 < len(args):
+            rcfile = script_operand(args[index + 1], f"{name} {value}")
+            found += [rcfile] if rcfile is not None else []
         if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
             index += 2
             continue
@@ -187,13 +200,13 @@ def _shell(name: str, args: list[Word]) -> list[Inner]:
     if index < len(args) and args[index].value in ("-", "--"):
         stdin_flag = stdin_flag or args[index].value == "-"
         index += 1
-    if command_flag:
-        if index >= len(args):
-            return []
-        return [_joined([args[index]], "bash", f"{name} -c")]
-    if stdin_flag or index >= len(args):
-        return [ReadsStdin()]
-    return []
+    if command_flag and index < len(args):
+        found.append(_joined([args[index]], "bash", f"{name} -c"))
+    elif stdin_flag or (not command_flag and index >= len(args)):
+        found.append(ReadsStdin())
+    elif not command_flag and (script := script_operand(args[index], name)) is not None:
+        found.append(script)
+    return found
 
 
 def _pwsh_param(value: str) -> str | None:
@@ -268,10 +281,36 @@ def _su(args: list[Word]) -> list[Inner]:
     return []
 
 
+_RUNUSER_VALUE_OPTIONS = frozenset(
+    {"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell", "-w"}
+    | {"--whitelist-environment"}
+)
+
+
+def _runuser(args: list[Word]) -> list[Inner]:
+    """`runuser -c LINE …` like `su`, or `runuser -u USER [--] COMMAND …` (an argv)."""
+    if line := _su(args):
+        return line
+    start = _options_end(args, _RUNUSER_VALUE_OPTIONS)
+    user_form = any(w.value in ("-u", "--user") for w in args[:start])
+    return [InnerArgv(args[start:])] if user_form and args[start:] else []
+
+
 def inner_commands(name: str, args: list[Word], shell: str) -> list[Inner]:
     """What the command `name` (normalised: lower-case base name) runs with `args`."""
+    found = argument_code(name, args) if shell == "bash" else pwsh_builtin_code(name, args)
+    return found + _runs(name, args, shell)
+
+
+def _runs(name: str, args: list[Word], shell: str) -> list[Inner]:
     if name in _VALUE_OPTIONS:
         return _wrapped(name, args)
+    if name == "git":
+        return git_code(args)
+    if (launched := launcher_code(name, args)) is not None:
+        return launched
+    if shell == "bash" and (code := builtin_code(name, args)) is not None:
+        return code
     if name == "command":
         return _command_builtin(args)
     if name in POSIX_SHELLS:
@@ -280,10 +319,18 @@ def inner_commands(name: str, args: list[Word], shell: str) -> list[Inner]:
         return _pwsh("powershell" if name == "powershell" else "pwsh", args)
     if name == "eval" or (shell == "pwsh" and name in ("invoke-expression", "iex")):
         return [_joined(args, shell, name)] if args else []
-    special = {"find": _find_exec, "cmd": _cmd, "watch": _watch, "flock": _flock}
-    special |= {"su": _su, "runuser": _su}
-    handler = special.get(name)
+    handler = _SPECIAL.get(name)
     return handler(args) if handler else []
+
+
+_SPECIAL: dict[str, Callable[[list[Word]], list[Inner]]] = {
+    "find": _find_exec,
+    "cmd": _cmd,
+    "watch": _watch,
+    "flock": _flock,
+    "su": _su,
+    "runuser": _runuser,
+}
 
 
 __all__ = [
@@ -292,6 +339,7 @@ __all__ = [
     "Inner",
     "InnerArgv",
     "InnerLine",
+    "Opaque",
     "ReadsStdin",
     "inner_commands",
 ]
