@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rho_kernel.process.runner import ProcessResult
+
+if TYPE_CHECKING:
+    from rho_kernel.tools.base import ToolResult
 
 #: Output that a confined command shows when the sandbox stopped it: (text, what was blocked).
 SANDBOX_SIGNS: tuple[tuple[str, str], ...] = (
@@ -36,4 +41,28 @@ def sandbox_note(result: ProcessResult) -> str | None:
     )
 
 
-__all__ = ["SANDBOX_SIGNS", "sandbox_note"]
+def created_note(created: list[str]) -> str:
+    """The line that reports `created` (paths relative to the project): repository
+    internals a command made, which no rule could keep read-only while it ran."""
+    return (
+        f"[sandbox: the command created {', '.join(created)}, which commands may not write "
+        "once they exist: a .git or .rho made during a command was writable to it. git run "
+        "there would use its hooks and config; check it before running git there.]"
+    )
+
+
+def with_created_note(result: ToolResult, created: list[str]) -> ToolResult:
+    """`result` with `created_note` appended to its output and the paths in its details
+    (under `createdRepositories`, when the details are a dict or absent)."""
+    if not created:
+        return result
+    from rho_kernel.tools.base import ToolResult
+
+    details = result.details
+    if details is None or isinstance(details, dict):
+        details = {**(details or {}), "createdRepositories": list(created)}
+    output = f"{result.output}\n{created_note(created)}" if result.output else created_note(created)
+    return ToolResult(output, result.is_error, details)
+
+
+__all__ = ["SANDBOX_SIGNS", "created_note", "sandbox_note", "with_created_note"]
