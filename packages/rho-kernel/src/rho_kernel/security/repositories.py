@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rho_kernel.security.protected import protected_name
+from rho_kernel.security.protected import PROTECTED_NAMES, protected_name
 
 #: The most of a `.git` or `commondir` file that is read (a path is at most 4096 bytes).
 MAX_GITDIR_BYTES = 8192
@@ -131,11 +131,14 @@ class _Finder:
                     children = list(listing)
             except OSError:
                 continue
-            if directory != str(self.root) and is_git_directory(c.name for c in children):
+            names = [child.name for child in children]
+            if "HEAD" in names and directory != str(self.root) and is_git_directory(names):
                 self._found(Path(directory), "git-directory")
                 continue
             for child in children:
-                if protected_name(child.name) is not None:
+                first = child.name[0]
+                # Only a name starting so can stand for `.git`, `.rho` or `git~1`.
+                if (first in ".gG" or not first.isascii()) and _is_protected(child.name):
                     self._protected(child, depth_zero=directory == str(self.root))
                 elif child.is_dir(follow_symlinks=False):
                     stack.append(child.path)
@@ -192,6 +195,13 @@ class _Finder:
         self.entries.setdefault(real, ("directory", info.st_dev, info.st_ino))
         self.read_only.append(real)
         return True
+
+
+def _is_protected(name: str) -> bool:
+    """`protected_name(name) is not None`, quicker for the plain ASCII names most are."""
+    if name.isascii() and ":" not in name and "~" not in name and not name.endswith((".", " ")):
+        return name.lower() in PROTECTED_NAMES
+    return protected_name(name) is not None
 
 
 def _kind(mode: int) -> str:
