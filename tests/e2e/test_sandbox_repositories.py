@@ -52,7 +52,9 @@ def project(outside_tmp: Path) -> Path:
 def home(outside_tmp: Path) -> Path:
     path = outside_tmp / "home"
     (path / ".rho").mkdir(parents=True)
-    (path / ".rho" / "config.toml").write_text('[approval.per_tool]\nrun_command = "auto"\n')
+    (path / ".rho" / "config.toml").write_text(
+        '[approval.per_tool]\nrun_command = "auto"\nwrite_file = "auto"\n'
+    )
     return path
 
 
@@ -149,3 +151,24 @@ def test_nothing_is_reported_when_nothing_was_created(
     result = run(start_rho, server, "mkdir -p build && echo made > build/out && echo ok")
     assert result["output"] == "exit_code: 0\nok\n"
     assert (project / "build" / "out").read_text() == "made\n"
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["gitstuff/hooks/post-checkout", "gitstuff/config", "vendor/lib.git/hooks/post-update"],
+)
+def test_the_file_tools_refuse_a_git_directory_by_another_name(
+    start_rho, server: ScriptedServer, project: Path, path: str
+) -> None:  # type: ignore[no-untyped-def]
+    before = snapshot(project)
+    server.add(
+        tool_call_reply("write_file", {"path": path, "content": "touch /pwned\n"}),
+        text_reply("done"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    rho.request("prompt", {"message": "go"})
+    result = rho.notification("tool/result", timeout=60)["params"]
+    assert result["is_error"] is True
+    assert "inside the git directory" in result["output"], result["output"]
+    assert snapshot(project) == before
+    assert rho.finish() == 0

@@ -135,6 +135,7 @@ class ToolContext:
             cancel=self.cancel,
             launcher=launcher,
         )
+        self.root.forget_repositories()
         if launcher is not None:
             await self._note_created(launcher)
         return result
