@@ -182,3 +182,57 @@ async def test_the_remount_repro_writes_nothing_outside(
     assert not target.exists()
     assert not (project / ".git" / "config").exists()
     assert result.stderr.count("Read-only file system") == 3
+
+
+# ── a repository's links must not mount anything of the host again ──────────
+
+HOST_PLACES = ["/proc", "/", "/dev", "/sys", "/etc", "/tmp"]
+
+
+@pytest.mark.parametrize("target", HOST_PLACES)
+@pytest.mark.parametrize("where", ["root", "nested", "gitdir-file"])
+def test_a_git_pointing_at_a_host_place_mounts_nothing(
+    project: Path, home: Path, target: str, where: str
+) -> None:
+    if where == "root":
+        (project / ".git").rmdir()
+        (project / ".git").symlink_to(target)
+    elif where == "nested":
+        (project / "sub").mkdir()
+        (project / "sub" / ".git").symlink_to(target)
+    else:
+        (project / "sub").mkdir()
+        (project / "sub" / ".git").write_text(f"gitdir: {target}\n")
+    argv = Bubblewrap("/nonexistent/bwrap").wrap(
+        ["true"], build_policy(project, home=home), project
+    )
+    mounts = argv[: argv.index("--chdir")]
+    bound = [mounts[i + 1] for i, arg in enumerate(mounts) if arg == "--ro-bind"]
+    assert bound.count("/") == 1 and target not in bound[1:], bound
+    assert all(
+        b == "/" or b == os.devnull or b.startswith(str(project)) or b.startswith(str(home))
+        for b in bound
+    ), bound
+
+
+@needs_bwrap
+@pytest.mark.parametrize("target", ["/proc", "/", "/dev"])
+async def test_a_linked_git_cannot_show_the_hosts_processes_or_hide_the_project(
+    project: Path, home: Path, target: str
+) -> None:
+    (project / "sub").mkdir()
+    (project / "sub" / ".git").symlink_to(target)
+    (project / ".git").rmdir()
+    (project / ".git").symlink_to(target)
+    host_pid = os.getpid()
+    result = await confined(
+        f"cat /proc/{host_pid}/cmdline && echo SEEN; cat /proc/1/comm; "
+        "echo written > inside.txt && echo WROTE",
+        project,
+        home,
+    )
+    if host_pid < 50:
+        pytest.skip("the test's own pid could be one of the sandbox's")
+    assert "SEEN" not in result.stdout and "WROTE" in result.stdout, result
+    assert result.stdout.splitlines()[0] == "bwrap"  # the sandbox's own init
+    assert (project / "inside.txt").read_text() == "written\n"

@@ -123,11 +123,26 @@ class Bubblewrap(ConfinementBackend):
         for path in (policy.root, *policy.writable):
             if path.exists():
                 args += ["--bind", str(path), str(path)]
-        for real in dict.fromkeys(os.path.realpath(p) for p in policy.read_only if p.exists()):
+        for real in _read_only_mounts(policy):
             args += ["--ro-bind", real, real]
         for path in policy.read_deny:
             args += _hidden(path)
         return [*args, "--chdir", str(cwd), "--", *argv]
+
+
+def _read_only_mounts(policy: ConfinementPolicy) -> list[str]:
+    """The canonical read-only paths that lie in a writable place (everything else is
+    read-only already). A path elsewhere is never bound: a repository's `.git` linking to
+    `/proc` or `/` must not mount the host's `/proc` (or `/`, over the project) again."""
+    writable = [Path(os.path.realpath(p)) for p in (policy.root, *policy.writable)]
+    found = []
+    for path in policy.read_only:
+        if not path.exists():
+            continue
+        real = Path(os.path.realpath(path))
+        if any(real == place or place in real.parents for place in writable):
+            found.append(str(real))
+    return list(dict.fromkeys(found))
 
 
 def _hidden(path: Path) -> list[str]:

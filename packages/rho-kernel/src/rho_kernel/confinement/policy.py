@@ -139,10 +139,20 @@ def build_policy(
     denied += [canonical(entry, base=root, home=homes[0]) for entry in extra_read_deny]
     denied = [path for path in dict.fromkeys(denied) if not _contains(path, root)]
     extra = [canonical(entry, base=root, home=homes[0]) for entry in writable]
+    places = [root, *extra]
     return ConfinementPolicy(
         root=root,
         writable=tuple(dict.fromkeys(p for p in extra if p != root)),
-        read_only=repositories.read_only,
+        # Only what lies where commands may write: a `.git` linking to `/proc` or `/` adds
+        # nothing (and must not make a backend mount either again).
+        read_only=tuple(
+            path
+            for path in repositories.read_only
+            if any(
+                _contains(place, path) or _contains(place, Path(os.path.realpath(path)))
+                for place in places
+            )
+        ),
         read_deny=tuple(denied),
         network=network if isinstance(network, bool) else tuple(network),
     )
