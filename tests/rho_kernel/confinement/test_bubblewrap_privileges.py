@@ -236,3 +236,15 @@ async def test_a_linked_git_cannot_show_the_hosts_processes_or_hide_the_project(
     assert "SEEN" not in result.stdout and "WROTE" in result.stdout, result
     assert result.stdout.splitlines()[0] == "bwrap"  # the sandbox's own init
     assert (project / "inside.txt").read_text() == "written\n"
+
+
+@needs_bwrap
+async def test_a_fifo_git_neither_stops_commands_nor_can_be_replaced(
+    project: Path, home: Path
+) -> None:
+    (project / "sub").mkdir()
+    os.mkfifo(project / "sub" / ".git")
+    result = await confined("rm -f sub/.git; mv sub/.git sub/x; echo ran", project, home)
+    assert result.stdout == "ran\n"
+    assert stat.S_ISFIFO(os.lstat(project / "sub" / ".git").st_mode)
+    assert not (project / "sub" / "x").exists()

@@ -142,3 +142,22 @@ def test_no_rule_allows_a_privileged_operation() -> None:
     profile = seatbelt_profile(policy(network=True))
     for operation in ("sysctl-write", "system-", "file-mount", "process-exec", "mach-priv"):
         assert f"(allow {operation}" not in profile, operation
+
+
+def test_every_repository_of_the_project_is_denied_writes(tmp_path: Path) -> None:
+    from rho_kernel.confinement import build_policy
+
+    root = (tmp_path / "proj").resolve()
+    for place in (".git", "sub/.git", "a/b/.rho", "gitstuff"):
+        (root / place).mkdir(parents=True)
+    (root / "wt").mkdir()
+    (root / "wt" / ".git").write_text("gitdir: ../gitstuff\n")
+    (root / "link").mkdir()
+    (root / "link" / ".git").symlink_to("/etc")
+    home = tmp_path / "home"
+    home.mkdir()
+    profile = seatbelt_profile(build_policy(root, home=home))
+    deny = next(line for line in profile.splitlines() if line.startswith("(deny file-write* (sub"))
+    for place in (".git", "sub/.git", "a/b/.rho", "gitstuff", "wt/.git", "link/.git"):
+        assert f"(subpath {quote(str(root / place))})" in deny, place
+    assert '(subpath "/etc")' not in deny
