@@ -248,3 +248,19 @@ async def test_a_fifo_git_neither_stops_commands_nor_can_be_replaced(
     assert result.stdout == "ran\n"
     assert stat.S_ISFIFO(os.lstat(project / "sub" / ".git").st_mode)
     assert not (project / "sub" / "x").exists()
+
+
+def test_a_bwrap_that_lists_an_option_it_cannot_use_is_reported_by_the_probe(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "bwrap"
+    script.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = --help ]; then echo "    --disable-userns   Disable user namespaces"; exit 0; fi\n'
+        'for arg; do [ "$arg" = --disable-userns ] && { echo "bwrap: --disable-userns not '
+        'supported" >&2; exit 1; }; done\nexit 0\n'
+    )
+    script.chmod(0o755)
+    problem = Bubblewrap(str(script)).probe()
+    assert problem is not None
+    assert "--disable-userns not supported" in problem.reason
