@@ -140,14 +140,14 @@ def test_a_repository_created_by_a_command_is_reported(
 ) -> None:  # type: ignore[no-untyped-def]
     command = (
         "mkdir -p fresh/.git/hooks && echo x > fresh/.git/hooks/pre-commit; "
-        "mkdir -p other/.rho; mv sub moved; echo ok"
+        "mkdir -p other/.rho; mv sub moved; mkdir -p \"$(printf 'ev\\nil')/.git\"; echo ok"
     )
     result = run(start_rho, server, command)
     output = result["output"]
     assert output.startswith("exit_code: 0\nok\n")
     note = output.splitlines()[-1]
     assert note.startswith("[sandbox: the command created ")
-    for created in ("fresh/.git", "other/.rho", "moved/.git"):
+    for created in ("fresh/.git", "other/.rho", "moved/.git", "ev\\nil/.git"):
         assert created in note
     assert "sub2/.rho" not in note and "gitstuff" not in note
 
