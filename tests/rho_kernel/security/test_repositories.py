@@ -168,3 +168,14 @@ def test_created_since_names_new_and_replaced_entries_only(root: Path) -> None:
         root / "made.git",
     }
     assert find_repositories(root).created_since(after) == []
+
+
+def test_the_kernels_file_systems_are_never_walked(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rho_kernel.security import repositories
+
+    assert {"/proc", "/sys", "/dev"} <= repositories.KERNEL_FILE_SYSTEMS
+    (root / "proc" / "1" / ".git").mkdir(parents=True)
+    monkeypatch.setattr(repositories, "KERNEL_FILE_SYSTEMS", frozenset({str(root / "proc")}))
+    assert find_repositories(root).read_only == (root / ".git",)

@@ -40,6 +40,11 @@ _READ_FLAGS = (
     | getattr(os, "O_CLOEXEC", 0)
 )
 
+#: The kernel's own file systems, never walked (a project at `/` would otherwise walk every
+#: process): nothing there can be a repository, and a confined command gets its own `/dev`
+#: and `/proc` and cannot write `/sys`.
+KERNEL_FILE_SYSTEMS = frozenset({"/proc", "/sys", "/dev"})
+
 #: (kind, st_dev, st_ino): what an entry was when it was found.
 Identity = tuple[str, int, int]
 
@@ -140,7 +145,7 @@ class _Finder:
                 # Only a name starting so can stand for `.git`, `.rho` or `git~1`.
                 if (first in ".gG" or not first.isascii()) and _is_protected(child.name):
                     self._protected(child, depth_zero=directory == str(self.root))
-                elif child.is_dir(follow_symlinks=False):
+                elif child.is_dir(follow_symlinks=False) and child.path not in KERNEL_FILE_SYSTEMS:
                     stack.append(child.path)
 
     def _found(self, path: Path, kind: str) -> None:
@@ -215,6 +220,7 @@ def _kind(mode: int) -> str:
 
 
 __all__ = [
+    "KERNEL_FILE_SYSTEMS",
     "MAX_GITDIR_BYTES",
     "Identity",
     "Repositories",
