@@ -16,6 +16,12 @@ from rho_kernel.process import ProcessResult, find_shell, run_process
 from rho_kernel.security import SandboxRoot
 
 SH = find_shell(None)
+AS_ROOT = os.geteuid() == 0
+#: What every argv holds for a bwrap whose --help cannot be read (no optional options).
+IDENTITY = [
+    *("--unshare-user", "--cap-drop", "ALL"),
+    *(("--uid", "65534", "--gid", "65534") if AS_ROOT else ()),
+]
 
 
 # ── the argv ────────────────────────────────────────────────────────────────
@@ -41,6 +47,7 @@ def test_wrap_mounts_in_order_root_tmp_project_git_then_hidden_paths(
         "--die-with-parent",
         "--new-session",
         "--unshare-all",
+        *IDENTITY,
         *("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"),
         *("--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp"),
         *("--bind", str(project), str(project)),

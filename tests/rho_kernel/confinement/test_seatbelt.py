@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rho_kernel.confinement import ConfinementPolicy, Seatbelt, seatbelt_profile
-from rho_kernel.confinement.seatbelt import SANDBOX_EXEC, quote
+from rho_kernel.confinement.seatbelt import PRIVILEGE_RULES, SANDBOX_EXEC, SETUID_HELPERS, quote
 
 ROOT = Path("/Users/me/proj")
 CACHE = Path("/Users/me/.cache/pip")
@@ -47,6 +47,7 @@ def test_the_rules_come_in_order_so_the_later_ones_win() -> None:
         '(regex #"^/dev/tty") (regex #"^/dev/fd/"))',
         '(deny file-write* (subpath "/Users/me/proj/.git") (subpath "/Users/me/proj/.rho"))',
         '(deny file-read* file-write* (subpath "/Users/me/.ssh") (subpath "/var/run/docker.sock"))',
+        *PRIVILEGE_RULES,
         "(deny network*)",
     ]
 
@@ -101,3 +102,62 @@ def test_seatbelt_is_for_macos_only_and_missing_here_is_a_problem() -> None:
     assert backend.supports_platform("darwin") and not backend.supports_platform("linux")
     problem = backend.probe()
     assert problem is not None and "/nonexistent/sandbox-exec is missing" in problem.reason
+
+
+def test_what_root_could_do_beyond_file_writes_is_denied_after_every_allow() -> None:
+    lines = seatbelt_profile(policy(network=True)).splitlines()
+    for rule in (
+        "(deny file-mount file-unmount)",
+        "(deny file-mknod)",
+        "(deny file-write-setugid)",
+        "(deny sysctl-write)",
+        "(deny job-creation)",
+        "(deny lsopen)",
+        "(deny appleevent-send)",
+        "(deny mach-priv-task-port)",
+    ):
+        assert rule in lines, rule
+    last_allow = max(i for i, line in enumerate(lines) if line.startswith("(allow file-write*"))
+    assert all(lines.index(rule) > last_allow for rule in PRIVILEGE_RULES)
+    # Signals reach only processes of the same sandbox.
+    assert lines.index("(deny signal)") + 1 == lines.index("(allow signal (target same-sandbox))")
+    # No allow rule in the profile reopens an operation outside file writes and signals.
+    allowed = [line for line in lines if line.startswith("(allow")]
+    assert all(
+        line.startswith(("(allow default)", "(allow file-write*", "(allow signal (target"))
+        for line in allowed
+    )
+
+
+def test_the_setuid_helpers_that_grant_root_are_never_executed() -> None:
+    profile = seatbelt_profile(policy())
+    exec_rule = next(line for line in profile.splitlines() if line.startswith("(deny process-exec"))
+    for helper in ("/usr/bin/sudo", "/usr/bin/su", "/usr/bin/login", "/usr/bin/crontab"):
+        assert f'(literal "{helper}")' in exec_rule
+    assert all(helper.startswith("/usr/") for helper in SETUID_HELPERS)
+    assert profile.count("(deny process-exec") == 1
+
+
+def test_no_rule_allows_a_privileged_operation() -> None:
+    profile = seatbelt_profile(policy(network=True))
+    for operation in ("sysctl-write", "system-", "file-mount", "process-exec", "mach-priv"):
+        assert f"(allow {operation}" not in profile, operation
+
+
+def test_every_repository_of_the_project_is_denied_writes(tmp_path: Path) -> None:
+    from rho_kernel.confinement import build_policy
+
+    root = (tmp_path / "proj").resolve()
+    for place in (".git", "sub/.git", "a/b/.rho", "gitstuff"):
+        (root / place).mkdir(parents=True)
+    (root / "wt").mkdir()
+    (root / "wt" / ".git").write_text("gitdir: ../gitstuff\n")
+    (root / "link").mkdir()
+    (root / "link" / ".git").symlink_to("/etc")
+    home = tmp_path / "home"
+    home.mkdir()
+    profile = seatbelt_profile(build_policy(root, home=home))
+    deny = next(line for line in profile.splitlines() if line.startswith("(deny file-write* (sub"))
+    for place in (".git", "sub/.git", "a/b/.rho", "gitstuff", "wt/.git", "link/.git"):
+        assert f"(subpath {quote(str(root / place))})" in deny, place
+    assert '(subpath "/etc")' not in deny

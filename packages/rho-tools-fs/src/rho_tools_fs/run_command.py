@@ -91,7 +91,7 @@ async def run_command(
     stderr. Long output keeps its beginning and end with the middle elided. Network tools
     (curl, wget, ssh, …) and recursive removal of / or ~ are refused. The command is
     stopped, with every process it started, after timeout_secs. Where the OS sandbox is on,
-    the command can write only inside the project (not .git or .rho) and has no network
+    the command can write only inside the project (never in a .git or .rho) and has no network
     unless the user allowed it.
 
     Args:

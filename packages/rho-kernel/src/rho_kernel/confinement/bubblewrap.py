@@ -1,18 +1,27 @@
 """The Linux backend: bubblewrap (`bwrap`) with a read-only root and no network.
 
 The command sees the whole file system read-only, its own `/dev`, `/proc` and empty
-`/tmp`, the project (and granted paths) writable except `.git` and `.rho`, and empty
-read-only stand-ins where credentials live. It runs in new user, PID, IPC, UTS and
+`/tmp`, the project (and granted paths) writable except every `.git` and `.rho` in it, and
+empty read-only stand-ins where credentials live. It runs in new user, PID, IPC, UTS and
 network namespaces (the network one is shared back only when granted) and in its own
 session (no terminal injection). Killing bwrap kills everything inside: the sandbox's
 init dies with its parent (`--die-with-parent`), and the PID namespace dies with its init.
+
+Whatever uid rho runs as, the command has no capabilities: it runs in a user namespace of
+its own (`--unshare-user`, never skipped the way `--unshare-all` skips it for root), with
+every capability dropped (`--cap-drop ALL`), as an unprivileged uid when rho is root
+(`--uid`/`--gid` 65534), and cannot make user namespaces of its own (`--disable-userns`,
+where the installed bwrap has it). So it cannot mount, unmount or remount anything, nor
+`chroot`, `pivot_root`, `mknod` a device or open a raw socket.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 from rho_kernel.confinement.backend import ConfinementBackend, Problem
@@ -28,6 +37,44 @@ _NAMESPACE_HINT = (
     "install bwrap setuid"
 )
 _PROBE_TIMEOUT = 10.0
+#: The uid and gid a command runs as when rho is root ("nobody" on most systems).
+UNPRIVILEGED_ID = 65534
+#: Options that only newer bwrap releases have, used when `bwrap --help` lists them.
+_OPTIONAL = ("--disable-userns",)
+_known_options: dict[str, frozenset[str]] = {}
+_options_lock = threading.Lock()
+
+
+def bwrap_options(executable: str) -> frozenset[str]:
+    """The optional bwrap options (`_OPTIONAL`) that `executable` knows, read once from
+    `bwrap --help` and kept for the life of the process (nothing when it cannot be read)."""
+    with _options_lock:
+        known = _known_options.get(executable)
+        if known is None:
+            known = _known_options[executable] = _read_options(executable)
+        return known
+
+
+def _read_options(executable: str) -> frozenset[str]:
+    try:
+        done = subprocess.run(
+            [executable, "--help"], capture_output=True, timeout=_PROBE_TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    text = (done.stdout + done.stderr).decode("utf-8", "replace")
+    listed = set(re.findall(r"(?m)^\s*(--[a-z-]+)", text))
+    return frozenset(option for option in _OPTIONAL if option in listed)
+
+
+def _identity_options(executable: str) -> list[str]:
+    """A user namespace with no capabilities and, for root, an unprivileged uid."""
+    args = ["--unshare-user", "--cap-drop", "ALL"]
+    if "--disable-userns" in bwrap_options(executable):
+        args.append("--disable-userns")
+    if hasattr(os, "geteuid") and (os.geteuid() == 0 or os.getuid() == 0):
+        args += ["--uid", str(UNPRIVILEGED_ID), "--gid", str(UNPRIVILEGED_ID)]
+    return args
 
 
 class Bubblewrap(ConfinementBackend):
@@ -67,6 +114,7 @@ class Bubblewrap(ConfinementBackend):
         """`bwrap <namespaces> <mounts> --chdir cwd -- argv`."""
         executable = self._find() or "bwrap"
         args = [executable, "--die-with-parent", "--new-session", "--unshare-all"]
+        args += _identity_options(executable)
         if policy.network is True:
             args.append("--share-net")
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
@@ -75,11 +123,26 @@ class Bubblewrap(ConfinementBackend):
         for path in (policy.root, *policy.writable):
             if path.exists():
                 args += ["--bind", str(path), str(path)]
-        for real in dict.fromkeys(os.path.realpath(p) for p in policy.read_only if p.exists()):
+        for real in _read_only_mounts(policy):
             args += ["--ro-bind", real, real]
         for path in policy.read_deny:
             args += _hidden(path)
         return [*args, "--chdir", str(cwd), "--", *argv]
+
+
+def _read_only_mounts(policy: ConfinementPolicy) -> list[str]:
+    """The canonical read-only paths that lie in a writable place (everything else is
+    read-only already). A path elsewhere is never bound: a repository's `.git` linking to
+    `/proc` or `/` must not mount the host's `/proc` (or `/`, over the project) again."""
+    writable = [Path(os.path.realpath(p)) for p in (policy.root, *policy.writable)]
+    found = []
+    for path in policy.read_only:
+        if not path.exists():
+            continue
+        real = Path(os.path.realpath(path))
+        if any(real == place or place in real.parents for place in writable):
+            found.append(str(real))
+    return list(dict.fromkeys(found))
 
 
 def _hidden(path: Path) -> list[str]:
@@ -96,4 +159,4 @@ def _hidden(path: Path) -> list[str]:
     return ["--ro-bind", os.devnull, str(path)]
 
 
-__all__ = ["INSTALL_HINT", "Bubblewrap"]
+__all__ = ["INSTALL_HINT", "UNPRIVILEGED_ID", "Bubblewrap", "bwrap_options"]

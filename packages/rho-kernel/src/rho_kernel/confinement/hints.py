@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import unicodedata
+from typing import TYPE_CHECKING
+
 from rho_kernel.process.runner import ProcessResult
+
+if TYPE_CHECKING:
+    from rho_kernel.tools.base import ToolResult
 
 #: Output that a confined command shows when the sandbox stopped it: (text, what was blocked).
 SANDBOX_SIGNS: tuple[tuple[str, str], ...] = (
@@ -36,4 +42,56 @@ def sandbox_note(result: ProcessResult) -> str | None:
     )
 
 
-__all__ = ["SANDBOX_SIGNS", "sandbox_note"]
+#: Paths named in the note at most (the details hold up to `_MAX_DETAILED`).
+_MAX_NAMED = 20
+_MAX_DETAILED = 1000
+
+
+def printable(path: str) -> str:
+    """`path` with control and other invisible format characters escaped (`\\n`,
+    `\\x1b`, `\\u202e`), so that a name cannot forge or hide lines of a result."""
+    if all(not unicodedata.category(ch).startswith("C") for ch in path):
+        return path
+    return "".join(
+        ch.encode("unicode_escape").decode("ascii")
+        if unicodedata.category(ch).startswith("C")
+        else ch
+        for ch in path
+    )
+
+
+def created_note(created: list[str]) -> str:
+    """The line that reports `created` (paths relative to the project): repository
+    internals a command made, which no rule could keep read-only while it ran."""
+    named = ", ".join(printable(path) for path in created[:_MAX_NAMED])
+    if len(created) > _MAX_NAMED:
+        named += f" and {len(created) - _MAX_NAMED} more"
+    return (
+        f"[sandbox: the command created {named}, which commands may not write once they "
+        "exist: a .git or .rho made during a command was writable to it. git run there "
+        "would use its hooks and config; check it before running git there.]"
+    )
+
+
+def with_created_note(result: ToolResult, created: list[str]) -> ToolResult:
+    """`result` with `created_note` appended to its output and the paths in its details
+    (under `createdRepositories`, when the details are a dict or absent)."""
+    if not created:
+        return result
+    from rho_kernel.tools.base import ToolResult
+
+    details = result.details
+    if details is None or isinstance(details, dict):
+        shown = [printable(path) for path in created[:_MAX_DETAILED]]
+        details = {**(details or {}), "createdRepositories": shown}
+    output = f"{result.output}\n{created_note(created)}" if result.output else created_note(created)
+    return ToolResult(output, result.is_error, details)
+
+
+__all__ = [
+    "SANDBOX_SIGNS",
+    "created_note",
+    "printable",
+    "sandbox_note",
+    "with_created_note",
+]

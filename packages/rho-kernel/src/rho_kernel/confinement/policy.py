@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rho_kernel.security.repositories import Repositories, find_repositories
+
 #: Home-directory entries that hold credentials: never readable inside the sandbox.
 DEFAULT_HOME_READ_DENY: tuple[str, ...] = (
     ".ssh",
@@ -43,8 +45,8 @@ DEFAULT_SYSTEM_READ_DENY: tuple[str, ...] = (
     "/run/containerd/containerd.sock",
     "/run/podman/podman.sock",
 )
-#: Names under the project root that stay read-only: repository internals (hooks run
-#: outside the sandbox) and rho's own project settings.
+#: Names that stay read-only at any depth of the project: repository internals (hooks run
+#: outside the sandbox) and rho's own project settings (see `find_repositories`).
 READ_ONLY_NAMES: tuple[str, ...] = (".git", ".rho")
 
 
@@ -111,13 +113,6 @@ def _contains(outer: Path, inner: Path) -> bool:
     return inner == outer or outer in inner.parents
 
 
-def _read_only(root: Path) -> tuple[Path, ...]:
-    """`READ_ONLY_NAMES` under `root`; one that is a symbolic link also where it points (the
-    link itself stays too, so it cannot be replaced)."""
-    named = [root / name for name in READ_ONLY_NAMES]
-    return tuple(dict.fromkeys(p for path in named for p in (path, Path(os.path.realpath(path)))))
-
-
 def build_policy(
     root: Path,
     *,
@@ -125,24 +120,39 @@ def build_policy(
     writable: Iterable[str] = (),
     extra_read_deny: Iterable[str] = (),
     network: bool | Sequence[str] = False,
+    repositories: Repositories | None = None,
 ) -> ConfinementPolicy:
     """The policy for commands of the project at `root`.
 
     `writable` (already granted) and `extra_read_deny` are config entries: `~/…`, absolute,
     or relative to the project root. A deny entry that would hide the project itself is
-    left out (the project stays usable); deny entries win over writable ones.
+    left out (the project stays usable); deny entries win over writable ones. Every `.git`
+    and `.rho` in the project, and the git directories they point to, stay read-only
+    (`repositories`: a walk of the project just made; by default one is made here).
     """
     root = Path(os.path.realpath(root))
+    if repositories is None or repositories.root != root:
+        repositories = find_repositories(root)
     homes = account_homes(home)
     denied = [canonical(name, base=h, home=h) for h in homes for name in DEFAULT_HOME_READ_DENY]
     denied += [Path(os.path.realpath(p)) for p in (*DEFAULT_SYSTEM_READ_DENY, *_runtime_dirs())]
     denied += [canonical(entry, base=root, home=homes[0]) for entry in extra_read_deny]
     denied = [path for path in dict.fromkeys(denied) if not _contains(path, root)]
     extra = [canonical(entry, base=root, home=homes[0]) for entry in writable]
+    places = [root, *extra]
     return ConfinementPolicy(
         root=root,
         writable=tuple(dict.fromkeys(p for p in extra if p != root)),
-        read_only=_read_only(root),
+        # Only what lies where commands may write: a `.git` linking to `/proc` or `/` adds
+        # nothing (and must not make a backend mount either again).
+        read_only=tuple(
+            path
+            for path in repositories.read_only
+            if any(
+                _contains(place, path) or _contains(place, Path(os.path.realpath(path)))
+                for place in places
+            )
+        ),
         read_deny=tuple(denied),
         network=network if isinstance(network, bool) else tuple(network),
     )

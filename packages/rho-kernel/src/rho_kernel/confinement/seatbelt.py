@@ -3,9 +3,17 @@
 The profile allows everything by default and then takes away, in this order (a later rule
 wins): every file write; writes to the project, the granted paths, the temporary
 directories and the terminal devices are given back; `.git` and `.rho` are read-only again;
-credential paths are neither readable nor writable; and the network is denied unless
-granted. Seatbelt cannot give a process a private `/tmp`, so `/private/tmp` and `$TMPDIR`
-are writable instead.
+credential paths are neither readable nor writable; what root could otherwise still do
+from inside is taken away (`PRIVILEGE_RULES`: mounting, device nodes, setuid bits, sysctl
+writes, launchd jobs, opening applications or sending them Apple events, other processes'
+task ports and signals, and the setuid helpers that grant root); and the network is denied
+unless granted. Seatbelt cannot give a process a private `/tmp`, so `/private/tmp` and
+`$TMPDIR` are writable instead.
+
+Seatbelt limits a process whatever its uid, and a setuid program it starts stays in the
+sandbox; but an allow-by-default profile leaves every operation that is not a file write
+open, and several of them act outside the sandbox (a launchd job or an application opened
+through LaunchServices runs unconfined), hence the rules below.
 """
 
 from __future__ import annotations
@@ -20,6 +28,37 @@ from rho_kernel.confinement.policy import ConfinementPolicy
 
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
 _DEVICES = ('(literal "/dev/null")', '(literal "/dev/zero")', '(literal "/dev/dtracehelper")')
+
+
+#: Setuid helpers that grant root or schedule work outside the sandbox: never executed.
+SETUID_HELPERS: tuple[str, ...] = (
+    "/usr/bin/sudo",
+    "/usr/bin/su",
+    "/usr/bin/login",
+    "/usr/bin/newgrp",
+    "/usr/bin/at",
+    "/usr/bin/atq",
+    "/usr/bin/atrm",
+    "/usr/bin/batch",
+    "/usr/bin/crontab",
+    "/usr/libexec/authopen",
+    "/usr/libexec/security_authtrampoline",
+)
+#: Operations an allow-by-default profile would leave to a command (to root above all)
+#: that act outside the sandbox or on the system; after every allow rule, so none reopens.
+PRIVILEGE_RULES: tuple[str, ...] = (
+    "(deny file-mount file-unmount)",
+    "(deny file-mknod)",
+    "(deny file-write-setugid)",
+    "(deny sysctl-write)",
+    "(deny job-creation)",
+    "(deny lsopen)",
+    "(deny appleevent-send)",
+    "(deny mach-priv-task-port)",
+    "(deny signal)",
+    "(allow signal (target same-sandbox))",
+    "(deny process-exec " + " ".join(f'(literal "{path}")' for path in SETUID_HELPERS) + ")",
+)
 
 
 def quote(text: str) -> str:
@@ -54,6 +93,7 @@ def seatbelt_profile(policy: ConfinementPolicy) -> str:
         lines.append(
             "(deny file-read* file-write* " + " ".join(map(_filter, policy.read_deny)) + ")"
         )
+    lines += PRIVILEGE_RULES
     if policy.network is not True:
         lines.append("(deny network*)")
     elif policy.read_deny:  # a daemon's socket is reached by connecting, not by reading
@@ -104,4 +144,11 @@ class Seatbelt(ConfinementBackend):
         return [self.executable, "-p", seatbelt_profile(policy), *argv]
 
 
-__all__ = ["SANDBOX_EXEC", "Seatbelt", "quote", "seatbelt_profile"]
+__all__ = [
+    "PRIVILEGE_RULES",
+    "SANDBOX_EXEC",
+    "SETUID_HELPERS",
+    "Seatbelt",
+    "quote",
+    "seatbelt_profile",
+]

@@ -7,6 +7,7 @@ startup, or at the first command), and the answer is kept.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from rho_kernel.confinement.grants import GrantError, WritableGrants
 from rho_kernel.confinement.policy import ConfinementPolicy, build_policy
 from rho_kernel.diagnostics import warn
 from rho_kernel.process.runner import ProcessStartError
+from rho_kernel.security.repositories import Repositories, find_repositories
 
 #: "confined": commands run under `backend`; "unconfined": no backend works here, commands
 #: run without one; "off": `[sandbox] mode = "off"`; "refused": no backend works and
@@ -45,10 +47,22 @@ class SandboxStatus:
 
 @dataclass(frozen=True, slots=True)
 class ConfinedLauncher:
-    """A `rho_kernel.process.Launcher` that runs every command under one backend and policy."""
+    """A `rho_kernel.process.Launcher` that runs every command under one backend and policy.
+
+    `repositories` is the walk of the project the policy was made from (None: not known);
+    `created_since_start` walks again to name what a command created that the policy could
+    not cover."""
 
     backend: ConfinementBackend
     policy: ConfinementPolicy
+    repositories: Repositories | None = None
+
+    def created_since_start(self) -> list[Path]:
+        """Every `.git`, `.rho` or git directory in the project that is new, or was
+        replaced, since the policy was made (empty without `repositories`)."""
+        if self.repositories is None:
+            return []
+        return find_repositories(self.repositories.root).created_since(self.repositories)
 
     @property
     def name(self) -> str:
@@ -156,14 +170,16 @@ class Confinement:
                 )
             return None
         granted, _ = self._writable()
+        found = find_repositories(Path(os.path.realpath(self.root)))
         policy = build_policy(
             self.root,
             home=self.home,
             writable=granted,
             extra_read_deny=self.settings.extra_read_deny,
             network=self._network(backend),
+            repositories=found,
         )
-        return ConfinedLauncher(backend, policy)
+        return ConfinedLauncher(backend, policy, found)
 
     def announce(self) -> None:
         """Say once on stderr when commands will run unconfined, and how to fix it."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rho_kernel import diagnostics
 from rho_kernel.cancel import Cancelled, CancelToken
+from rho_kernel.confinement.hints import with_created_note
 from rho_kernel.confinement.state import SandboxStatus
 from rho_kernel.context.bounding import BatchAllowance, bound_text, footer
 from rho_kernel.context.budget import TokenBudget
@@ -712,6 +713,7 @@ class AgentLoop:
             result = ToolResult.error(f"{call.name}: {type(exc).__name__}: {exc}")
         duration = int((time.monotonic() - started) * 1000)
         await sink.flush()
+        result = with_created_note(result, ctx.created_repositories)
         result, stopped = await self._after_hooks(call, result)
         cancelled = cancelled or stopped
         redactor = self.p.redactor or Redactor.from_config(self.p.config.redaction)

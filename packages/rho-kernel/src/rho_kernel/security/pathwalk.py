@@ -27,6 +27,7 @@ from pathlib import Path
 
 from rho_kernel.security import errors
 from rho_kernel.security.protected import protected_message, protected_name
+from rho_kernel.security.repositories import is_git_directory
 
 #: Symlinks followed in one walk before giving up (like `ELOOP`).
 MAX_SYMLINK_HOPS = 40
@@ -80,7 +81,9 @@ class Walk:
 
     `create` makes missing directories on the way (recording them in `created`), `virtual`
     lets missing components (and components below a file) pile up in `missing` instead of
-    failing, and `protect` refuses any component named like `.git` or `.rho`. Errors are
+    failing, and `protect` refuses any component named like `.git` or `.rho`, and any
+    directory that is a git directory (by its contents, or by its identity being in
+    `guarded`: the git directories `.git` files point to). Errors are
     `SandboxError`s, except a directory that cannot be created (`OSError` whose `filename`
     is its name) and, with `create`, a parent that is a file (`NotADirectoryError`).
     """
@@ -93,8 +96,10 @@ class Walk:
         create: bool = False,
         virtual: bool = False,
         protect: bool = False,
+        guarded: frozenset[tuple[int, int]] = frozenset(),
     ) -> None:
         self._root = root
+        self._guarded = guarded
         self._raw = raw
         self._create = create
         self._virtual = virtual
@@ -240,7 +245,28 @@ class Walk:
             if not self.follow(name, pending):
                 self._not_a_directory(name)
             return
+        if self._protect:
+            self._refuse_git_directory(name, fd)
         self._push(name, fd)
+
+    def _refuse_git_directory(self, name: str, fd: int) -> None:
+        """Close `fd` and raise `ProtectedPathError` if it is a git directory."""
+        try:
+            guarded = identity_of(fd) in self._guarded or _looks_like_git_directory(fd)
+        except OSError as exc:
+            os.close(fd)
+            raise self.failure(exc) from None
+        if guarded:
+            os.close(fd)
+            message = protected_message(
+                errors.shown(self._raw),
+                ".git",
+                itself=False,
+                place=str(self.path(name).relative_to(self._root.path)),
+            )
+            raise errors.ProtectedPathError(
+                message, protected=".git", path=self._raw, root=self._root.path
+            )
 
     def _absent(self, name: str) -> None:
         if self._virtual:
@@ -377,6 +403,24 @@ class Walk:
                 os.close(stack.pop())
         pending.extendleft(reversed(split(target)))
         return True
+
+
+def _looks_like_git_directory(fd: int) -> bool:
+    """Whether the directory `fd` holds what makes git take it for a git directory."""
+    try:
+        os.stat("HEAD", dir_fd=fd, follow_symlinks=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    names = [n for n in ("objects", "refs", "commondir") if _exists(n, fd)]
+    return is_git_directory(["HEAD", *names])
+
+
+def _exists(name: str, fd: int) -> bool:
+    try:
+        os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return True
 
 
 def identity_of(fd: int) -> tuple[int, int]:

@@ -34,9 +34,15 @@ def protected_name(name: str) -> str | None:
     return _SHORT_NAMES.get(folded)
 
 
-def protected_message(shown_path: str, protected: str, *, itself: bool) -> str:
-    """The refusal for a write to `shown_path`, which is `protected` or lies inside it."""
-    where = f"is {protected} itself" if itself else f"is inside {protected}/"
+def protected_message(
+    shown_path: str, protected: str, *, itself: bool, place: str | None = None
+) -> str:
+    """The refusal for a write to `shown_path`, which is `protected` or lies inside it
+    (`place`: a git directory not named `.git`, which the path lies inside)."""
+    if place is not None:
+        where = f"is inside the git directory {place}"
+    else:
+        where = f"is {protected} itself" if itself else f"is inside {protected}/"
     return f"'{shown_path}' {where}, which rho never writes to ({PROTECTED_REASONS[protected]})"
 
 

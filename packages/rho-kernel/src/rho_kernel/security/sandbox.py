@@ -22,8 +22,12 @@ Checking (for messages and canonical paths; the result is only as good as the mo
 taken): `validate(path)` for an existing path, `validate_for_write(path)` for a destination
 that need not exist yet.
 
-Writes never land in `.git` or `.rho` at any depth (`PROTECTED_NAMES`), whatever the
-approval: a `ProtectedPathError` is raised by `write_parent` and `validate_for_write`.
+Writes never land in `.git` or `.rho` at any depth (`PROTECTED_NAMES`), nor in a git
+directory by another name (a bare repository, or the directory a `.git` file points to,
+see `rho_kernel.security.repositories`), whatever the approval: a `ProtectedPathError` is
+raised by `write_parent` and `validate_for_write`. The directories `.git` files point to
+are found by a walk of the project on the first write, kept until `forget_repositories`
+(which `ToolContext.run_process` calls after every process).
 
 Where `os.open` has no `dir_fd` support (Windows), the same calls fall back to canonicalising
 the path with `realpath`, checking it and then opening it by path: that leaves a window
@@ -49,6 +53,7 @@ from rho_kernel.security.errors import (
 from rho_kernel.security.handles import CreatedDirs, SandboxDir, WriteTarget
 from rho_kernel.security.pathwalk import RootRef, Walk
 from rho_kernel.security.protected import PROTECTED_NAMES, protected_name
+from rho_kernel.security.repositories import find_repositories
 
 #: The longest path accepted, in bytes (PATH_MAX on Linux).
 MAX_PATH_BYTES = 4096
@@ -84,6 +89,7 @@ class SandboxRoot:
             raise SandboxError(f"sandbox root '{raw}' is not a directory")
         self.path: Path = canonical
         self._ref: RootRef | None = None
+        self._guarded: frozenset[tuple[int, int]] | None = None
         if pathwalk.DIR_FD_SUPPORTED:
             try:
                 fd = os.open(canonical, pathwalk.DIR_FLAGS)
@@ -236,9 +242,25 @@ class SandboxRoot:
 
     # ── internals ───────────────────────────────────────────────────────────
 
-    def _walk(self, raw: str, **options: bool) -> Walk:
+    def forget_repositories(self) -> None:
+        """Find the project's git directories again before the next write (something other
+        than the file tools, a command say, may have made or moved a `.git` file)."""
+        self._guarded = None
+
+    def _guarded_directories(self) -> frozenset[tuple[int, int]]:
+        guarded = self._guarded
+        if guarded is None:
+            guarded = self._guarded = find_repositories(self.path).directory_identities()
+        return guarded
+
+    def _walk(
+        self, raw: str, *, create: bool = False, virtual: bool = False, protect: bool = False
+    ) -> Walk:
         assert self._ref is not None
-        return Walk(self._ref, raw, **options)
+        guarded = self._guarded_directories() if protect else frozenset()
+        return Walk(
+            self._ref, raw, create=create, virtual=virtual, protect=protect, guarded=guarded
+        )
 
     def _last_entry(self, walk: Walk, raw: str, *, directory_ok: bool = False) -> str | None:
         """Walk to the entry a write would replace, following in-root links at the end."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rho_kernel.cancel import CancelToken
     from rho_kernel.config.model import RhoConfig
-    from rho_kernel.confinement.state import Confinement
+    from rho_kernel.confinement.state import ConfinedLauncher, Confinement
     from rho_kernel.process.runner import ProcessResult
     from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.session.store import Session
@@ -93,6 +93,10 @@ class ToolContext:
     call_id: str | None = None
     output: OutputSink | None = None
     confinement: Confinement | None = None
+    #: What the call's confined processes created that the sandbox could not keep
+    #: read-only while they ran: new `.git`, `.rho` or git directories, relative to the
+    #: root. The loop reports them at the end of the call's result.
+    created_repositories: list[str] = field(default_factory=list)
 
     async def run_process(
         self,
@@ -119,7 +123,7 @@ class ToolContext:
         launcher = None
         if self.confinement is not None:  # the first call may wait for the backend probe
             launcher = await asyncio.to_thread(self.confinement.launcher)
-        return await run_process(
+        result = await run_process(
             argv,
             root=self.root,
             cwd=cwd,
@@ -131,6 +135,25 @@ class ToolContext:
             cancel=self.cancel,
             launcher=launcher,
         )
+        self.root.forget_repositories()
+        if launcher is not None:
+            await self._note_created(launcher)
+        return result
+
+    async def _note_created(self, launcher: ConfinedLauncher) -> None:
+        """Record (or, outside the loop, report) what the process created unprotected."""
+        import asyncio
+
+        from rho_kernel.confinement.hints import created_note
+
+        created = await asyncio.to_thread(launcher.created_since_start)
+        new = [self.root.relative(path) for path in created]
+        new = [path for path in new if path not in self.created_repositories]
+        if not new:
+            return
+        self.created_repositories.extend(new)
+        if self.output is None and self.confinement is not None:
+            self.confinement.report(created_note(new))
 
     def command_environment(self) -> dict[str, str]:
         """rho's environment without secrets, for a process the model's call starts: no
