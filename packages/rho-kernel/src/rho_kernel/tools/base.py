@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from rho_kernel.config.model import RhoConfig
     from rho_kernel.confinement.state import Confinement
     from rho_kernel.process.runner import ProcessResult
+    from rho_kernel.security.key_blocks import KeyBlockLines
     from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.session.store import Session
 
@@ -143,6 +144,17 @@ class ToolContext:
         providers = (*config.providers, config.provider)
         keys = [p.api_key_env for p in providers if p is not None and p.api_key_env]
         return command_environment([*keys, *config.shell.env_remove])
+
+    def key_block_lines(self, content: str | bytes) -> KeyBlockLines:
+        """The lines of a file's whole `content` that lie inside a private key block, for a
+        tool that shows only some of its lines (a range, search matches, an edit's context):
+        hide every shown line that is `in` the result, e.g. with its `hide`. Empty when
+        `[redaction] enabled = false`. See `rho_kernel.KeyBlockLines`."""
+        from rho_kernel.security.key_blocks import EMPTY, KeyBlockLines
+
+        if not self.config.redaction.enabled:
+            return EMPTY
+        return KeyBlockLines.of(content)
 
     async def report_output(self, stream: str, text: str) -> None:
         """Show `text` (a chunk of `stream`: "stdout", "stderr", …) to the client while the
