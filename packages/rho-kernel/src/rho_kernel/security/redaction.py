@@ -24,6 +24,9 @@ from rho_kernel.diagnostics import warn as warn_stderr
 from rho_kernel.security.redaction_rules import (
     ASSIGNMENT,
     ASSIGNMENT_CANDIDATE,
+    BARE_AWS_SECRET,
+    ENV_ASSIGNMENT,
+    ENV_NAME_HINT,
     KEY_PREFIX,
     PRIVATE_KEY_BEGIN,
     PRIVATE_KEY_END,
@@ -31,7 +34,10 @@ from rho_kernel.security.redaction_rules import (
     TOKEN_RULES,
     URL_CREDENTIALS,
     WORD_CHAR,
+    bare_aws_secret,
+    env_name_start,
     judge_assignment,
+    judge_env_assignment,
     placeholder,
 )
 
@@ -78,7 +84,10 @@ class Redactor:
             text = pattern.sub(_token_replacement, text)
         if "://" in text:
             text = URL_CREDENTIALS.sub(_url_replacement, text)
+        if len(text) >= 40:
+            text = BARE_AWS_SECRET.sub(_bare_replacement, "\n" + text)[1:]
         text = _redact_assignments(text)
+        text = _redact_env_names(text)
         for custom in self.custom:
             text = custom.sub(_custom_replacement, text)
         return text
@@ -263,6 +272,35 @@ def _redact_assignments(text: str) -> str:
             continue
         out.append(text[position : match.start()])
         out.append(_assignment_replacement(match))
+        position = match.end()
+    if not out:
+        return text
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _bare_replacement(match: re.Match[str]) -> str:
+    if bare_aws_secret(match.group(2)):
+        return match.group(1) + REDACTED
+    return match.group(0)
+
+
+def _redact_env_names(text: str) -> str:
+    """Values of `NAME=value` whose upper-case name has a secret segment (`AWS_SECRET_ACCESS_KEY`)."""
+    out: list[str] = []
+    position = 0
+    for hint in ENV_NAME_HINT.finditer(text):
+        start = env_name_start(text, hint.start())
+        if start < position or (start and text[start - 1].isalnum()):
+            continue
+        match = ENV_ASSIGNMENT.match(text, start)
+        if match is None:
+            continue
+        kept = judge_env_assignment(match)
+        if kept is None:
+            continue
+        out.append(text[position : match.start("value")])
+        out.append(kept)
         position = match.end()
     if not out:
         return text
