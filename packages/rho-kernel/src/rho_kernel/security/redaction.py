@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from rho_kernel.diagnostics import warn as warn_stderr
+from rho_kernel.security.credentials import literal_pattern
 from rho_kernel.security.redaction_rules import (
     ASSIGNMENT,
     ASSIGNMENT_CANDIDATE,
@@ -78,6 +79,9 @@ class Redactor:
         """`text` with every secret found replaced by `[REDACTED]`."""
         if not self.enabled or not text:
             return text
+        literals = literal_pattern()  # rho's own credentials, whatever their shape
+        if literals is not None:
+            text = literals.sub(REDACTED, text)
         if "-----BEGIN" in text:
             text = _redact_key_blocks(text)
         for pattern in TOKEN_RULES:

@@ -134,8 +134,9 @@ class ToolContext:
         )
 
     def command_environment(self) -> dict[str, str]:
-        """rho's environment without secrets, for a process the model's call starts: no
-        API-key variable of a configured provider (`api_key_env`), no `*_API_KEY`, nothing
+        """rho's environment without secrets, for any process a tool, an extension, an MCP
+        server or a hook starts: no variable rho uses as a credential (a provider's
+        `api_key_env`, `--api-key-env`, whatever its name), no `*_API_KEY`, nothing
         `[shell] env_remove` names, no shell startup-file variable (`BASH_ENV`, `ENV`). A
         tool that sets variables of its own starts from this and passes it as `env`."""
         from rho_kernel.process.shell import command_environment
