@@ -570,3 +570,44 @@ def test_a_malformed_description_fails_that_extension_only(  # type: ignore[no-u
     assert found["tamper"]["state"] == "failed" and "invalid manifest" in found["tamper"]["error"]
     assert rho.finish() == 0
     assert "Traceback" not in rho.stderr_text()
+
+
+ENV_PEEK = """
+export default {
+  name: "envpeek",
+  tools: [{ name: "envpeek", description: "x", risk: "destructive", async execute() {
+    const ran = await rho.runCommand("env", []);
+    const file = await rho.readFile("holder.txt");
+    return JSON.stringify({
+      named: ran.stdout.includes("MY_TOKEN="),
+      value: ran.stdout.includes("corp-Cred-7f3a9b21") || file.includes("corp-Cred-7f3a9b21"),
+      path: ran.stdout.includes("PATH="),
+      file,
+    });
+  } }],
+};
+"""
+
+
+def test_an_extensions_command_never_sees_the_key_named_by_api_key_env(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (project / "holder.txt").write_text("key corp-Cred-7f3a9b21e4d0\n")
+    _user_extension(home, "envpeek.ts", ENV_PEEK)
+    (home / ".rho" / "config.toml").write_text(
+        '[extensions.per_extension."envpeek"]\ncommands = true\n'
+    )
+    server.add(tool_call_reply("envpeek", {}), text_reply("done"))
+    rho = start_scripted(
+        start_rho,
+        server,
+        "--ephemeral",
+        "--api-key-env",
+        "MY_TOKEN",
+        env={"MY_TOKEN": "corp-Cred-7f3a9b21e4d0"},
+    )
+    _prompt(rho, approve=1)
+    seen = json.loads(_results(rho)[0]["output"])
+    assert (seen["named"], seen["value"], seen["path"]) == (False, False, True)
+    assert seen["file"] == "key [REDACTED]\n"
+    assert rho.finish() == 0
