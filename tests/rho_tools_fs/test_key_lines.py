@@ -184,3 +184,20 @@ async def test_hash_mismatch_error_hides_key_lines(tmp_path: Path) -> None:
     assert "hash mismatch" in output
     assert_no_body(output)
     assert REDACTED in output
+
+
+def test_a_matched_file_that_cannot_be_read_again_has_its_lines_hidden(tmp_path: Path) -> None:
+    from rho_tools_fs.key_lines import Match, hide_key_lines
+
+    (tmp_path / "plain.txt").write_text("a\nb\n")
+    (tmp_path / "k.pem").write_text(key_text())
+    (tmp_path / "link").symlink_to(tmp_path.parent)  # leads outside: refused by the sandbox
+    matches = [
+        Match("plain.txt", 1, "a"),
+        Match("gone.txt", 1, BODY[0]),
+        Match("link", 1, BODY[1]),
+        Match("k.pem", 2, BODY[0]),
+        Match("k.pem", 1, "-----BEGIN RSA PRIVATE KEY-----"),
+    ]
+    shown = hide_key_lines(SandboxRoot(tmp_path), ctx(tmp_path).key_block_lines, matches)
+    assert [m.text for m in shown] == ["a", REDACTED, REDACTED, REDACTED, REDACTED]
