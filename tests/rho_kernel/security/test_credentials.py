@@ -82,3 +82,19 @@ async def test_processes_without_an_explicit_environment_do_not_get_it(
     off = RhoConfig(redaction=RedactionConfig(enabled=False))  # removal does not depend on it
     ctx = ToolContext(root=SandboxRoot(tmp_path), config=off, cancel=CancelToken())
     assert "CORP_CRED_THREE" not in ctx.command_environment()
+
+
+def test_a_literal_is_not_split_when_a_long_line_is_released(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rho_kernel.security.redaction import STREAM_HOLD
+
+    value = "Lq7" + "x9" * 20
+    monkeypatch.setenv("CORP_CRED_LONGLINE", value)
+    register_credential("CORP_CRED_LONGLINE")
+    for inside in range(1, len(value), 4):  # where, from the value's end, the cut would fall
+        stream = Redactor().stream()
+        shown = stream.feed("a" * STREAM_HOLD + value + "b" * (1024 - inside))
+        shown += stream.flush()
+        assert value[:12] not in shown and value[-12:] not in shown
+        assert shown.count(REDACTED) == 1

@@ -168,7 +168,7 @@ class StreamRedactor:
         text = self._pending + chunk
         cut = text.rfind("\n") + 1
         if cut == 0 and len(text) > STREAM_HOLD:
-            cut = _safe_cut(text, len(text) - _KEEP)
+            cut = _outside_literals(text, _safe_cut(text, len(text) - _KEEP))
         self._pending = text[cut:]
         return self._emit(text[:cut])
 
@@ -219,6 +219,17 @@ def _safe_cut(text: str, limit: int) -> int:
         if text[index] not in _TOKEN_CHARS:
             return index + 1
     return limit
+
+
+def _outside_literals(text: str, cut: int) -> int:
+    """`cut`, moved back to the start of a secret literal it would split."""
+    literals = literal_pattern()
+    if literals is None:
+        return cut
+    for match in literals.finditer(text, max(0, cut - _KEEP), min(len(text), cut + _KEEP)):
+        if match.start() < cut < match.end():
+            return match.start()
+    return cut
 
 
 def _redact_key_blocks(text: str) -> str:
