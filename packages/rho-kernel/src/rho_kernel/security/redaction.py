@@ -298,7 +298,9 @@ _ENV_NAME_WORDS = ("SECRET", "PASS", "PWD", "TOKEN", "CRED", "PRIVATE")
 
 
 def _bare_replacement(match: re.Match[str]) -> str:
-    if bare_aws_secret(match.group(2)):
+    text, start = match.string, match.start()
+    previous = text[text.rfind("\n", 0, start) + 1 : start]
+    if bare_aws_secret(match.group(2), previous):
         return match.group(1) + REDACTED
     return match.group(0)
 

@@ -62,8 +62,14 @@ _LOWER = re.compile(r"[a-z]")
 _DIGIT = re.compile(r"[0-9]")
 
 
-def bare_aws_secret(value: str) -> bool:
-    """Whether a 40-character line matched by `BARE_AWS_SECRET` reads as a random key."""
+_BASE64_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/=]{60,}\r?")
+
+
+def bare_aws_secret(value: str, previous_line: str) -> bool:
+    """Whether a 40-character line matched by `BARE_AWS_SECRET` reads as a random key: not
+    the last line of a base64 block (a certificate's, after a full line of base64)."""
+    if _BASE64_LINE.fullmatch(previous_line):
+        return False
     return all(kind.search(value) for kind in (_UPPER, _LOWER, _DIGIT))
 
 
