@@ -640,6 +640,23 @@ export default {
 """
 
 
+ENV_PEEK = """
+export default {
+  name: "envpeek",
+  tools: [{ name: "envpeek", description: "x", risk: "destructive", async execute() {
+    const ran = await rho.runCommand("env", []);
+    const file = await rho.readFile("holder.txt");
+    return JSON.stringify({
+      named: ran.stdout.includes("MY_TOKEN="),
+      value: ran.stdout.includes("corp-Cred-7f3a9b21") || file.includes("corp-Cred-7f3a9b21"),
+      path: ran.stdout.includes("PATH="),
+      file,
+    });
+  } }],
+};
+"""
+
+
 class _Gate(BaseHTTPRequestHandler):
     released = threading.Event()
 
@@ -692,3 +709,27 @@ def test_work_started_outside_an_approved_call_never_acts_with_its_authority(  #
     finally:
         web.shutdown()
         web.server_close()
+
+
+def test_an_extensions_command_never_sees_the_key_named_by_api_key_env(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (project / "holder.txt").write_text("key corp-Cred-7f3a9b21e4d0\n")
+    _user_extension(home, "envpeek.ts", ENV_PEEK)
+    (home / ".rho" / "config.toml").write_text(
+        '[extensions.per_extension."envpeek"]\ncommands = true\n'
+    )
+    server.add(tool_call_reply("envpeek", {}), text_reply("done"))
+    rho = start_scripted(
+        start_rho,
+        server,
+        "--ephemeral",
+        "--api-key-env",
+        "MY_TOKEN",
+        env={"MY_TOKEN": "corp-Cred-7f3a9b21e4d0"},
+    )
+    _prompt(rho, approve=1)
+    seen = json.loads(_results(rho)[0]["output"])
+    assert (seen["named"], seen["value"], seen["path"]) == (False, False, True)
+    assert seen["file"] == "key [REDACTED]\n"
+    assert rho.finish() == 0

@@ -168,3 +168,33 @@ def test_ingest_memory_loads_project_docs_the_model_then_finds(  # type: ignore[
     (result,) = _results(rho)
     assert 'title="docs/adr.md › ADR 7"' in result["output"]
     assert rho.finish() == 0
+
+
+KEY_BODY = [
+    "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+    "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK",
+]
+
+
+def test_an_ingested_private_key_is_stored_and_found_only_redacted(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    _enable(project)
+    filler = "\n\n".join(f"Paragraph {n}: " + "deploy notes " * 40 for n in range(20))
+    key = ["-----BEGIN RSA PRIVATE KEY-----", *KEY_BODY]  # and no END line
+    (project / "deploy.md").write_text(f"# Deploy\n\n{filler}\n\n" + "\n".join(key) + "\n")
+    server.add(
+        tool_call_reply("memory", {"operation": "search", "query": "MIIEowIBAAKCAQEAu1SU1Lf"}),
+        tool_call_reply("memory", {"operation": "search", "query": "deploy notes"}),
+        text_reply("found"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    assert rho.call("ingestMemory", {})["result"]["documents"] >= 2
+    _prompt(rho, "find the key")
+    outputs = " ".join(r["output"] for r in _results(rho))
+    assert "Paragraph 1" in outputs
+    assert rho.finish() == 0
+    with sqlite3.connect(project / ".rho" / "memory.db") as db:
+        stored = " ".join(str(row) for row in db.execute("SELECT * FROM documents"))
+    for line in KEY_BODY:
+        assert line[:24] not in stored and line[:24] not in outputs

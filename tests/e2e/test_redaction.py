@@ -51,3 +51,134 @@ def test_custom_patterns_apply_and_a_bad_one_is_named_once(  # type: ignore[no-u
     assert rho.finish() == 0
     err = rho.stderr_text()
     assert err.count("rho: warning: invalid redaction pattern skipped: '(broken'") == 1
+
+
+KEY_BODY = [
+    "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+    "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK",
+    "LxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo",
+]
+
+
+def test_partial_reads_and_searches_of_a_private_key_show_no_body(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    key = ["-----BEGIN OPENSSH PRIVATE KEY-----", *KEY_BODY, "-----END OPENSSH PRIVATE KEY-----"]
+    (project / "id_rsa").write_text("\r\n".join(key) + "\r\n")
+    (project / "cut.pem").write_text("\n".join(key[:3]) + "\n")  # BEGIN without END
+    calls = [
+        ("read_file", {"path": "id_rsa", "offset": 2, "limit": 1}),
+        ("read_file", {"path": "id_rsa", "offset": 4, "limit": 2, "hashline": False}),
+        ("read_file", {"path": "cut.pem", "offset": 3}),
+        ("batch_read", {"paths": ["id_rsa", "cut.pem"]}),
+        ("search_files", {"pattern": "^[A-Za-z0-9+/=]{16,}"}),
+        ("edit_file", {"path": "id_rsa", "edits": [{"old_text": "OPENSSH", "new_text": "X"}]}),
+    ]
+    for name, arguments in calls:
+        server.add(tool_call_reply(name, arguments))
+    server.add(text_reply("done"))
+    (home / ".rho").mkdir(exist_ok=True)
+    (home / ".rho" / "config.toml").write_text('[approval.per_tool]\nedit_file = "auto"\n')
+    rho = start_scripted(start_rho, server)
+    assert rho.call("prompt", {"message": "look"}, timeout=60)["result"]["reply"] == "done"
+    results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
+    assert [r["name"] for r in results] == [name for name, _ in calls]
+    assert "[REDACTED]" in results[0]["output"] and "[REDACTED]" in results[4]["output"]
+    assert rho.finish() == 0
+    sent = b"".join(request.body for request in server.requests).decode()
+    seen = "\n".join(str(m) for m in rho.seen)
+    stored = "".join(p.read_text() for p in (home / ".rho" / "sessions").rglob("*.jsonl"))
+    for line in KEY_BODY:
+        for where in (sent, seen, stored):
+            assert line not in where and line[:24] not in where
+
+
+CREDENTIAL = "corp-Cred-7f3a9b21e4d05c68"
+SHOW_ENV = [
+    "env",
+    "printenv",
+    "printenv MY_TOKEN CORP_LLM_CRED; echo rc=$?",
+    "tr '\\0' '\\n' < /proc/self/environ",
+    "bash -c 'set' | grep -a -i -e cred -e token || true",
+    "cat holder.txt",
+]
+
+
+def _holder(project: Path) -> None:
+    (project / "holder.txt").write_text(f"the key is {CREDENTIAL}\nkey2={CREDENTIAL}x\n")
+
+
+def _script_calls(server: ScriptedServer) -> None:
+    for command in SHOW_ENV:
+        server.add(tool_call_reply("run_command", {"command": command}))
+    server.add(tool_call_reply("read_file", {"path": "holder.txt", "hashline": False}))
+    server.add(tool_call_reply("search_files", {"pattern": "corp-Cred"}))
+    server.add(text_reply("done"))
+
+
+def _auto_commands(home: Path, extra: str = "") -> None:
+    (home / ".rho").mkdir(exist_ok=True)
+    (home / ".rho" / "config.toml").write_text(
+        extra + '\n[approval.per_tool]\nrun_command = "auto"\n'
+    )
+
+
+def _assert_credential_hidden(rho, server: ScriptedServer, home: Path, names: list[str]) -> None:  # type: ignore[no-untyped-def]
+    assert rho.call("prompt", {"message": "show"}, timeout=90)["result"]["reply"] == "done"
+    results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
+    assert len(results) == len(SHOW_ENV) + 2
+    assert all(not r["is_error"] for r in results), results
+    assert "PATH=" in results[0]["output"] and "rc=1" in results[2]["output"]
+    for result in results:
+        for name in names:
+            assert f"{name}=" not in result["output"]
+    assert "the key is [REDACTED]" in results[-2]["output"]
+    assert "holder.txt:1: the key is [REDACTED]" in results[-1]["output"]
+    assert rho.finish() == 0
+    bodies = b"".join(request.body for request in server.requests).decode()
+    stored = "".join(p.read_text() for p in (home / ".rho" / "sessions").rglob("*.jsonl"))
+    for where in (bodies, "\n".join(str(m) for m in rho.seen), stored):
+        assert CREDENTIAL not in where
+    # the key did go where it belongs: to the provider
+    assert all(r.headers.get("authorization") == f"Bearer {CREDENTIAL}" for r in server.requests)
+
+
+def test_a_key_named_by_api_key_env_reaches_no_command_and_is_redacted(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    _auto_commands(home)
+    _script_calls(server)
+    _holder(project)
+    rho = start_scripted(
+        start_rho, server, "--api-key-env", "MY_TOKEN", env={"MY_TOKEN": CREDENTIAL}
+    )
+    _assert_credential_hidden(rho, server, home, ["MY_TOKEN"])
+
+
+def test_a_configured_providers_key_variable_reaches_no_command_and_is_redacted(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    provider = (
+        '[agent]\nmodel = "scripted-model"\n\n[[providers]]\nname = "corp"\n'
+        f'endpoint = "{server.chat_url}"\napi_key_env = "CORP_LLM_CRED"\n'
+    )
+    _auto_commands(home, provider)
+    _script_calls(server)
+    _holder(project)
+    rho = start_rho(env={"CORP_LLM_CRED": CREDENTIAL})
+    assert rho.read()["method"] == "ready"
+    _assert_credential_hidden(rho, server, home, ["CORP_LLM_CRED"])
+
+
+def test_a_short_key_is_removed_but_not_redacted_as_text(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    _auto_commands(home)
+    server.add(tool_call_reply("run_command", {"command": "env; echo the word is abc123"}))
+    server.add(text_reply("done"))
+    rho = start_scripted(start_rho, server, "--api-key-env", "MY_PIN", env={"MY_PIN": "abc123"})
+    assert rho.call("prompt", {"message": "show"}, timeout=60)["result"]["reply"] == "done"
+    [result] = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
+    assert "MY_PIN=" not in result["output"]
+    assert "the word is abc123" in result["output"]
+    assert rho.finish() == 0

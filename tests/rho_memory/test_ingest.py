@@ -263,3 +263,26 @@ def test_a_file_swapped_between_listing_and_opening_is_skipped(
     report = ingest(memory, root)
     assert ("README.md", "replaced while being read") in report.skipped
     assert "README.md" not in memory.sources()
+
+
+_KEY_BODY = [
+    "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+    "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK",
+]
+
+
+@pytest.mark.parametrize("end", [True, False])
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_no_chunk_holds_a_private_key_body(
+    project: Path, memory: Memory, end: bool, eol: str
+) -> None:
+    lines = ["# Deploy", "the key:", "-----BEGIN OPENSSH PRIVATE KEY-----", *_KEY_BODY]
+    lines += ["-----END OPENSSH PRIVATE KEY-----", "## After", "done"] if end else []
+    # many paragraphs, so the key's lines fall into a chunk of their own
+    filler = eol.join(f"paragraph {n} " + "words " * 40 for n in range(30))
+    (project / "docs" / "keys.md").write_bytes((filler + eol + eol.join(lines) + eol).encode())
+    ingest(memory, SandboxRoot(project), "docs")
+    stored = " ".join(doc.body for doc in memory.list(limit=1000))
+    assert "paragraph 3 " in stored
+    for line in _KEY_BODY:
+        assert line not in stored and line[:20] not in stored

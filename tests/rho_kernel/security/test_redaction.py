@@ -149,3 +149,47 @@ def test_a_long_line_is_never_cut_between_a_marker_and_its_secret() -> None:
         stream = Redactor().stream()
         shown = stream.feed(text) + stream.flush()
         assert opaque not in shown
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # `…_pass` names
+        ("db_pass=Kx93vPq20", f"db_pass={REDACTED}"),
+        ("DB_PASS=Kx93vPq20", f"DB_PASS={REDACTED}"),
+        ("smtp-pass: 'm4il-S3nd'", f"smtp-pass: '{REDACTED}'"),
+        ("bypass=abc123", "bypass=abc123"),
+        ("first_pass = compute()", "first_pass = compute()"),
+        # a quoted value on the next line
+        ('"password":\n  "s3cr3t-P@ss"', f'"password":\n  "{REDACTED}"'),
+        ('"password":\r\n\t"s3cr3t-P@ss"', f'"password":\r\n\t"{REDACTED}"'),
+        ('"password":\n  null', '"password":\n  null'),
+        ("password:\n  - item", "password:\n  - item"),
+        # a bare AWS secret access key on its own line
+        ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", REDACTED),
+        (
+            "$ printenv X\nwJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\r\n",
+            f"$ printenv X\n{REDACTED}\r\n",
+        ),
+        ("9fceb02d0ae598e95dc970b74767f19372d61af8", "9fceb02d0ae598e95dc970b74767f19372d61af8"),
+        (
+            "key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        ),
+        # upper-case names with a secret segment
+        ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG", f"AWS_SECRET_ACCESS_KEY={REDACTED}"),
+        ("export SECRET_KEY_BASE=9f8e7d6c5b4a3928", f"export SECRET_KEY_BASE={REDACTED}"),
+        ("MY_TOKEN_V2=abc123def456", f"MY_TOKEN_V2={REDACTED}"),
+        ("MAILER_PRIVATE_KEY_PEM=LS0tLS1CRUdJ", f"MAILER_PRIVATE_KEY_PEM={REDACTED}"),
+        ("PASSWORD_MIN_LENGTH=8", "PASSWORD_MIN_LENGTH=8"),
+        ("PASSWORD_MIN_LENGTH = 8", "PASSWORD_MIN_LENGTH = 8"),
+        ("GITHUB_TOKEN_FILE=/run/secrets/t", "GITHUB_TOKEN_FILE=/run/secrets/t"),
+        ("SECRET_ROTATION_DAYS=30", "SECRET_ROTATION_DAYS=30"),
+        ("PASS_THROUGH=true", "PASS_THROUGH=true"),
+        ("PWD=/home/ci", "PWD=/home/ci"),
+        ("secret_key_ref:\n  name: db", "secret_key_ref:\n  name: db"),
+        ('password_hash = "x"', 'password_hash = "x"'),
+    ],
+)
+def test_names_and_shapes_added_in_the_second_round(text: str, expected: str) -> None:
+    assert Redactor().redact(text) == expected

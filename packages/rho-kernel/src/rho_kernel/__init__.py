@@ -54,6 +54,7 @@ from rho_kernel.runtime import Runtime
 from rho_kernel.security import (
     PROTECTED_NAMES,
     FileTypeError,
+    KeyBlockLines,
     PathNotFoundError,
     ProtectedPathError,
     SandboxDir,
@@ -96,6 +97,7 @@ __all__ = [
     "ConfinementPolicy",
     "ConfinementRefused",
     "FileTypeError",
+    "KeyBlockLines",
     "LlmService",
     "ModelRequest",
     "ModelResponse",

@@ -45,6 +45,7 @@ from rho_kernel.providers.resolve import (
     resolve_provider,
 )
 from rho_kernel.providers.urls import endpoint_problem
+from rho_kernel.security.credentials import register_credential
 from rho_kernel.security.redaction import Redactor
 from rho_kernel.security.sandbox import SandboxRoot
 from rho_kernel.security.trust import TrustStore
@@ -688,6 +689,9 @@ def _startup_providers(
         if refusal is not None:
             raise ConsentRequired(refusal)
     providers = [provider, *(p for p in configured if p.name != provider.name)]
+    for known in providers:  # out of every process rho starts, and redacted, from now on
+        if known.api_key_env:
+            register_credential(known.api_key_env)
     for warning in provider_warnings(config) + missing_key_warnings(providers):
         warn(warning)
     for other in providers[1:]:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from rho_kernel.security import SandboxError, SandboxRoot
+from rho_kernel.security import KeyBlockLines, SandboxError, SandboxRoot
 from rho_memory import chunking
 from rho_memory.api import Draft, Memory, Source
 
@@ -169,6 +169,7 @@ def _ingest_file(
         return False
     if known is not None:
         memory.remove_source(rel)
+    text = KeyBlockLines.of(text).hide_text(text)  # a chunk may hold a key's body alone
     drafts = [
         Draft(chunk.title, chunk.body, (INGESTED_TAG,), rel)
         for chunk in chunking.chunk_file(rel, text)

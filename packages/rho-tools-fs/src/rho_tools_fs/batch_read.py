@@ -19,6 +19,7 @@ from rho_tools_fs.read_file import (
     BINARY_SNIFF_BYTES,
     CLOSE_TAG,
     MAX_READ_BYTES,
+    KeyLines,
     escape_framing,
 )
 from rho_tools_fs.scope import sandbox_hint
@@ -78,9 +79,10 @@ def _load(root: SandboxRoot, path: str, budget: int) -> tuple[str, bytes]:
     return shown, data
 
 
-def _render(shown: str, data: bytes) -> str:
+def _render(shown: str, data: bytes, key_lines: KeyLines) -> str:
     text = data.decode("utf-8", errors="replace")
-    body = escape_framing(format_hashlines(text))
+    rows = key_lines(text).hide_text(format_hashlines(text), keep_to=":")
+    body = escape_framing(rows)
     if "\ufffd" not in text:  # edit_file takes valid UTF-8 only
         from rho_tools_fs.preparse import preparse  # not at startup: it needs the syntax module
 
@@ -89,7 +91,7 @@ def _render(shown: str, data: bytes) -> str:
     return f"{opening}\n{body}\n{CLOSE_TAG}" if body else f"{opening}\n{CLOSE_TAG}"
 
 
-def _batch(root: SandboxRoot, paths: list[str]) -> str:
+def _batch(root: SandboxRoot, paths: list[str], key_lines: KeyLines) -> str:
     blocks: list[str] = []
     read = 0
     budget = MAX_TOTAL_BYTES
@@ -101,7 +103,7 @@ def _batch(root: SandboxRoot, paths: list[str]) -> str:
             continue
         budget -= len(data)
         read += 1
-        blocks.append(_render(shown, data))
+        blocks.append(_render(shown, data, key_lines))
     return f"batch_read: {read}/{len(paths)} files read\n\n" + "\n\n".join(blocks)
 
 
@@ -133,7 +135,7 @@ async def batch_read(paths: list[str], *, ctx: ToolContext) -> ToolResult:
         return ToolResult.error("batch_read: paths array is empty")
     if len(paths) > MAX_PATHS:
         return ToolResult.error(f"batch_read: max {MAX_PATHS} paths per call")
-    return ToolResult(await asyncio.to_thread(_batch, ctx.root, paths))
+    return ToolResult(await asyncio.to_thread(_batch, ctx.root, paths, ctx.key_block_lines))
 
 
 __all__ = ["MAX_PATHS", "MAX_TOTAL_BYTES", "batch_read"]

@@ -10,9 +10,11 @@ the new ones, three lines of context, hunks separated by `  ...`.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from rho_kernel.security import REDACTED, KeyBlockLines
 from rho_tools_fs.edit_document import Document, Splice, line_starts
 from rho_tools_fs.hashline import line_hash, split_lines
 
@@ -20,6 +22,26 @@ CONTEXT = 3
 ANCHOR_CONTEXT = 5
 #: Rows shown at most in the diff and in the fresh anchors; the rest is summarised.
 MAX_ROWS = 200
+#: Old key-block lines at least this long are hidden in the new text wherever they appear.
+_SECRET_LINE_CHARS = 8
+
+#: `hidden(number, text)`: whether a line of the new text is shown as `[REDACTED]`.
+HiddenLine = Callable[[int, str], bool]
+
+
+def hidden_new_lines(doc: Document, new_blocks: KeyBlockLines) -> HiddenLine:
+    """Which lines of the edited text to hide: those inside a key block of the new text, and
+    any line that was inside one before the edit (so removing a BEGIN line shows no key)."""
+    secrets = {
+        line.strip()
+        for number, line in enumerate(doc.lines, 1)
+        if number in doc.hidden and len(line.strip()) >= _SECRET_LINE_CHARS
+    }
+    return lambda number, text: number in new_blocks or (bool(secrets) and text.strip() in secrets)
+
+
+def _nothing_hidden(_number: int, _text: str) -> bool:
+    return False
 
 
 @dataclass
@@ -84,16 +106,22 @@ def _trim(region: Region, old: list[str], new: list[str]) -> bool:
 class _Rows:
     """Accumulates diff rows up to `MAX_ROWS`."""
 
-    def __init__(self, width: int) -> None:
+    def __init__(self, width: int, doc: Document, hidden: HiddenLine) -> None:
         self.width = width
         self.rows: list[str] = []
         self.dropped = 0
+        self.doc = doc
+        self.hidden = hidden
 
     def add(self, mark: str, number: int, text: str) -> None:
         if len(self.rows) >= MAX_ROWS:
             self.dropped += 1
             return
-        self.rows.append(f"{mark} {number:>{self.width}}#{line_hash(text, number)}:{text}\n")
+        old = mark == "-"
+        shown = text
+        if (number in self.doc.hidden) if old else self.hidden(number, text):
+            shown = REDACTED
+        self.rows.append(f"{mark} {number:>{self.width}}#{line_hash(text, number)}:{shown}\n")
 
     def text(self) -> str:
         more = f"  ... ({self.dropped} more lines)\n" if self.dropped else ""
@@ -115,9 +143,15 @@ def _region_rows(out: _Rows, old: list[str], new: list[str], region: Region) -> 
             out.add("+", region.new_first + j + 1, after[j])
 
 
-def render_diff(doc: Document, new_lines: list[str], found: list[Region]) -> str:
-    """The `<diff>` body: hunks with context, separated by `  ...`."""
-    out = _Rows(len(str(max(doc.line_count, len(new_lines), 1))))
+def render_diff(
+    doc: Document,
+    new_lines: list[str],
+    found: list[Region],
+    hidden: HiddenLine = _nothing_hidden,
+) -> str:
+    """The `<diff>` body: hunks with context, separated by `  ...`; old lines in `doc.hidden`
+    and new lines `hidden` says are shown as `[REDACTED]` (with their real anchors)."""
+    out = _Rows(len(str(max(doc.line_count, len(new_lines), 1))), doc, hidden)
     shown_until = -1  # last new line index already shown
     for number, region in enumerate(found):
         start = max(region.new_first - CONTEXT, 0)
@@ -136,8 +170,11 @@ def render_diff(doc: Document, new_lines: list[str], found: list[Region]) -> str
     return out.text()
 
 
-def render_fresh_anchors(new_lines: list[str], found: list[Region]) -> str:
-    """The `<fresh-anchors>` body: the new lines around each change with their anchors."""
+def render_fresh_anchors(
+    new_lines: list[str], found: list[Region], hidden: HiddenLine = _nothing_hidden
+) -> str:
+    """The `<fresh-anchors>` body: the new lines around each change with their anchors
+    (those `hidden` says as `[REDACTED]`)."""
     width = len(str(max(len(new_lines), 1)))
     windows: list[list[int]] = []
     for region in found:
@@ -156,7 +193,8 @@ def render_fresh_anchors(new_lines: list[str], found: list[Region]) -> str:
             total += 1
             if total <= MAX_ROWS:
                 text = new_lines[j]
-                rows.append(f"  {j + 1:>{width}}#{line_hash(text, j + 1)}:{text}\n")
+                shown = REDACTED if hidden(j + 1, text) else text
+                rows.append(f"  {j + 1:>{width}}#{line_hash(text, j + 1)}:{shown}\n")
     if total > MAX_ROWS:
         rows.append(f"  ... ({total - MAX_ROWS} more lines; read the file for their anchors)\n")
     return "".join(rows)
@@ -170,7 +208,9 @@ def new_lines_of(norm: str) -> list[str]:
 __all__ = [
     "CONTEXT",
     "MAX_ROWS",
+    "HiddenLine",
     "Region",
+    "hidden_new_lines",
     "new_lines_of",
     "regions",
     "render_diff",

@@ -15,6 +15,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 
+from rho_kernel.security import KeyBlockLines
 from rho_tools_fs.hashline import split_lines
 
 
@@ -44,9 +45,13 @@ def line_starts(parts: list[str]) -> list[int]:
 
 @dataclass
 class Document:
-    """The decoded text of a file, its lines and the offsets that relate the two views."""
+    """The decoded text of a file, its lines and the offsets that relate the two views.
+
+    `hidden` holds the lines inside private key blocks: messages show them as `[REDACTED]`.
+    """
 
     raw: str
+    hidden: KeyBlockLines = field(default_factory=KeyBlockLines)
     lines: list[str] = field(init=False)
     norm: str = field(init=False)
     eol: str = field(init=False)
@@ -68,6 +73,10 @@ class Document:
     def line_count(self) -> int:
         """Number of lines."""
         return len(self.lines)
+
+    def shown_line(self, number: int) -> str:
+        """1-based line `number` as messages show it (`[REDACTED]` inside a key block)."""
+        return self.hidden.hide([self.lines[number - 1]], number)[0]
 
     def line_start(self, number: int) -> int:
         """Normalised offset where 1-based line `number` starts (`line_count + 1`: the end)."""

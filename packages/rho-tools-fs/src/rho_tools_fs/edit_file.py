@@ -109,6 +109,7 @@ class EditFile(Tool):
             edits,
             syntax_check=settings.syntax_check,
             reject_syntax_errors=settings.reject_syntax_errors,
+            key_lines=ctx.key_block_lines,
         )
 
     def outline(self, arguments: dict[str, Any], result: ToolResult) -> str | None:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rho_kernel.security import (
     FileTypeError,
+    KeyBlockLines,
     PathNotFoundError,
     ProtectedPathError,
     SandboxError,
@@ -139,10 +141,16 @@ def _splices(doc: Document, edits: list[Any], shown: str) -> tuple[list[Splice],
     return splices, notes, hashline_count
 
 
-def plan_edit(root: SandboxRoot, path: str, edits: list[Any]) -> EditPlan:
-    """Read `path` and compute the result of `edits` (blocking)."""
+def plan_edit(
+    root: SandboxRoot,
+    path: str,
+    edits: list[Any],
+    key_lines: Callable[[str], KeyBlockLines] = KeyBlockLines.of,
+) -> EditPlan:
+    """Read `path` and compute the result of `edits` (blocking). `key_lines` finds the lines
+    that messages must not show (`ToolContext.key_block_lines`)."""
     read, text, shown = _read(root, path)
-    doc = Document(text)
+    doc = Document(text, key_lines(text))
     splices, notes, hashline_count = _splices(doc, edits, shown)
     ordered = check_overlaps(splices)
     applied = apply_splices(doc, ordered)

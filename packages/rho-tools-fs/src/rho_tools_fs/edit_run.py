@@ -7,13 +7,20 @@ diff and tree-sitter modules are imported on the first edit, not when rho starts
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from rho_kernel.cancel import run_to_completion
 from rho_kernel.diagnostics import warn
-from rho_kernel.security import ProtectedPathError, SandboxError, SandboxRoot
+from rho_kernel.security import KeyBlockLines, ProtectedPathError, SandboxError, SandboxRoot
 from rho_kernel.tools import ToolResult
-from rho_tools_fs.edit_diff import new_lines_of, regions, render_diff, render_fresh_anchors
+from rho_tools_fs.edit_diff import (
+    hidden_new_lines,
+    new_lines_of,
+    regions,
+    render_diff,
+    render_fresh_anchors,
+)
 from rho_tools_fs.edit_document import EditError
 from rho_tools_fs.edit_plan import EditPlan, byte_edits, plan_edit, sandbox_hint
 from rho_tools_fs.edit_write import FileChanged, WriteFailed, write_if_unchanged
@@ -21,6 +28,9 @@ from rho_tools_fs.exact_edit import debug_quote
 from rho_tools_fs.syntax import MAX_SYNTAX_BYTES, SyntaxReport, check
 
 _SPLIT_TEXT_BYTES = 40
+
+#: `key_lines(whole_text)`: the lines of a text inside private key blocks.
+KeyLines = Callable[[str], KeyBlockLines]
 
 
 def _header(plan: EditPlan) -> str:
@@ -70,12 +80,16 @@ def _warnings(report: SyntaxReport | None, exact_count: int) -> str:
     return out
 
 
-def _render(plan: EditPlan, report: SyntaxReport | None) -> tuple[str, dict[str, Any]]:
+def _render(
+    plan: EditPlan, report: SyntaxReport | None, key_lines: KeyLines
+) -> tuple[str, dict[str, Any]]:
     new_lines = new_lines_of(plan.applied.norm)
     found = regions(plan.doc, plan.ordered, new_lines)
+    hidden = hidden_new_lines(plan.doc, key_lines(plan.applied.norm))
+    diff = render_diff(plan.doc, new_lines, found, hidden)
     output = (
-        f"{_header(plan)}\n<diff>\n{render_diff(plan.doc, new_lines, found)}</diff>"
-        f"\n<fresh-anchors>\n{render_fresh_anchors(new_lines, found)}</fresh-anchors>"
+        f"{_header(plan)}\n<diff>\n{diff}</diff>"
+        f"\n<fresh-anchors>\n{render_fresh_anchors(new_lines, found, hidden)}</fresh-anchors>"
         "\nLines have fresh anchors. Use these for subsequent edits to this region."
     )
     details = {
@@ -104,10 +118,12 @@ async def edit_file_at(
     *,
     syntax_check: bool = True,
     reject_syntax_errors: bool = False,
+    key_lines: KeyLines = KeyBlockLines.of,
 ) -> ToolResult:
-    """Apply `edits` to the file at `path` (the whole tool, with its settings as arguments)."""
+    """Apply `edits` to the file at `path` (the whole tool, with its settings as arguments).
+    Lines `key_lines` finds in the old or new text are shown as `[REDACTED]`."""
     try:
-        plan = await asyncio.to_thread(plan_edit, root, path, edits)
+        plan = await asyncio.to_thread(plan_edit, root, path, edits, key_lines)
     except EditError as exc:
         return ToolResult.error(str(exc))
     if plan.unchanged:
@@ -135,7 +151,7 @@ async def edit_file_at(
         return ToolResult.error(f"edit_file: {exc}. {sandbox_hint(root)}")
     except WriteFailed as exc:
         return ToolResult.error(f"edit_file: failed to write '{plan.shown}': {exc}")
-    output, details = _render(plan, report)
+    output, details = _render(plan, report, key_lines)
     return ToolResult(output, details=details)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rho_tools_fs.edit_document import Document, EditError, Splice
-from rho_tools_fs.hashline import format_hashline, line_hash
+from rho_tools_fs.hashline import line_hash
 
 OPS = ("replace", "append", "prepend", "delete")
 #: How far (in lines, either way) a stale anchor's content is looked for.
@@ -53,13 +53,16 @@ def _high_information(line: str) -> bool:
 def _fresh_rows(doc: Document, line: int) -> str:
     width = len(str(doc.line_count))
     low, high = max(1, line - 3), min(doc.line_count, line + 3)
-    rows = [format_hashline(doc.lines[n - 1], n, width) for n in range(low, high + 1)]
+    rows = [
+        f"{n:>{width}}#{line_hash(doc.lines[n - 1], n)}:{doc.shown_line(n)}"
+        for n in range(low, high + 1)
+    ]
     return _MISMATCH_INDENT.join(rows)
 
 
 def _mismatch(doc: Document, anchor: Anchor, label: str, detail: str) -> EditError:
     current = line_hash(doc.lines[anchor.line - 1], anchor.line)
-    content = doc.lines[anchor.line - 1]
+    content = doc.shown_line(anchor.line)
     return EditError(
         f"edit_file: hash mismatch at {label} {anchor} and {detail}\n"
         f"Expected line:  {anchor}:{content}\n"

@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from rho_kernel.framing import escape_tags, unescape_tags
-from rho_kernel.security import FileTypeError, PathNotFoundError, SandboxError, SandboxRoot
+from rho_kernel.security import (
+    FileTypeError,
+    KeyBlockLines,
+    PathNotFoundError,
+    SandboxError,
+    SandboxRoot,
+)
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.hashline import format_hashlines, hashline_rows
 
@@ -56,6 +63,10 @@ def _drop_final_newline(text: str) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
+#: `key_lines(whole_text)`: the lines to hide wherever they are shown (`ToolContext.key_block_lines`).
+KeyLines = Callable[[str], KeyBlockLines]
+
+
 @dataclass(frozen=True, slots=True)
 class _View:
     """Which lines to show and how: anchored or raw, from line `offset`, at most `limit`."""
@@ -75,7 +86,7 @@ def _sandbox_hint(root: SandboxRoot) -> str:
     )
 
 
-def _read(root: SandboxRoot, path: str, view: _View) -> ToolResult:
+def _read(root: SandboxRoot, path: str, view: _View, key_lines: KeyLines) -> ToolResult:
     """Open `path` through the sandbox root and render it (blocking; runs in a worker thread)."""
     try:
         handle = root.open_read(path)
@@ -92,10 +103,10 @@ def _read(root: SandboxRoot, path: str, view: _View) -> ToolResult:
     except OSError as exc:
         return ToolResult.error(f"read_file: failed to read '{path}': {exc.strerror or exc}")
     with handle:
-        return _render(handle, path, view)
+        return _render(handle, path, view, key_lines)
 
 
-def _render(handle: BinaryIO, shown: str, view: _View) -> ToolResult:
+def _render(handle: BinaryIO, shown: str, view: _View, key_lines: KeyLines) -> ToolResult:
     """Read the open file (its size from the fd, not the path) and frame it."""
     try:
         size = os.fstat(handle.fileno()).st_size
@@ -114,11 +125,13 @@ def _render(handle: BinaryIO, shown: str, view: _View) -> ToolResult:
             f"{MAX_READ_BYTES} bytes = 10 MiB). Search it or read a slice of it instead."
         )
     text = data.decode("utf-8", errors="replace")
+    hidden = key_lines(text)  # a private key's lines, hidden even when its BEGIN is not shown
     if view.whole:
         body = format_hashlines(text) if view.hashline else _drop_final_newline(text)
+        body = hidden.hide_text(body, keep_to=":" if view.hashline else None)
         result = ToolResult(frame(body))
     else:
-        result = _render_range(text, shown, view)
+        result = _render_range(text, shown, view, hidden)
     if not result.is_error and "\ufffd" not in text:  # edit_file takes valid UTF-8 only
         from rho_tools_fs.preparse import preparse  # not at startup: it needs the syntax module
 
@@ -126,7 +139,7 @@ def _render(handle: BinaryIO, shown: str, view: _View) -> ToolResult:
     return result
 
 
-def _render_range(text: str, shown: str, view: _View) -> ToolResult:
+def _render_range(text: str, shown: str, view: _View, hidden: KeyBlockLines) -> ToolResult:
     """Lines `view.offset` … of `text`, framed, with a footer if more lines follow."""
     lines = (text if not view.hashline else text.replace("\r\n", "\n")).split("\n")
     if lines[-1] == "":
@@ -146,6 +159,7 @@ def _render_range(text: str, shown: str, view: _View) -> ToolResult:
         body = "\n".join(chosen)
         if body.endswith("\r") and (last < total or text.endswith("\n")):
             body = body[:-1]  # the `\r` of the last line's `\r\n`
+    body = hidden.hide_text(body, view.offset, keep_to=":" if view.hashline else None)
     details = {"first": view.offset, "last": last, "total": total}
     if last >= total:
         return ToolResult(frame(body), details=details)
@@ -210,7 +224,7 @@ async def read_file(
     if limit is not None and limit < 1:
         return ToolResult.error(f"read_file: limit must be 1 or more (got {limit})")
     view = _View(hashline, offset, limit)
-    return await asyncio.to_thread(_read, ctx.root, path, view)
+    return await asyncio.to_thread(_read, ctx.root, path, view, ctx.key_block_lines)
 
 
 __all__ = [
@@ -218,6 +232,7 @@ __all__ = [
     "CLOSE_TAG",
     "MAX_READ_BYTES",
     "OPEN_TAG",
+    "KeyLines",
     "escape_framing",
     "frame",
     "read_file",

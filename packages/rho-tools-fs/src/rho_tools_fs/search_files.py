@@ -22,6 +22,7 @@ from rho_kernel.security import SandboxError, SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.globs import GlobError, compile_glob
 from rho_tools_fs.ignore import IgnoreRules
+from rho_tools_fs.key_lines import Match, hide_key_lines
 from rho_tools_fs.outlines import listing_outline
 from rho_tools_fs.ripgrep import (
     BASE_ARGS,
@@ -54,9 +55,9 @@ PathFilter = Callable[[str], bool]
 
 @dataclass(slots=True)
 class Found:
-    """The matched lines (already formatted) and whether more were left out."""
+    """The matched lines and whether more were left out."""
 
-    lines: list[str] = field(default_factory=list)
+    lines: list[Match] = field(default_factory=list)
     truncated: bool = False
 
 
@@ -137,14 +138,14 @@ async def _matching_files(
 
 async def _matching_lines(
     rg: str, root: SandboxRoot, files: list[str], query: dict[str, Any]
-) -> list[str]:
+) -> list[Match]:
     """Phase two: the matched lines of `files` (explicit paths, searched in order).
 
     `--no-mmap` makes ripgrep report a NUL byte anywhere in an explicitly named file, as
     the walk in phase one does; such binary files are dropped.
     """
-    by_file: dict[str, list[str]] = {}
-    pending: list[str] = []
+    by_file: dict[str, list[Match]] = {}
+    pending: list[Match] = []
     args = ["--json", "--no-mmap", "--threads", "1"]
     args += _rg_query_args(query["pattern"], None, query["ignore_case"])
     async with RipgrepRun(rg, [*args, *files], root.path) as run:
@@ -154,9 +155,9 @@ async def _matching_lines(
             if kind == "begin":
                 pending = []
             elif kind == "match":
-                path = display_path(os.fsdecode(_field_bytes(data.get("path"))))
+                path = os.fsdecode(_field_bytes(data.get("path")))
                 text = _field_text(data.get("lines"))
-                pending.append(format_match(path, data.get("line_number") or 0, text))
+                pending.append(Match(path, data.get("line_number") or 0, text))
             elif kind == "end" and data.get("binary_offset") is None:
                 by_file[os.fsdecode(_field_bytes(data.get("path")))] = pending
         await run.finish()
@@ -223,7 +224,7 @@ def _search_python(
         for number, raw in enumerate(_file_lines(root, path) or (), 1):
             text = raw.decode("utf-8", errors="replace")
             if regex.search(text):
-                found.lines.append(format_match(shown, number, text))
+                found.lines.append(Match(path, number, text))
                 if len(found.lines) > cap:
                     del found.lines[cap:]
                     found.truncated = True
@@ -329,15 +330,18 @@ async def search_files(
         )
     if not found.lines:
         return ToolResult(f"No matches for '{pattern}'")
+    matches = await asyncio.to_thread(hide_key_lines, ctx.root, ctx.key_block_lines, found.lines)
+    shown = [format_match(display_path(m.path), m.number, m.text) for m in matches]
     if found.truncated:
-        found.lines.append(_TRUNCATED.format(n=cap))
-    return ToolResult("\n".join(found.lines))
+        shown.append(_TRUNCATED.format(n=cap))
+    return ToolResult("\n".join(shown))
 
 
 __all__ = [
     "DEFAULT_MAX_RESULTS",
     "MAX_LINE_CHARS",
     "MAX_RESULTS_CEILING",
+    "Match",
     "format_match",
     "search_files",
 ]

@@ -250,7 +250,9 @@ async def run_process(
     stopped too. Each of stdout and stderr keeps at most `max_output_bytes` (head and tail).
     `on_output(stream, text)` receives live output, throttled (`LiveOutput`), and has
     received all of it when this returns. `launcher` confines the process (tools get theirs
-    from `ToolContext.run_process`, which always passes the project's). Raises
+    from `ToolContext.run_process`, which always passes the project's). Without `env` the
+    process gets `command_environment([])`: rho's environment without the credentials rho
+    uses and the usual secret variables (see `rho_kernel.process.shell`). Raises
     `ProcessStartError` when the process cannot start, and the sandbox's errors for a bad
     `cwd`.
     """
@@ -258,6 +260,10 @@ async def run_process(
     command = list(launcher.wrap(list(argv), directory)) if launcher is not None else list(argv)
     data = input.encode("utf-8", "surrogateescape") if isinstance(input, str) else input
     started = time.monotonic()
+    if env is None:
+        from rho_kernel.process.shell import command_environment
+
+        env = command_environment([])
     child = await _spawn(command, directory, env, data is not None)
     proc = child.proc
     live = LiveOutput(on_output) if on_output is not None else None

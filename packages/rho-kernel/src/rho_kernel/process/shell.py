@@ -57,13 +57,19 @@ def command_environment(
     remove: Iterable[str], base: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """`base` (default: rho's environment) without the variables named or matched (glob
-    patterns, case-sensitive) by `remove`, `SECRET_PATTERNS` and `STARTUP_FILE_VARIABLES`."""
+    patterns, case-sensitive) by `remove`, `SECRET_PATTERNS` and `STARTUP_FILE_VARIABLES`,
+    and without every credential rho uses (`rho_kernel.security.credentials`), whatever
+    its name."""
+    from rho_kernel.security.credentials import credential_variables
+
     patterns = [*SECRET_PATTERNS, *STARTUP_FILE_VARIABLES, *(p for p in remove if p)]
+    credentials = credential_variables()
     source = os.environ if base is None else base
     return {
         name: value
         for name, value in source.items()
-        if not any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+        if name not in credentials
+        and not any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
     }
 
 

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from rho_kernel.config.model import ProviderConfig, RhoConfig
 from rho_kernel.providers.urls import mask_url
+from rho_kernel.security.credentials import register_credential
 
 DEFAULT_ENDPOINT = "http://localhost:1234/v1/chat/completions"
 DEFAULT_MODEL = "anthropic/claude-sonnet-4"
@@ -68,9 +69,11 @@ class ResolvedProvider:
 
     @property
     def api_key(self) -> str | None:
-        """The key read from `api_key_env` now (None when unset or empty)."""
+        """The key read from `api_key_env` now (None when unset or empty); the variable is
+        registered as a credential (`rho_kernel.security.credentials`) as it is read."""
         if not self.api_key_env:
             return None
+        register_credential(self.api_key_env)
         return os.environ.get(self.api_key_env) or None
 
     @property

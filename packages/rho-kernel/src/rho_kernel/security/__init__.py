@@ -16,6 +16,7 @@ from rho_kernel.security.commands import (
     Denial,
     command_name,
 )
+from rho_kernel.security.key_blocks import KeyBlockLines
 from rho_kernel.security.redaction import REDACTED, Redactor, StreamRedactor
 from rho_kernel.security.sandbox import (
     PROTECTED_NAMES,
@@ -46,6 +47,7 @@ __all__ = [
     "CommandPolicy",
     "Denial",
     "FileTypeError",
+    "KeyBlockLines",
     "PathNotFoundError",
     "ProtectedPathError",
     "Redactor",

@@ -21,9 +21,13 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from rho_kernel.diagnostics import warn as warn_stderr
+from rho_kernel.security.credentials import literal_pattern
 from rho_kernel.security.redaction_rules import (
     ASSIGNMENT,
     ASSIGNMENT_CANDIDATE,
+    BARE_AWS_SECRET,
+    ENV_ASSIGNMENT,
+    ENV_NAME_HINT,
     KEY_PREFIX,
     PRIVATE_KEY_BEGIN,
     PRIVATE_KEY_END,
@@ -31,7 +35,10 @@ from rho_kernel.security.redaction_rules import (
     TOKEN_RULES,
     URL_CREDENTIALS,
     WORD_CHAR,
+    bare_aws_secret,
+    env_name_start,
     judge_assignment,
+    judge_env_assignment,
     placeholder,
 )
 
@@ -72,13 +79,19 @@ class Redactor:
         """`text` with every secret found replaced by `[REDACTED]`."""
         if not self.enabled or not text:
             return text
+        literals = literal_pattern()  # rho's own credentials, whatever their shape
+        if literals is not None:
+            text = literals.sub(REDACTED, text)
         if "-----BEGIN" in text:
             text = _redact_key_blocks(text)
         for pattern in TOKEN_RULES:
             text = pattern.sub(_token_replacement, text)
         if "://" in text:
             text = URL_CREDENTIALS.sub(_url_replacement, text)
+        if len(text) >= 40:
+            text = BARE_AWS_SECRET.sub(_bare_replacement, "\n" + text)[1:]
         text = _redact_assignments(text)
+        text = _redact_env_names(text)
         for custom in self.custom:
             text = custom.sub(_custom_replacement, text)
         return text
@@ -155,7 +168,7 @@ class StreamRedactor:
         text = self._pending + chunk
         cut = text.rfind("\n") + 1
         if cut == 0 and len(text) > STREAM_HOLD:
-            cut = _safe_cut(text, len(text) - _KEEP)
+            cut = _outside_literals(text, _safe_cut(text, len(text) - _KEEP))
         self._pending = text[cut:]
         return self._emit(text[:cut])
 
@@ -206,6 +219,17 @@ def _safe_cut(text: str, limit: int) -> int:
         if text[index] not in _TOKEN_CHARS:
             return index + 1
     return limit
+
+
+def _outside_literals(text: str, cut: int) -> int:
+    """`cut`, moved back to the start of a secret literal it would split."""
+    literals = literal_pattern()
+    if literals is None:
+        return cut
+    for match in literals.finditer(text, max(0, cut - _KEEP), min(len(text), cut + _KEEP)):
+        if match.start() < cut < match.end():
+            return match.start()
+    return cut
 
 
 def _redact_key_blocks(text: str) -> str:
@@ -263,6 +287,42 @@ def _redact_assignments(text: str) -> str:
             continue
         out.append(text[position : match.start()])
         out.append(_assignment_replacement(match))
+        position = match.end()
+    if not out:
+        return text
+    out.append(text[position:])
+    return "".join(out)
+
+
+_ENV_NAME_WORDS = ("SECRET", "PASS", "PWD", "TOKEN", "CRED", "PRIVATE")
+
+
+def _bare_replacement(match: re.Match[str]) -> str:
+    text, start = match.string, match.start()
+    previous = text[text.rfind("\n", 0, start) + 1 : start]
+    if bare_aws_secret(match.group(2), previous):
+        return match.group(1) + REDACTED
+    return match.group(0)
+
+
+def _redact_env_names(text: str) -> str:
+    """Values of `NAME=value` whose upper-case name has a secret segment (`AWS_SECRET_ACCESS_KEY`)."""
+    if not any(word in text for word in _ENV_NAME_WORDS):  # substring tests run at C speed
+        return text
+    out: list[str] = []
+    position = 0
+    for hint in ENV_NAME_HINT.finditer(text):
+        start = env_name_start(text, hint.start())
+        if start < position or (start and text[start - 1].isalnum()):
+            continue
+        match = ENV_ASSIGNMENT.match(text, start)
+        if match is None:
+            continue
+        kept = judge_env_assignment(match)
+        if kept is None:
+            continue
+        out.append(text[position : match.start("value")])
+        out.append(kept)
         position = match.end()
     if not out:
         return text

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from rho_kernel.config.model import RhoConfig
     from rho_kernel.confinement.state import ConfinedLauncher, Confinement
     from rho_kernel.process.runner import ProcessResult
+    from rho_kernel.security.key_blocks import KeyBlockLines
     from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.session.store import Session
 
@@ -156,8 +157,9 @@ class ToolContext:
             self.confinement.report(created_note(new))
 
     def command_environment(self) -> dict[str, str]:
-        """rho's environment without secrets, for a process the model's call starts: no
-        API-key variable of a configured provider (`api_key_env`), no `*_API_KEY`, nothing
+        """rho's environment without secrets, for any process a tool, an extension, an MCP
+        server or a hook starts: no variable rho uses as a credential (a provider's
+        `api_key_env`, `--api-key-env`, whatever its name), no `*_API_KEY`, nothing
         `[shell] env_remove` names, no shell startup-file variable (`BASH_ENV`, `ENV`). A
         tool that sets variables of its own starts from this and passes it as `env`."""
         from rho_kernel.process.shell import command_environment
@@ -166,6 +168,17 @@ class ToolContext:
         providers = (*config.providers, config.provider)
         keys = [p.api_key_env for p in providers if p is not None and p.api_key_env]
         return command_environment([*keys, *config.shell.env_remove])
+
+    def key_block_lines(self, content: str | bytes) -> KeyBlockLines:
+        """The lines of a file's whole `content` that lie inside a private key block, for a
+        tool that shows only some of its lines (a range, search matches, an edit's context):
+        hide every shown line that is `in` the result, e.g. with its `hide`. Empty when
+        `[redaction] enabled = false`. See `rho_kernel.KeyBlockLines`."""
+        from rho_kernel.security.key_blocks import EMPTY, KeyBlockLines
+
+        if not self.config.redaction.enabled:
+            return EMPTY
+        return KeyBlockLines.of(content)
 
     async def report_output(self, stream: str, text: str) -> None:
         """Show `text` (a chunk of `stream`: "stdout", "stderr", …) to the client while the
