@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rho_kernel.security import SandboxError, SandboxRoot
+from rho_kernel.security import SandboxError, SandboxRoot, open_regular
 
 #: Per-directory ignore files, from the highest precedence to the lowest.
 IGNORE_FILE_NAMES: tuple[str, ...] = (".rgignore", ".ignore", ".gitignore")
@@ -105,7 +105,7 @@ def _read_project_file(root: SandboxRoot, path: str) -> str | None:
 
 def _read_user_file(path: Path) -> str | None:
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO or device there: skipped, never waited on
             return handle.read(MAX_IGNORE_FILE_BYTES).decode("utf-8", errors="replace")
     except (OSError, ValueError):
         return None
