@@ -24,6 +24,7 @@ from rho_kernel.config import (
 from rho_kernel.config.loader import MAX_CONFIG_BYTES
 from rho_kernel.context_files import scan_context_files
 from rho_kernel.diagnostics import error, warn
+from rho_kernel.home import state_dir
 from rho_kernel.project import ProjectRootError, find_project_root
 from rho_kernel.security import (
     SandboxError,
@@ -99,7 +100,7 @@ def _run(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> int:
         if args.revoke:
             return _revoke(store, root)
         return _trust(store, root, home)
-    except ProjectRootError as exc:
+    except (ProjectRootError, SandboxError) as exc:
         return _fail(str(exc), 2)
     except ConfigError as exc:
         return _fail(f"{exc}; fix it before trusting it", 2)
@@ -110,6 +111,7 @@ def _run(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> int:
 def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
     if not root.is_dir():
         return _fail(f"--root {_shown(str(root))}: not a directory", 2)
+    sandbox = SandboxRoot(root, state_dir=state_dir(home))  # refuses rho's own ~/.rho
     path = project_config_path(root)
     try:
         data: bytes | None = read_regular_file(path, limit=MAX_CONFIG_BYTES)
@@ -122,7 +124,6 @@ def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
     settings = (
         loosening_settings(root, data, home=home, sections=sections) if data is not None else []
     )
-    sandbox = SandboxRoot(root)
     context = scan_context_files(sandbox, kernel.context.scan_list, warn=warn)
     extra = plugin_files(sandbox, kernel.plugins.disabled)
     if data is None and not context and not extra:

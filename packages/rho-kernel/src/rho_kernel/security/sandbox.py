@@ -39,6 +39,7 @@ import stat
 import weakref
 from pathlib import Path
 
+from rho_kernel.home import state_dir as home_state_dir
 from rho_kernel.security import errors, pathcheck, pathwalk
 from rho_kernel.security.errors import (
     FileTypeError,
@@ -49,6 +50,7 @@ from rho_kernel.security.errors import (
 from rho_kernel.security.handles import CreatedDirs, SandboxDir, WriteTarget
 from rho_kernel.security.pathwalk import RootRef, Walk
 from rho_kernel.security.protected import PROTECTED_NAMES, protected_name
+from rho_kernel.security.state_fence import StateFence
 
 #: The longest path accepted, in bytes (PATH_MAX on Linux).
 MAX_PATH_BYTES = 4096
@@ -71,8 +73,12 @@ class SandboxRoot:
     denied on the file, a directory that cannot be created) is an `OSError`.
     """
 
-    def __init__(self, root: str | Path) -> None:
-        """Canonicalise `root`; it must exist and be a directory (else `SandboxError`)."""
+    def __init__(self, root: str | Path, *, state_dir: Path | None = None) -> None:
+        """Canonicalise `root`; it must exist and be a directory (else `SandboxError`).
+
+        `state_dir` is rho's state directory (default: `~/.rho` of `$HOME`): a root inside
+        it is refused, and no path below the root may lead into it.
+        """
         raw = str(root)
         if not raw or "\0" in raw:
             raise SandboxError(f"invalid sandbox root {raw!r}")
@@ -82,6 +88,9 @@ class SandboxRoot:
             raise SandboxError(f"sandbox root '{raw}' cannot be used: {_reason(exc)}") from None
         if not canonical.is_dir():
             raise SandboxError(f"sandbox root '{raw}' is not a directory")
+        self.fence = StateFence(state_dir if state_dir is not None else home_state_dir())
+        if self.fence.encloses(canonical):
+            raise SandboxError(root_in_state_dir(canonical, self.fence.path), root=canonical)
         self.path: Path = canonical
         self._ref: RootRef | None = None
         if pathwalk.DIR_FD_SUPPORTED:
@@ -90,7 +99,7 @@ class SandboxRoot:
             except OSError as exc:
                 raise SandboxError(f"sandbox root '{raw}' cannot be used: {_reason(exc)}") from None
             weakref.finalize(self, os.close, fd)
-            self._ref = RootRef(canonical, fd, pathwalk.identity_of(fd))
+            self._ref = RootRef(canonical, fd, pathwalk.identity_of(fd), self.fence)
 
     def __repr__(self) -> str:
         return f"SandboxRoot({str(self.path)!r})"
@@ -202,6 +211,7 @@ class SandboxRoot:
                     raise errors.not_found(raw, self.path)
                 if stat.S_ISLNK(info.st_mode) and walk.follow(name, pending):
                     continue
+                walk.check_fenced(info)
                 return walk.path(name)
 
     def validate_for_write(self, path: str | Path) -> Path:
@@ -368,6 +378,19 @@ class SandboxRoot:
             if len(os.fsencode(name)) > pathwalk.MAX_NAME_BYTES:
                 raise errors.name_too_long(raw, self.path, name, pathwalk.MAX_NAME_BYTES)
         return raw
+
+
+def root_in_state_dir(root: Path, state: Path) -> str:
+    """Why `root`, which is rho's state directory `state` or lies inside it, is no root."""
+    where = (
+        "is rho's own state directory"
+        if root == state
+        else f"is inside rho's own state directory ({state})"
+    )
+    return (
+        f"{root} {where}, which holds rho's settings and every project's sessions; it is "
+        "never a project root: start rho in a project directory, or pass --root"
+    )
 
 
 def _created_paths(target: Path, chains: list[tuple[str, ...]]) -> tuple[Path, ...]:
