@@ -225,3 +225,31 @@ def test_ignore_file_as_a_fifo_does_not_hang_the_file_tools(  # type: ignore[no-
 
 def _results(rho: RhoProcess) -> list[dict[str, Any]]:
     return [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
+
+
+GOOD_EXTENSION = (
+    "export default { name: 'good', tools: [{ name: 'good_tool', description: 'x', "
+    "risk: 'read', execute: () => 'ran' }] };\n"
+)
+
+
+def test_extension_files_as_fifos_are_reported_and_the_others_load(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    extensions = home / ".rho" / "extensions"
+    (extensions / "importer").mkdir(parents=True)
+    (extensions / "importer" / "mod.ts").write_text(
+        "import { x } from './lib.ts';\nexport default { name: 'importer' + x };\n"
+    )
+    _fifo(extensions / "importer" / "lib.ts")
+    _fifo(extensions / "single.ts")  # an entry that is a FIFO is no extension at all
+    (extensions / "entry-fifo").mkdir()
+    _fifo(extensions / "entry-fifo" / "mod.ts")
+    (extensions / "good.ts").write_text(GOOD_EXTENSION)
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    listed = {e["name"]: e for e in rho.call("listExtensions")["result"]["extensions"]}
+    assert listed["good"]["loaded"] is True
+    assert listed["importer"]["state"] == "failed" and "lib.ts" in listed["importer"]["error"]
+    assert "single" not in listed and "entry-fifo" not in listed
+    assert rho.finish() == 0
+    assert "Traceback" not in rho.stderr_text()
