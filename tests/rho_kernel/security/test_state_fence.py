@@ -57,7 +57,9 @@ ATTACKS = [
 
 
 @pytest.mark.parametrize("path", ATTACKS)
-def test_no_path_below_the_home_root_reads_the_state_directory(home: Path, path: str) -> None:
+def test_no_path_below_the_home_root_reads_the_state_directory(
+    home: Path, path: str, backend: str
+) -> None:
     (home / "link-to-state").symlink_to(home / ".rho")
     (home / "link-to-sessions").symlink_to("./.rho/sessions")
     (home / "deep").mkdir()
@@ -73,7 +75,9 @@ def test_no_path_below_the_home_root_reads_the_state_directory(home: Path, path:
 
 
 @pytest.mark.parametrize("path", [".rho", ".rho/sessions", "link", "link/sessions", "."])
-def test_the_state_directory_cannot_be_listed_or_validated(home: Path, path: str) -> None:
+def test_the_state_directory_cannot_be_listed_or_validated(
+    home: Path, path: str, backend: str
+) -> None:
     (home / "link").symlink_to(".rho")
     root = _root(home)
     if path == ".":
@@ -82,11 +86,13 @@ def test_the_state_directory_cannot_be_listed_or_validated(home: Path, path: str
         return
     assert "rho's own state directory" in _refused(lambda: root.open_dir(path))
     assert "rho's own state directory" in _refused(lambda: root.validate(path))
-    assert "rho's own state directory" in _refused(lambda: root.validate(path + "/x"))
+    missing = _refused(lambda: root.validate(path + "/x"))
+    if backend == "dir-fds":  # path checks say first that it does not exist
+        assert "rho's own state directory" in missing
 
 
 @pytest.mark.parametrize("path", [".rho/config.toml", "link/config.toml", "link/new.toml"])
-def test_writes_into_the_state_directory_are_refused(home: Path, path: str) -> None:
+def test_writes_into_the_state_directory_are_refused(home: Path, path: str, backend: str) -> None:
     (home / "link").symlink_to(".rho")
     root = _root(home)
     with pytest.raises((ProtectedPathError, SandboxError)):
@@ -95,7 +101,9 @@ def test_writes_into_the_state_directory_are_refused(home: Path, path: str) -> N
     assert not (home / ".rho" / "new.toml").exists()
 
 
-def test_a_state_directory_that_is_a_link_to_a_plain_folder_is_fenced(tmp_path: Path) -> None:
+def test_a_state_directory_that_is_a_link_to_a_plain_folder_is_fenced(
+    tmp_path: Path, backend: str
+) -> None:
     """`~/.rho` → `~/dotfiles/rho`: the real folder has an ordinary name, and is still refused."""
     home = tmp_path / "home"
     real = home / "dotfiles" / "rho"
@@ -121,7 +129,7 @@ def test_a_state_directory_created_after_the_root_is_fenced_from_then_on(tmp_pat
 @pytest.mark.parametrize(
     "where", [".rho", ".rho/sessions", ".rho/sessions/0123456789abcdef", "link", "link/sessions"]
 )
-def test_a_root_in_the_state_directory_is_refused(home: Path, where: str) -> None:
+def test_a_root_in_the_state_directory_is_refused(home: Path, where: str, backend: str) -> None:
     (home / "link").symlink_to(".rho")
     with pytest.raises(SandboxError) as caught:
         _root(home, home / where)

@@ -50,7 +50,7 @@ from rho_kernel.security.errors import (
 from rho_kernel.security.handles import CreatedDirs, SandboxDir, WriteTarget
 from rho_kernel.security.pathwalk import RootRef, Walk
 from rho_kernel.security.protected import PROTECTED_NAMES, protected_name
-from rho_kernel.security.state_fence import StateFence
+from rho_kernel.security.state_fence import StateFence, state_dir_message
 
 #: The longest path accepted, in bytes (PATH_MAX on Linux).
 MAX_PATH_BYTES = 4096
@@ -138,7 +138,7 @@ class SandboxRoot:
         """
         raw = self._check_syntax(path)
         if self._ref is None:
-            target = pathcheck.check_existing(self.path, raw)
+            target = self._fenced(raw, pathcheck.check_existing(self.path, raw))
             if not target.is_dir():
                 raise errors.wrong_type(raw, self.path, "file", "directory")
             return SandboxDir(target, None)
@@ -199,7 +199,7 @@ class SandboxRoot:
         """
         raw = self._check_syntax(path)
         if self._ref is None:
-            return pathcheck.check_existing(self.path, raw)
+            return self._fenced(raw, pathcheck.check_existing(self.path, raw))
         with self._walk(raw) as walk:
             pending = walk.start()
             while True:
@@ -223,7 +223,7 @@ class SandboxRoot:
         """
         raw = self._check_syntax(path)
         if self._ref is None:
-            return pathcheck.check_for_write(self.path, raw)
+            return self._fenced(raw, pathcheck.check_for_write(self.path, raw))
         with self._walk(raw, virtual=True, protect=True) as walk:
             name = self._last_entry(walk, raw, directory_ok=True)
             return walk.path(name)
@@ -304,7 +304,7 @@ class SandboxRoot:
         return exc
 
     def _fallback_open_read(self, raw: str) -> io.BufferedReader:
-        target = pathcheck.check_existing(self.path, raw)
+        target = self._fenced(raw, pathcheck.check_existing(self.path, raw))
         try:
             fd = os.open(target, _READ_FLAGS)
         except OSError as exc:
@@ -315,7 +315,7 @@ class SandboxRoot:
         return self._regular_file(fd, raw, target)
 
     def _fallback_write_parent(self, raw: str, make_parents: bool) -> WriteTarget:
-        target = pathcheck.check_for_write(self.path, raw)
+        target = self._fenced(raw, pathcheck.check_for_write(self.path, raw))
         if target.is_dir():
             raise errors.wrong_type(raw, self.path, "directory", "file")
         if os.path.lexists(target.parent) and not target.parent.is_dir():
@@ -343,6 +343,17 @@ class SandboxRoot:
             raise
         created = CreatedDirs(tuple(made))
         return WriteTarget(SandboxDir(target.parent, None), target.name, target, created)
+
+    def _fenced(self, raw: str, target: Path) -> Path:
+        """`target` (checked by path, without directory fds), unless it is in rho's state
+        directory: the nearest existing directory at or above it is compared by identity."""
+        existing = target
+        while not existing.is_dir() and existing != existing.parent:
+            existing = existing.parent
+        if self.fence.encloses(existing):
+            message = state_dir_message(errors.shown(raw), self.fence.path)
+            raise SandboxError(message, path=raw, root=self.path)
+        return target
 
     def _check_syntax(self, path: str | Path) -> str:
         raw = os.fspath(path)
