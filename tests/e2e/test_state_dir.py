@@ -212,3 +212,45 @@ def test_commands_of_a_home_project_cannot_read_the_state_directory(  # type: ig
     assert "config.toml" not in listed and "sessions" not in listed  # ~/.rho shows empty
     assert "\nend\n" in output
     assert rho.finish() == 0
+
+
+def test_a_state_directory_linked_to_an_ordinary_folder_is_not_walked(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, outside_tmp: Path
+) -> None:
+    """`~/.rho` → `~/dotfiles/rho`: the real folder has an ordinary name, so the walks of
+    find_files, search_files and list_dir meet it; they must not show what is in it. (The
+    ripgrep variant relies on ripgrep's results being confirmed through the sandbox.)"""
+    home = outside_tmp / "linked-home"
+    real = home / "dotfiles" / "rho"
+    (real / "sessions" / "0123456789abcdef").mkdir(parents=True)
+    (real / "sessions" / "0123456789abcdef" / "1_other.jsonl").write_text(SECRET + "\n")
+    (home / ".rho").symlink_to(real)
+    (home / "dotfiles" / "vimrc").write_text("set nocompatible\n")
+    server.add(
+        tool_call_reply("find_files", {"pattern": "*"}),
+        tool_call_reply("search_files", {"pattern": "SESSION-OF|nocompatible"}),
+        tool_call_reply("list_dir", {"path": "dotfiles", "recursive": True}),
+        tool_call_reply(
+            "read_file", {"path": "dotfiles/rho/sessions/0123456789abcdef/1_other.jsonl"}
+        ),
+        text_reply("done"),
+    )
+    rho = RhoProcess(
+        ["--endpoint", server.chat_url, "-m", "scripted-model", "--ephemeral", "--root", str(home)],
+        cwd=home,
+        home=home,
+        env={"RHO_RG": ""},
+    )
+    try:
+        assert rho.read()["method"] == "ready"
+        assert rho.call("prompt", {"message": "look"})["result"]["reply"] == "done"
+        find, search, listing, read = _results(rho)
+        for result in (find, search, listing, read):
+            assert SECRET not in result["output"]
+        assert "dotfiles/vimrc" in find["output"] and "1_other" not in find["output"]
+        assert "nocompatible" in search["output"]
+        assert "sessions" not in listing["output"]
+        assert read["is_error"] is True and "rho's own state directory" in read["output"]
+        assert rho.finish() == 0
+    finally:
+        rho.kill()
