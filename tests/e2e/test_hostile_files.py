@@ -253,3 +253,21 @@ def test_extension_files_as_fifos_are_reported_and_the_others_load(  # type: ign
     assert "single" not in listed and "entry-fifo" not in listed
     assert rho.finish() == 0
     assert "Traceback" not in rho.stderr_text()
+
+
+def test_a_session_whose_lock_file_is_a_fifo_is_refused(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    server.add(text_reply("saved"))
+    first = start_scripted(start_rho, server)
+    first.call("prompt", {"message": "hi"})
+    assert first.finish() == 0
+    (session,) = (home / ".rho" / "sessions").glob("*/*.jsonl")
+    _fifo(session.with_name(session.name + ".lock"))
+    line = _failed_cleanly(start_rho("--session", str(session)))
+    assert line.startswith(f"rho: error: cannot open session {session}: ")
+    assert "is a FIFO, not a regular file" in line
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    error = rho.call("resumeSession", {"path": str(session)})["error"]
+    assert "FIFO" in error["message"]
+    assert rho.finish() == 0
