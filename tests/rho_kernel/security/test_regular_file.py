@@ -12,6 +12,7 @@ from rho_kernel.security.regular_file import (
     FileTooLargeError,
     NotRegularFileError,
     check_regular,
+    open_append,
     open_regular,
     read_optional,
     read_regular_file,
@@ -103,3 +104,22 @@ def test_a_fifo_swapped_in_between_check_and_open_never_blocks(tmp_path: Path) -
         stop.set()
         swapper.join()
     assert outcomes <= {"read", "refused"}
+
+
+def test_appending_never_waits_on_a_fifo(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"one\n")
+    with open_append(path) as handle:
+        handle.write(b"two\n")
+    assert path.read_bytes() == b"one\ntwo\n"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(NotRegularFileError):
+        open_append(fifo)  # no reader: a plain open would wait for one
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        with pytest.raises(NotRegularFileError) as caught:
+            open_append(fifo)  # with a reader: opened, then refused by its type
+        assert caught.value.kind == "FIFO"
+    finally:
+        os.close(reader)

@@ -108,6 +108,27 @@ def open_regular(path: str | os.PathLike[str], *, follow_symlinks: bool = True) 
         raise
 
 
+def open_append(path: str | os.PathLike[str]) -> BinaryIO:
+    """The existing regular file at `path`, open for binary appends, never waiting (a FIFO
+    with no reader fails at once, one with a reader is refused by `fstat`)."""
+    flags = _FLAGS | os.O_WRONLY | os.O_APPEND  # O_RDONLY is 0
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO without a reader, a socket, a device
+            raise NotRegularFileError(path, "special file") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFileError(path, file_kind(info.st_mode))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "ab")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def check_regular_or_raise(path: str | os.PathLike[str], *, follow_symlinks: bool = True) -> None:
     """`check_regular`, with a missing file raising `FileNotFoundError`."""
     if not check_regular(path, follow_symlinks=follow_symlinks):
@@ -144,6 +165,7 @@ __all__ = [
     "check_regular",
     "check_regular_or_raise",
     "file_kind",
+    "open_append",
     "open_regular",
     "read_optional",
     "read_regular_file",

@@ -23,7 +23,7 @@ from typing import Any, BinaryIO
 
 from rho_kernel import diagnostics
 from rho_kernel.messages import ChatMessage
-from rho_kernel.security.regular_file import open_regular
+from rho_kernel.security.regular_file import open_append, open_regular
 from rho_kernel.session.discovery import sessions_dir
 from rho_kernel.session.entries import (
     ATTACHED,
@@ -202,7 +202,7 @@ class Session:
             # (tenths of a second each on a long session).
             gc.freeze()
         try:
-            file = path.open("ab")
+            file = open_append(path)  # swapped for a FIFO since it was read: refused
         except OSError as error:
             raise SessionError(f"cannot open session file {path} for append: {error}") from error
         session = cls(header, path, file)
