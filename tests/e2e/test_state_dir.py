@@ -254,3 +254,26 @@ def test_a_state_directory_linked_to_an_ordinary_folder_is_not_walked(  # type: 
         assert rho.finish() == 0
     finally:
         rho.kill()
+
+
+@pytest.mark.parametrize("path", [".rho", ".rho/sessions", "link", "."])
+def test_ingest_memory_of_a_home_project_leaves_the_state_directory_out(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, path: str
+) -> None:
+    (home / ".rho" / "config.toml").write_text(USER_CONFIG + "[memory]\nenabled = true\n")
+    (home / "link").symlink_to(".rho/sessions")
+    (home / "notes.md").write_text("# Notes\n\nplain notes\n")
+    rho = start_scripted(start_rho, server, "--ephemeral", "--root", str(home))
+    response = rho.call("ingestMemory", {"path": path})
+    if path == ".":
+        assert response["result"]["added"] >= 1, response
+    else:
+        assert "rho's own state directory" in response["error"]["message"], response
+    server.add(
+        tool_call_reply("memory", {"operation": "search", "query": "SESSION"}),
+        text_reply("done"),
+    )
+    rho.call("prompt", {"message": "search"})
+    (result,) = _results(rho)
+    assert SECRET not in result["output"]
+    assert rho.finish() == 0
