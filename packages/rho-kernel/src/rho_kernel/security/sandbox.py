@@ -73,11 +73,14 @@ class SandboxRoot:
     denied on the file, a directory that cannot be created) is an `OSError`.
     """
 
-    def __init__(self, root: str | Path, *, state_dir: Path | None = None) -> None:
+    def __init__(
+        self, root: str | Path, *, state_dir: Path | None = None, own_folder: bool = False
+    ) -> None:
         """Canonicalise `root`; it must exist and be a directory (else `SandboxError`).
 
         `state_dir` is rho's state directory (default: `~/.rho` of `$HOME`): a root inside
-        it is refused, and no path below the root may lead into it.
+        it is refused unless it is a folder of rho's own there (`own_folder`, such as a user
+        extension's folder), and no path below the root may lead into the state directory.
         """
         raw = str(root)
         if not raw or "\0" in raw:
@@ -89,7 +92,7 @@ class SandboxRoot:
         if not canonical.is_dir():
             raise SandboxError(f"sandbox root '{raw}' is not a directory")
         self.fence = StateFence(state_dir if state_dir is not None else home_state_dir())
-        if self.fence.encloses(canonical):
+        if not own_folder and self.fence.encloses(canonical):
             raise SandboxError(root_in_state_dir(canonical, self.fence.path), root=canonical)
         self.path: Path = canonical
         self._ref: RootRef | None = None
