@@ -113,3 +113,29 @@ async def test_a_command_an_extension_runs_sees_no_api_key(
     ran = await _host(tmp_path, commands=True).run_command("env", [], RUNNER)
     assert ran["exitCode"] == 0 and "PATH=" in ran["stdout"]
     assert "OPENAI_API_KEY" not in ran["stdout"]
+
+
+async def test_a_user_extension_reads_its_own_folder_in_rho_state_but_nothing_else_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    own = home / ".rho" / "extensions" / "mine"
+    own.mkdir(parents=True)
+    (own / "data.json").write_text('{"ok": true}')
+    (home / ".rho" / "sessions").mkdir()
+    (home / ".rho" / "sessions" / "s.jsonl").write_text("SESSION")
+    (home / ".rho" / "config.toml").write_text("CONFIG")
+    monkeypatch.setenv("HOME", str(home))
+    root = tmp_path / "project"
+    root.mkdir()
+    host = ProjectHost(
+        name="mine",
+        root=SandboxRoot(root),
+        config=RhoConfig(),
+        permissions=ExtensionPermissions(allow_paths=[str(home / ".rho" / "sessions")]),
+        extension_root=own,
+    )
+    assert await host.read_file(str(own / "data.json"), IDLE) == '{"ok": true}'
+    for path in (home / ".rho" / "config.toml", home / ".rho" / "sessions" / "s.jsonl"):
+        with pytest.raises(HostError, match=r"rho\.readFile"):
+            await host.read_file(str(path), IDLE)

@@ -129,3 +129,35 @@ def test_files_the_plugins_name_are_trusted_too(
         root, ".rho/extensions/hello.ts", b"export default { name: 'hello' };\n"
     )
     assert not store.is_trusted(root, ".rho/extensions/hello.ts", b"changed")
+
+
+def test_fifos_and_deep_nesting_are_refused_never_waited_on(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    root = _project(tmp_path, "[agent]\nmax_iterations = 5\n")
+    assert main(["--root", str(root)], home=home) == 0
+    config = root / ".rho" / "config.toml"
+    config.unlink()
+    os.mkfifo(config)
+    capsys.readouterr()
+    assert main(["--list"], home=home) == 0  # hashing the trusted file must not wait
+    assert f"{config}  sha256 " in (out := capsys.readouterr().out) and "(unreadable)" in out
+    assert main(["--root", str(root)], home=home) == 1
+    assert "is a FIFO, not a regular file" in capsys.readouterr().err
+    config.unlink()
+    config.write_text("a = " + "[" * 3000 + "]" * 3000 + "\n")
+    assert main(["--root", str(root)], home=home) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"rho: error: {config}: invalid TOML: ") and "nested" in err
+
+
+def test_the_state_directory_is_refused(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    state = home / ".rho" / "sessions"
+    state.mkdir(parents=True)
+    for argv, cwd in (([], state), (["--root", str(home / ".rho")], home)):
+        assert main(argv, home=home, cwd=cwd) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and "rho's own state directory" in captured.err
+    assert not (home / ".rho" / "trusted_projects.toml").exists()

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from rho_ext_js.typescript import TypeScriptError, strip_with_tree, thread_parser
+from rho_kernel import FileTooLargeError, read_regular_file
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -104,10 +105,10 @@ def confined_reader(root: Path, seen: dict[Path, bytes] | None = None) -> Callab
             raise (
                 FileNotFoundError(str(path)) if not real.exists() else IsADirectoryError(str(path))
             )
-        with real.open("rb") as f:
-            data = f.read(MAX_MODULE_BYTES + 1)
-        if len(data) > MAX_MODULE_BYTES:
-            raise ValueError(f"module is larger than {MAX_MODULE_BYTES} bytes")
+        try:  # never waits on a FIFO swapped in after the check above
+            data = read_regular_file(real, limit=MAX_MODULE_BYTES)
+        except FileTooLargeError:
+            raise ValueError(f"module is larger than {MAX_MODULE_BYTES} bytes") from None
         if seen is not None:
             seen[real] = data
         try:

@@ -103,9 +103,11 @@ class ProjectHost(HostApi):
         candidate = Path(path)
         if not candidate.is_absolute():
             return self.root
+        own = self.extension_root.resolve() if self.extension_root is not None else None
         for extra in self._read_roots():
             if candidate.resolve().is_relative_to(extra):
-                return SandboxRoot(extra)
+                # A user extension's folder lies in ~/.rho, where no other root may be.
+                return SandboxRoot(extra, own_folder=extra == own)
         return self.root  # refuses it, naming the project
 
     def _read_roots(self) -> list[Path]:

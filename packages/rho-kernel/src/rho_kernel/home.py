@@ -1,4 +1,5 @@
-"""The user's home directory, taken the same way by every part of rho."""
+"""The user's home directory, and rho's state directory in it, taken the same way by every
+part of rho."""
 
 from __future__ import annotations
 
@@ -14,4 +15,10 @@ def user_home(home: Path | None = None) -> Path:
     return Path(env_home) if env_home else Path("/tmp")
 
 
-__all__ = ["user_home"]
+def state_dir(home: Path | None = None) -> Path:
+    """rho's own state directory, `<home>/.rho` (user config, trust store, grants, every
+    project's sessions): never a project, and no tool reads or writes in it."""
+    return user_home(home) / ".rho"
+
+
+__all__ = ["state_dir", "user_home"]

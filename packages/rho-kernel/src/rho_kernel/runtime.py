@@ -26,7 +26,7 @@ from rho_kernel.context.estimator import TokenEstimator
 from rho_kernel.context.fitting import ContextFitter
 from rho_kernel.context_files import context_block, trusted_context_files
 from rho_kernel.diagnostics import warn
-from rho_kernel.home import user_home
+from rho_kernel.home import state_dir, user_home
 from rho_kernel.loop.agent import AgentLoop, LoopParams
 from rho_kernel.loop.observer import Observer
 from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
@@ -190,7 +190,7 @@ class Runtime:
                 root_path = find_project_root(options.cwd, home=options.home)
             except ProjectRootError as exc:
                 raise StartupError(str(exc)) from None
-        root = SandboxRoot(root_path)
+        root = SandboxRoot(root_path, state_dir=state_dir(options.home))  # refuses ~/.rho
         # Config in two phases: the kernel's sections say which plugins to load; the loaded
         # plugins then declare their own sections.
         files = read_config(root.path, home=options.home) if options.config is None else None

@@ -22,6 +22,8 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
+from rho_kernel import NotRegularFileError, check_regular, open_regular
+
 #: How long a writer waits for another connection's write lock before giving up.
 BUSY_TIMEOUT_MS = 5000
 
@@ -138,6 +140,7 @@ def connect(path: Path) -> sqlite3.Connection:
     cannot be opened, or has a newer schema than this code knows.
     """
     _refuse_links(path)
+    _refuse_special_files(path)
     _check_header(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -205,6 +208,23 @@ def _refuse_links(path: Path) -> None:
             )
 
 
+def _refuse_special_files(path: Path) -> None:
+    """Refuse a database (or a sidecar file) that is a FIFO, device, socket or directory.
+
+    SQLite opens them by path and would wait forever on a FIFO. A file swapped in between
+    this check and SQLite's own open is not caught: `.rho` is read-only to commands, so that
+    takes a process outside the sandbox, or a command that created `.rho` itself.
+    """
+    for suffix in SIDECAR_SUFFIXES:
+        candidate = path.with_name(path.name + suffix)
+        try:
+            check_regular(candidate, follow_symlinks=False)
+        except OSError as exc:
+            raise MemoryStoreError(
+                f"{candidate}: {exc.strerror or exc}; refusing to use it as memory"
+            ) from None
+
+
 def _harden(conn: sqlite3.Connection) -> None:
     """Defensive mode: plain SQL cannot corrupt the file or rewrite its schema."""
     defensive = getattr(sqlite3, "SQLITE_DBCONFIG_DEFENSIVE", None)
@@ -245,10 +265,12 @@ def _check_header(path: Path) -> None:
     """Refuse an existing non-empty file that does not start like a SQLite database,
     before SQLite gets a chance to write anything into it."""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path, follow_symlinks=False) as handle:
             head = handle.read(len(SQLITE_HEADER))
     except FileNotFoundError:
         return
+    except NotRegularFileError as exc:
+        raise MemoryStoreError(f"{path}: {exc.strerror}; refusing to use it as memory") from None
     except OSError as exc:
         raise MemoryStoreError(f"{path}: cannot read the memory database: {exc}") from exc
     if head and head != SQLITE_HEADER:

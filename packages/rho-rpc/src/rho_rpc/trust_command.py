@@ -21,8 +21,10 @@ from rho_kernel.config import (
     project_config_path,
     read_config,
 )
+from rho_kernel.config.loader import MAX_CONFIG_BYTES
 from rho_kernel.context_files import scan_context_files
 from rho_kernel.diagnostics import error, warn
+from rho_kernel.home import state_dir
 from rho_kernel.project import ProjectRootError, find_project_root
 from rho_kernel.security import (
     SandboxError,
@@ -31,6 +33,7 @@ from rho_kernel.security import (
     TrustStore,
     canonical_root,
     file_digest,
+    read_regular_file,
 )
 
 EPILOG = (
@@ -97,7 +100,7 @@ def _run(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> int:
         if args.revoke:
             return _revoke(store, root)
         return _trust(store, root, home)
-    except ProjectRootError as exc:
+    except (ProjectRootError, SandboxError) as exc:
         return _fail(str(exc), 2)
     except ConfigError as exc:
         return _fail(f"{exc}; fix it before trusting it", 2)
@@ -108,10 +111,11 @@ def _run(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> int:
 def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
     if not root.is_dir():
         return _fail(f"--root {_shown(str(root))}: not a directory", 2)
+    sandbox = SandboxRoot(root, state_dir=state_dir(home))  # refuses rho's own ~/.rho
     path = project_config_path(root)
     try:
-        data: bytes | None = path.read_bytes()
-    except FileNotFoundError:
+        data: bytes | None = read_regular_file(path, limit=MAX_CONFIG_BYTES)
+    except (FileNotFoundError, NotADirectoryError):
         data = None
     except OSError as exc:
         return _fail(f"{_shown(str(path))} cannot be read: {exc.strerror or exc}", 1)
@@ -120,7 +124,6 @@ def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
     settings = (
         loosening_settings(root, data, home=home, sections=sections) if data is not None else []
     )
-    sandbox = SandboxRoot(root)
     context = scan_context_files(sandbox, kernel.context.scan_list, warn=warn)
     extra = plugin_files(sandbox, kernel.plugins.disabled)
     if data is None and not context and not extra:
@@ -196,6 +199,10 @@ def _revoke(store: TrustStore, root: Path) -> int:
     return 0
 
 
+#: The largest file `--list` hashes (context files and configs are far smaller).
+_MAX_LISTED_BYTES = 16 * 1024 * 1024
+
+
 def _list(store: TrustStore) -> int:
     if not store.entries:
         print(f"no trusted project files (store: {_shown(str(store.path))})")
@@ -203,9 +210,12 @@ def _list(store: TrustStore) -> int:
     for entry in store.entries:
         path = Path(entry.root) / entry.file
         try:
-            state = "current" if file_digest(path.read_bytes()) == entry.sha256 else "changed"
-        except OSError:
+            data = read_regular_file(path, limit=_MAX_LISTED_BYTES)
+            state = "current" if file_digest(data) == entry.sha256 else "changed"
+        except (FileNotFoundError, NotADirectoryError):
             state = "missing"
+        except OSError:  # a FIFO or a device now, no permission, far too large
+            state = "unreadable"
         print(f"{_shown(str(path))}  sha256 {entry.sha256}  ({state})")
     return 0
 

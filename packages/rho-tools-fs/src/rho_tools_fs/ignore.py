@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rho_kernel.security import SandboxError, SandboxRoot
+from rho_kernel.security import SandboxError, SandboxRoot, open_regular
 
 #: Per-directory ignore files, from the highest precedence to the lowest.
 IGNORE_FILE_NAMES: tuple[str, ...] = (".rgignore", ".ignore", ".gitignore")
@@ -105,7 +105,7 @@ def _read_project_file(root: SandboxRoot, path: str) -> str | None:
 
 def _read_user_file(path: Path) -> str | None:
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO or device there: skipped, never waited on
             return handle.read(MAX_IGNORE_FILE_BYTES).decode("utf-8", errors="replace")
     except (OSError, ValueError):
         return None
@@ -258,7 +258,8 @@ class IgnoreRules:
         handling switched off; it still reads the ignore files in `scope` and below. What it
         misses — the global and exclude files and the ignore files of the directories above
         `scope` — is returned here, rewritten relative to the root and ordered from the
-        lowest precedence to the highest, for `--ignore-file` (where the last match wins).
+        lowest precedence to the highest, for `--ignore-file` (where the last match wins),
+        followed by a rule that leaves out rho's state directory.
         """
         lines: list[str] = []
         for ignore_file in (self.global_file, self.exclude_file):
@@ -272,7 +273,19 @@ class IgnoreRules:
                 if ignore_file is not None:
                     translated = (translate_line(x, directory) for x in ignore_file.lines)
                     lines.extend(filter(None, translated))
+        lines.extend(self._state_dir_rules())
         return "\n".join(lines) + "\n" if lines else ""
+
+    def _state_dir_rules(self) -> list[str]:
+        """An anchored rule leaving out rho's state directory where it lies inside the root
+        under a name ripgrep would walk (a `~/.rho` linked to `~/dotfiles/rho`, say). This
+        keeps ripgrep's own walk out of it; what is opened through the sandbox is refused
+        there by identity, which also covers a bind mount."""
+        state = Path(os.path.realpath(self.root.fence.path))
+        if state == self.root.path or not state.is_relative_to(self.root.path):
+            return []
+        relative = state.relative_to(self.root.path).as_posix()
+        return ["/" + _escape_glob(relative).replace(" ", "\\ ") + "/"]
 
 
 __all__ = [

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rho_kernel import open_regular
 from rho_kernel.home import user_home
 from rho_kernel.security.private_file import PrivateFileError, write_private
 
@@ -46,7 +47,7 @@ class ResponseCache:
         """The cached body for `url` if fresh, else None (missing, stale or corrupt)."""
         now = time.time() if now is None else now
         try:
-            with open(self.path(url), "rb") as handle:
+            with open_regular(self.path(url)) as handle:
                 raw = handle.read(MAX_ENTRY_BYTES + 1)
             entry = json.loads(raw) if len(raw) <= MAX_ENTRY_BYTES else None
         except (OSError, ValueError, RecursionError):

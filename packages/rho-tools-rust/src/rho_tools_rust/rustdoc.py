@@ -13,7 +13,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Literal
 
-from rho_kernel import escape_tags
+from rho_kernel import escape_tags, open_regular
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_rust.html_text import Element, render_text
 from rho_tools_rust.rustdoc_index import Entry, resolve
@@ -34,7 +34,9 @@ def _read_page(path: Path) -> ItemPage:
     if path in _pages:
         _pages.move_to_end(path)
         return _pages[path]
-    page = read_item_page(path.read_text(encoding="utf-8", errors="replace"))
+    with open_regular(path) as handle:  # a FIFO under target/doc: refused, never waited on
+        text = handle.read().decode("utf-8", errors="replace")
+    page = read_item_page(text)
     _pages[path] = page
     if len(_pages) > _PAGE_CACHE_SIZE:
         _pages.popitem(last=False)

@@ -13,6 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rho_kernel import open_regular
+
 CRATES = ("std", "core", "alloc")
 #: Preferred kinds first when a name is ambiguous (`Display` → the trait, not a struct).
 KIND_RANK = {
@@ -85,7 +87,8 @@ class Target:
 def read_crate_items(docs_root: Path, crate: str) -> list[Entry]:
     """The items `{crate}/all.html` links to (missing or unreadable page: none)."""
     try:
-        text = (docs_root / crate / "all.html").read_text(encoding="utf-8", errors="replace")
+        with open_regular(docs_root / crate / "all.html") as handle:  # never a FIFO's wait
+            text = handle.read().decode("utf-8", errors="replace")
     except OSError:
         return []
     entries = []

@@ -20,7 +20,6 @@ loses its `UserOnly` settings, and unless the user trusts it as it is now (`rho 
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,9 @@ from rho_kernel.config.unknown import unknown_key_warnings
 from rho_kernel.config.untrusted import restrict_untrusted, strip_user_only
 from rho_kernel.diagnostics import warn as warn_stderr
 from rho_kernel.home import user_home
+from rho_kernel.security.regular_file import read_optional
 from rho_kernel.security.trust import TrustStore
+from rho_kernel.tomlparse import TomlError, parse_toml
 
 Warn = Callable[[str], None]
 #: Plugin sections by name: the model each validates and merges with.
@@ -62,14 +63,15 @@ def project_config_path(root: Path) -> Path:
 # ── reading ─────────────────────────────────────────────────────────────────
 
 
+#: The largest config file read (real ones are a few KiB).
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def _read_bytes(path: Path) -> bytes | None:
-    """The file's bytes, or None when it does not exist."""
+    """The file's bytes, or None when it does not exist. A FIFO, device or directory is
+    refused without waiting on it (a repository, or a command, may put one there)."""
     try:
-        return path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except IsADirectoryError:
-        raise ConfigError(path, None, "is a directory, expected a TOML file") from None
+        return read_optional(path, limit=MAX_CONFIG_BYTES)
     except OSError as exc:
         raise ConfigError(path, None, f"cannot be read: {exc.strerror or exc}") from None
 
@@ -81,9 +83,9 @@ def _parse_toml(path: Path, data: bytes) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise ConfigError(path, None, f"is not valid UTF-8 (byte {exc.start})") from None
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(path, None, f"invalid TOML: {exc}") from None
+        return parse_toml(text)
+    except TomlError as exc:
+        raise ConfigError(path, None, str(exc)) from None
 
 
 def _load_table(path: Path, data: bytes) -> dict[str, Any]:

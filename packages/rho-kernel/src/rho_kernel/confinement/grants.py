@@ -14,16 +14,19 @@ path = "~/.cargo/registry"    # the entry as configured
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 from rho_kernel.diagnostics import warn
 from rho_kernel.home import user_home
 from rho_kernel.security.private_file import PrivateFileError, toml_string, write_private
+from rho_kernel.security.regular_file import read_optional
 from rho_kernel.security.trust import canonical_root
+from rho_kernel.tomlparse import parse_toml
 
 #: The store's file name inside `~/.rho`.
 GRANTS_NAME = "sandbox_grants.toml"
+#: The largest store read.
+MAX_GRANTS_BYTES = 16 * 1024 * 1024
 _HEADER = "# Paths the user allowed a project's commands to write, asked for once each.\n"
 
 
@@ -44,10 +47,9 @@ class WritableGrants:
         """The user's store; a missing one is empty, a malformed one is reported and empty."""
         path = user_home(home) / ".rho" / GRANTS_NAME
         try:
-            table = tomllib.loads(path.read_text("utf-8"))
-        except (FileNotFoundError, NotADirectoryError):
-            return cls(path)
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            data = read_optional(path, limit=MAX_GRANTS_BYTES)
+            table = {} if data is None else parse_toml(data.decode("utf-8"))
+        except (OSError, ValueError) as exc:  # TomlError and UnicodeDecodeError included
             warn(f"{path}: cannot be read ({exc}); no writable path counts as granted")
             return cls(path)
         items = table.get("grants", [])

@@ -6,6 +6,10 @@ Open files through `SandboxRoot` (`ctx.root` in a tool): `open_read`, `open_dir`
 `write_parent` resolve a path without ever letting a symlink lead outside the project, and
 refuse writes into `.git` and `.rho` (`PROTECTED_NAMES`).
 
+Open a file by path (outside the project, or a library's own file) with `open_regular` or
+`read_regular_file`: a FIFO, device or directory is refused (`NotRegularFileError`) without
+waiting on it, and reading is capped (`FileTooLargeError`).
+
 Check a shell line with `CommandPolicy.from_config(ctx.config.shell).check(line)`: a
 `Denial` (its `rule` and `reason`) or None.
 """
@@ -18,6 +22,13 @@ from rho_kernel.security.commands import (
 )
 from rho_kernel.security.key_blocks import KeyBlockLines
 from rho_kernel.security.redaction import REDACTED, Redactor, StreamRedactor
+from rho_kernel.security.regular_file import (
+    FileTooLargeError,
+    NotRegularFileError,
+    check_regular,
+    open_regular,
+    read_regular_file,
+)
 from rho_kernel.security.sandbox import (
     PROTECTED_NAMES,
     FileTypeError,
@@ -46,8 +57,10 @@ __all__ = [
     "TRUST_STORE_NAME",
     "CommandPolicy",
     "Denial",
+    "FileTooLargeError",
     "FileTypeError",
     "KeyBlockLines",
+    "NotRegularFileError",
     "PathNotFoundError",
     "ProtectedPathError",
     "Redactor",
@@ -60,8 +73,11 @@ __all__ = [
     "TrustStore",
     "WriteTarget",
     "canonical_root",
+    "check_regular",
     "command_name",
     "file_digest",
+    "open_regular",
     "protected_name",
+    "read_regular_file",
     "trust_store_path",
 ]

@@ -28,6 +28,7 @@ from pathlib import Path
 from rho_kernel.security import errors
 from rho_kernel.security.protected import protected_message, protected_name
 from rho_kernel.security.repositories import is_git_directory
+from rho_kernel.security.state_fence import StateFence, state_dir_message
 
 #: Symlinks followed in one walk before giving up (like `ELOOP`).
 MAX_SYMLINK_HOPS = 40
@@ -63,11 +64,13 @@ def split(text: str) -> list[str]:
 
 @dataclass(slots=True)
 class RootRef:
-    """What a walk needs to know about the root: its canonical path, an fd and its identity."""
+    """What a walk needs to know about the root: its canonical path, an fd and its identity,
+    and the fence around rho's state directory (no walk enters it)."""
 
     path: Path
     fd: int
     ident: tuple[int, int]
+    fence: StateFence | None = None
 
 
 @dataclass(slots=True)
@@ -111,6 +114,7 @@ class Walk:
         self._base_depth = 0
         self.missing: list[str] = []
         self.created: list[tuple[str, ...]] = []  # new directories, as names below the base
+        self._fenced = root.fence.identities() if root.fence is not None else frozenset()
 
     # ── lifecycle ───────────────────────────────────────────────────────────
 
@@ -209,6 +213,18 @@ class Walk:
             parts = split(target)
         pending.extendleft(reversed(parts))
         return True
+
+    def check_fenced(self, info: os.stat_result) -> None:
+        """Refuse an entry (`lstat` result) that is rho's state directory or one in it."""
+        if self._fenced and (info.st_dev, info.st_ino) in self._fenced:
+            self.refuse_state_dir()
+
+    def refuse_state_dir(self) -> None:
+        """Raise the refusal for a path leading into rho's state directory."""
+        fence = self._root.fence
+        assert fence is not None
+        message = state_dir_message(errors.shown(self._raw), fence.path)
+        raise errors.SandboxError(message, path=self._raw, root=self._root.path)
 
     def failure(self, exc: OSError) -> errors.SandboxError:
         """The `SandboxError` for an OS error met while resolving."""
@@ -314,6 +330,8 @@ class Walk:
 
     def _push(self, name: str, fd: int) -> None:
         self._frames.append(_Frame(name, fd))
+        if self._fenced and identity_of(fd) in self._fenced:
+            self.refuse_state_dir()
         if len(self._frames) - self._first_open > _OPEN_FRAMES:
             frame = self._frames[self._first_open]
             if frame.fd is not None:
@@ -330,6 +348,8 @@ class Walk:
                 self._raw, self._root.path, "a directory changed while it was being walked"
             )
         self._frames[-1].fd = fd
+        if self._fenced and identity_of(fd) in self._fenced:
+            self.refuse_state_dir()
 
     def _reset(self) -> None:
         """Back to the root (for an absolute symlink target)."""

@@ -43,6 +43,7 @@ import stat
 import weakref
 from pathlib import Path
 
+from rho_kernel.home import state_dir as home_state_dir
 from rho_kernel.security import errors, pathcheck, pathwalk
 from rho_kernel.security.errors import (
     FileTypeError,
@@ -54,6 +55,7 @@ from rho_kernel.security.handles import CreatedDirs, SandboxDir, WriteTarget
 from rho_kernel.security.pathwalk import RootRef, Walk
 from rho_kernel.security.protected import PROTECTED_NAMES, protected_name
 from rho_kernel.security.repositories import find_repositories
+from rho_kernel.security.state_fence import StateFence, state_dir_message
 
 #: The longest path accepted, in bytes (PATH_MAX on Linux).
 MAX_PATH_BYTES = 4096
@@ -76,8 +78,15 @@ class SandboxRoot:
     denied on the file, a directory that cannot be created) is an `OSError`.
     """
 
-    def __init__(self, root: str | Path) -> None:
-        """Canonicalise `root`; it must exist and be a directory (else `SandboxError`)."""
+    def __init__(
+        self, root: str | Path, *, state_dir: Path | None = None, own_folder: bool = False
+    ) -> None:
+        """Canonicalise `root`; it must exist and be a directory (else `SandboxError`).
+
+        `state_dir` is rho's state directory (default: `~/.rho` of `$HOME`): a root inside
+        it is refused unless it is a folder of rho's own there (`own_folder`, such as a user
+        extension's folder), and no path below the root may lead into the state directory.
+        """
         raw = str(root)
         if not raw or "\0" in raw:
             raise SandboxError(f"invalid sandbox root {raw!r}")
@@ -87,6 +96,9 @@ class SandboxRoot:
             raise SandboxError(f"sandbox root '{raw}' cannot be used: {_reason(exc)}") from None
         if not canonical.is_dir():
             raise SandboxError(f"sandbox root '{raw}' is not a directory")
+        self.fence = StateFence(state_dir if state_dir is not None else home_state_dir())
+        if not own_folder and self.fence.encloses(canonical):
+            raise SandboxError(root_in_state_dir(canonical, self.fence.path), root=canonical)
         self.path: Path = canonical
         self._ref: RootRef | None = None
         self._guarded: frozenset[tuple[int, int]] | None = None
@@ -96,7 +108,7 @@ class SandboxRoot:
             except OSError as exc:
                 raise SandboxError(f"sandbox root '{raw}' cannot be used: {_reason(exc)}") from None
             weakref.finalize(self, os.close, fd)
-            self._ref = RootRef(canonical, fd, pathwalk.identity_of(fd))
+            self._ref = RootRef(canonical, fd, pathwalk.identity_of(fd), self.fence)
 
     def __repr__(self) -> str:
         return f"SandboxRoot({str(self.path)!r})"
@@ -135,7 +147,7 @@ class SandboxRoot:
         """
         raw = self._check_syntax(path)
         if self._ref is None:
-            target = pathcheck.check_existing(self.path, raw)
+            target = self._fenced(raw, pathcheck.check_existing(self.path, raw))
             if not target.is_dir():
                 raise errors.wrong_type(raw, self.path, "file", "directory")
             return SandboxDir(target, None)
@@ -196,7 +208,7 @@ class SandboxRoot:
         """
         raw = self._check_syntax(path)
         if self._ref is None:
-            return pathcheck.check_existing(self.path, raw)
+            return self._fenced(raw, pathcheck.check_existing(self.path, raw))
         with self._walk(raw) as walk:
             pending = walk.start()
             while True:
@@ -208,6 +220,7 @@ class SandboxRoot:
                     raise errors.not_found(raw, self.path)
                 if stat.S_ISLNK(info.st_mode) and walk.follow(name, pending):
                     continue
+                walk.check_fenced(info)
                 return walk.path(name)
 
     def validate_for_write(self, path: str | Path) -> Path:
@@ -219,7 +232,7 @@ class SandboxRoot:
         """
         raw = self._check_syntax(path)
         if self._ref is None:
-            return pathcheck.check_for_write(self.path, raw)
+            return self._fenced(raw, pathcheck.check_for_write(self.path, raw))
         with self._walk(raw, virtual=True, protect=True) as walk:
             name = self._last_entry(walk, raw, directory_ok=True)
             return walk.path(name)
@@ -316,7 +329,7 @@ class SandboxRoot:
         return exc
 
     def _fallback_open_read(self, raw: str) -> io.BufferedReader:
-        target = pathcheck.check_existing(self.path, raw)
+        target = self._fenced(raw, pathcheck.check_existing(self.path, raw))
         try:
             fd = os.open(target, _READ_FLAGS)
         except OSError as exc:
@@ -327,7 +340,7 @@ class SandboxRoot:
         return self._regular_file(fd, raw, target)
 
     def _fallback_write_parent(self, raw: str, make_parents: bool) -> WriteTarget:
-        target = pathcheck.check_for_write(self.path, raw)
+        target = self._fenced(raw, pathcheck.check_for_write(self.path, raw))
         if target.is_dir():
             raise errors.wrong_type(raw, self.path, "directory", "file")
         if os.path.lexists(target.parent) and not target.parent.is_dir():
@@ -355,6 +368,17 @@ class SandboxRoot:
             raise
         created = CreatedDirs(tuple(made))
         return WriteTarget(SandboxDir(target.parent, None), target.name, target, created)
+
+    def _fenced(self, raw: str, target: Path) -> Path:
+        """`target` (checked by path, without directory fds), unless it is in rho's state
+        directory: the nearest existing directory at or above it is compared by identity."""
+        existing = target
+        while not existing.is_dir() and existing != existing.parent:
+            existing = existing.parent
+        if self.fence.encloses(existing):
+            message = state_dir_message(errors.shown(raw), self.fence.path)
+            raise SandboxError(message, path=raw, root=self.path)
+        return target
 
     def _check_syntax(self, path: str | Path) -> str:
         raw = os.fspath(path)
@@ -390,6 +414,19 @@ class SandboxRoot:
             if len(os.fsencode(name)) > pathwalk.MAX_NAME_BYTES:
                 raise errors.name_too_long(raw, self.path, name, pathwalk.MAX_NAME_BYTES)
         return raw
+
+
+def root_in_state_dir(root: Path, state: Path) -> str:
+    """Why `root`, which is rho's state directory `state` or lies inside it, is no root."""
+    where = (
+        "is rho's own state directory"
+        if root == state
+        else f"is inside rho's own state directory ({state})"
+    )
+    return (
+        f"{root} {where}, which holds rho's settings and every project's sessions; it is "
+        "never a project root: start rho in a project directory, or pass --root"
+    )
 
 
 def _created_paths(target: Path, chains: list[tuple[str, ...]]) -> tuple[Path, ...]:

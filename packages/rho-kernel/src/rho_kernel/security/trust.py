@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -31,9 +30,13 @@ from typing import Any
 from rho_kernel.diagnostics import warn as warn_stderr
 from rho_kernel.home import user_home
 from rho_kernel.security.private_file import PrivateFileError, toml_string, write_private
+from rho_kernel.security.regular_file import read_optional
+from rho_kernel.tomlparse import TomlError, parse_toml
 
 #: The store's file name inside `~/.rho`.
 TRUST_STORE_NAME = "trusted_projects.toml"
+#: The largest store read (an entry is about 200 bytes).
+MAX_STORE_BYTES = 16 * 1024 * 1024
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _HEADER = (
@@ -160,17 +163,17 @@ class _Malformed(Exception):
 
 def _parse(path: Path) -> list[TrustEntry]:
     try:
-        raw = path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
-        return []
+        raw = read_optional(path, limit=MAX_STORE_BYTES)
     except OSError as exc:
         raise _Malformed(f"cannot be read ({exc.strerror or exc})") from None
+    if raw is None:
+        return []
     try:
-        table = tomllib.loads(raw.decode("utf-8"))
+        table = parse_toml(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise _Malformed(f"is not valid UTF-8 (byte {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise _Malformed(f"invalid TOML: {exc}") from None
+    except TomlError as exc:
+        raise _Malformed(str(exc)) from None
     items = table.get("entries", [])
     if not isinstance(items, list):
         raise _Malformed("'entries' must be an array of tables ([[entries]])")

@@ -13,13 +13,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from rho_kernel.home import user_home
+from rho_kernel.home import state_dir
+from rho_kernel.security.regular_file import open_regular
 from rho_kernel.session.entries import Header, SessionError
 
 
 def rho_home(home: Path | None = None) -> Path:
     """rho's per-user directory: `<home>/.rho`, home defaulting to $HOME, $USERPROFILE or /tmp."""
-    return user_home(home) / ".rho"
+    return state_dir(home)
 
 
 def project_hash(project_root: Path) -> str:
@@ -52,7 +53,7 @@ def read_session_info(path: Path) -> SessionInfo | None:
     Only the header is parsed; `entry_count` is the number of non-blank lines after it.
     """
     try:
-        with path.open("rb") as file:
+        with open_regular(path) as file:  # a FIFO among the files: skipped, never waited on
             stat = os.fstat(file.fileno())
             header_line = b""
             for raw in file:

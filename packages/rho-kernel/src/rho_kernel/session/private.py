@@ -9,14 +9,18 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 from pathlib import Path
 from typing import BinaryIO
+
+from rho_kernel.security.regular_file import NotRegularFileError, file_kind
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 _BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO for writing must not wait
 
 
 def make_private_dir(directory: Path) -> None:
@@ -61,9 +65,19 @@ def create_private_file(path: Path) -> BinaryIO:
 def open_private_file(path: Path, flags: int) -> int:
     """Open (creating with mode 0600 if missing) `path` without following a symbolic link.
 
-    `flags` are added to `O_CREAT`; returns the file descriptor.
+    `flags` are added to `O_CREAT`; returns the file descriptor. Anything but a regular file
+    there (a FIFO, which a read would wait on forever) raises `NotRegularFileError`.
     """
-    return os.open(path, flags | os.O_CREAT | _BINARY | _NOFOLLOW, FILE_MODE)
+    fd = os.open(path, flags | os.O_CREAT | _BINARY | _NOFOLLOW | _NONBLOCK, FILE_MODE)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(path, file_kind(mode))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _chmod(path: Path, mode: int) -> None:

@@ -12,11 +12,9 @@ the cost of a turn does not grow with the session.
 from __future__ import annotations
 
 import contextlib
-import errno
 import gc
 import os
 import re
-import stat
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any, BinaryIO
 
 from rho_kernel import diagnostics
 from rho_kernel.messages import ChatMessage
+from rho_kernel.security.regular_file import open_append, open_regular
 from rho_kernel.session.discovery import sessions_dir
 from rho_kernel.session.entries import (
     ATTACHED,
@@ -64,20 +63,6 @@ CANCELLED_TOOL_CALL = "Tool call cancelled."
 """The result recorded for a tool call that never got one (see `close_open_tool_calls`)."""
 
 _FREEZE_AT = 2000  # entries in a loaded session worth keeping out of the collector's scans
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO must not hang
-_BINARY = getattr(os, "O_BINARY", 0)
-
-
-def _open_for_reading(path: Path) -> BinaryIO:
-    """Open a regular file for reading; OSError for anything else (a FIFO, a folder …)."""
-    fd = os.open(path, os.O_RDONLY | _NONBLOCK | _BINARY)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 class Session:
@@ -182,7 +167,7 @@ class Session:
         """
         path = Path(path)
         try:
-            with _open_for_reading(path) as reader:
+            with open_regular(path) as reader:
                 parse_header(path, first_line(reader))  # before locking: is it a session?
                 lock = SessionLock.acquire(path)
                 try:
@@ -220,7 +205,7 @@ class Session:
             # (tenths of a second each on a long session).
             gc.freeze()
         try:
-            file = path.open("ab")
+            file = open_append(path)  # swapped for a FIFO since it was read: refused
         except OSError as error:
             raise SessionError(f"cannot open session file {path} for append: {error}") from error
         session = cls(header, path, file)
