@@ -111,6 +111,7 @@ def usage_params(iteration: int, usage: RequestUsage, context: UsageContext) -> 
     """The `usage` notification's params."""
     return {
         "iteration": iteration,
+        "kind": usage.kind,
         "usage": request_usage(usage),
         "context": usage_context(context),
     }
@@ -146,6 +147,10 @@ def api_usage(usage: ApiUsage) -> dict[str, int | float]:
         "totalTokens": usage.input_tokens + usage.output_tokens,
         "totalCost": usage.total_cost,
         "requestCount": usage.request_count,
+        "compactionInputTokens": usage.compaction_input_tokens,
+        "compactionOutputTokens": usage.compaction_output_tokens,
+        "compactionCost": usage.compaction_cost,
+        "compactionRequestCount": usage.compaction_request_count,
     }
 
 

@@ -210,7 +210,8 @@ class PhaseTokens(Wire):
 
 
 class ApiUsageTotals(Wire):
-    """What this rho process spent on model requests."""
+    """What this rho process spent on model requests (LLM compactions' included), and the
+    part of it spent on LLM compactions."""
 
     totalInputTokens: int
     totalOutputTokens: int
@@ -218,6 +219,10 @@ class ApiUsageTotals(Wire):
     totalTokens: int
     totalCost: float
     requestCount: int
+    compactionInputTokens: int = Field(description="Input tokens of LLM compaction requests.")
+    compactionOutputTokens: int = Field(description="Output tokens of LLM compaction requests.")
+    compactionCost: float = Field(description="Cost of LLM compaction requests.")
+    compactionRequestCount: int = Field(description="LLM compaction requests made.")
 
 
 class GetSessionStatsResult(Result):
@@ -676,9 +681,17 @@ class ContextSnapshot(Wire):
 
 
 class UsageParams(Wire):
-    """`usage`: sent after every model request of a prompt."""
+    """`usage`: sent after every model request of a prompt, and after the model request of an
+    LLM compaction (also one that `compact` started)."""
 
-    iteration: int
+    iteration: int = Field(
+        description="The prompt's iteration the request belongs to; 0 for a compaction that "
+        "`compact` started outside a prompt."
+    )
+    kind: Literal["turn", "compaction"] = Field(
+        description='"compaction" for the request an LLM compaction strategy made to summarize '
+        'turns, "turn" for the conversation\'s own requests; both count in every total.'
+    )
     usage: IterationUsage
     context: ContextSnapshot
 
