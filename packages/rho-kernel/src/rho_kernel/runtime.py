@@ -690,7 +690,8 @@ def _complete_config(files: ConfigFiles, plugins: PluginHost) -> RhoConfig:
     A section declared twice raises `SectionConflict`, a `ConfigError` (exit status 2).
     """
     specs = collect_sections(plugins.call_each(SECTIONS_HOOK), plugins.report)
-    return files.complete({name: spec.model for name, spec in specs.items()})
+    models = {name: spec.model for name, spec in specs.items()}
+    return files.complete(models, not_loading=plugins.not_loading())
 
 
 def _startup_providers(
