@@ -150,7 +150,7 @@ def test_usage_context_is_empty_without_a_meter_and_has_no_fitted_when_not_fitte
 
 
 def test_session_stats_keep_their_key_order_and_every_distribution_key() -> None:
-    wire = render.session_stats(_stats(), ApiUsage(5, 6, 1, 0.125, 2, 3, 4, 0.0625, 1))
+    wire = render.session_stats(_stats(), ApiUsage(5, 6, 1, 0.125, 2, 3, 4, 0.0625, 1), _fitted())
     assert list(wire) == [
         "contextWindow",
         "completionReserve",
@@ -168,6 +168,7 @@ def test_session_stats_keep_their_key_order_and_every_distribution_key() -> None
         "resolutionTokens",
         "phaseTokens",
         "apiUsage",
+        "fitted",
     ]
     assert wire["estimatedRemaining"] == 697
     assert wire["roleTokens"] == {"system": 1, "user": 0, "assistant": 0, "tool": 4}
@@ -191,6 +192,22 @@ def test_session_stats_keep_their_key_order_and_every_distribution_key() -> None
         "compactionCost": 0.0625,
         "compactionRequestCount": 1,
     }
+    # The raw path's estimates stay where they were; what the model receives is `fitted`.
+    assert wire["fitted"] == {
+        "estimatedTokens": 90,
+        "promptBudget": 800,
+        "messageCount": 2,
+        "outlined": 2,
+        "summarized": 1,
+        "evicted": 3,
+        "utilizationPercent": 11.2,
+    }
+    GetSessionStatsResult.model_validate(wire)
+
+
+def test_a_path_that_does_not_fit_has_no_fitted_view() -> None:
+    wire = render.session_stats(_stats(), ApiUsage(), None)
+    assert wire["fitted"] is None
     GetSessionStatsResult.model_validate(wire)
 
 

@@ -57,6 +57,7 @@ from rho_kernel.tools.registry import ToolRegistry, collect_tools
 if TYPE_CHECKING:
     from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
     from rho_kernel.compaction.model import ResponseSink
+    from rho_kernel.context.fitting import FitResult
     from rho_kernel.loop.approval import ApprovalGate
     from rho_kernel.loop.compaction import CompactionStrategy
     from rho_kernel.providers.catalog import ModelCatalog
@@ -452,6 +453,23 @@ class Runtime:
             )
             self._meter = (key, meter)
         return self._meter[1]
+
+    def fitted_view(self) -> FitResult | None:
+        """The current path as the model receives it: fitted into the prompt budget by the
+        conversation's own fitter, as the next request would be (before its new message).
+        None when even the parts that are never shortened do not fit."""
+        from rho_kernel.context.fitting import ContextOverflow
+        from rho_kernel.loop.agent import tool_definition_bytes
+
+        try:
+            return self.fitter.fit(
+                self.session,
+                budget_tokens=self.budget().prompt_budget,
+                ratio=self.estimator.ratio(self.model),
+                overhead_bytes=tool_definition_bytes(self.tools.schemas()),
+            )
+        except ContextOverflow:
+            return None
 
     # ── compaction ──────────────────────────────────────────────────────────
 

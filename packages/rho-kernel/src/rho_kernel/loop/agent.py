@@ -446,8 +446,7 @@ class AgentLoop:
         """The size of the tool definitions as sent (computed once per schema list): their
         JSON and the wrapping each wire protocol puts around every definition."""
         if self._schemas is None or self._schemas[0] != id(schemas):
-            size = utf8_len(json.dumps(schemas, ensure_ascii=False)) if schemas else 0
-            self._schemas = (id(schemas), size + TOOL_DEFINITION_OVERHEAD * len(schemas))
+            self._schemas = (id(schemas), tool_definition_bytes(schemas))
         return self._schemas[1]
 
     async def _call_model(self) -> ModelResponse:
@@ -866,6 +865,13 @@ def unique_call_ids(calls: list[ToolCall]) -> list[ToolCall]:
     return unique
 
 
+def tool_definition_bytes(schemas: list[dict[str, Any]]) -> int:
+    """The size of the tool definitions as a request sends them: their JSON and the wrapping
+    each wire protocol puts around every definition."""
+    size = utf8_len(json.dumps(schemas, ensure_ascii=False)) if schemas else 0
+    return size + TOOL_DEFINITION_OVERHEAD * len(schemas)
+
+
 def _is_empty(response: ModelResponse) -> bool:
     """No text, no tool call, no reasoning — and not withheld by a content filter."""
     return (
@@ -890,4 +896,5 @@ __all__ = [
     "AgentLoop",
     "LoopParams",
     "run_loop",
+    "tool_definition_bytes",
 ]
