@@ -472,6 +472,12 @@ def test_ids_in_a_batch_are_echoed_exactly_or_refused(rho: RhoProcess) -> None:
             "b",
         ),
         (b'{"jsonrpc":"2.0","method":"getState","method":"abort"}', None, "method"),  # notification
+        # Two keys that differ only in lone surrogates become one key once they are replaced.
+        (
+            b'{"jsonrpc":"2.0","id":10,"method":"getState","params":{"\\ud800":1,"\\udc00":2}}',
+            10,
+            "\ufffd",
+        ),
         (b'{"jsonrpc":"2.0","method":"nope","id":9,"params":{"a":1,"a":2}}', 9, "a"),
     ],
 )

@@ -136,3 +136,14 @@ def test_minus_zero_is_told_apart_from_zero() -> None:
     decoded = decode_message(b'{"id":-0,"n":[0,-0]}')
     assert decoded["id"] is NEGATIVE_ZERO and decoded["id"] == 0
     assert type(decoded["n"][0]) is int and decoded["n"][1] is NEGATIVE_ZERO
+
+
+def test_keys_that_differ_only_in_lone_surrogates_count_as_repeated() -> None:
+    from rho_rpc.decode import RepeatedKey
+
+    line = b'{"id":4,"params":{"x":[{"k\\ud800":1,"k\\udc00":2}]}}'
+    decoded = decode_message(line)
+    assert isinstance(decoded, RepeatedKey) and decoded.key == "k\ufffd"
+    assert decoded.message["id"] == 4 and not decoded.id_repeated
+    # A valid pair is one character, and distinct from a lone surrogate.
+    assert decode_message(b'{"\\ud83d\\ude00":1,"\\ud83d":2}') == {"\U0001f600": 1, "\ufffd": 2}

@@ -147,9 +147,28 @@ def _member(text: str, index: int) -> tuple[Any, int]:
 
 
 def _scrubbed(message: Any) -> Any:
+    """`message` with lone surrogates replaced; two keys of one object that differ only in
+    their lone surrogates would become one key, so that too is a `RepeatedKey`."""
     if isinstance(message, RepeatedKey):
         return replace(message, message=scrub_json(message.message), key=scrub_json(message.key))
-    return scrub_json(message)
+    collided = _colliding_key(message)
+    scrubbed = scrub_json(message)
+    return scrubbed if collided is None else RepeatedKey(scrubbed, collided, id_repeated=False)
+
+
+def _colliding_key(value: Any) -> str | None:
+    """A key that two keys of one object in `value` become once scrubbed, else None."""
+    if isinstance(value, list):
+        return next((k for k in map(_colliding_key, value) if k is not None), None)
+    if not isinstance(value, dict):
+        return None
+    seen: set[str] = set()
+    for key in value:
+        clean = scrub_json(key)
+        if clean in seen:
+            return str(clean)
+        seen.add(clean)
+    return next((k for k in map(_colliding_key, value.values()) if k is not None), None)
 
 
 def skip_whitespace(text: str, index: int) -> int:
