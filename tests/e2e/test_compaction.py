@@ -248,3 +248,96 @@ def test_an_unknown_compaction_mode_stops_startup(
         'rho: error: [agent] compaction_mode = "acme": no installed plugin registers that '
         "compaction strategy (available: llm, mechanical)\n"
     )
+
+
+# ── the usage of LLM compaction requests ────────────────────────────────────
+
+COMPACTION_USAGE = {"prompt_tokens": 7000, "completion_tokens": 300}
+
+
+def _is_compaction_request(request: Any) -> bool:
+    return request.json["messages"][0]["content"].startswith("You summarize part of a coding")
+
+
+def test_a_compact_request_is_counted_and_reported_as_compaction(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    _big_file(project, "big.txt")
+    rho = start_scripted(start_rho, server)
+    _two_prompts(rho, server)
+    before = rho.call("getSessionStats")["result"]["apiUsage"]
+    assert before["compactionRequestCount"] == 0
+    server.add(text_reply("Notes on the session.", usage=COMPACTION_USAGE))
+    assert rho.call("compact", {"strategy": "llm"})["result"]["strategy"] == "llm"
+    assert _is_compaction_request(server.requests[-1])
+    (note,) = [
+        m["params"]
+        for m in rho.seen
+        if m.get("method") == "usage" and m["params"]["kind"] != "turn"
+    ]
+    assert (note["kind"], note["iteration"]) == ("compaction", 0)
+    assert (note["usage"]["inputTokens"], note["usage"]["outputTokens"]) == (7000, 300)
+    after = rho.call("getSessionStats")["result"]["apiUsage"]
+    assert after["totalInputTokens"] == before["totalInputTokens"] + 7000
+    assert after["totalOutputTokens"] == before["totalOutputTokens"] + 300
+    assert after["requestCount"] == before["requestCount"] + 1
+    assert (after["compactionInputTokens"], after["compactionOutputTokens"]) == (7000, 300)
+    assert after["compactionRequestCount"] == 1
+    assert rho.finish() == 0
+
+
+def test_an_answered_compaction_request_counts_even_when_its_notes_are_unused(
+    start_rho, server: ScriptedServer, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    _big_file(project, "big.txt")
+    rho = start_scripted(start_rho, server)
+    _two_prompts(rho, server)
+    before = rho.call("getSessionStats")["result"]["apiUsage"]
+    server.add(text_reply("", usage=COMPACTION_USAGE))  # answered, but empty: falls back
+    result = rho.call("compact", {"strategy": "llm"})["result"]
+    assert (result["requested"], result["strategy"]) == ("llm", "mechanical")
+    after = rho.call("getSessionStats")["result"]["apiUsage"]
+    # The request was answered and billed, so it counts, even though its notes were unused.
+    assert after["compactionRequestCount"] == 1
+    assert after["totalInputTokens"] == before["totalInputTokens"] + 7000
+    assert rho.finish() == 0
+
+
+def test_auto_compaction_usage_counts_in_the_prompt_and_the_totals(
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    # A threshold of 1%: every tool batch compacts what it can (the first prompt's turn, once
+    # the second prompt runs: a single LLM compaction request).
+    _config(
+        home,
+        "[agent]\ntoken_budget = 16384\ncompletion_reserve = 512\nauto_compact_threshold = 1\n"
+        'compaction_mode = "llm"\n',
+    )
+    _big_file(project, "big.txt")
+    _big_file(project, "more.txt")
+    rho = start_scripted(start_rho, server)
+    server.add(tool_call_reply("read_file", {"path": "big.txt"}), text_reply("read it"))
+    assert rho.call("prompt", {"message": "fix the bug"})["result"]["reply"] == "read it"
+    before = rho.call("getSessionStats")["result"]["apiUsage"]
+    server.add(
+        tool_call_reply("read_file", {"path": "more.txt"}),
+        text_reply("Notes on the first turn.", usage=COMPACTION_USAGE),
+        text_reply("both read"),
+    )
+    rho.request("prompt", {"message": "and more.txt"})
+    end = rho.notification("agent/end")["params"]
+    assert end["reply"] == "both read"
+    chats = [r for r in server.requests if r.json]
+    assert [_is_compaction_request(r) for r in chats[-3:]] == [False, True, False]
+    notes = [m["params"] for m in rho.seen if m.get("method") == "usage"][-3:]
+    assert [n["kind"] for n in notes] == ["turn", "compaction", "turn"]
+    assert notes[1]["usage"]["inputTokens"] == 7000 and notes[1]["iteration"] == 2
+    # The run's usage holds the compaction request: 3 requests, 7000 + 2 × 10 input tokens.
+    assert end["usage"]["requestCount"] == 3
+    assert end["usage"]["inputTokens"] == 7000 + 2 * 10
+    after = rho.call("getSessionStats")["result"]["apiUsage"]
+    assert after["requestCount"] == before["requestCount"] + 3
+    assert after["totalInputTokens"] == before["totalInputTokens"] + 7020
+    assert (after["compactionRequestCount"], after["compactionInputTokens"]) == (1, 7000)
+    assert rho.finish() == 0
+    assert "rho: compacted " in rho.stderr_text()

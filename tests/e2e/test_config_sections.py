@@ -148,9 +148,30 @@ def test_an_unclaimed_first_party_section_warns_once(  # type: ignore[no-untyped
     rho = start_scripted(start_rho, server, "--ephemeral", env={"RHO_DISABLE_PLUGIN_AUTOLOAD": "1"})
     assert rho.finish() == 0
     lines = [line for line in rho.stderr_text().splitlines() if "[memory]" in line]
+    # rho-memory is installed: the hint says why it is not loaded, never "install" it.
     assert lines == [
-        f"rho: warning: {path}: no installed plugin reads [memory]; install rho-memory"
+        f"rho: warning: {path}: no loaded plugin reads [memory]; rho-memory is installed but "
+        "not loaded: RHO_DISABLE_PLUGIN_AUTOLOAD is set; unset it to load installed plugins"
     ]
+
+
+@pytest.mark.parametrize(
+    ("table", "pack"),
+    [("memory", "rho-memory"), ("rust", "rho-tools-rust"), ("extensions", "rho-ext-js")],
+)
+def test_with_autoload_off_each_installed_pack_is_named_as_not_loaded(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, table: str, pack: str
+) -> None:
+    path = _write(project / ".rho" / "config.toml", f"[{table}]\n")
+    env = {"RHO_DISABLE_PLUGIN_AUTOLOAD": "yes; install evil-pack"}  # the value is never shown
+    rho = start_scripted(start_rho, server, "--ephemeral", env=env)
+    assert rho.finish() == 0
+    stderr = rho.stderr_text()
+    assert (
+        f"rho: warning: {path}: no loaded plugin reads [{table}]; {pack} is installed but not "
+        "loaded: RHO_DISABLE_PLUGIN_AUTOLOAD is set; unset it to load installed plugins\n"
+    ) in stderr
+    assert f"install {pack}" not in stderr and "evil" not in stderr
 
 
 def test_an_unknown_key_in_a_plugin_section_warns_with_a_suggestion(  # type: ignore[no-untyped-def]

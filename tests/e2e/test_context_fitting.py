@@ -132,3 +132,38 @@ def test_a_prompt_that_cannot_fit_gets_a_clear_error_and_no_request(  # type: ig
         "[outline] word word word word "  # shortened, as it is no longer the latest request
     ]
     assert rho.finish() == 0
+
+
+def test_session_stats_show_the_raw_path_and_the_fitted_view_labelled(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    rounds = 40
+    for index in range(10):
+        (project / f"module_{index}.py").write_text(
+            "".join(f"value_{index}_{line} = {line} * 31  # some code\n" for line in range(120))
+        )
+    rho = start_scripted(start_rho, server, "--ephemeral", "--max-iterations", "100")
+    small = rho.call("getSessionStats")["result"]
+    assert small["fitted"]["outlined"] == small["fitted"]["evicted"] == 0
+    assert small["fitted"]["promptBudget"] == PROMPT_BUDGET
+    server.add(
+        *[
+            tool_call_reply("read_file", {"path": f"module_{i % 10}.py"}, usage=NO_USAGE)
+            for i in range(rounds)
+        ],
+        text_reply("all read", usage=NO_USAGE),
+    )
+    assert rho.call("prompt", {"message": "read them all"}, timeout=120)["result"] == {
+        "reply": "all read"
+    }
+    stats = rho.call("getSessionStats")["result"]
+    # The raw path is far over the budget; what the model receives is fitted within it.
+    assert stats["estimatedUsed"] > PROMPT_BUDGET and stats["utilizationPercent"] == 100
+    fitted = stats["fitted"]
+    assert fitted["estimatedTokens"] <= fitted["promptBudget"] == PROMPT_BUDGET
+    assert fitted["utilizationPercent"] < 100
+    assert fitted["outlined"] + fitted["summarized"] + fitted["evicted"] > 0
+    assert fitted["messageCount"] < stats["messageCount"] or fitted["outlined"] > 0
+    last = [m["params"]["context"]["fitted"] for m in rho.seen if m.get("method") == "usage"][-1]
+    assert abs(fitted["estimatedTokens"] - last["estimatedTokens"]) < PROMPT_BUDGET // 10
+    assert rho.finish() == 0

@@ -377,3 +377,153 @@ def test_a_byte_order_mark_is_accepted_only_at_the_start_of_input(start_rho) -> 
     assert response["id"] is None and response["error"]["code"] == -32700
     assert "byte order mark" in response["error"]["message"]
     _assert_clean_exit(rho)
+
+
+# ── ids echoed exactly as written, repeated keys refused ─────────────────────
+
+
+def _raw_reply(rho: RhoProcess, line: bytes) -> bytes:
+    """The raw line rho answers `line` with."""
+    rho.send_raw(line + b"\n")
+    rho.read()
+    return rho.raw[-1].rstrip(b"\n")
+
+
+@pytest.mark.parametrize(
+    "id_text",
+    [
+        b"7",
+        b"0",
+        b"-12",
+        b'"x"',
+        b"null",
+        b"123456789012345678901234567890",  # past 64 bits: echoed digit for digit
+        b"-98765432109876543210987654321",
+        b"9" * 4000,
+    ],
+)
+def test_an_id_is_echoed_exactly_as_written(rho: RhoProcess, id_text: bytes) -> None:
+    reply = _raw_reply(rho, b'{"jsonrpc":"2.0","method":"getState","id":' + id_text + b"}")
+    assert b'"result"' in reply and reply.endswith(b',"id":' + id_text + b"}")
+    # In an error response for malformed params too.
+    line = b'{"jsonrpc":"2.0","method":"setModel","params":{"model":5},"id":' + id_text + b"}"
+    reply = _raw_reply(rho, line)
+    assert b'"code":-32602' in reply and reply.endswith(b',"id":' + id_text + b"}")
+    _assert_clean_exit(rho)
+
+
+@pytest.mark.parametrize(
+    "id_text",
+    [b"1e-400", b"1.0", b"1E2", b"1e+2", b"-0", b"-0.0", b"0.5", b"2.5E-3", b"1e308", b"-1.5"],
+)
+def test_an_id_that_cannot_be_echoed_as_written_is_refused(rho: RhoProcess, id_text: bytes) -> None:
+    for line in (
+        b'{"jsonrpc":"2.0","method":"getState","id":' + id_text + b"}",
+        # The id's problem comes first, whatever else is wrong.
+        b'{"jsonrpc":"2.0","method":"setModel","params":{"model":5},"id":' + id_text + b"}",
+        b'{"jsonrpc":"2.0","method":"getState","params":"str","id":' + id_text + b"}",
+    ):
+        reply = _raw_reply(rho, line)
+        response = json.loads(reply)
+        assert response["id"] is None and reply.endswith(b',"id":null}')
+        assert response["error"]["code"] == -32600
+        assert "id must be a string, null or an integer" in response["error"]["message"]
+    assert "result" in rho.call("getState")
+    _assert_clean_exit(rho)
+
+
+def test_ids_in_a_batch_are_echoed_exactly_or_refused(rho: RhoProcess) -> None:
+    members = [b"1e-400", b"12345678901234567890123", b"-0", b'"s"', b"1.0", b"3"]
+    line = (
+        b"["
+        + b",".join(b'{"jsonrpc":"2.0","method":"getState","id":' + m + b"}" for m in members)
+        + b"]"
+    )
+    reply = _raw_reply(rho, line)
+    ids = [part.split(b"}")[0] for part in reply.split(b',"id":')[1:]]
+    assert ids == [b"null", b"12345678901234567890123", b"null", b'"s"', b"null", b"3"]
+    codes = [r.get("error", {}).get("code") for r in json.loads(reply)]
+    assert codes == [-32600, None, -32600, None, -32600, None]
+    _assert_clean_exit(rho)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected_id", "key"),
+    [
+        (b'{"jsonrpc":"2.0","method":"getState","method":"prompt","id":3}', 3, "method"),
+        (b'{"jsonrpc":"2.0","id":1,"id":2,"method":"getState"}', None, "id"),
+        (b'{"jsonrpc":"2.0","id":1,"method":"getState","id":1}', None, "id"),  # same value
+        (b'{"jsonrpc":"2.0","jsonrpc":"2.0","id":6,"method":"getState"}', 6, "jsonrpc"),
+        (b'{"jsonrpc":"2.0","id":7,"method":"getState","\\u006dethod":"getState"}', 7, "method"),
+        (
+            b'{"jsonrpc":"2.0","id":4,"method":"setModel","params":{"model":"a","model":"b"}}',
+            4,
+            "model",
+        ),
+        (
+            b'{"jsonrpc":"2.0","id":"n","method":"getTree","params":{"x":[{"k":{"a":1,"a":1}}]}}',
+            "n",
+            "a",
+        ),
+        (b'{"jsonrpc":"2.0","id":8,"method":"getState","params":{},"params":{}}', 8, "params"),
+        (
+            b'{"jsonrpc":"2.0","id":"\\ud800","method":"getState","extra":{"b":1,"b":2}}',
+            "\ufffd",
+            "b",
+        ),
+        (b'{"jsonrpc":"2.0","method":"getState","method":"abort"}', None, "method"),  # notification
+        # Two keys that differ only in lone surrogates become one key once they are replaced.
+        (
+            b'{"jsonrpc":"2.0","id":10,"method":"getState","params":{"\\ud800":1,"\\udc00":2}}',
+            10,
+            "\ufffd",
+        ),
+        (b'{"jsonrpc":"2.0","method":"nope","id":9,"params":{"a":1,"a":2}}', 9, "a"),
+    ],
+)
+def test_a_repeated_key_is_refused_with_the_right_id(
+    rho: RhoProcess, line: bytes, expected_id: object, key: str
+) -> None:
+    response = json.loads(_raw_reply(rho, line))
+    assert response["id"] == expected_id
+    assert response["error"]["code"] == -32600
+    assert f"the key {key!r} appears more than once" in response["error"]["message"]
+    assert "result" in rho.call("getState")
+    _assert_clean_exit(rho)
+
+
+def test_repeated_keys_in_a_batch_refuse_only_their_member(rho: RhoProcess) -> None:
+    line = (
+        b'[{"jsonrpc":"2.0","id":1,"method":"getState","params":{"a":1,"a":2}},'
+        b'{"jsonrpc":"2.0","id":2,"method":"getState"},'
+        b'{"jsonrpc":"2.0","id":3,"id":4,"method":"getState"},'
+        b'[{"x":1,"x":1}],'
+        b'{"jsonrpc":"2.0","id":5,"method":"getState"}]'
+    )
+    batch = json.loads(_raw_reply(rho, line))
+    assert [(r["id"], r.get("error", {}).get("code")) for r in batch] == [
+        (1, -32600),
+        (2, None),
+        (None, -32600),
+        (None, -32600),
+        (5, None),
+    ]
+    _assert_clean_exit(rho)
+
+
+def test_a_prompt_with_a_repeated_key_never_reaches_the_model(start_rho) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedServer() as server:
+        server.add(text_reply("answered"))
+        rho = start_rho("--endpoint", server.chat_url, "-m", "scripted-model")
+        assert rho.read()["method"] == "ready"
+        rho.send_raw(
+            b'{"jsonrpc":"2.0","id":1,"method":"prompt",'
+            b'"params":{"message":"shown to the approver","message":"sent to the model"}}\n'
+        )
+        response = rho.read()
+        assert response["id"] == 1 and response["error"]["code"] == -32600
+        assert rho.call("prompt", {"message": "plain"})["result"] == {"reply": "answered"}
+        chats = [r for r in server.requests if r.json and "messages" in r.json]
+        sent = [m["content"] for r in chats for m in r.json["messages"] if m["role"] == "user"]
+        assert sent == ["plain"]
+        _assert_clean_exit(rho)

@@ -67,7 +67,8 @@ def test_a_terminal_gets_a_status_bar_after_each_turn(
             text = _read_available(master, "messages")
             [bar] = [line for line in text.splitlines() if "tokens (" in line]
             assert bar.startswith("[") and ("█" in bar or "░" in bar)
-            assert "/16k tokens (" in bar and "remaining │" in bar
+            assert "] path " in bar and "/16k tokens (" in bar and "remaining │" in bar
+            assert "│ sent " in bar  # what the model receives, labelled apart from the path
             assert bar.rstrip().endswith(f"{1 + 2 * number} messages")
         proc.stdin.close()
         assert proc.wait(timeout=20) == 0

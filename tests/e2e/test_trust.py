@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,78 @@ def test_trust_refuses_a_missing_or_broken_config(
     assert result.stderr.startswith("rho: error: ") and message in result.stderr
     assert "Traceback" not in result.stderr
     assert not (home / ".rho" / "trusted_projects.toml").exists()
+
+
+# ── concurrent runs ─────────────────────────────────────────────────────────
+
+# Waits until the barrier pipe is closed (every run is released at the same instant), then
+# becomes the command.
+_GATED = "import os, sys; os.read(int(sys.argv[1]), 1); os.execv(sys.argv[2], sys.argv[2:])"
+
+
+def _run_together(runs: list[tuple[list[str], Path]], home: Path) -> list[tuple[int, str]]:
+    """Start every `(args, cwd)` run of `rho`, release them all at once, and return each one's
+    exit code and stderr."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RHO_")}
+    env.update({"HOME": str(home), "NO_COLOR": "1"})
+    barrier, release = os.pipe()
+    try:
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-c", _GATED, str(barrier), RHO, *args],
+                cwd=cwd,
+                env=env,
+                pass_fds=(barrier,),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for args, cwd in runs
+        ]
+    finally:
+        os.close(barrier)
+        os.close(release)  # end of file on the barrier: all of them go
+    results = []
+    for process in processes:
+        _, err = process.communicate(timeout=300)
+        results.append((process.returncode, err))
+    return results
+
+
+def _projects(tmp_path: Path, count: int, prefix: str) -> list[Path]:
+    projects = []
+    for index in range(count):
+        root = tmp_path / f"{prefix}{index}"
+        (root / ".git").mkdir(parents=True)
+        _write_config(root, f'[agent]\nmodel = "m{index}"\n')
+        projects.append(root.resolve())
+    return projects
+
+
+def _trusted_roots(home: Path) -> list[str]:
+    from rho_kernel.security import TrustStore
+
+    return sorted(entry.root for entry in TrustStore.load(home).entries)
+
+
+def test_concurrent_trust_runs_keep_every_entry(tmp_path: Path, home: Path) -> None:
+    projects = _projects(tmp_path, 10, "p")
+    results = _run_together([(["trust"], root) for root in projects], home)
+    assert [code for code, _ in results] == [0] * len(projects), results
+    assert _trusted_roots(home) == sorted(str(root) for root in projects)
+    store = home / ".rho" / "trusted_projects.toml"
+    assert stat.S_IMODE(store.stat().st_mode) == 0o600
+    assert stat.S_IMODE((home / ".rho" / "trusted_projects.toml.lock").stat().st_mode) == 0o600
+
+
+def test_concurrent_revokes_and_trusts_each_take_effect(tmp_path: Path, home: Path) -> None:
+    old = _projects(tmp_path, 6, "old")
+    for root in old:
+        assert _rho_trust(cwd=root, home=home).returncode == 0
+    new = _projects(tmp_path, 6, "new")
+    runs = [(["trust", "--revoke"], root) for root in old[::2]]
+    runs += [(["trust"], root) for root in new]
+    results = _run_together(runs, home)
+    assert [code for code, _ in results] == [0] * len(runs), results
+    kept = [str(root) for root in [*old[1::2], *new]]
+    assert _trusted_roots(home) == sorted(kept)

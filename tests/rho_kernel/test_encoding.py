@@ -42,3 +42,27 @@ def test_scrubbed_text_always_encodes_as_utf8(text: str) -> None:
     assert not has_surrogates(scrubbed)
     if not has_surrogates(text):
         assert scrubbed == text
+
+
+def test_unique_keys_refuses_a_repeated_key_at_any_depth() -> None:
+    import json
+
+    import pytest
+
+    from rho_kernel.encoding import RepeatedKeyError, unique_keys
+
+    assert json.loads('{"a":{"b":1},"c":[{"b":2}]}', object_pairs_hook=unique_keys) == {
+        "a": {"b": 1},
+        "c": [{"b": 2}],
+    }
+    for text, key in [
+        ('{"a":1,"a":1}', "a"),
+        ('{"x":[{"k":1,"y":0,"k":2}]}', "k"),
+        ('{"\\u0069d":1,"id":2}', "id"),  # the same key once unescaped
+    ]:
+        with pytest.raises(RepeatedKeyError) as caught:
+            json.loads(text, object_pairs_hook=unique_keys)
+        assert caught.value.key == key
+    with pytest.raises(RepeatedKeyError, match="'" + "k" * 64 + "…' appears more than once"):
+        long = "k" * 500
+        json.loads(f'{{"{long}":1,"{long}":2}}', object_pairs_hook=unique_keys)

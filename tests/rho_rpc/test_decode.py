@@ -97,3 +97,53 @@ def test_deep_nesting_with_a_surrogate_is_a_parse_error_not_a_crash() -> None:
     assert decode_message(line.replace(b"\\ud800", b"x"))
     with pytest.raises(ParseError, match="nested too deeply"):
         decode_message(line)
+
+
+def test_a_repeated_key_at_any_depth_is_reported_with_what_the_id_is() -> None:
+    from rho_rpc.decode import RepeatedKey
+
+    top = decode_message(b'{"id":1,"method":"m","method":"n"}')
+    assert top == RepeatedKey({"id": 1, "method": "n"}, "method", id_repeated=False)
+    nested = decode_message(b'{"id":2,"params":{"a":[{"b":1,"b":2}]}}')
+    assert isinstance(nested, RepeatedKey) and nested.key == "b" and not nested.id_repeated
+    assert nested.message["id"] == 2
+    ambiguous = decode_message(b'{"id":1,"params":{"x":0,"x":0},"id":2}')
+    assert isinstance(ambiguous, RepeatedKey) and ambiguous.id_repeated
+    # An "id" repeated in a nested object does not make the request's id ambiguous.
+    inner = decode_message(b'{"params":{"id":1,"id":2},"id":3}')
+    assert isinstance(inner, RepeatedKey) and not inner.id_repeated and inner.key == "id"
+
+
+def test_repeated_keys_in_a_batch_mark_only_their_member() -> None:
+    from rho_rpc.decode import RepeatedKey
+
+    batch = decode_message(b'[{"a":1},{"a":1,"a":2},{"k\\ud800":1,"k\\ud800":2}]')
+    assert batch[0] == {"a": 1}
+    assert batch[1] == RepeatedKey({"a": 2}, "a", id_repeated=False)
+    assert batch[2] == RepeatedKey({"k\ufffd": 2}, "k\ufffd", id_repeated=False)
+
+
+def test_a_repeated_key_does_not_hide_a_parse_error_later_in_the_line() -> None:
+    with pytest.raises(ParseError):
+        decode_message(b'{"a":1,"a":2} x')
+    with pytest.raises(ParseError):
+        decode_message(b'[{"a":1,"a":2},NaN]')
+
+
+def test_minus_zero_is_told_apart_from_zero() -> None:
+    from rho_rpc.decode import NEGATIVE_ZERO
+
+    decoded = decode_message(b'{"id":-0,"n":[0,-0]}')
+    assert decoded["id"] is NEGATIVE_ZERO and decoded["id"] == 0
+    assert type(decoded["n"][0]) is int and decoded["n"][1] is NEGATIVE_ZERO
+
+
+def test_keys_that_differ_only_in_lone_surrogates_count_as_repeated() -> None:
+    from rho_rpc.decode import RepeatedKey
+
+    line = b'{"id":4,"params":{"x":[{"k\\ud800":1,"k\\udc00":2}]}}'
+    decoded = decode_message(line)
+    assert isinstance(decoded, RepeatedKey) and decoded.key == "k\ufffd"
+    assert decoded.message["id"] == 4 and not decoded.id_repeated
+    # A valid pair is one character, and distinct from a lone surrogate.
+    assert decode_message(b'{"\\ud83d\\ude00":1,"\\ud83d":2}') == {"\U0001f600": 1, "\ufffd": 2}

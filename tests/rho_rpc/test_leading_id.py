@@ -16,7 +16,6 @@ from rho_rpc.leading_id import leading_id
         (b'{"id":null,"params":{"', None),
         (b'{"i\\u0064":"escaped key","params":"', "escaped key"),
         (b'{"params":{"a":[{"b":"}"}],"c":"\\""},"id":"after params","x":"', "after params"),
-        (b'{"id":1,"id":2,"params":"', 2),  # the last one wins, as when decoding
         (b'{"id":"a\\ud800","params":"', "a\ufffd"),
         (b'{"id":5}', 5),
     ],
@@ -43,6 +42,8 @@ def test_the_top_level_id_is_found(prefix: bytes, expected: object) -> None:
         b'{"id" 1,"params":"',
         b'{id:1,"params":"',
         b'{"id":1\x00,"params":"',
+        b'{"id":1,"id":2,"params":"',  # repeated: ambiguous
+        b'{"id":1,"x":{"y":0},"id":1,"params":"',  # repeated, even with the same value
         b'\xff{"id":1,"params":"',
         b'{"x":' + b"[" * 5000,
     ],

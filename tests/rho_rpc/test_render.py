@@ -108,6 +108,7 @@ def test_usage_notification_carries_the_request_the_context_and_what_fitting_did
     assert json.dumps(wire) == json.dumps(
         {
             "iteration": 3,
+            "kind": "turn",
             "usage": {
                 "inputTokens": 10,
                 "outputTokens": 2,
@@ -134,6 +135,14 @@ def test_usage_notification_carries_the_request_the_context_and_what_fitting_did
     UsageParams.model_validate(wire)
 
 
+def test_a_compaction_request_is_marked_in_the_usage_notification() -> None:
+    usage = RequestUsage(input_tokens=70, output_tokens=3, cost=0.5, kind="compaction")
+    wire = render.usage_params(0, usage, UsageContext(stats=_stats()))
+    assert (wire["iteration"], wire["kind"], wire["usage"]["inputTokens"]) == (0, "compaction", 70)
+    assert "fitted" not in wire["context"]
+    UsageParams.model_validate(wire)
+
+
 def test_usage_context_is_empty_without_a_meter_and_has_no_fitted_when_not_fitted() -> None:
     assert render.usage_context(UsageContext()) == {}
     assert render.usage_context(UsageContext(fitted=_fitted()))["fitted"]["evicted"] == 3
@@ -141,7 +150,7 @@ def test_usage_context_is_empty_without_a_meter_and_has_no_fitted_when_not_fitte
 
 
 def test_session_stats_keep_their_key_order_and_every_distribution_key() -> None:
-    wire = render.session_stats(_stats(), ApiUsage(5, 6, 1, 0.125, 2))
+    wire = render.session_stats(_stats(), ApiUsage(5, 6, 1, 0.125, 2, 3, 4, 0.0625, 1), _fitted())
     assert list(wire) == [
         "contextWindow",
         "completionReserve",
@@ -159,6 +168,7 @@ def test_session_stats_keep_their_key_order_and_every_distribution_key() -> None
         "resolutionTokens",
         "phaseTokens",
         "apiUsage",
+        "fitted",
     ]
     assert wire["estimatedRemaining"] == 697
     assert wire["roleTokens"] == {"system": 1, "user": 0, "assistant": 0, "tool": 4}
@@ -177,7 +187,27 @@ def test_session_stats_keep_their_key_order_and_every_distribution_key() -> None
         "totalTokens": 11,
         "totalCost": 0.125,
         "requestCount": 2,
+        "compactionInputTokens": 3,
+        "compactionOutputTokens": 4,
+        "compactionCost": 0.0625,
+        "compactionRequestCount": 1,
     }
+    # The raw path's estimates stay where they were; what the model receives is `fitted`.
+    assert wire["fitted"] == {
+        "estimatedTokens": 90,
+        "promptBudget": 800,
+        "messageCount": 2,
+        "outlined": 2,
+        "summarized": 1,
+        "evicted": 3,
+        "utilizationPercent": 11.2,
+    }
+    GetSessionStatsResult.model_validate(wire)
+
+
+def test_a_path_that_does_not_fit_has_no_fitted_view() -> None:
+    wire = render.session_stats(_stats(), ApiUsage(), None)
+    assert wire["fitted"] is None
     GetSessionStatsResult.model_validate(wire)
 
 

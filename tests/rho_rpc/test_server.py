@@ -285,6 +285,15 @@ async def test_a_notification_with_non_json_values_is_sent_with_them_replaced(ca
         (b'{"jsonrpc":"2.0","method":"prompt","params":{"id":2,"message":"xx', None),
         (b'{"jsonrpc":"2.0","id":true,"method":"prompt","params":{"message":"xx', None),
         (b'{"jsonrpc":"2.0","id":[1],"method":"prompt","params":{"message":"xx', None),
+        # Ids that could not be echoed as written, or that are ambiguous, are not echoed.
+        (b'{"jsonrpc":"2.0","id":1.5,"method":"prompt","params":{"message":"xx', None),
+        (b'{"jsonrpc":"2.0","id":1e-400,"method":"prompt","params":{"message":"xx', None),
+        (b'{"jsonrpc":"2.0","id":-0,"method":"prompt","params":{"message":"xx', None),
+        (b'{"jsonrpc":"2.0","id":1,"id":2,"method":"prompt","params":{"message":"xx', None),
+        (
+            b'{"jsonrpc":"2.0","id":123456789012345678901234567890,"params":{"message":"x',
+            123456789012345678901234567890,
+        ),
     ],
 )
 async def test_an_oversize_line_is_answered_with_its_leading_id(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rho_kernel.context.fitting import FitResult
 from rho_kernel.session.stats import ContextStats
 from rho_rpc.status_bar import colour_of, short_tokens, status_line
 
@@ -17,12 +18,35 @@ def stats(used: int, window: int = 32768, reserve: int = 8192, messages: int = 1
     )
 
 
-def test_the_line_shows_bar_used_window_percent_remaining_and_messages() -> None:
-    assert status_line(stats(12288)) == (
-        "[██████████░░░░░░░░░░] 12.3k/32.8k tokens (50%) │ 12.3k remaining │ 10 messages"
+def fitted(tokens: int, budget: int = 24576, outlined: int = 0, evicted: int = 0) -> FitResult:
+    return FitResult(
+        messages=[],
+        estimated_tokens=tokens,
+        budget_tokens=budget,
+        outlined=outlined,
+        summarized=0,
+        evicted=evicted,
+        measured=0,
+        rebuilt=False,
     )
-    assert status_line(stats(0, messages=1)).startswith("[░░░░░░░░░░░░░░░░░░░░] 0/32.8k")
-    assert status_line(stats(0, messages=1)).endswith("│ 1 message")
+
+
+def test_the_line_shows_the_path_and_what_is_sent_labelled() -> None:
+    assert status_line(stats(12288), fitted(12288)) == (
+        "[██████████░░░░░░░░░░] path 12.3k/32.8k tokens (50%) │ sent 12.3k (50%) │ "
+        "12.3k remaining │ 10 messages"
+    )
+    line = status_line(stats(0, messages=1), fitted(0))
+    assert line.startswith("[░░░░░░░░░░░░░░░░░░░░] path 0/32.8k")
+    assert line.endswith("│ 1 message")
+
+
+def test_what_fitting_did_is_shown_next_to_what_is_sent() -> None:
+    # The path is over the budget; the model receives a fitted view within it.
+    line = status_line(stats(30_000), fitted(20_000, outlined=4, evicted=7))
+    assert "path 30k/32.8k tokens (100%)" in line
+    assert "│ sent 20k (81%, 4 outlined, 7 left out) │" in line
+    assert "sent: does not fit" in status_line(stats(99_000), None)
 
 
 def test_an_overfull_context_fills_the_bar_and_nothing_goes_negative() -> None:

@@ -309,6 +309,35 @@ def test_an_unclaimed_first_party_section_warns_once_naming_its_pack(env: Env) -
     ]
 
 
+def test_with_installed_plugins_not_loading_the_hint_says_why_not_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rho_kernel.plugins
+    from rho_kernel.config.unknown import unknown_key_warnings
+
+    path = tmp_path / "config.toml"
+    table = {"memory": {"enabled": True}}
+    why = "RHO_DISABLE_PLUGIN_AUTOLOAD is set; unset it to load installed plugins"
+    assert unknown_key_warnings(table, path, {}, (), why) == [
+        f"{path}: no loaded plugin reads [memory]; rho-memory is installed but not loaded: {why}"
+    ]
+    # Disabled by name in config: that is the reason given, whatever else holds.
+    assert unknown_key_warnings(table, path, {}, ("rho-memory",), why) == [
+        f"{path}: no loaded plugin reads [memory]; rho-memory is disabled in [plugins] disabled"
+    ]
+    monkeypatch.setattr(rho_kernel.plugins, "installed_distribution", lambda name: False)
+    assert unknown_key_warnings(table, path, {}, (), why) == [
+        f"{path}: no installed plugin reads [memory]; install rho-memory ({why})"
+    ]
+
+
+def test_installed_distributions_are_found_by_normalized_name() -> None:
+    from rho_kernel.plugins import installed_distribution
+
+    assert installed_distribution("rho-memory") and installed_distribution("RHO_Memory")
+    assert not installed_distribution("rho-memory-not-a-real-pack")
+
+
 def test_an_unclaimed_section_of_a_disabled_pack_says_so(env: Env) -> None:
     path = env.user('[plugins]\ndisabled = ["rho-memory"]\n[memory]\nenabled = true\n')
     env.load()

@@ -272,7 +272,8 @@ def test_writable_entries_are_pending_until_granted(
 ) -> None:
     (home / "cache").mkdir()
     (project / "out").mkdir()
-    grants = WritableGrants(home / ".rho" / "sandbox_grants.toml", [(str(project), "~/cache")])
+    WritableGrants.load(home).grant(project, ["~/cache"])
+    grants = WritableGrants.load(home)
     confinement, reports = make(
         home, project, Working(), grants=grants, writable=["~/cache", "out", "~/cache"]
     )

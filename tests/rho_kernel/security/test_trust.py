@@ -157,7 +157,11 @@ def test_write_leaves_no_temporary_file(home: Path, root: Path) -> None:
     store, _ = _load(home)
     store.trust(root, CONFIG, b"x")
     store.trust(root, CONFIG, b"y")
-    assert sorted(p.name for p in (home / ".rho").iterdir()) == ["trusted_projects.toml"]
+    # Only the store and its lock file, which is kept so that every writer locks one file.
+    assert sorted(p.name for p in (home / ".rho").iterdir()) == [
+        "trusted_projects.toml",
+        "trusted_projects.toml.lock",
+    ]
 
 
 def test_symlink_at_the_store_path_is_replaced_not_followed(

@@ -5,6 +5,10 @@ holding lone surrogates, which UTF-8 cannot encode. Such a string written to std
 file or a model request fails there, far from where it came in. rho scrubs text where it
 enters (RPC input, model streams, tool results, session entries): a valid surrogate pair is
 joined into its character and a lone surrogate becomes U+FFFD.
+
+JSON that two readers could understand differently is refused where rho decodes it (tool
+arguments, RPC requests): `unique_keys` is the `object_pairs_hook` that refuses a key repeated
+in one object, which one reader resolves to the first value and another to the last.
 """
 
 from __future__ import annotations
@@ -44,4 +48,42 @@ def scrub_json(value: Any) -> Any:
     return value
 
 
-__all__ = ["REPLACEMENT", "has_surrogates", "scrub_json", "scrub_surrogates"]
+class RepeatedKeyError(ValueError):
+    """A JSON object holds `key` more than once."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key {quoted_key(key)} appears more than once")
+        self.key = key
+
+
+#: Longest stretch of a key quoted in a message.
+_QUOTED_KEY = 64
+
+
+def quoted_key(key: str) -> str:
+    """`key` quoted for a message (repr, cut after 64 characters)."""
+    return repr(key if len(key) <= _QUOTED_KEY else key[:_QUOTED_KEY] + "…")
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The object of `pairs` (a `json` `object_pairs_hook`); raises `RepeatedKeyError` when a
+    key appears more than once."""
+    decoded = dict(pairs)
+    if len(decoded) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise RepeatedKeyError(key)
+            seen.add(key)
+    return decoded
+
+
+__all__ = [
+    "REPLACEMENT",
+    "RepeatedKeyError",
+    "has_surrogates",
+    "quoted_key",
+    "scrub_json",
+    "scrub_surrogates",
+    "unique_keys",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -163,6 +164,15 @@ class PluginHost:
                 self._fail(ep.name, f"failed to import {ep.value}: {type(exc).__name__}: {exc}")
                 continue
             self.register(plugin, ep.name, self.versions[ep.name], self.distributions[ep.name])
+
+    def not_loading(self) -> str | None:
+        """Why installed (entry-point) plugins are not loaded and how to load them, for a
+        message; None when they are."""
+        if self.autoload:
+            return None
+        if os.environ.get(DISABLE_AUTOLOAD_ENV):
+            return f"{DISABLE_AUTOLOAD_ENV} is set; unset it to load installed plugins"
+        return "this rho was started without loading installed plugins"
 
     def _fail(self, name: str, problem: str) -> None:
         distribution, version = self.origin(name)
@@ -444,6 +454,22 @@ def _version_of(module_path: str) -> str | None:
     module = sys.modules.get(top)
     version = getattr(module, "__version__", None)
     return version if isinstance(version, str) else None
+
+
+def installed_distribution(name: str) -> bool:
+    """Whether the distribution `name` is installed and provides a `rho` entry point (found
+    without loading any plugin)."""
+    wanted = _normalized(name)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        found = _metadata_name(ep.dist)
+        if found is not None and _normalized(found) == wanted:
+            return True
+    return False
+
+
+def _normalized(name: str) -> str:
+    """A distribution name as packaging compares them: case and `-_.` runs folded."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _metadata_name(dist: Any) -> str | None:

@@ -29,7 +29,7 @@ from rho_kernel.diagnostics import warn
 from rho_kernel.home import state_dir, user_home
 from rho_kernel.loop.agent import AgentLoop, LoopParams
 from rho_kernel.loop.observer import Observer
-from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
+from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext, request_cost
 from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.messages import ChatMessage
 from rho_kernel.plugins import PluginHost
@@ -57,9 +57,12 @@ from rho_kernel.tools.registry import ToolRegistry, collect_tools
 
 if TYPE_CHECKING:
     from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
+    from rho_kernel.compaction.model import ResponseSink
+    from rho_kernel.context.fitting import FitResult
     from rho_kernel.loop.approval import ApprovalGate
     from rho_kernel.loop.compaction import CompactionStrategy
     from rho_kernel.providers.catalog import ModelCatalog
+    from rho_kernel.providers.events import ModelResponse
     from rho_kernel.providers.service import LlmService, ServiceFactory
     from rho_kernel.session.stats import ContextMeter
 
@@ -105,13 +108,18 @@ def base_prompt(compact: bool = False) -> str:
 
 @dataclass(slots=True)
 class ApiUsage:
-    """Tokens, cost and requests spent by this rho process on model requests."""
+    """Tokens, cost and requests spent by this rho process on model requests, and the part
+    of them spent on LLM compactions (`compaction_*`, included in the totals)."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
     total_cost: float = 0.0
     request_count: int = 0
+    compaction_input_tokens: int = 0
+    compaction_output_tokens: int = 0
+    compaction_cost: float = 0.0
+    compaction_request_count: int = 0
 
 
 class _UsageCounter(Observer):
@@ -126,6 +134,11 @@ class _UsageCounter(Observer):
         self.totals.cached_tokens += usage.cached_tokens
         self.totals.total_cost += usage.cost
         self.totals.request_count += usage.request_count
+        if usage.kind == "compaction":
+            self.totals.compaction_input_tokens += usage.input_tokens
+            self.totals.compaction_output_tokens += usage.output_tokens
+            self.totals.compaction_cost += usage.cost
+            self.totals.compaction_request_count += usage.request_count
 
 
 class Runtime:
@@ -442,11 +455,30 @@ class Runtime:
             self._meter = (key, meter)
         return self._meter[1]
 
+    def fitted_view(self) -> FitResult | None:
+        """The current path as the model receives it: fitted into the prompt budget by the
+        conversation's own fitter, as the next request would be (before its new message).
+        None when even the parts that are never shortened do not fit."""
+        from rho_kernel.context.fitting import ContextOverflow
+        from rho_kernel.loop.agent import tool_definition_bytes
+
+        try:
+            return self.fitter.fit(
+                self.session,
+                budget_tokens=self.budget().prompt_budget,
+                ratio=self.estimator.ratio(self.model),
+                overhead_bytes=tool_definition_bytes(self.tools.schemas()),
+            )
+        except ContextOverflow:
+            return None
+
     # ── compaction ──────────────────────────────────────────────────────────
 
-    def compactor(self, cancel: CancelToken | None = None) -> Compactor:
+    def compactor(
+        self, cancel: CancelToken | None = None, on_response: ResponseSink | None = None
+    ) -> Compactor:
         """A compactor with the registered strategies and the active model (`cancel`
-        interrupts a strategy's model request)."""
+        interrupts a strategy's model request; `on_response` counts its usage)."""
         from rho_kernel.compaction import Compactor, collect_strategies, model_call, tool_phases
 
         if self.compaction_strategies is None:
@@ -455,7 +487,7 @@ class Runtime:
             self.compaction_strategies,
             config=self.config,
             model=self.model,
-            complete=model_call(self.service(), self.model, cancel),
+            complete=model_call(self.service(), self.model, cancel, on_response),
             tool_phases=tool_phases(self.tools),
         )
 
@@ -463,14 +495,30 @@ class Runtime:
         """Compact every turn of the current branch but the last onto a new branch.
 
         Waits for a running prompt to end. `strategy` overrides `[agent] compaction_mode`;
-        raises `UnknownStrategy` for a name no plugin registered.
+        raises `UnknownStrategy` for a name no plugin registered. The usage of a strategy's
+        model request goes to the observers' `on_usage` (iteration 0, kind "compaction").
         """
         async with self._turn_lock:
             meter = self.meter()
             budget = max(0, meter.context_window - meter.completion_reserve)
-            return await self.compactor().compact(
-                self.session, budget_tokens=budget, strategy=strategy
-            )
+            compactor = self.compactor(on_response=self._report_compaction)
+            return await compactor.compact(self.session, budget_tokens=budget, strategy=strategy)
+
+    async def _report_compaction(self, response: ModelResponse) -> None:
+        """Count a compaction request made outside a prompt, as the loop counts its own."""
+        cost = request_cost(response.usage, self.catalog, self.model, self.provider.name)
+        usage = RequestUsage.of(response.usage, cost, "compaction")
+        context = UsageContext(stats=self.meter().stats(self.session))
+        for observer in self._observers():
+            try:
+                await observer.on_usage(0, usage, context)
+            except Exception as exc:  # an observer must never stop the compaction
+                warn(f"observer {type(observer).__name__}.on_usage failed: {exc}")
+
+    def _observers(self, given: Iterable[Observer] = ()) -> list[Observer]:
+        """`given`, the plugins' observers, and the counter of this process's usage."""
+        collected = self.plugins.collect("rho_register_observers", config=self.config, runtime=self)
+        return [*given, *(obs for _, obs in collected), _UsageCounter(self.api_usage)]
 
     # ── prompts ─────────────────────────────────────────────────────────────
 
@@ -490,15 +538,15 @@ class Runtime:
         """Run one prompt to its end (raises `AgentError` when it fails)."""
         async with self._turn_lock:
             self.cancel = cancel or CancelToken()
-            plugin_observers = [
-                obs
-                for _, obs in self.plugins.collect(
-                    "rho_register_observers", config=self.config, runtime=self
-                )
-            ]
+            observers = self._observers(observers)
             if gate is None:
                 gate = self.plugins.first("rho_approval_gate", config=self.config, runtime=self)
-            observers = [*observers, *plugin_observers, _UsageCounter(self.api_usage)]
+            loop: AgentLoop | None = None
+
+            async def count_compaction(response: ModelResponse) -> None:
+                if loop is not None:
+                    await loop.count_compaction(response)
+
             params = LoopParams(
                 service=self.service(),
                 model=self.model,
@@ -515,7 +563,7 @@ class Runtime:
                 meter=self.meter(),
                 redactor=Redactor.from_config(self.config.redaction),
                 confinement=self.confinement,
-                compactor=self.compactor(self.cancel),
+                compactor=self.compactor(self.cancel, count_compaction),
                 budget=self.budget(),
                 estimator=self.estimator,
                 fitter=self.fitter,
@@ -661,7 +709,8 @@ def _complete_config(files: ConfigFiles, plugins: PluginHost) -> RhoConfig:
     A section declared twice raises `SectionConflict`, a `ConfigError` (exit status 2).
     """
     specs = collect_sections(plugins.call_each(SECTIONS_HOOK), plugins.report)
-    return files.complete({name: spec.model for name, spec in specs.items()})
+    models = {name: spec.model for name, spec in specs.items()}
+    return files.complete(models, not_loading=plugins.not_loading())
 
 
 def _startup_providers(

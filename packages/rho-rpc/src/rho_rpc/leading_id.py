@@ -27,8 +27,8 @@ def leading_id(prefix: bytes) -> Any:
 
     `prefix` is the start of a JSON text, cut anywhere (even inside a UTF-8 sequence). The
     value is returned as decoded (lone surrogates scrubbed); checking that it is a valid
-    request id is the caller's job. When the member appears more than once, the last one
-    seen wins, as it does for a decoded object.
+    request id is the caller's job. When the member appears more than once the id is
+    ambiguous, and None.
     """
     try:
         text = codecs.getincrementaldecoder("utf-8")().decode(prefix, final=False)
@@ -43,6 +43,7 @@ def _scan_members(text: str) -> Any:
         return None
     index = skip_whitespace(text, index + 1)
     found = None
+    seen = False
     while text.startswith('"', index):
         try:
             key, index = scanstring(text, index + 1)
@@ -58,7 +59,9 @@ def _scan_members(text: str) -> Any:
         if not text.startswith((",", "}"), index):
             break
         if key == "id":
-            found = value
+            if seen:
+                return None
+            found, seen = value, True
         if text.startswith("}", index):
             break
         index = skip_whitespace(text, index + 1)

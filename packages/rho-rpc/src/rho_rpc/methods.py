@@ -89,7 +89,8 @@ class CoreMethods:
         if not stderr_is_terminal():
             return
         try:
-            draw_status_bar(self.runtime.meter().stats(self.runtime.session))
+            runtime = self.runtime
+            draw_status_bar(runtime.meter().stats(runtime.session), runtime.fitted_view())
         except Exception as exc:  # a status line must never fail a prompt
             report(f"the status bar could not be drawn: {exc}", "warning")
 
@@ -205,8 +206,9 @@ class CoreMethods:
         return GetMessagesResult(messages=[message.to_record() for message in messages])
 
     async def get_session_stats(self, _: NoParams) -> dict[str, Any]:
+        runtime = self.runtime
         stats = render.session_stats(
-            self.runtime.meter().stats(self.runtime.session), self.runtime.api_usage
+            runtime.meter().stats(runtime.session), runtime.api_usage, runtime.fitted_view()
         )
         return GetSessionStatsResult.model_validate(stats).model_dump(mode="json")
 

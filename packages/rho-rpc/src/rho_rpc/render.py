@@ -111,6 +111,7 @@ def usage_params(iteration: int, usage: RequestUsage, context: UsageContext) -> 
     """The `usage` notification's params."""
     return {
         "iteration": iteration,
+        "kind": usage.kind,
         "usage": request_usage(usage),
         "context": usage_context(context),
     }
@@ -146,12 +147,37 @@ def api_usage(usage: ApiUsage) -> dict[str, int | float]:
         "totalTokens": usage.input_tokens + usage.output_tokens,
         "totalCost": usage.total_cost,
         "requestCount": usage.request_count,
+        "compactionInputTokens": usage.compaction_input_tokens,
+        "compactionOutputTokens": usage.compaction_output_tokens,
+        "compactionCost": usage.compaction_cost,
+        "compactionRequestCount": usage.compaction_request_count,
     }
 
 
-def session_stats(stats: ContextStats, usage: ApiUsage) -> dict[str, Any]:
-    """The `getSessionStats` result fields."""
-    return {**context_stats(stats), "apiUsage": api_usage(usage)}
+def fitted_view(fitted: FitResult) -> dict[str, Any]:
+    """`getSessionStats`' `fitted`: the path as the model receives it."""
+    view = fit_result(fitted)
+    view["utilizationPercent"] = fitted_percent(fitted)
+    return view
+
+
+def fitted_percent(fitted: FitResult) -> float:
+    """The fitted request's share of the prompt budget: 0–100, one decimal (100 when the
+    budget is 0)."""
+    if fitted.budget_tokens <= 0:
+        return 100.0
+    return min(100.0, round(fitted.estimated_tokens * 100 / fitted.budget_tokens, 1))
+
+
+def session_stats(
+    stats: ContextStats, usage: ApiUsage, fitted: FitResult | None = None
+) -> dict[str, Any]:
+    """The `getSessionStats` result fields (`fitted` None: the path does not fit)."""
+    return {
+        **context_stats(stats),
+        "apiUsage": api_usage(usage),
+        "fitted": fitted_view(fitted) if fitted is not None else None,
+    }
 
 
 def tree_node(node: TreeNode) -> dict[str, Any]:
@@ -190,6 +216,8 @@ __all__ = [
     "context_snapshot",
     "context_stats",
     "fit_result",
+    "fitted_percent",
+    "fitted_view",
     "request_usage",
     "run_usage",
     "sandbox_status",

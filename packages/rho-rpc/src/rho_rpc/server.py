@@ -27,7 +27,7 @@ from rho_kernel.rpc import (
     RpcError,
     RpcMethod,
 )
-from rho_rpc.decode import MAX_BATCH, BatchTooLarge, ParseError, decode_message
+from rho_rpc.decode import MAX_BATCH, BatchTooLarge, ParseError, RepeatedKey, decode_message
 from rho_rpc.encode import NOT_JSON, encode_json, json_safe
 from rho_rpc.leading_id import leading_id
 from rho_rpc.transport import Oversize
@@ -44,12 +44,18 @@ def error_response(request_id: Any, code: int, message: str, data: Any = None) -
     return {"jsonrpc": "2.0", "error": error, "id": request_id}
 
 
+#: Why an id is refused: one rho could not echo exactly as it was written.
+_ID_PROBLEM = (
+    "Invalid Request: id must be a string, null or an integer written without fraction or "
+    "exponent (not -0)"
+)
+
+
 def _valid_id(value: Any) -> bool:
-    return (
-        value is None
-        or isinstance(value, str)
-        or (isinstance(value, (int, float)) and not isinstance(value, bool))
-    )
+    """Whether `value` is an id that is echoed exactly as it was written: a string, null, or
+    an integer (`type is int` leaves out booleans and `-0`; fractions and exponents decode as
+    floats, which cannot be echoed as written: `1.0`, `1E2`, `1e-400`)."""
+    return value is None or isinstance(value, str) or type(value) is int
 
 
 def _describe_validation(error: ValidationError) -> tuple[str, list[dict[str, Any]]]:
@@ -73,17 +79,21 @@ class Request:
 
 
 def read_request(message: Any) -> Request | dict[str, Any]:
-    """The request in `message`, or the Invalid Request error response it gets."""
+    """The request in `message`, or the Invalid Request error response it gets (with the
+    request's id whenever that is valid and unambiguous)."""
+    repeated = message if isinstance(message, RepeatedKey) else None
+    if repeated is not None:
+        message = repeated.message
     if not isinstance(message, dict):
         return error_response(None, INVALID_REQUEST, "Invalid Request: expected an object")
     request_id = message.get("id", _MISSING)
     is_notification = request_id is _MISSING
+    if repeated is not None and repeated.id_repeated:
+        return error_response(None, INVALID_REQUEST, f"Invalid Request: {repeated.problem}")
     if not is_notification and not _valid_id(request_id):
-        return error_response(
-            None, INVALID_REQUEST, "Invalid Request: id must be a string, number or null"
-        )
+        return error_response(None, INVALID_REQUEST, _ID_PROBLEM)
     reply_id = None if is_notification else request_id
-    problem = _envelope_problem(message)
+    problem = repeated.problem if repeated is not None else _envelope_problem(message)
     if problem is not None:
         return error_response(reply_id, INVALID_REQUEST, f"Invalid Request: {problem}")
     params = message.get("params", _MISSING)

@@ -1,17 +1,25 @@
 """The one-line context status bar drawn on stderr after each turn, when it is a terminal.
 
-    [████████████░░░░░░░░] 12.3k/32.8k tokens (50%) │ 12.3k remaining │ 10 messages
+    [████████████░░░░░░░░] path 12.3k/32.8k tokens (50%) │ sent 9.1k (37%, 4 outlined) │ 12.3k remaining │ 10 messages
 
-The bar fills with the share of the prompt budget in use; it is green under 60 %, yellow
-up to 80 % and red above. rich draws it, and is imported only when a bar is drawn, so a
-client that reads stderr through a pipe never pays for it (nor sees the bar).
+Two measures, labelled: `path` is the session's raw path (what compaction is decided on),
+`sent` what the model receives of it once fitted into the prompt budget (with how many
+entries fitting outlined, summarized or left out). The bar fills with the path's share of the
+prompt budget; it is green under 60 %, yellow up to 80 % and red above. rich draws it, and is
+imported only when a bar is drawn, so a client that reads stderr through a pipe never pays
+for it (nor sees the bar).
 """
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from rho_kernel.session.stats import ContextStats
+from rho_rpc.render import fitted_percent
+
+if TYPE_CHECKING:
+    from rho_kernel.context.fitting import FitResult
 
 BAR_CELLS = 20
 """The width of the bar in cells."""
@@ -36,17 +44,37 @@ def colour_of(percent: float) -> str:
     return "red"
 
 
-def status_line(stats: ContextStats, cells: int = BAR_CELLS) -> str:
-    """The status bar as plain text."""
+def status_line(
+    stats: ContextStats, fitted: FitResult | None = None, cells: int = BAR_CELLS
+) -> str:
+    """The status bar as plain text (`fitted` None: the path does not fit the budget)."""
     percent = stats.utilization_percent
     filled = min(cells, max(0, round(percent * cells / 100)))
     bar = "█" * filled + "░" * (cells - filled)
     messages = stats.message_count
     return (
-        f"[{bar}] {short_tokens(stats.estimated_used)}/{short_tokens(stats.context_window)} "
-        f"tokens ({percent:.0f}%) │ {short_tokens(stats.estimated_remaining)} remaining │ "
+        f"[{bar}] path {short_tokens(stats.estimated_used)}/{short_tokens(stats.context_window)} "
+        f"tokens ({percent:.0f}%) │ {_sent(fitted)} │ "
+        f"{short_tokens(stats.estimated_remaining)} remaining │ "
         f"{messages} message{'' if messages == 1 else 's'}"
     )
+
+
+def _sent(fitted: FitResult | None) -> str:
+    """What the model receives: `sent 9.1k (37%, 4 outlined, 1 left out)`."""
+    if fitted is None:
+        return "sent: does not fit"
+    parts = [f"{fitted_percent(fitted):.0f}%"]
+    parts += [
+        f"{count} {label}"
+        for count, label in (
+            (fitted.outlined, "outlined"),
+            (fitted.summarized, "summarized"),
+            (fitted.evicted, "left out"),
+        )
+        if count
+    ]
+    return f"sent {short_tokens(fitted.estimated_tokens)} ({', '.join(parts)})"
 
 
 def stderr_is_terminal() -> bool:
@@ -57,13 +85,14 @@ def stderr_is_terminal() -> bool:
         return False
 
 
-def draw_status_bar(stats: ContextStats) -> None:
+def draw_status_bar(stats: ContextStats, fitted: FitResult | None = None) -> None:
     """Draw the bar on stderr in its colour (rich honours NO_COLOR)."""
     from rich.console import Console
     from rich.text import Text
 
     Console(stderr=True, highlight=False).print(
-        Text(status_line(stats), style=colour_of(stats.utilization_percent)), soft_wrap=True
+        Text(status_line(stats, fitted), style=colour_of(stats.utilization_percent)),
+        soft_wrap=True,
     )
 
 

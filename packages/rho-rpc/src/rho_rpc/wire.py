@@ -210,7 +210,8 @@ class PhaseTokens(Wire):
 
 
 class ApiUsageTotals(Wire):
-    """What this rho process spent on model requests."""
+    """What this rho process spent on model requests (LLM compactions' included), and the
+    part of it spent on LLM compactions."""
 
     totalInputTokens: int
     totalOutputTokens: int
@@ -218,16 +219,42 @@ class ApiUsageTotals(Wire):
     totalTokens: int
     totalCost: float
     requestCount: int
+    compactionInputTokens: int = Field(description="Input tokens of LLM compaction requests.")
+    compactionOutputTokens: int = Field(description="Output tokens of LLM compaction requests.")
+    compactionCost: float = Field(description="Cost of LLM compaction requests.")
+    compactionRequestCount: int = Field(description="LLM compaction requests made.")
+
+
+class FittedView(Wire):
+    """The current path as the model receives it: fitted into the prompt budget."""
+
+    estimatedTokens: int = Field(
+        description="Estimated tokens of its messages and the tool definitions (at the "
+        "model's calibrated bytes per token)."
+    )
+    promptBudget: int = Field(description="Context window minus completion reserve.")
+    utilizationPercent: float = Field(description="estimatedTokens as a share of promptBudget.")
+    messageCount: int = Field(description="Messages it holds.")
+    outlined: int = Field(description="Session entries it shows as an outline.")
+    summarized: int = Field(description="Session entries it shows as a summary.")
+    evicted: int = Field(description="Session messages it leaves out.")
 
 
 class GetSessionStatsResult(Result):
-    """`getSessionStats` result: context usage estimates and API usage."""
+    """`getSessionStats` result: context usage estimates and API usage.
+
+    The top-level estimates measure the session's raw path (every entry of it, at its
+    resolution); `fitted` is what the model receives of it."""
 
     contextWindow: int
     completionReserve: int
-    estimatedUsed: int
+    estimatedUsed: int = Field(
+        description="Estimated tokens of the raw path's messages and the tool definitions."
+    )
     estimatedRemaining: int
-    utilizationPercent: float
+    utilizationPercent: float = Field(
+        description="estimatedUsed (the raw path) as a share of the prompt budget."
+    )
     messageCount: int
     entryCount: int
     pathEntryCount: int
@@ -246,6 +273,10 @@ class GetSessionStatsResult(Result):
     resolutionTokens: ResolutionTokens
     phaseTokens: PhaseTokens
     apiUsage: ApiUsageTotals
+    fitted: FittedView | None = Field(
+        description="The path as the model receives it (fitted into the prompt budget, as the "
+        "next request would be); null when even its parts that are never shortened do not fit."
+    )
 
 
 # ── tools and plugins ───────────────────────────────────────────────────────
@@ -687,9 +718,17 @@ class ContextSnapshot(Wire):
 
 
 class UsageParams(Wire):
-    """`usage`: sent after every model request of a prompt."""
+    """`usage`: sent after every model request of a prompt, and after the model request of an
+    LLM compaction (also one that `compact` started)."""
 
-    iteration: int
+    iteration: int = Field(
+        description="The prompt's iteration the request belongs to; 0 for a compaction that "
+        "`compact` started outside a prompt."
+    )
+    kind: Literal["turn", "compaction"] = Field(
+        description='"compaction" for the request an LLM compaction strategy made to summarize '
+        'turns, "turn" for the conversation\'s own requests; both count in every total.'
+    )
     usage: IterationUsage
     context: ContextSnapshot
 

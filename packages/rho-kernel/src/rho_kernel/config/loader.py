@@ -207,14 +207,17 @@ class ConfigFiles:
         tables = [(self.user_path, self.user)]
         return tables if self.project is None else [*tables, (self.project_path, self.project)]
 
-    def complete(self, sections: Sections | None = None) -> RhoConfig:
+    def complete(
+        self, sections: Sections | None = None, *, not_loading: str | None = None
+    ) -> RhoConfig:
         """The whole configuration, with the plugin `sections` (name → model) (phase two).
 
         Each file's sections are validated on their own, then merged user-then-project by
         the models' markers, with the project's trust applied; a section no file sets gets
         its model's defaults. Raises `ConfigError` naming the file and dotted key. Then
         reports, once, every key nothing reads and the settings the project may not set:
-        call it once.
+        call it once. `not_loading` says why installed plugins are not loaded (None: they
+        are), for the hint on a table of one of rho's own packs that nothing reads.
         """
         models = dict(sections or {})
         _check_sections(self._tables(), models)
@@ -224,13 +227,13 @@ class ConfigFiles:
             name: validate_table(model, merged.get(name, {}), None, at=(name,))
             for name, model in models.items()
         }
-        self._report(models, applied)
+        self._report(models, applied, not_loading)
         return self.kernel.with_sections(values)
 
-    def _report(self, sections: Sections, applied: _Applied) -> None:
+    def _report(self, sections: Sections, applied: _Applied, not_loading: str | None) -> None:
         disabled = self.kernel.plugins.disabled
         for path, table in self._tables():
-            for warning in unknown_key_warnings(table, path, sections, disabled):
+            for warning in unknown_key_warnings(table, path, sections, disabled, not_loading):
                 self.warn(warning)
         if applied.user_only:
             self.warn(_user_only_message(self.project_path, applied.user_only, self.user_path))

@@ -76,13 +76,22 @@ def _suggestion(
 
 
 def _unclaimed(
-    name: str, sections: Mapping[str, type[BaseModel]], disabled: Collection[str]
+    name: str,
+    sections: Mapping[str, type[BaseModel]],
+    disabled: Collection[str],
+    not_loading: str | None,
 ) -> str:
     """The warning text for a top-level table no loaded plugin declares."""
     shown = key_path((name,))
     pack = FIRST_PARTY_SECTIONS.get(name)
     if pack is not None and pack in disabled:
         return f"no loaded plugin reads [{shown}]; {pack} is disabled in [plugins] disabled"
+    if pack is not None and not_loading is not None:
+        from rho_kernel.plugins import installed_distribution  # only on this rare path
+
+        if installed_distribution(pack):
+            return f"no loaded plugin reads [{shown}]; {pack} is installed but not loaded: {not_loading}"
+        return f"no installed plugin reads [{shown}]; install {pack} ({not_loading})"
     if pack is not None:
         return f"no installed plugin reads [{shown}]; install {pack}"
     known = [*RhoConfig.model_fields, *sections]
@@ -106,11 +115,13 @@ def unknown_key_warnings(
     file: Path,
     sections: Mapping[str, type[BaseModel]],
     disabled: Collection[str] = (),
+    not_loading: str | None = None,
 ) -> list[str]:
     """One warning per key of `data` (the raw table of `file`) that nothing reads.
 
     `sections` are the plugin sections by name; `disabled` the plugins disabled in config
-    (for the hint on an unclaimed table of one of rho's own packs).
+    and `not_loading` why installed plugins are not loaded (`PluginHost.not_loading`), both
+    for the hint on an unclaimed table of one of rho's own packs.
     """
     warnings: list[str] = []
     top = [*RhoConfig.model_fields, *sections]
@@ -118,7 +129,7 @@ def unknown_key_warnings(
         if key in RhoConfig.model_fields or key in sections:
             found = list(_nested_keys(key, value, sections))
         elif isinstance(value, dict):
-            warnings.append(f"{file}: {_unclaimed(key, sections, disabled)}")
+            warnings.append(f"{file}: {_unclaimed(key, sections, disabled, not_loading)}")
             continue
         else:
             found = [((key,), top)]

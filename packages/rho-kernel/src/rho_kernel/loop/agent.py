@@ -29,10 +29,12 @@ from rho_kernel.loop.result import (
     AgentResult,
     FinishReason,
     OutcomeKind,
+    RequestKind,
     RequestUsage,
     RunUsage,
     ToolCallRecord,
     UsageContext,
+    request_cost,
 )
 from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.messages import ChatMessage, ToolCall
@@ -357,7 +359,9 @@ class AgentLoop:
                 collect_strategies(self.p.plugins),
                 config=self.p.config,
                 model=self.p.model,
-                complete=model_call(self.p.service, self.p.model, self.p.cancel),
+                complete=model_call(
+                    self.p.service, self.p.model, self.p.cancel, self.count_compaction
+                ),
                 tool_phases=tool_phases(self.p.tools),
             )
         return self.compactor
@@ -446,8 +450,7 @@ class AgentLoop:
         """The size of the tool definitions as sent (computed once per schema list): their
         JSON and the wrapping each wire protocol puts around every definition."""
         if self._schemas is None or self._schemas[0] != id(schemas):
-            size = utf8_len(json.dumps(schemas, ensure_ascii=False)) if schemas else 0
-            self._schemas = (id(schemas), size + TOOL_DEFINITION_OVERHEAD * len(schemas))
+            self._schemas = (id(schemas), tool_definition_bytes(schemas))
         return self._schemas[1]
 
     async def _call_model(self) -> ModelResponse:
@@ -464,27 +467,30 @@ class AgentLoop:
                 attempt += 1
                 await self._back_off(attempt, exc)
                 continue
-            self.usage.request_count += 1
-            cost = 0.0
             if response.usage is not None:
                 self.estimator.calibrate(
                     self.p.model, self._request_bytes, response.usage.input_tokens
                 )
-                self.usage.tokens.add(response.usage)
-                if self.p.catalog is not None:
-                    cost = (
-                        self.p.catalog.cost(self.p.model, response.usage, self.p.provider_name)
-                        or 0.0
-                    )
-                elif response.usage.cost is not None:
-                    cost = response.usage.cost
-                self.usage.total_cost += cost
-            stats = self.p.meter.stats(self.session) if self.p.meter is not None else None
-            context = UsageContext(stats=stats, fitted=self.fitted)
-            await self.emit(
-                "on_usage", self.iterations + 1, _request_usage(response, cost), context
-            )
+            await self._count(response, "turn", self.fitted)
             return response
+
+    async def count_compaction(self, response: ModelResponse) -> None:
+        """Count the response to an LLM compaction's model request: in the run's usage and,
+        through `on_usage` marked "compaction", in every observer's (the process totals)."""
+        await self._count(response, "compaction", None)
+
+    async def _count(
+        self, response: ModelResponse, kind: RequestKind, fitted: FitResult | None
+    ) -> None:
+        cost = request_cost(response.usage, self.p.catalog, self.p.model, self.p.provider_name)
+        self.usage.request_count += 1
+        if response.usage is not None:
+            self.usage.tokens.add(response.usage)
+        self.usage.total_cost += cost
+        stats = self.p.meter.stats(self.session) if self.p.meter is not None else None
+        usage = RequestUsage.of(response.usage, cost, kind)
+        context = UsageContext(stats=stats, fitted=fitted)
+        await self.emit("on_usage", self.iterations + 1, usage, context)
 
     async def _back_off(self, attempt: int, error: ProviderError) -> None:
         """Wait before retry `attempt` (1-based): initial × 2^(attempt−1), or `Retry-After`."""
@@ -864,6 +870,13 @@ def unique_call_ids(calls: list[ToolCall]) -> list[ToolCall]:
     return unique
 
 
+def tool_definition_bytes(schemas: list[dict[str, Any]]) -> int:
+    """The size of the tool definitions as a request sends them: their JSON and the wrapping
+    each wire protocol puts around every definition."""
+    size = utf8_len(json.dumps(schemas, ensure_ascii=False)) if schemas else 0
+    return size + TOOL_DEFINITION_OVERHEAD * len(schemas)
+
+
 def _is_empty(response: ModelResponse) -> bool:
     """No text, no tool call, no reasoning — and not withheld by a content filter."""
     return (
@@ -871,16 +884,6 @@ def _is_empty(response: ModelResponse) -> bool:
         and not response.tool_calls
         and not response.reasoning
         and response.finish_reason != "content_filter"
-    )
-
-
-def _request_usage(response: ModelResponse, cost: float) -> RequestUsage:
-    usage = response.usage
-    return RequestUsage(
-        input_tokens=usage.input_tokens if usage else 0,
-        output_tokens=usage.output_tokens if usage else 0,
-        cached_tokens=usage.cached_tokens if usage else 0,
-        cost=cost,
     )
 
 
@@ -898,4 +901,5 @@ __all__ = [
     "AgentLoop",
     "LoopParams",
     "run_loop",
+    "tool_definition_bytes",
 ]

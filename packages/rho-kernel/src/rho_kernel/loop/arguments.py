@@ -12,20 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rho_kernel.encoding import scrub_json
+from rho_kernel.encoding import RepeatedKeyError, scrub_json, unique_keys
 
 
 class ArgumentsError(ValueError):
     """The arguments cannot be decoded unambiguously; the message is meant for the model."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    decoded: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in decoded:
-            raise ArgumentsError(f"the key {key!r} appears more than once; send each key once")
-        decoded[key] = value
-    return decoded
 
 
 def _no_constant(name: str) -> Any:
@@ -50,12 +41,14 @@ def decode_arguments(raw: str) -> dict[str, Any]:
     try:
         decoded = json.loads(
             raw,
-            object_pairs_hook=_unique_keys,
+            object_pairs_hook=unique_keys,
             parse_constant=_no_constant,
             parse_float=_finite_float,
         )
     except ArgumentsError:
         raise
+    except RepeatedKeyError as exc:
+        raise ArgumentsError(f"{exc}; send each key once") from None
     except RecursionError:
         raise ArgumentsError("the arguments are nested too deeply") from None
     except ValueError as exc:

@@ -9,12 +9,15 @@ from rho_kernel.providers.events import Usage
 
 if TYPE_CHECKING:
     from rho_kernel.context.fitting import FitResult
+    from rho_kernel.providers.catalog import ModelCatalog
     from rho_kernel.session.stats import ContextStats
 
 FinishReason = Literal[
     "stop", "max_iterations", "cancelled", "retry_budget_exhausted", "consecutive_empty_responses"
 ]
 OutcomeKind = Literal["success", "error", "denied", "blocked"]
+#: What a model request was for: a turn of the conversation, or an LLM compaction's summary.
+RequestKind = Literal["turn", "compaction"]
 
 
 @dataclass(slots=True)
@@ -58,6 +61,8 @@ class RequestUsage:
     """Tokens and cost of one model request (what `Observer.on_usage` receives as `usage`).
 
     `cost` is the catalog's price of the request, or the provider's reported cost, or 0.
+    `kind` is "compaction" for the request an LLM compaction strategy made to summarize
+    turns (counted like any other), "turn" for the conversation's own requests.
     """
 
     input_tokens: int = 0
@@ -65,6 +70,32 @@ class RequestUsage:
     cached_tokens: int = 0
     cost: float = 0.0
     request_count: int = 1
+    kind: RequestKind = "turn"
+
+    @classmethod
+    def of(cls, usage: Usage | None, cost: float, kind: RequestKind = "turn") -> RequestUsage:
+        """The usage of one response (`usage` None: the provider reported none)."""
+        if usage is None:
+            return cls(cost=cost, kind=kind)
+        return cls(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cached_tokens=usage.cached_tokens,
+            cost=cost,
+            kind=kind,
+        )
+
+
+def request_cost(
+    usage: Usage | None, catalog: ModelCatalog | None, model: str, provider: str
+) -> float:
+    """A response's cost: the catalog's price when there is a catalog, else the provider's
+    reported cost, else 0."""
+    if usage is None:
+        return 0.0
+    if catalog is not None:
+        return catalog.cost(model, usage, provider) or 0.0
+    return usage.cost if usage.cost is not None else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +129,10 @@ __all__ = [
     "AgentResult",
     "FinishReason",
     "OutcomeKind",
+    "RequestKind",
     "RequestUsage",
     "RunUsage",
     "ToolCallRecord",
     "UsageContext",
+    "request_cost",
 ]

@@ -12,9 +12,11 @@ sha256 = "3a7bd3e2…"          # lower-hex SHA-256 of the file's bytes
 ```
 
 The store is written atomically (a private temporary file renamed over it), as a regular
-file of mode 0600 in a directory of mode 0700, and never through a symbolic link. A store
-that cannot be read or parsed is reported through `warn` and counts as empty: it can only
-ever withhold trust, never grant it.
+file of mode 0600 in a directory of mode 0700, and never through a symbolic link. A change is
+a read-modify-write under the store's lock (`rho_kernel.security.file_lock`): the store is
+read again while locked, so two `rho trust` runs at the same instant both keep their entries.
+A store that cannot be read or parsed is reported through `warn` and counts as empty: it can
+only ever withhold trust, never grant it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 
 from rho_kernel.diagnostics import warn as warn_stderr
 from rho_kernel.home import user_home
+from rho_kernel.security.file_lock import locked_update
 from rho_kernel.security.private_file import PrivateFileError, toml_string, write_private
 from rho_kernel.security.regular_file import read_optional
 from rho_kernel.tomlparse import TomlError, parse_toml
@@ -133,22 +136,42 @@ class TrustStore:
         `rel_file` that is not a plain relative path.
         """
         entry = TrustEntry(canonical_root(root), _check_relative(rel_file), file_digest(data))
-        kept = [e for e in self._entries if (e.root, e.file) != (entry.root, entry.file)]
-        self._write([*kept, entry])
+
+        def change(entries: list[TrustEntry]) -> list[TrustEntry]:
+            kept = [e for e in entries if (e.root, e.file) != (entry.root, entry.file)]
+            return [*kept, entry]
+
+        self._update(change)
         return entry
 
     def revoke(self, root: Path | str) -> list[TrustEntry]:
         """Forget every entry of the project at `root` and save; returns what was removed."""
         key = canonical_root(root)
-        removed = [entry for entry in self._entries if entry.root == key]
-        if removed:
-            self._write([entry for entry in self._entries if entry.root != key])
+        removed: list[TrustEntry] = []
+
+        def change(entries: list[TrustEntry]) -> list[TrustEntry] | None:
+            removed.extend(entry for entry in entries if entry.root == key)
+            return [entry for entry in entries if entry.root != key] if removed else None
+
+        self._update(change)
         return removed
 
-    def _write(self, entries: list[TrustEntry]) -> None:
+    def _update(self, change: Callable[[list[TrustEntry]], list[TrustEntry] | None]) -> None:
+        """Apply `change` to the entries on disk and write the result, all under the store's
+        lock (nothing is written when `change` returns None). A store that cannot be parsed
+        is replaced, as when it was loaded: it counted as empty."""
         try:
-            text = _HEADER + "".join(_render(entry) for entry in entries)
-            write_private(self.path, text.encode("utf-8"))
+            with locked_update(self.path):
+                try:
+                    current = _parse(self.path)
+                except _Malformed:
+                    current = []
+                entries = change(current)
+                if entries is None:
+                    self._entries = current
+                    return
+                text = _HEADER + "".join(_render(entry) for entry in entries)
+                write_private(self.path, text.encode("utf-8"))
         except PrivateFileError as exc:
             raise TrustError(str(exc)) from None
         self._entries = entries

@@ -2,32 +2,26 @@
 
 An open session holds an exclusive OS lock on a sidecar file `<session>.jsonl.lock`, which
 also records the owner's pid so that a second rho can say who has the session. The lock is
-`flock` on Linux and macOS and `msvcrt.locking` on Windows: it is released when the session
-is closed and dies with the process, so a lock file left behind by a killed rho blocks
-nobody. It is taken once per open session, never per append.
+`flock` on Linux and macOS and `msvcrt.locking` on Windows (`rho_kernel.security.file_lock`,
+which locks a byte far past the pid there, so a second process can still read who holds it):
+it is released when the session is closed and dies with the process, so a lock file left
+behind by a killed rho blocks nobody. It is taken once per open session, never per append.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import sys
 from pathlib import Path
 
+from rho_kernel.security.file_lock import try_lock as _lock
+from rho_kernel.security.file_lock import unlock as _unlock
 from rho_kernel.session.entries import SessionError
 from rho_kernel.session.private import open_private_file
 
-if sys.platform == "win32":
-    import msvcrt
-else:
-    import fcntl
-
 LOCK_SUFFIX = ".lock"
 _MAX_LOCK_FILE = 32  # bytes: a pid and a newline
-# Windows locks byte ranges and a locked range cannot be read by others: lock one byte far
-# past the pid so that a second process can still read who holds the lock.
-_WINDOWS_LOCK_OFFSET = 1 << 20
 _ATTEMPTS = 8
 
 
@@ -154,35 +148,6 @@ def _is_current(path: Path, fd: int) -> bool:
         return False
     held = os.fstat(fd)
     return (on_disk.st_dev, on_disk.st_ino) == (held.st_dev, held.st_ino)
-
-
-if sys.platform == "win32":
-
-    def _lock(fd: int) -> bool:
-        os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-    def _unlock(fd: int) -> None:
-        os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-else:
-
-    def _lock(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as error:
-            if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                return False
-            raise
-        return True
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 __all__ = ["LOCK_SUFFIX", "SessionLock", "SessionLocked", "lock_path_for"]
