@@ -28,6 +28,7 @@ from rho_tools_fs.ripgrep import (
 from rho_tools_fs.scope import Scope, ScopeError, resolve_scope
 from rho_tools_fs.search_files import PathFilter
 from rho_tools_fs.tree_walk import TreeWalk, display_path, run_stoppable
+from rho_tools_fs.verified import EntryCheck
 
 #: Default and highest `max_results`.
 DEFAULT_MAX_RESULTS = 200
@@ -46,15 +47,17 @@ class _ListingError(Exception):
 async def _find_rg(
     rg: str, root: SandboxRoot, rules: IgnoreRules, scope: Scope, cap: int, wanted: PathFilter
 ) -> list[str]:
+    """ripgrep's listing, each path confirmed through the sandbox (`verified.EntryCheck`)."""
     paths: list[str] = []
     seen_output = False
     args = ["--files", "--null", *BASE_ARGS, *SORT_ARGS, "--", scope.argument]
-    with ignore_file(rules.outside_rules(scope.path)) as extra:
+    with ignore_file(rules.outside_rules(scope.path)) as extra, EntryCheck(root) as check:
         async with RipgrepRun(rg, extra + args, root.path, separator=b"\0") as run:
             async for record in run.records():
                 seen_output = True
-                shown = display_path(os.fsdecode(record)).removeprefix("./")
-                if wanted(shown):
+                path = os.fsdecode(record)
+                shown = display_path(path).removeprefix("./")
+                if wanted(shown) and check.is_file(path):  # a few syscalls: inline
                     paths.append(shown)
                     if len(paths) > cap:
                         break

@@ -23,6 +23,8 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import TracebackType
 
+from rho_kernel.process import die_with_parent
+
 #: Environment variable overriding where `rg` is found ("" hides it).
 RG_ENV = "RHO_RG"
 #: Files larger than this are not searched (ripgrep `--max-filesize` syntax).
@@ -82,12 +84,21 @@ class RipgrepRun:
     enough results), so a cancelled tool never leaves ripgrep behind.
     """
 
-    def __init__(self, rg: str, args: list[str], cwd: Path, *, separator: bytes = b"\n") -> None:
+    def __init__(
+        self,
+        rg: str,
+        args: list[str],
+        cwd: Path,
+        *,
+        separator: bytes = b"\n",
+        pass_fds: tuple[int, ...] = (),
+    ) -> None:
         if len(separator) != 1:
             raise ValueError("the separator is one byte")
         self.command = [rg, *args]
         self.cwd = cwd
         self.separator = separator
+        self.pass_fds = pass_fds
         self._process: asyncio.subprocess.Process | None = None
         self._stderr: asyncio.Task[bytes] | None = None
 
@@ -98,6 +109,8 @@ class RipgrepRun:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
+            pass_fds=self.pass_fds,
+            preexec_fn=die_with_parent(),  # started from the event loop's thread
         )
         self._stderr = asyncio.ensure_future(self._drain_stderr())
         return self

@@ -34,6 +34,7 @@ from rho_tools_fs.ripgrep import (
 )
 from rho_tools_fs.scope import Scope, ScopeError, resolve_scope
 from rho_tools_fs.tree_walk import TreeWalk, display_path, run_stoppable
+from rho_tools_fs.verified import open_candidates
 
 #: Default and highest `max_results`.
 DEFAULT_MAX_RESULTS = 100
@@ -140,26 +141,37 @@ async def _matching_lines(
 ) -> list[str]:
     """Phase two: the matched lines of `files` (explicit paths, searched in order).
 
-    `--no-mmap` makes ripgrep report a NUL byte anywhere in an explicitly named file, as
+    Each file is opened through the sandbox first and ripgrep reads that open file
+    (`rho_tools_fs.verified`), so the lines shown are the project's whatever ripgrep's walk
+    met. `--no-mmap` makes ripgrep report a NUL byte anywhere in an explicitly named file, as
     the walk in phase one does; such binary files are dropped.
     """
     by_file: dict[str, list[str]] = {}
     pending: list[str] = []
     args = ["--json", "--no-mmap", "--threads", "1"]
     args += _rg_query_args(query["pattern"], None, query["ignore_case"])
-    async with RipgrepRun(rg, [*args, *files], root.path) as run:
-        async for record in run.records():
-            message = json.loads(record)
-            kind, data = message.get("type"), message.get("data") or {}
-            if kind == "begin":
-                pending = []
-            elif kind == "match":
-                path = display_path(os.fsdecode(_field_bytes(data.get("path"))))
-                text = _field_text(data.get("lines"))
-                pending.append(format_match(path, data.get("line_number") or 0, text))
-            elif kind == "end" and data.get("binary_offset") is None:
-                by_file[os.fsdecode(_field_bytes(data.get("path")))] = pending
-        await run.finish()
+    opened = await asyncio.to_thread(open_candidates, root, files, MAX_FILESIZE_BYTES)
+    try:
+        if not opened.arguments:
+            return []
+        names = opened.arguments
+        async with RipgrepRun(rg, [*args, *names], root.path, pass_fds=opened.fds) as run:
+            async for record in run.records():
+                message = json.loads(record)
+                kind, data = message.get("type"), message.get("data") or {}
+                path = names.get(os.fsdecode(_field_bytes(data.get("path"))), "")
+                if kind == "begin":
+                    pending = []
+                elif kind == "match" and path:
+                    text = _field_text(data.get("lines"))
+                    pending.append(
+                        format_match(display_path(path), data.get("line_number") or 0, text)
+                    )
+                elif kind == "end" and path and data.get("binary_offset") is None:
+                    by_file[path] = pending
+            await run.finish()
+    finally:
+        opened.close()
     return [line for path in files for line in by_file.get(path, ())]
 
 
