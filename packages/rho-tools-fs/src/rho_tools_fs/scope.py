@@ -48,7 +48,24 @@ def resolve_scope(root: SandboxRoot, tool: str, path: str) -> Scope:
         with root.open_dir(relative or "."):
             return Scope(relative, True)
     except FileTypeError:
-        return Scope(relative, False)
+        pass
+    except (SandboxError, OSError) as exc:
+        raise ScopeError(f"{tool}: cannot open '{path}': {exc}") from None
+    return _file_scope(root, tool, path, relative)
+
+
+def _file_scope(root: SandboxRoot, tool: str, path: str, relative: str) -> Scope:
+    """`relative` as a file scope, once it is known to be a regular file (a FIFO, socket or
+    device is refused without blocking on it)."""
+    try:
+        with root.open_read(relative):
+            return Scope(relative, False)
+    except FileTypeError as exc:
+        article = "an" if exc.kind[0] in "aeiou" else "a"
+        raise ScopeError(
+            f"{tool}: '{path}' is {article} {exc.kind}; only a directory or a regular file "
+            "can be used"
+        ) from None
     except (SandboxError, OSError) as exc:
         raise ScopeError(f"{tool}: cannot open '{path}': {exc}") from None
 

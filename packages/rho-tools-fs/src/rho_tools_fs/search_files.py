@@ -169,9 +169,11 @@ async def _matching_lines(
                     )
                 elif kind == "end" and path and data.get("binary_offset") is None:
                     by_file[path] = pending
-            await run.finish()
+            status, stderr = await run.finish()
     finally:
         opened.close()
+    if status == 2 and not by_file and "regex" in stderr.lower():
+        raise _PatternError(error_text(stderr))
     return [line for path in files for line in by_file.get(path, ())]
 
 
@@ -180,7 +182,10 @@ async def _search_rg(
 ) -> Found:
     """Find the matching files with every thread, then read lines from the first of them."""
     found = Found()
-    files = await _matching_files(rg, root, rules, scope, query)
+    if scope.is_dir:
+        files = await _matching_files(rg, root, rules, scope, query)
+    else:  # one file: ripgrep never opens it by path
+        files = [scope.path] if query["path_filter"](display_path(scope.path)) else []
     for start in range(0, len(files), _BATCH):
         found.lines += await _matching_lines(rg, root, files[start : start + _BATCH], query)
         if len(found.lines) > cap:
