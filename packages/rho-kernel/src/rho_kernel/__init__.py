@@ -32,7 +32,7 @@ from rho_kernel.confinement import (
     Problem,
     sandbox_note,
 )
-from rho_kernel.framing import escape_tags, unescape_tags
+from rho_kernel.framing import escape_controls, escape_tags, unescape_tags
 from rho_kernel.loop import ApprovalDecision, ApprovalGate, ApprovalRequest, Observer
 from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
 from rho_kernel.messages import ChatMessage, ToolCall
@@ -139,6 +139,7 @@ __all__ = [
     "changes",
     "disables",
     "enables",
+    "escape_controls",
     "escape_tags",
     "hookimpl",
     "less_strict",

@@ -12,6 +12,7 @@ import os
 import threading
 from typing import Any
 
+from rho_kernel import escape_controls
 from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.globs import GlobError, compile_glob
@@ -144,6 +145,7 @@ async def find_files(
         return ToolResult.error(f"find_files: {exc}")
     if not paths:
         return ToolResult(f"No files matching '{pattern}'")
+    paths = [escape_controls(path) for path in paths]  # one line each, whatever the name
     if len(paths) > cap:
         return ToolResult("\n".join(paths[:cap]) + "\n" + _TRUNCATED.format(n=cap))
     return ToolResult("\n".join(paths))

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from rho_kernel import escape_controls
 from rho_kernel.security import SandboxError, SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.globs import GlobError, compile_glob
@@ -67,8 +68,9 @@ def _shown_line(text: str) -> str:
 
 
 def format_match(path: str, line_number: int, text: str) -> str:
-    """`{path}:{line}: {text}`, the text without trailing whitespace and cut at 240 chars."""
-    return f"{path}:{line_number}: {_shown_line(text)}"
+    """`{path}:{line}: {text}`, the path's control characters escaped, the text without
+    trailing whitespace and cut at 240 chars."""
+    return f"{escape_controls(path)}:{line_number}: {_shown_line(text)}"
 
 
 class _PatternError(Exception):
