@@ -52,7 +52,8 @@ async def _find_rg(
     paths: list[str] = []
     seen_output = False
     args = ["--files", "--null", *BASE_ARGS, *SORT_ARGS, "--", scope.argument]
-    with ignore_file(rules.outside_rules(scope.path)) as extra, EntryCheck(root) as check:
+    check = EntryCheck(root)
+    with ignore_file(rules.outside_rules(scope.path)) as extra:
         async with RipgrepRun(rg, extra + args, root.path, separator=b"\0") as run:
             async for record in run.records():
                 seen_output = True
