@@ -57,7 +57,7 @@ def _check(output: str) -> None:
     assert "leak" not in output
 
 
-@pytest.mark.parametrize("scope", [".", "d", "d/sub"])
+@pytest.mark.parametrize("scope", [".", "d", "d/sub", "d/sub/shared.txt"])
 def test_search_files_never_shows_outside_lines(project: Path, engine: str, scope: str) -> None:
     ctx = _ctx(project)
     seen_matches = 0
@@ -75,7 +75,7 @@ def test_search_files_never_shows_outside_lines(project: Path, engine: str, scop
     assert seen_matches > 0  # the searches did run through the racing tree
 
 
-@pytest.mark.parametrize("scope", [".", "d", "d/sub"])
+@pytest.mark.parametrize("scope", [".", "d", "d/sub", "d/sub/shared.txt"])
 def test_find_files_never_lists_outside_names(project: Path, engine: str, scope: str) -> None:
     ctx = _ctx(project)
     listed = 0

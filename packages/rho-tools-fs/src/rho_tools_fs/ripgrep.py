@@ -9,6 +9,8 @@ follows symlinks and skips hidden files; results are put in path order (so resul
 truncation are the same on every run). ripgrep's own handling of `.git/info/exclude`, the global excludes file
 and ignore files above the search path is switched off: `IgnoreRules.outside_rules` hands
 those to it as one `--ignore-file`, so ripgrep and the fallback apply the same rules.
+What ripgrep reports is only a candidate until the sandbox confirms it
+(`rho_tools_fs.verified`). ripgrep dies with rho (`die_with_parent`), even if rho is killed.
 """
 
 from __future__ import annotations
