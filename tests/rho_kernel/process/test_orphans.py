@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from proc_watch import alive, wait_for_pid_file, wait_gone  # type: ignore[import-not-found]
 
-from rho_kernel.process import die_with_parent
+from rho_kernel.process import die_with_parent, die_with_parent_argv
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc, prctl")
 
@@ -43,6 +43,13 @@ async def main() -> None:
 asyncio.run(main())
 """
 
+RIPGREP_NO_SETPRIV = RIPGREP.replace(
+    "from rho_tools_fs.ripgrep import RipgrepRun",
+    "import rho_tools_fs.ripgrep as ripgrep\n"
+    "ripgrep.die_with_parent_argv = lambda: ()  # no setpriv: the preexec_fn arms it\n"
+    "from rho_tools_fs.ripgrep import RipgrepRun",
+)
+
 THREADED = """
 import asyncio, sys, threading
 from rho_kernel.process import run_process
@@ -57,7 +64,11 @@ asyncio.run(main())
 """
 
 
-@pytest.mark.parametrize("driver", [RUN_PROCESS, RIPGREP, THREADED], ids=["run", "rg", "threads"])
+@pytest.mark.parametrize(
+    "driver",
+    [RUN_PROCESS, RIPGREP, RIPGREP_NO_SETPRIV, THREADED],
+    ids=["run", "rg", "rg-preexec", "threads"],
+)
 def test_the_child_dies_with_its_killed_parent(tmp_path: Path, driver: str) -> None:
     pid_file = tmp_path / "child.pid"
     parent = subprocess.Popen(
@@ -77,6 +88,8 @@ def test_the_child_dies_with_its_killed_parent(tmp_path: Path, driver: str) -> N
 def test_the_child_setup_is_armed_only_where_it_works() -> None:
     setup = die_with_parent()
     assert (setup is not None) == sys.platform.startswith("linux")
+    prefix = die_with_parent_argv()
+    assert prefix == () or prefix[1:] == ("--pdeathsig", "KILL", "--")
 
 
 def test_a_child_started_after_its_parent_died_kills_itself(tmp_path: Path) -> None:
@@ -86,7 +99,7 @@ def test_a_child_started_after_its_parent_died_kills_itself(tmp_path: Path) -> N
     code = textwrap.dedent(
         """
         import os, subprocess, sys
-        from rho_kernel.process import die_with_parent
+        from rho_kernel.process import die_with_parent, die_with_parent_argv
         setup = die_with_parent()
         # The recorded parent is not this process's parent: as if it had died already.
         pid = os.fork()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import shutil
 import sys
@@ -25,7 +26,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import TracebackType
 
-from rho_kernel.process import die_with_parent
+from rho_kernel.process import die_with_parent, die_with_parent_argv
 
 #: Environment variable overriding where `rg` is found ("" hides it).
 RG_ENV = "RHO_RG"
@@ -105,14 +106,19 @@ class RipgrepRun:
         self._stderr: asyncio.Task[bytes] | None = None
 
     async def __aenter__(self) -> RipgrepRun:
+        prefix = die_with_parent_argv()  # no preexec_fn: spawning stays cheap
+        if prefix and shutil.which(self.command[0]) is None:
+            # As without the prefix: a missing program fails here, not as an exit status.
+            raise FileNotFoundError(errno.ENOENT, "no such program", self.command[0])
         self._process = await asyncio.create_subprocess_exec(
+            *prefix,
             *self.command,
             cwd=self.cwd,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             pass_fds=self.pass_fds,
-            preexec_fn=die_with_parent(),  # started from the event loop's thread
+            preexec_fn=None if prefix else die_with_parent(),  # from the loop's thread
         )
         self._stderr = asyncio.ensure_future(self._drain_stderr())
         return self

@@ -6,6 +6,12 @@ between fork and exec (`die_with_parent()` gives the `preexec_fn`). The signal c
 the *thread* that forked the child ends, so children are started from the event loop's
 thread, which lives as long as rho.
 
+A `preexec_fn` makes every start a full `fork` of rho (10 ms and more for a large process,
+against a few for the `vfork` used otherwise). Where processes are started often (ripgrep,
+several times per search), `die_with_parent_argv()` gives the same through an argv prefix:
+util-linux `setpriv --pdeathsig KILL --`, which arms the signal and then runs the command
+(it lacks only the check that rho is still alive at that moment).
+
 What this does not cover: a grandchild of an unconfined command (the setting is not
 inherited across fork; confined commands are covered by bubblewrap's `--die-with-parent`
 and PID namespace), and platforms without `prctl` (macOS, Windows), where a child outlives
@@ -16,7 +22,9 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 
@@ -57,4 +65,21 @@ def die_with_parent() -> Callable[[], None] | None:
     return arm
 
 
-__all__ = ["PR_SET_PDEATHSIG", "die_with_parent"]
+@functools.cache
+def die_with_parent_argv() -> tuple[str, ...]:
+    """The argv prefix that makes the command get SIGKILL when rho dies (`setpriv`), or ()
+    when there is none that works (then use `die_with_parent()`). Probed once."""
+    if _prctl() is None:
+        return ()
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return ()
+    prefix = (setpriv, "--pdeathsig", "KILL", "--")
+    try:
+        probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return prefix if probe.returncode == 0 else ()
+
+
+__all__ = ["PR_SET_PDEATHSIG", "die_with_parent", "die_with_parent_argv"]
