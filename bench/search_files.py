@@ -6,6 +6,8 @@ in a temporary directory, then times, each as the median of the runs:
 
 - `rg PATTERN` as a user would run it (all threads, unsorted output);
 - the search_files tool itself (`execute`, ripgrep underneath), for a rare and a common match;
+- find_files for `*.py` (1000 results, the most it shows), each path confirmed through the
+  sandbox;
 - the tool's pure-Python fallback (`RHO_RG=""`) once, for scale.
 """
 
@@ -24,6 +26,7 @@ from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import ToolContext
+from rho_tools_fs.find_files import find_files
 from rho_tools_fs.ripgrep import find_rg
 from rho_tools_fs.search_files import search_files
 
@@ -78,6 +81,13 @@ def main() -> None:
                 f"{pattern!r:14} rg: {plain * 1000:7.1f} ms  search_files: "
                 f"{ours * 1000:7.1f} ms  ratio: {ours / plain:4.2f}x"
             )
+
+        def find() -> None:
+            arguments = {"pattern": "*.py", "max_results": 1000}
+            result = asyncio.run(find_files.execute(arguments, ctx))
+            assert not result.is_error, result.output
+
+        print(f"find_files '*.py' (1000 results): {median_time(find, runs) * 1000:7.1f} ms")
         os.environ["RHO_RG"] = ""
         fallback = median_time(lambda: tool("rare_needle"), 1)
         print(f"fallback (pure Python, 'rare_needle'): {fallback * 1000:.0f} ms")

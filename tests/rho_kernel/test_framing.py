@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rho_kernel import escape_tags, unescape_tags
+from rho_kernel import escape_controls, escape_tags, unescape_tags
 
 NAMES = ("memory", "memory_search")
 
@@ -54,3 +54,26 @@ def test_escaping_is_reversible_and_leaves_no_frame_tag(text: str) -> None:
     assert escape_tags(text, NAMES).count("<") == text.count("<")
     for tag in ("</memory>", "</memory_search>", "<memory>", "<memory "):
         assert tag not in escaped
+
+
+# ── escape_controls ─────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("a\nb", "a\\nb"),
+        ("a\rb", "a\\rb"),
+        ("a\tb", "a\\tb"),
+        ("a\x1b[2Jb", "a\\x1b[2Jb"),
+        ("a\x7fb", "a\\x7fb"),
+        ("a\x00b", "a\\x00b"),
+        ("a\x85b", "a\\x85b"),  # NEL, a C1 control
+        ("a\u2028b\u2029c", "a\\u2028b\\u2029c"),
+        ("evil\u202etxt.exe", "evil\\u202etxt.exe"),
+        ("plain/päth ✓.txt", "plain/päth ✓.txt"),
+    ],
+)
+def test_escape_controls_keeps_a_name_on_one_printable_line(raw: str, shown: str) -> None:
+    assert escape_controls(raw) == shown
+    assert len(escape_controls(raw).splitlines()) == 1

@@ -32,7 +32,7 @@ from rho_kernel.confinement import (
     Problem,
     sandbox_note,
 )
-from rho_kernel.framing import escape_tags, unescape_tags
+from rho_kernel.framing import escape_controls, escape_tags, unescape_tags
 from rho_kernel.loop import ApprovalDecision, ApprovalGate, ApprovalRequest, Observer
 from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
 from rho_kernel.messages import ChatMessage, ToolCall
@@ -149,6 +149,7 @@ __all__ = [
     "check_regular",
     "disables",
     "enables",
+    "escape_controls",
     "escape_tags",
     "hookimpl",
     "less_strict",

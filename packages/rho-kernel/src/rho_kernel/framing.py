@@ -6,6 +6,10 @@ never instructions. The text itself must not be able to end that frame early, so
 tag-like occurrence of the frame's tag names in it gets one backslash after the `<`
 (`<context:end>` → `<\\context:end>`, `</memory>` → `<\\/memory>`). Text that already
 looks escaped gets one more, which keeps the escaping reversible.
+
+Names a tool prints (file paths above all) are one line each: `escape_controls` turns every
+control character in them into a visible escape, so a file named `a\nb` cannot forge a line
+of a listing or of a message.
 """
 
 from __future__ import annotations
@@ -39,4 +43,25 @@ def unescape_tags(text: str, names: Iterable[str]) -> str:
     return escaped.sub(lambda match: "<" + match.group(1), text)
 
 
-__all__ = ["escape_tags", "unescape_tags"]
+#: Characters that would break a line or move the cursor: C0 and C1 controls, DEL, the
+#: Unicode line and paragraph separators, and the bidirectional overrides and isolates.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every control character written as an escape (`\\n`, `\\r`, `\\t`,
+    `\\x1b`, `\\x7f`, `\\u2028`, …), so it shows as one line that cannot move the cursor;
+    text without any is returned as is. For names and paths in a tool's output."""
+    return _CONTROLS.sub(_escape, text) if _CONTROLS.search(text) else text
+
+
+__all__ = ["escape_controls", "escape_tags", "unescape_tags"]

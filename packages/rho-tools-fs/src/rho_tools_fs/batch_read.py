@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rho_kernel import escape_controls
 from rho_kernel.security import FileTypeError, PathNotFoundError, SandboxError, SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.hashline import format_hashlines
@@ -46,13 +47,17 @@ def _open(root: SandboxRoot, path: str) -> Any:
     try:
         return root.open_read(path)
     except PathNotFoundError:
-        raise _ReadFailed(f"'{path}' not found. {sandbox_hint(root)}") from None
+        raise _ReadFailed(f"'{escape_controls(path)}' not found. {sandbox_hint(root)}") from None
     except FileTypeError as exc:
-        raise _ReadFailed(f"'{path}' is not a regular file (it is a {exc.kind})") from None
+        raise _ReadFailed(
+            f"'{escape_controls(path)}' is not a regular file (it is a {exc.kind})"
+        ) from None
     except SandboxError as exc:
         raise _ReadFailed(f"{exc}. {sandbox_hint(root)}") from None
     except OSError as exc:
-        raise _ReadFailed(f"failed to read '{path}': {exc.strerror or exc}") from None
+        raise _ReadFailed(
+            f"failed to read '{escape_controls(path)}': {exc.strerror or exc}"
+        ) from None
 
 
 def _load(root: SandboxRoot, path: str, budget: int) -> tuple[str, bytes]:
@@ -62,18 +67,22 @@ def _load(root: SandboxRoot, path: str, budget: int) -> tuple[str, bytes]:
             size = os.fstat(handle.fileno()).st_size
             head = handle.read(BINARY_SNIFF_BYTES)
             if b"\0" in head:
-                raise _ReadFailed(f"'{path}' is a binary file ({size} bytes)")
+                raise _ReadFailed(f"'{escape_controls(path)}' is a binary file ({size} bytes)")
             limit = min(MAX_READ_BYTES, budget)
             data = head + handle.read(max(limit + 1 - len(head), 0)) if size <= limit else head
         except OSError as exc:
-            raise _ReadFailed(f"failed to read '{path}': {exc.strerror or exc}") from None
+            raise _ReadFailed(
+                f"failed to read '{escape_controls(path)}': {exc.strerror or exc}"
+            ) from None
         shown = root.relative(Path(handle.name))
     size = max(size, len(data))
     if size > MAX_READ_BYTES:
-        raise _ReadFailed(f"'{path}' is too large ({size} bytes; the limit is 10 MiB)")
+        raise _ReadFailed(
+            f"'{escape_controls(path)}' is too large ({size} bytes; the limit is 10 MiB)"
+        )
     if size > budget:
         raise _ReadFailed(
-            f"'{path}' was not read: this call's files together may hold at most 10 MiB; "
+            f"'{escape_controls(path)}' was not read: this call's files together may hold at most 10 MiB; "
             "read it in another call"
         )
     return shown, data
@@ -87,7 +96,7 @@ def _render(shown: str, data: bytes, key_lines: KeyLines) -> str:
         from rho_tools_fs.preparse import preparse  # not at startup: it needs the syntax module
 
         preparse(shown, data)
-    opening = f'<context file="{_attribute(display_path(shown))}">'
+    opening = f'<context file="{_attribute(escape_controls(display_path(shown)))}">'
     return f"{opening}\n{body}\n{CLOSE_TAG}" if body else f"{opening}\n{CLOSE_TAG}"
 
 

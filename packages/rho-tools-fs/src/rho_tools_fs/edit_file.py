@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rho_kernel import escape_controls
 from rho_kernel.config import ConfigSectionError
 from rho_kernel.tools import Phase, Risk, Tool, ToolContext, ToolResult
 from rho_tools_fs.config import SECTION, EditConfig, ToolsConfig
@@ -65,7 +66,7 @@ def edit_settings(ctx: ToolContext) -> EditConfig:
 
 def outline_edit(arguments: dict[str, Any], result: ToolResult) -> str | None:
     """`edit_file src/app.py: 2 edits, 120 → 123 lines` (or the first line of the error)."""
-    path = str(arguments.get("path", "?"))[:100]
+    path = escape_controls(str(arguments.get("path", "?"))[:100])
     if result.is_error:
         return f"edit_file {path}: failed — {result.output.splitlines()[0]}"[:200]
     details = result.details if isinstance(result.details, dict) else {}

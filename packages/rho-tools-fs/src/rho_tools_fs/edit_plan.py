@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rho_kernel import escape_controls
 from rho_kernel.security import (
     FileTypeError,
     KeyBlockLines,
@@ -74,23 +75,31 @@ def _read(root: SandboxRoot, path: str) -> tuple[ReadState, str, str]:
         root.validate_for_write(path)
         handle = root.open_read(path)
     except PathNotFoundError:
-        raise EditError(f"edit_file: '{path}' not found. {sandbox_hint(root)}") from None
+        raise EditError(
+            f"edit_file: '{escape_controls(path)}' not found. {sandbox_hint(root)}"
+        ) from None
     except FileTypeError as exc:
         kind = "a directory" if exc.kind == "directory" else f"a {exc.kind}"
-        raise EditError(f"edit_file: '{path}' is {kind}, not a regular file") from None
+        raise EditError(
+            f"edit_file: '{escape_controls(path)}' is {kind}, not a regular file"
+        ) from None
     except ProtectedPathError as exc:
         raise EditError(f"edit_file: {exc}") from None
     except SandboxError as exc:
         raise EditError(f"edit_file: {exc}. {sandbox_hint(root)}") from None
     except OSError as exc:
-        raise EditError(f"edit_file: failed to read '{path}': {exc.strerror or exc}") from None
+        raise EditError(
+            f"edit_file: failed to read '{escape_controls(path)}': {exc.strerror or exc}"
+        ) from None
     with handle:
         try:
             info = os.fstat(handle.fileno())
             data = handle.read(MAX_EDIT_BYTES + 1)
         except OSError as exc:
-            raise EditError(f"edit_file: failed to read '{path}': {exc.strerror or exc}") from None
-        shown = root.relative(Path(handle.name))
+            raise EditError(
+                f"edit_file: failed to read '{escape_controls(path)}': {exc.strerror or exc}"
+            ) from None
+        shown = escape_controls(root.relative(Path(handle.name)))
     if len(data) > MAX_EDIT_BYTES:
         raise EditError(
             f"edit_file: '{shown}' is too large to edit (over {MAX_EDIT_BYTES} bytes = 10 MiB)"

@@ -12,6 +12,7 @@ import os
 import threading
 from typing import Any
 
+from rho_kernel import escape_controls
 from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.globs import GlobError, compile_glob
@@ -28,6 +29,7 @@ from rho_tools_fs.ripgrep import (
 from rho_tools_fs.scope import Scope, ScopeError, resolve_scope
 from rho_tools_fs.search_files import PathFilter
 from rho_tools_fs.tree_walk import TreeWalk, display_path, run_stoppable
+from rho_tools_fs.verified import EntryCheck
 
 #: Default and highest `max_results`.
 DEFAULT_MAX_RESULTS = 200
@@ -46,15 +48,18 @@ class _ListingError(Exception):
 async def _find_rg(
     rg: str, root: SandboxRoot, rules: IgnoreRules, scope: Scope, cap: int, wanted: PathFilter
 ) -> list[str]:
+    """ripgrep's listing, each path confirmed through the sandbox (`verified.EntryCheck`)."""
     paths: list[str] = []
     seen_output = False
     args = ["--files", "--null", *BASE_ARGS, *SORT_ARGS, "--", scope.argument]
+    check = EntryCheck(root)
     with ignore_file(rules.outside_rules(scope.path)) as extra:
         async with RipgrepRun(rg, extra + args, root.path, separator=b"\0") as run:
             async for record in run.records():
                 seen_output = True
-                shown = display_path(os.fsdecode(record)).removeprefix("./")
-                if wanted(shown):
+                path = os.fsdecode(record)
+                shown = display_path(path).removeprefix("./")
+                if wanted(shown) and check.is_file(path):  # a few syscalls: inline
                     paths.append(shown)
                     if len(paths) > cap:
                         break
@@ -141,6 +146,7 @@ async def find_files(
         return ToolResult.error(f"find_files: {exc}")
     if not paths:
         return ToolResult(f"No files matching '{pattern}'")
+    paths = [escape_controls(path) for path in paths]  # one line each, whatever the name
     if len(paths) > cap:
         return ToolResult("\n".join(paths[:cap]) + "\n" + _TRUNCATED.format(n=cap))
     return ToolResult("\n".join(paths))

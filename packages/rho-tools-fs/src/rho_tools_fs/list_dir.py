@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from rho_kernel import escape_controls
 from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.ignore import IgnoreRules
@@ -27,7 +28,7 @@ def _list(root: SandboxRoot, path: str, recursive: bool) -> ToolResult:
     except ScopeError as exc:
         return ToolResult.error(str(exc))
     if not scope.is_dir:
-        return ToolResult.error(f"list_dir: `{path}` is not a directory")
+        return ToolResult.error(f"list_dir: `{escape_controls(path)}` is not a directory")
     walk = TreeWalk(
         root,
         IgnoreRules(root),
@@ -42,7 +43,7 @@ def _list(root: SandboxRoot, path: str, recursive: bool) -> ToolResult:
         if len(lines) == MAX_ENTRIES:
             stopped = True
             break
-        shown = display_path(entry.path[cut:])
+        shown = escape_controls(display_path(entry.path[cut:]))
         lines.append(shown + "/" if entry.kind == "dir" else shown)
     output = "\n".join(lines)
     if stopped:
@@ -56,7 +57,7 @@ def _list(root: SandboxRoot, path: str, recursive: bool) -> ToolResult:
 
 
 def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
-    path = str(arguments.get("path") or ".")[:150]
+    path = escape_controls(str(arguments.get("path") or ".")[:150])
     if result.is_error:
         return f"list_dir {path}: error"
     body = result.output.split("\n\n", 1)[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rho_kernel import escape_controls
 from rho_kernel.tools import ToolResult
 
 
@@ -12,7 +13,7 @@ def listing_outline(
 ) -> str:
     """`{tool} '{pattern}': {n} {noun}` (+ ` (truncated)`); `none` and `cut` are the starts of
     the tool's no-result text and of its truncation notice."""
-    pattern = str(arguments.get("pattern", ""))[:120]
+    pattern = escape_controls(str(arguments.get("pattern", ""))[:120])
     if result.is_error:
         return f"{tool} '{pattern}': error"
     lines = result.output.split("\n")

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from rho_kernel import escape_controls
 from rho_kernel.framing import escape_tags, unescape_tags
 from rho_kernel.security import (
     FileTypeError,
@@ -91,17 +92,23 @@ def _read(root: SandboxRoot, path: str, view: _View, key_lines: KeyLines) -> Too
     try:
         handle = root.open_read(path)
     except PathNotFoundError:
-        return ToolResult.error(f"read_file: '{path}' not found. {_sandbox_hint(root)}")
+        return ToolResult.error(
+            f"read_file: '{escape_controls(path)}' not found. {_sandbox_hint(root)}"
+        )
     except FileTypeError as exc:
         if exc.kind == "directory":
             return ToolResult.error(
-                f"read_file: '{path}' is a directory, not a file; list it with list_dir"
+                f"read_file: '{escape_controls(path)}' is a directory, not a file; list it with list_dir"
             )
-        return ToolResult.error(f"read_file: '{path}' is not a regular file (it is a {exc.kind})")
+        return ToolResult.error(
+            f"read_file: '{escape_controls(path)}' is not a regular file (it is a {exc.kind})"
+        )
     except SandboxError as exc:
         return ToolResult.error(f"read_file: {exc}. {_sandbox_hint(root)}")
     except OSError as exc:
-        return ToolResult.error(f"read_file: failed to read '{path}': {exc.strerror or exc}")
+        return ToolResult.error(
+            f"read_file: failed to read '{escape_controls(path)}': {exc.strerror or exc}"
+        )
     with handle:
         return _render(handle, path, view, key_lines)
 
@@ -112,16 +119,20 @@ def _render(handle: BinaryIO, shown: str, view: _View, key_lines: KeyLines) -> T
         size = os.fstat(handle.fileno()).st_size
         head = handle.read(BINARY_SNIFF_BYTES)
         if b"\0" in head:
-            return ToolResult.error(f"read_file: '{shown}' is a binary file ({size} bytes)")
+            return ToolResult.error(
+                f"read_file: '{escape_controls(shown)}' is a binary file ({size} bytes)"
+            )
         data = head
         if size <= MAX_READ_BYTES:
             data += handle.read(MAX_READ_BYTES + 1 - len(head))
     except OSError as exc:
-        return ToolResult.error(f"read_file: failed to read '{shown}': {exc.strerror or exc}")
+        return ToolResult.error(
+            f"read_file: failed to read '{escape_controls(shown)}': {exc.strerror or exc}"
+        )
     size = max(size, len(data))
     if size > MAX_READ_BYTES:
         return ToolResult.error(
-            f"read_file: '{shown}' is too large ({size} bytes; the limit is "
+            f"read_file: '{escape_controls(shown)}' is too large ({size} bytes; the limit is "
             f"{MAX_READ_BYTES} bytes = 10 MiB). Search it or read a slice of it instead."
         )
     text = data.decode("utf-8", errors="replace")
@@ -147,7 +158,7 @@ def _render_range(text: str, shown: str, view: _View, hidden: KeyBlockLines) -> 
     total = len(lines)
     if view.offset > max(total, 1):
         return ToolResult.error(
-            f"read_file: offset {view.offset} is past the end of '{shown}' "
+            f"read_file: offset {view.offset} is past the end of '{escape_controls(shown)}' "
             f"({total} line{'' if total == 1 else 's'})"
         )
     last = total if view.limit is None else min(total, view.offset - 1 + view.limit)
@@ -169,7 +180,7 @@ def _render_range(text: str, shown: str, view: _View, hidden: KeyBlockLines) -> 
 
 def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     """`read_file src/main.rs: 120 lines` (`: lines 1-2000 of 29000` for a range), or the error."""
-    path = str(arguments.get("path", "?"))[:100]
+    path = escape_controls(str(arguments.get("path", "?"))[:100])
     if result.is_error:
         return f"read_file {path}: failed — {result.output.splitlines()[0]}"[:200]
     details = result.details if isinstance(result.details, dict) else {}

@@ -9,12 +9,15 @@ follows symlinks and skips hidden files; results are put in path order (so resul
 truncation are the same on every run). ripgrep's own handling of `.git/info/exclude`, the global excludes file
 and ignore files above the search path is switched off: `IgnoreRules.outside_rules` hands
 those to it as one `--ignore-file`, so ripgrep and the fallback apply the same rules.
+What ripgrep reports is only a candidate until the sandbox confirms it
+(`rho_tools_fs.verified`). ripgrep dies with rho (`die_with_parent`), even if rho is killed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import shutil
 import sys
@@ -22,6 +25,8 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import TracebackType
+
+from rho_kernel.process import die_with_parent, die_with_parent_argv
 
 #: Environment variable overriding where `rg` is found ("" hides it).
 RG_ENV = "RHO_RG"
@@ -82,22 +87,38 @@ class RipgrepRun:
     enough results), so a cancelled tool never leaves ripgrep behind.
     """
 
-    def __init__(self, rg: str, args: list[str], cwd: Path, *, separator: bytes = b"\n") -> None:
+    def __init__(
+        self,
+        rg: str,
+        args: list[str],
+        cwd: Path,
+        *,
+        separator: bytes = b"\n",
+        pass_fds: tuple[int, ...] = (),
+    ) -> None:
         if len(separator) != 1:
             raise ValueError("the separator is one byte")
         self.command = [rg, *args]
         self.cwd = cwd
         self.separator = separator
+        self.pass_fds = pass_fds
         self._process: asyncio.subprocess.Process | None = None
         self._stderr: asyncio.Task[bytes] | None = None
 
     async def __aenter__(self) -> RipgrepRun:
+        prefix = die_with_parent_argv()  # no preexec_fn: spawning stays cheap
+        if prefix and shutil.which(self.command[0]) is None:
+            # As without the prefix: a missing program fails here, not as an exit status.
+            raise FileNotFoundError(errno.ENOENT, "no such program", self.command[0])
         self._process = await asyncio.create_subprocess_exec(
+            *prefix,
             *self.command,
             cwd=self.cwd,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
+            pass_fds=self.pass_fds,
+            preexec_fn=None if prefix else die_with_parent(),  # from the loop's thread
         )
         self._stderr = asyncio.ensure_future(self._drain_stderr())
         return self

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from rho_kernel import escape_controls
 from rho_kernel.security import SandboxError, SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.globs import GlobError, compile_glob
@@ -35,6 +36,7 @@ from rho_tools_fs.ripgrep import (
 )
 from rho_tools_fs.scope import Scope, ScopeError, resolve_scope
 from rho_tools_fs.tree_walk import TreeWalk, display_path, run_stoppable
+from rho_tools_fs.verified import open_candidates
 
 #: Default and highest `max_results`.
 DEFAULT_MAX_RESULTS = 100
@@ -67,8 +69,9 @@ def _shown_line(text: str) -> str:
 
 
 def format_match(path: str, line_number: int, text: str) -> str:
-    """`{path}:{line}: {text}`, the text without trailing whitespace and cut at 240 chars."""
-    return f"{path}:{line_number}: {_shown_line(text)}"
+    """`{path}:{line}: {text}`, the path's control characters escaped, the text without
+    trailing whitespace and cut at 240 chars."""
+    return f"{escape_controls(path)}:{line_number}: {_shown_line(text)}"
 
 
 class _PatternError(Exception):
@@ -141,26 +144,37 @@ async def _matching_lines(
 ) -> list[Match]:
     """Phase two: the matched lines of `files` (explicit paths, searched in order).
 
-    `--no-mmap` makes ripgrep report a NUL byte anywhere in an explicitly named file, as
+    Each file is opened through the sandbox first and ripgrep reads that open file
+    (`rho_tools_fs.verified`), so the lines shown are the project's whatever ripgrep's walk
+    met. `--no-mmap` makes ripgrep report a NUL byte anywhere in an explicitly named file, as
     the walk in phase one does; such binary files are dropped.
     """
     by_file: dict[str, list[Match]] = {}
     pending: list[Match] = []
     args = ["--json", "--no-mmap", "--threads", "1"]
     args += _rg_query_args(query["pattern"], None, query["ignore_case"])
-    async with RipgrepRun(rg, [*args, *files], root.path) as run:
-        async for record in run.records():
-            message = json.loads(record)
-            kind, data = message.get("type"), message.get("data") or {}
-            if kind == "begin":
-                pending = []
-            elif kind == "match":
-                path = os.fsdecode(_field_bytes(data.get("path")))
-                text = _field_text(data.get("lines"))
-                pending.append(Match(path, data.get("line_number") or 0, text))
-            elif kind == "end" and data.get("binary_offset") is None:
-                by_file[os.fsdecode(_field_bytes(data.get("path")))] = pending
-        await run.finish()
+    opened = await asyncio.to_thread(open_candidates, root, files, MAX_FILESIZE_BYTES)
+    try:
+        if not opened.arguments:
+            return []
+        names = opened.arguments
+        async with RipgrepRun(rg, [*args, *names], root.path, pass_fds=opened.fds) as run:
+            async for record in run.records():
+                message = json.loads(record)
+                kind, data = message.get("type"), message.get("data") or {}
+                path = names.get(os.fsdecode(_field_bytes(data.get("path"))), "")
+                if kind == "begin":
+                    pending = []
+                elif kind == "match" and path:
+                    text = _field_text(data.get("lines"))
+                    pending.append(Match(path, data.get("line_number") or 0, text))
+                elif kind == "end" and path and data.get("binary_offset") is None:
+                    by_file[path] = pending
+            status, stderr = await run.finish()
+    finally:
+        opened.close()
+    if status == 2 and not by_file and "regex" in stderr.lower():
+        raise _PatternError(error_text(stderr))
     return [line for path in files for line in by_file.get(path, ())]
 
 
@@ -169,7 +183,10 @@ async def _search_rg(
 ) -> Found:
     """Find the matching files with every thread, then read lines from the first of them."""
     found = Found()
-    files = await _matching_files(rg, root, rules, scope, query)
+    if scope.is_dir:
+        files = await _matching_files(rg, root, rules, scope, query)
+    else:  # one file: ripgrep never opens it by path
+        files = [scope.path] if query["path_filter"](display_path(scope.path)) else []
     for start in range(0, len(files), _BATCH):
         found.lines += await _matching_lines(rg, root, files[start : start + _BATCH], query)
         if len(found.lines) > cap:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rho_kernel import escape_controls
 from rho_kernel.cancel import run_to_completion
 from rho_kernel.security import (
     FileTypeError,
@@ -29,7 +30,9 @@ def _write(root: SandboxRoot, path: str, data: bytes) -> Path:
     except NotADirectoryError as exc:
         raise WriteFailed(explain(exc)) from None
     except OSError as exc:
-        raise WriteFailed(f"cannot create directory '{exc.filename}': {explain(exc)}") from None
+        raise WriteFailed(
+            f"cannot create directory '{escape_controls(str(exc.filename))}': {explain(exc)}"
+        ) from None
     with target:  # an exception removes the directories made for this write
         replace_atomically(target, data)
     return target.path
@@ -37,7 +40,7 @@ def _write(root: SandboxRoot, path: str, data: bytes) -> Path:
 
 def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     """`write_file notes.md: 120 bytes`, or the error's first line."""
-    path = str(arguments.get("path", "?"))[:100]
+    path = escape_controls(str(arguments.get("path", "?"))[:100])
     if result.is_error:
         return f"write_file {path}: failed — {result.output.splitlines()[0]}"[:200]
     words = result.output.split()
@@ -71,15 +74,17 @@ async def write_file(path: str, content: str, *, ctx: ToolContext) -> ToolResult
     except ProtectedPathError as exc:
         return ToolResult.error(f"write_file: {exc}")
     except FileTypeError:
-        return ToolResult.error(f"write_file: '{path}' is a directory; give a file path")
+        return ToolResult.error(
+            f"write_file: '{escape_controls(path)}' is a directory; give a file path"
+        )
     except SandboxError as exc:
         return ToolResult.error(
             f"write_file: {exc}. Paths are relative to the project root ({ctx.root.path}); "
             "absolute paths must lie inside it."
         )
     except WriteFailed as exc:
-        return ToolResult.error(f"write_file: failed to write '{path}': {exc}")
-    return ToolResult(f"wrote {len(data)} bytes to {ctx.root.relative(written)}")
+        return ToolResult.error(f"write_file: failed to write '{escape_controls(path)}': {exc}")
+    return ToolResult(f"wrote {len(data)} bytes to {escape_controls(ctx.root.relative(written))}")
 
 
 __all__ = ["write_file"]

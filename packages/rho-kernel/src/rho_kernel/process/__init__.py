@@ -7,11 +7,15 @@
   throttled; it returns a `ProcessResult`.
 - `find_shell(program)` gives the `ShellProgram` (bash or PowerShell) that runs command
   lines, `command_environment(remove)` the environment they get (model API keys removed).
+- `die_with_parent()` is the `preexec_fn` that makes a child die with rho (Linux); use it
+  for any process a pack starts itself (`run_process` always does), or the cheaper argv
+  prefix `die_with_parent_argv()` where there is one.
 - `Launcher` is the seam for confinement: a function that rewrites the argv before start.
 """
 
 from rho_kernel.process.capture import CappedOutput
 from rho_kernel.process.live import LiveOutput, OutputCallback
+from rho_kernel.process.orphans import die_with_parent, die_with_parent_argv
 from rho_kernel.process.runner import (
     DEFAULT_KILL_GRACE,
     Launcher,
@@ -40,6 +44,8 @@ __all__ = [
     "ShellNotFoundError",
     "ShellProgram",
     "command_environment",
+    "die_with_parent",
+    "die_with_parent_argv",
     "find_shell",
     "resolve_cwd",
     "run_process",

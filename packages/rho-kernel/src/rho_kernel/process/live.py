@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import math
 import time
 from collections.abc import Awaitable, Callable
 
@@ -43,7 +44,8 @@ class LiveOutput:
         self._pending: dict[str, list[str]] = {"stdout": [], "stderr": []}
         self._sizes = {"stdout": 0, "stderr": 0}
         self._skipped = {"stdout": 0, "stderr": 0}
-        self._last = {"stdout": 0.0, "stderr": 0.0}
+        # Nothing sent yet: the first chunk goes out at once, whatever the clock reads.
+        self._last = {"stdout": -math.inf, "stderr": -math.inf}
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()  # set by close(): send now

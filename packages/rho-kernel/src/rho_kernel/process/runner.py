@@ -1,5 +1,5 @@
 """Run a process to completion: own process group, sandboxed working directory, timeout,
-bounded output, live output and cancellation."""
+bounded output, live output and cancellation; the process dies with rho (`orphans`)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from rho_kernel.process.capture import CappedOutput
 from rho_kernel.process.live import LiveOutput, OutputCallback
+from rho_kernel.process.orphans import die_with_parent
 
 if TYPE_CHECKING:
     from rho_kernel.cancel import CancelToken
@@ -171,7 +172,7 @@ async def _spawn(
     options: dict[str, object] = (
         {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}  # type: ignore[attr-defined]
         if _WINDOWS
-        else {"start_new_session": True}
+        else {"start_new_session": True, "preexec_fn": die_with_parent()}
     )
     loop = asyncio.get_running_loop()
     try:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rho_kernel.framing import escape_controls
+
 #: How much of a very long path a message quotes.
 _SHOWN_CHARS = 160
 
@@ -49,8 +51,9 @@ class FileTypeError(SandboxError):
 
 
 def shown(raw: str) -> str:
-    """`raw` for a message: cut to a readable length with `…` when it is very long."""
-    return raw if len(raw) <= _SHOWN_CHARS else raw[:_SHOWN_CHARS] + "…"
+    """`raw` for a message: cut to a readable length with `…` when it is very long, its
+    control characters escaped (`escape_controls`) so it stays on one line."""
+    return escape_controls(raw if len(raw) <= _SHOWN_CHARS else raw[:_SHOWN_CHARS] + "…")
 
 
 def outside(raw: str, root: Path) -> SandboxError:
