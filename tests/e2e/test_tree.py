@@ -193,6 +193,7 @@ def test_get_session_stats_has_every_field(
         "resolutionTokens",
         "phaseTokens",
         "apiUsage",
+        "fitted",
     }
     assert stats["messageCount"] == 7 and stats["entryCount"] == 7
     assert stats["toolSchemaTokens"] > 0
