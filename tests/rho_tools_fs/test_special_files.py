@@ -96,3 +96,31 @@ def test_a_fifo_inside_the_tree_is_skipped(project: Path, engine: str, name: str
 def test_search_files_with_a_glob_naming_only_the_fifo(project: Path, engine: str) -> None:
     is_error, output = _run(search_files, project, {"pattern": "x*", "glob": "pipe.txt"})
     assert (is_error, output) == (False, "No matches for 'x*'")
+
+
+@pytest.mark.parametrize("name", ["find_files", "search_files"])
+@pytest.mark.parametrize("ignore_name", [".gitignore", ".ignore", ".rgignore"])
+@pytest.mark.parametrize("how", ["fifo", "link to a fifo"])
+def test_an_ignore_file_that_is_a_fifo_never_holds_the_search(
+    project: Path, engine: str, name: str, ignore_name: str, how: str
+) -> None:
+    # ripgrep opens the ignore files it meets itself, with a blocking open: a command could
+    # leave a FIFO there. The search still answers, with the project's own results.
+    (project / "src" / "pipe.txt").unlink()
+    (project / "src" / "ignored.txt").write_text("needle ignored\n")
+    (project / ".gitignore").write_text("ignored.txt\n")
+    deep = project / "src" / "deep"
+    deep.mkdir()
+    (deep / "b.txt").write_text("needle deep\n")
+    if how == "fifo":
+        os.mkfifo(deep / ignore_name)
+    else:
+        os.mkfifo(project / "elsewhere")
+        (deep / ignore_name).symlink_to(project / "elsewhere")
+    is_error, output = _run(TOOLS[name], project, {**ARGUMENTS[name], "path": "src"})
+    assert not is_error
+    expected = {
+        "find_files": "src/a.txt\nsrc/deep/b.txt",
+        "search_files": "src/a.txt:1: needle here\nsrc/deep/b.txt:1: needle deep",
+    }
+    assert output == expected[name]

@@ -25,6 +25,7 @@ from rho_tools_fs.ripgrep import (
     error_text,
     find_rg,
     ignore_file,
+    rg_would_block,
 )
 from rho_tools_fs.scope import Scope, ScopeError, resolve_scope
 from rho_tools_fs.search_files import PathFilter
@@ -94,7 +95,7 @@ async def _find(ctx: ToolContext, scope: Scope, cap: int, wanted: PathFilter) ->
     if scope.is_dir:
         await asyncio.to_thread(rules.load_ancestors, scope.path)
     rg = find_rg()
-    if rg is not None:
+    if rg is not None and not await rg_would_block(ctx.root.path, scope.path, scope.is_dir):
         return await _find_rg(rg, ctx.root, rules, scope, cap, wanted)
     return await run_stoppable(_find_python, ctx.root, rules, scope, cap, wanted)
 

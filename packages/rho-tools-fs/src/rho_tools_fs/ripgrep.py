@@ -64,6 +64,46 @@ def find_rg() -> str | None:
     return shutil.which("rg")
 
 
+#: The ignore files ripgrep opens by itself as it walks (the others rho hands to it).
+WALKED_IGNORE_NAMES = frozenset({".gitignore", ".ignore", ".rgignore"})
+
+
+def ignore_file_would_block(root: Path, scope: str) -> str | None:
+    """The first ignore file under `scope` (relative to `root`) that is not a regular file,
+    or None.
+
+    ripgrep opens the ignore files it meets with a blocking open, so a FIFO named
+    `.gitignore` (which a command can create) would hold it forever. Callers use the
+    pure-Python engine, which reads ignore files through the sandbox, when one exists.
+    The walk follows no link to a directory and skips hidden ones, as ripgrep does; it reads
+    only names and types. Blocking: run it in a thread.
+    """
+    pending = [root / scope if scope else root]
+    while pending:
+        directory = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.name in WALKED_IGNORE_NAMES and not entry.is_file():
+                    return os.path.relpath(entry.path, root)
+                if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):
+                    pending.append(Path(entry.path))
+            except OSError:
+                continue
+    return None
+
+
+async def rg_would_block(root: Path, scope_path: str, scope_is_dir: bool) -> bool:
+    """Whether ripgrep, searching the directory `scope_path`, would meet an ignore file that
+    is not a regular file (see `ignore_file_would_block`)."""
+    if not scope_is_dir:
+        return False
+    return await asyncio.to_thread(ignore_file_would_block, root, scope_path) is not None
+
+
 @contextlib.contextmanager
 def ignore_file(text: str) -> Iterator[list[str]]:
     """`--ignore-file` arguments for `text` (none when empty), in a private temporary file."""
@@ -194,5 +234,7 @@ __all__ = [
     "error_text",
     "find_rg",
     "ignore_file",
+    "ignore_file_would_block",
     "path_order",
+    "rg_would_block",
 ]

@@ -33,6 +33,7 @@ from rho_tools_fs.ripgrep import (
     find_rg,
     ignore_file,
     path_order,
+    rg_would_block,
 )
 from rho_tools_fs.scope import Scope, ScopeError, resolve_scope
 from rho_tools_fs.tree_walk import TreeWalk, display_path, run_stoppable
@@ -281,7 +282,7 @@ async def _search(ctx: ToolContext, scope: Scope, cap: int, **query: Any) -> Fou
     if scope.is_dir:
         await asyncio.to_thread(rules.load_ancestors, scope.path)
     rg = find_rg()
-    if rg is None:
+    if rg is None or await rg_would_block(ctx.root.path, scope.path, scope.is_dir):
         return await _run_python(ctx.root, rules, scope, cap, **query)
     return await _search_rg(rg, ctx.root, rules, scope, cap, **query)
 
