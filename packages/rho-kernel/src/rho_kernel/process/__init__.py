@@ -7,10 +7,12 @@
   throttled; it returns a `ProcessResult`.
 - `find_shell(program)` gives the `ShellProgram` (bash or PowerShell) that runs command
   lines, `command_environment(remove)` the environment they get (model API keys removed).
-- `Launcher` is the seam for confinement: a function that rewrites the argv before start.
+- `Launcher` is the seam for confinement: a function that rewrites the argv before start;
+  one that also hands the process file descriptors gives a `Launch` (`process.launch`).
 """
 
 from rho_kernel.process.capture import CappedOutput
+from rho_kernel.process.launch import Launch
 from rho_kernel.process.live import LiveOutput, OutputCallback
 from rho_kernel.process.runner import (
     DEFAULT_KILL_GRACE,
@@ -32,6 +34,7 @@ __all__ = [
     "DEFAULT_KILL_GRACE",
     "SECRET_PATTERNS",
     "CappedOutput",
+    "Launch",
     "Launcher",
     "LiveOutput",
     "OutputCallback",
