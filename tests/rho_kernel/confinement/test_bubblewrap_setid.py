@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -128,3 +130,36 @@ async def test_without_the_filter_the_attempts_do_make_set_id_files(
     assert {"chmod-u+s", "chmod-g+s", "py-chmod", "open-creat", "py-mkdir", "mknod"} <= worked
     assert len(worked & {label for label, _ in ATTEMPTS}) >= len(ATTEMPTS) // 2, worked
     assert len(setid_files(project)) >= 10
+
+
+@needs_bwrap
+@needs_filter
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv"
+)
+def test_the_filter_also_holds_for_a_rho_that_is_not_root() -> None:
+    """bwrap started as `nobody` (what a normal user's rho does) gets the same filter."""
+    base = Path(tempfile.mkdtemp(prefix="rho-setid-", dir="/var/tmp"))
+    try:
+        base.chmod(0o755)
+        project = base / "project"
+        project.mkdir(mode=0o777)
+        project.chmod(0o777)
+        script = "id -u; touch f; chmod u+s f; chmod 2755 f; chmod 0755 f && echo changed"
+        policy = ConfinementPolicy(root=project)
+        with Bubblewrap().launch(SH.argv(script), policy, project) as launch:
+            as_nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+            done = subprocess.run(
+                [*as_nobody, *launch.argv],
+                capture_output=True,
+                text=True,
+                pass_fds=launch.pass_fds,
+                timeout=60,
+                check=False,
+            )
+        assert done.stdout.split() == ["65534", "changed"], done.stderr
+        assert done.stderr.count("Operation not permitted") == 2
+        assert (project / "f").stat().st_uid == 65534  # a normal user's own file
+        assert setid_files(project) == []
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
