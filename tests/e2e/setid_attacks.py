@@ -55,6 +55,12 @@ def int80(number, first, second):
         raise OSError(-result, os.strerror(-result))
 
 
+def link_tmpfile(fd, name):
+    """Give an O_TMPFILE file a name (linkat through /proc with AT_SYMLINK_FOLLOW)."""
+    if libc.linkat(AT_FDCWD, b"/proc/self/fd/%d" % fd, AT_FDCWD, name, 0x400) < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
 def here():
     return os.open(".", os.O_RDONLY | os.O_DIRECTORY)
 
@@ -76,14 +82,16 @@ ATTACKS = {
     "mknod": lambda: os.mknod("p14", stat.S_IFREG | 0o4755),
     "mknod-fifo": lambda: os.mknod("p15", stat.S_IFIFO | 0o6755),
     "mknodat": lambda: os.mknod("p16", stat.S_IFREG | 0o2755, dir_fd=here()),
-    "tmpfile-link": lambda: os.link(
-        "/proc/self/fd/%d" % os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o4755), "p17"),
+    "tmpfile-link": lambda: link_tmpfile(os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o4755), b"p17"),
     "openat2": lambda: call(437, AT_FDCWD, b"p18",
                             struct.pack("QQQ", os.O_CREAT | os.O_WRONLY, 0o4755, 0), 24),
     "io-uring": lambda: call(425, 8, ctypes.create_string_buffer(120)),
     "x32-chmod": lambda: (fresh("p19"), call(0x40000000 | 90, b"p19", 0o4755)),
     "i386-chmod": lambda: (fresh("p20"), int80(15, b"p20", 0o4755)),
     "i386-creat": lambda: int80(8, b"p21", 0o6755),
+    # A file capability (cap_setuid+ep) is a setuid bit by another name.
+    "file-caps": lambda: os.setxattr(
+        fresh("p23"), "security.capability", struct.pack("<5I", 0x02000001, 1 << 7, 0, 0, 0)),
     "py-tarfile": lambda: tarfile.open("setid.tar", errorlevel=2).extractall("p22", filter="fully_trusted"),
     "ok-py-modes": lambda: (
         os.close(os.open("q1", os.O_CREAT | os.O_WRONLY, 0o644)), os.chmod("q1", 0o750),
@@ -111,6 +119,7 @@ ATTEMPTS: tuple[tuple[str, str], ...] = (
     ("cp-a-setuid", "cp -a {outside}/setuid-source s9"),
     ("tar-xp", "mkdir s10 && tar -xpf setid.tar -C s10"),
     *((("cp-p-passwd", f"cp -p {PASSWD} s11"),) if HOST_SETUID else ()),
+    *((("hardlink-passwd", f"ln {PASSWD} s12"),) if HOST_SETUID else ()),
     *(
         (name, "{py} setid_helper.py " + name)
         for name in (
@@ -131,6 +140,7 @@ ATTEMPTS: tuple[tuple[str, str], ...] = (
             "tmpfile-link",
             "openat2",
             "io-uring",
+            "file-caps",
             "py-tarfile",
         )
     ),
@@ -191,14 +201,22 @@ def setid_script(project: Path, outside: Path) -> str:
 
 
 def setid_files(project: Path) -> list[str]:
-    """Every file or directory under `project` with a set-user-ID or set-group-ID bit."""
+    """Every file or directory under `project` with a set-user-ID or set-group-ID bit, or
+    a file capability."""
     found = []
     for directory, dirs, files in os.walk(project):
         for name in (*dirs, *files):
             path = os.path.join(directory, name)
-            if os.lstat(path).st_mode & (stat.S_ISUID | stat.S_ISGID):
+            if os.lstat(path).st_mode & (stat.S_ISUID | stat.S_ISGID) or _capabilities(path):
                 found.append(os.path.relpath(path, project))
     return sorted(found)
+
+
+def _capabilities(path: str) -> bool:
+    try:
+        return bool(os.getxattr(path, "security.capability", follow_symlinks=False))
+    except OSError:
+        return False
 
 
 def assert_no_setid(report: str, project: Path) -> None:

@@ -109,6 +109,16 @@ async def test_no_way_to_make_a_set_id_file_and_ordinary_modes_still_work(
 
 @needs_bwrap
 @needs_filter
+async def test_the_command_and_the_sandboxs_init_both_run_under_the_filter(
+    project: Path, home: Path
+) -> None:
+    """Tracing the sandbox's pid 1 (same uid) would not get past it: it is filtered too."""
+    result = await confined("grep '^Seccomp:' /proc/self/status /proc/1/status", project, home)
+    assert [line.split()[-1] for line in result.stdout.splitlines()] == ["2", "2"]
+
+
+@needs_bwrap
+@needs_filter
 async def test_commands_running_at_once_each_get_the_whole_filter(
     project: Path, home: Path
 ) -> None:
