@@ -72,7 +72,8 @@ class ConfinedLauncher:
         return self.backend.name
 
     def wrap(self, argv: list[str], cwd: Path) -> list[str]:
-        """`argv` under the backend and policy."""
+        """`argv` under the backend and policy, without what `launch` hands the process
+        (bubblewrap's seccomp filter): the runner starts commands through `launch`."""
         return self.backend.wrap(argv, self.policy, cwd)
 
     def launch(self, argv: list[str], cwd: Path) -> AbstractContextManager[Launch]:
