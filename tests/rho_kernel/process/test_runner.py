@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from rho_kernel.cancel import CancelToken
 from rho_kernel.process import (
     CappedOutput,
+    Launch,
     LiveOutput,
     ProcessStartError,
     command_environment,
@@ -241,6 +244,56 @@ async def test_the_launcher_rewrites_the_argv_and_is_named_on_the_result(tmp_pat
     assert launcher.cwds == [tmp_path.resolve() / "sub"] and result.confined_by == "env-wrapper"
     plain = await run_process(SH.argv("true"), root=SandboxRoot(tmp_path))
     assert plain.confined_by is None
+
+
+class _FdLauncher:
+    """Hands the process a pipe holding a secret, named in the argv (as bwrap's filter is)."""
+
+    name = "fd-wrapper"
+
+    def __init__(self, program: str = "env") -> None:
+        self.program = program
+        self.fds: list[int] = []
+
+    def wrap(self, argv: list[str], cwd: Path) -> list[str]:
+        raise AssertionError("launch is used when a launcher has it")
+
+    @contextlib.contextmanager
+    def launch(self, argv: list[str], cwd: Path) -> Iterator[Launch]:
+        read, write = os.pipe()
+        os.write(write, b"from-the-launcher")
+        os.close(write)
+        self.fds.append(read)
+        try:
+            yield Launch([self.program, f"GIVEN_FD={read}", *argv], (read,))
+        finally:
+            os.close(read)
+
+
+async def test_a_launcher_can_hand_the_process_descriptors_closed_after_the_start(
+    tmp_path: Path,
+) -> None:
+    launcher = _FdLauncher()
+    before = set(os.listdir("/proc/self/fd"))
+    result = await run_process(
+        SH.argv('cat <&"$GIVEN_FD"; echo; ls /proc/self/fd | wc -l'),
+        root=SandboxRoot(tmp_path),
+        launcher=launcher,
+    )
+    assert result.stdout.splitlines()[0] == "from-the-launcher", result.stderr
+    assert result.confined_by == "fd-wrapper" and result.argv[0] == "env"
+    assert set(os.listdir("/proc/self/fd")) == before  # the parent's end is closed
+    # Another process started meanwhile does not inherit it.
+    other = await run_process(SH.argv("ls /proc/self/fd"), root=SandboxRoot(tmp_path))
+    assert str(launcher.fds[0]) not in other.stdout.split()
+
+
+async def test_a_failed_start_still_closes_the_launchers_descriptors(tmp_path: Path) -> None:
+    launcher = _FdLauncher("/nonexistent/program")
+    before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises(ProcessStartError):
+        await run_process(["true"], root=SandboxRoot(tmp_path), launcher=launcher)
+    assert set(os.listdir("/proc/self/fd")) == before
 
 
 def test_command_environment_drops_api_keys_and_startup_files() -> None:

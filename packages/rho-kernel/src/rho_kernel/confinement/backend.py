@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from rho_kernel.confinement.policy import ConfinementPolicy
+from rho_kernel.process.launch import Launch
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +52,13 @@ class ConfinementBackend(ABC):
     @abstractmethod
     def wrap(self, argv: list[str], policy: ConfinementPolicy, cwd: Path) -> list[str]:
         """The argv that runs `argv` in working directory `cwd` under `policy`."""
+
+    @contextlib.contextmanager
+    def launch(self, argv: list[str], policy: ConfinementPolicy, cwd: Path) -> Iterator[Launch]:
+        """What the runner starts: by default `wrap`'s argv, with no file descriptors. A
+        backend whose launcher reads something from a descriptor (bubblewrap's seccomp
+        filter) opens it here and closes it when the block ends (after the start)."""
+        yield Launch(self.wrap(argv, policy, cwd))
 
 
 __all__ = ["ConfinementBackend", "Problem"]

@@ -13,19 +13,29 @@ every capability dropped (`--cap-drop ALL`), as an unprivileged uid when rho is 
 (`--uid`/`--gid` 65534), and cannot make user namespaces of its own (`--disable-userns`,
 where the installed bwrap has it). So it cannot mount, unmount or remount anything, nor
 `chroot`, `pivot_root`, `mknod` a device or open a raw socket.
+
+Nor can it make a setuid or setgid file (which, owned by root when rho is root, any local
+user could run as root): bwrap loads a seccomp filter (`confinement.seccomp`) from a pipe
+passed as `--seccomp FD` (see `launch`), on the machines it is made for.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import subprocess
 import threading
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 from rho_kernel.confinement.backend import ConfinementBackend, Problem
 from rho_kernel.confinement.policy import ConfinementPolicy
+from rho_kernel.confinement.seccomp import filter_for_machine
+from rho_kernel.diagnostics import warn
+from rho_kernel.process.launch import Launch
 
 INSTALL_HINT = (
     "install bubblewrap (the 'bubblewrap' package: apt install bubblewrap, "
@@ -77,6 +87,25 @@ def _identity_options(executable: str) -> list[str]:
     return args
 
 
+@cache
+def _filter() -> bytes | None:
+    return filter_for_machine()
+
+
+def _filter_pipe(program: bytes) -> int:
+    """The read end of a pipe holding `program` and then its end (the filter is a few
+    hundred bytes, far below a pipe's buffer, so the write cannot block)."""
+    read, write = os.pipe()
+    try:
+        os.write(write, program)
+    except BaseException:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)
+    return read
+
+
 class Bubblewrap(ConfinementBackend):
     """Confinement with bubblewrap, on Linux."""
 
@@ -99,9 +128,20 @@ class Bubblewrap(ConfinementBackend):
         if executable is None:
             return Problem("bubblewrap (bwrap) is not installed", INSTALL_HINT)
         policy = ConfinementPolicy(root=Path(os.path.realpath("/")), read_only=(), writable=())
-        argv = self.wrap(["true"], policy, Path("/"))
+        if _filter() is None:
+            warn(
+                "commands can create setuid and setgid files in the project: bubblewrap's "
+                "seccomp filter is made for x86-64 and AArch64 only"
+            )
         try:
-            done = subprocess.run(argv, capture_output=True, timeout=_PROBE_TIMEOUT, check=False)
+            with self.launch(["true"], policy, Path("/")) as launch:
+                done = subprocess.run(
+                    launch.argv,
+                    capture_output=True,
+                    timeout=_PROBE_TIMEOUT,
+                    check=False,
+                    pass_fds=launch.pass_fds,
+                )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return Problem(f"bubblewrap could not be run: {exc}", INSTALL_HINT)
         if done.returncode != 0:
@@ -110,11 +150,36 @@ class Bubblewrap(ConfinementBackend):
             return Problem(f"bubblewrap cannot create a sandbox here ({detail})", _NAMESPACE_HINT)
         return None
 
-    def wrap(self, argv: list[str], policy: ConfinementPolicy, cwd: Path) -> list[str]:
-        """`bwrap <namespaces> <mounts> --chdir cwd -- argv`."""
+    @contextlib.contextmanager
+    def launch(self, argv: list[str], policy: ConfinementPolicy, cwd: Path) -> Iterator[Launch]:
+        """`wrap`'s argv with the seccomp filter: bwrap reads it from a pipe it inherits
+        (one per command, closed here once bwrap has started). No filter where there is
+        none for the machine (`seccomp.filter_for_machine`)."""
+        program = _filter()
+        if program is None:
+            yield Launch(self.wrap(argv, policy, cwd))
+            return
+        fd = _filter_pipe(program)
+        try:
+            yield Launch(self.wrap(argv, policy, cwd, seccomp_fd=fd), (fd,))
+        finally:
+            os.close(fd)
+
+    def wrap(
+        self,
+        argv: list[str],
+        policy: ConfinementPolicy,
+        cwd: Path,
+        *,
+        seccomp_fd: int | None = None,
+    ) -> list[str]:
+        """`bwrap <namespaces> <mounts> --chdir cwd -- argv`; `--seccomp seccomp_fd` when
+        given (`launch` gives it: commands are started through `launch`)."""
         executable = self._find() or "bwrap"
         args = [executable, "--die-with-parent", "--new-session", "--unshare-all"]
         args += _identity_options(executable)
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
         if policy.network is True:
             args.append("--share-net")
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -19,6 +20,7 @@ from rho_kernel.confinement.backend import ConfinementBackend, Problem
 from rho_kernel.confinement.grants import GrantError, WritableGrants
 from rho_kernel.confinement.policy import ConfinementPolicy, build_policy
 from rho_kernel.diagnostics import warn
+from rho_kernel.process.launch import Launch
 from rho_kernel.process.runner import ProcessStartError
 from rho_kernel.security.repositories import Repositories, find_repositories
 
@@ -70,8 +72,14 @@ class ConfinedLauncher:
         return self.backend.name
 
     def wrap(self, argv: list[str], cwd: Path) -> list[str]:
-        """`argv` under the backend and policy."""
+        """`argv` under the backend and policy, without what `launch` hands the process
+        (bubblewrap's seccomp filter): the runner starts commands through `launch`."""
         return self.backend.wrap(argv, self.policy, cwd)
+
+    def launch(self, argv: list[str], cwd: Path) -> AbstractContextManager[Launch]:
+        """`argv` under the backend and policy, with the descriptors it needs (what the
+        process runner starts; see `ConfinementBackend.launch`)."""
+        return self.backend.launch(argv, self.policy, cwd)
 
 
 class Confinement:

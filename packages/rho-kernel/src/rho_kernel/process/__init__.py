@@ -10,10 +10,12 @@
 - `die_with_parent()` is the `preexec_fn` that makes a child die with rho (Linux); use it
   for any process a pack starts itself (`run_process` always does), or the cheaper argv
   prefix `die_with_parent_argv()` where there is one.
-- `Launcher` is the seam for confinement: a function that rewrites the argv before start.
+- `Launcher` is the seam for confinement: a function that rewrites the argv before start;
+  one that also hands the process file descriptors gives a `Launch` (`process.launch`).
 """
 
 from rho_kernel.process.capture import CappedOutput
+from rho_kernel.process.launch import Launch
 from rho_kernel.process.live import LiveOutput, OutputCallback
 from rho_kernel.process.orphans import die_with_parent, die_with_parent_argv
 from rho_kernel.process.runner import (
@@ -36,6 +38,7 @@ __all__ = [
     "DEFAULT_KILL_GRACE",
     "SECRET_PATTERNS",
     "CappedOutput",
+    "Launch",
     "Launcher",
     "LiveOutput",
     "OutputCallback",

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from rho_kernel.process.capture import CappedOutput
+from rho_kernel.process.launch import Launch, launching
 from rho_kernel.process.live import LiveOutput, OutputCallback
 from rho_kernel.process.orphans import die_with_parent
 
@@ -29,7 +30,8 @@ class Launcher(Protocol):
 
     `wrap` returns the argv that runs `argv` in `cwd` (e.g. inside a sandboxing program);
     `name` is recorded on the result as `confined_by`. Without a launcher a command runs
-    as is.
+    as is. A launcher that hands the process file descriptors also has `launch(argv, cwd)`,
+    used instead of `wrap` (see `rho_kernel.process.launch`).
     """
 
     @property
@@ -167,12 +169,17 @@ async def _feed_stdin(proc: asyncio.subprocess.Process, data: bytes) -> None:
 
 
 async def _spawn(
-    argv: list[str], cwd: Path, env: Mapping[str, str] | None, has_input: bool
+    launch: Launch, cwd: Path, env: Mapping[str, str] | None, has_input: bool
 ) -> _Child:
+    argv = launch.argv
     options: dict[str, object] = (
         {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}  # type: ignore[attr-defined]
         if _WINDOWS
-        else {"start_new_session": True, "preexec_fn": die_with_parent()}
+        else {
+            "start_new_session": True,
+            "preexec_fn": die_with_parent(),
+            "pass_fds": launch.pass_fds,
+        }
     )
     loop = asyncio.get_running_loop()
     try:
@@ -258,14 +265,15 @@ async def run_process(
     `cwd`.
     """
     directory = resolve_cwd(root, cwd)
-    command = list(launcher.wrap(list(argv), directory)) if launcher is not None else list(argv)
     data = input.encode("utf-8", "surrogateescape") if isinstance(input, str) else input
     started = time.monotonic()
     if env is None:
         from rho_kernel.process.shell import command_environment
 
         env = command_environment([])
-    child = await _spawn(command, directory, env, data is not None)
+    with launching(launcher, list(argv), directory) as launch:
+        command = launch.argv
+        child = await _spawn(launch, directory, env, data is not None)
     proc = child.proc
     live = LiveOutput(on_output) if on_output is not None else None
     out, err = CappedOutput(max_output_bytes), CappedOutput(max_output_bytes)
