@@ -16,7 +16,7 @@ from difflib import SequenceMatcher
 
 from rho_kernel.security import REDACTED, KeyBlockLines
 from rho_tools_fs.edit_document import Document, Splice, line_starts
-from rho_tools_fs.hashline import line_hash, split_lines
+from rho_tools_fs.hashline import hidden_hash, line_hash, split_lines
 
 CONTEXT = 3
 ANCHOR_CONTEXT = 5
@@ -118,10 +118,11 @@ class _Rows:
             self.dropped += 1
             return
         old = mark == "-"
-        shown = text
         if (number in self.doc.hidden) if old else self.hidden(number, text):
-            shown = REDACTED
-        self.rows.append(f"{mark} {number:>{self.width}}#{line_hash(text, number)}:{shown}\n")
+            shown, anchor = REDACTED, hidden_hash(number)
+        else:
+            shown, anchor = text, line_hash(text, number)
+        self.rows.append(f"{mark} {number:>{self.width}}#{anchor}:{shown}\n")
 
     def text(self) -> str:
         more = f"  ... ({self.dropped} more lines)\n" if self.dropped else ""
@@ -150,7 +151,8 @@ def render_diff(
     hidden: HiddenLine = _nothing_hidden,
 ) -> str:
     """The `<diff>` body: hunks with context, separated by `  ...`; old lines in `doc.hidden`
-    and new lines `hidden` says are shown as `[REDACTED]` (with their real anchors)."""
+    and new lines `hidden` says are shown as `[REDACTED]`, their anchors from their numbers
+    alone (`hidden_hash`)."""
     out = _Rows(len(str(max(doc.line_count, len(new_lines), 1))), doc, hidden)
     shown_until = -1  # last new line index already shown
     for number, region in enumerate(found):
@@ -174,7 +176,7 @@ def render_fresh_anchors(
     new_lines: list[str], found: list[Region], hidden: HiddenLine = _nothing_hidden
 ) -> str:
     """The `<fresh-anchors>` body: the new lines around each change with their anchors
-    (those `hidden` says as `[REDACTED]`)."""
+    (those `hidden` says as `[REDACTED]` with `hidden_hash` anchors)."""
     width = len(str(max(len(new_lines), 1)))
     windows: list[list[int]] = []
     for region in found:
@@ -193,8 +195,11 @@ def render_fresh_anchors(
             total += 1
             if total <= MAX_ROWS:
                 text = new_lines[j]
-                shown = REDACTED if hidden(j + 1, text) else text
-                rows.append(f"  {j + 1:>{width}}#{line_hash(text, j + 1)}:{shown}\n")
+                if hidden(j + 1, text):
+                    text, anchor = REDACTED, hidden_hash(j + 1)
+                else:
+                    anchor = line_hash(text, j + 1)
+                rows.append(f"  {j + 1:>{width}}#{anchor}:{text}\n")
     if total > MAX_ROWS:
         rows.append(f"  ... ({total - MAX_ROWS} more lines; read the file for their anchors)\n")
     return "".join(rows)

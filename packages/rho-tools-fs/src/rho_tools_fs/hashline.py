@@ -4,12 +4,19 @@ The hash is a 4-character tag of a line's content, compatible with rho's origina
 implementation: lines with any alphanumeric character hash their UTF-8 bytes with a 31-based
 rolling hash (mod 2**32); lines without one (blank or punctuation-only) are seeded by their
 line number so that, e.g., successive `}` lines get different anchors.
+
+A line a tool shows as `[REDACTED]` (inside a private key block, see
+`rho_kernel.KeyBlockLines`) gets its anchor from what is shown, never from the hidden text:
+`hidden_hash` seeds it by its line number, as a line without alphanumerics. `hide_rows`
+rewrites such rows, `shown_hash` gives the anchor of any line; every tool that shows or
+checks anchors goes through them, so no answer about a hidden line depends on its content.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rho_kernel.security import REDACTED, KeyBlockLines
 from rho_tools_fs.line_seeds import line_seeds
 from rho_tools_fs.row_prefixes import HASH_ALPHABET, HASH_LEN, row_prefixes
 
@@ -31,6 +38,34 @@ def line_hash(line: str, line_no: int) -> str:
     else:
         seed = line_no & _MASK
     return "".join(HASH_ALPHABET[(seed >> shift) & 0xF] for shift in range(0, 4 * HASH_LEN, 4))
+
+
+def hidden_hash(line_no: int) -> str:
+    """The hash shown for line `line_no` when its content is hidden (`[REDACTED]`): seeded by
+    the number alone, so it tells nothing about the content."""
+    return _spell(line_no & _MASK)
+
+
+def shown_hash(line: str, line_no: int, hidden: KeyBlockLines) -> str:
+    """The hash shown for `line` at `line_no`: `hidden_hash` if `hidden` holds the line,
+    else `line_hash`. Anchors are shown and checked with this."""
+    return hidden_hash(line_no) if line_no in hidden else line_hash(line, line_no)
+
+
+def hide_rows(rows: str, hidden: KeyBlockLines, first_line_no: int = 1) -> str:
+    """Hashline `rows` (joined by `\\n`, the first numbered `first_line_no`) with each row of
+    a line in `hidden` replaced by `{line_no}#{hidden_hash}:[REDACTED]` (number as aligned)."""
+    if not hidden or not rows:
+        return rows
+    split = rows.split("\n")
+    last = first_line_no + len(split) - 1
+    for start, end in hidden.ranges:
+        for number in range(max(start, first_line_no), min(end, last) + 1):
+            row = split[number - first_line_no]
+            split[number - first_line_no] = (
+                f"{row[: row.index('#')]}#{hidden_hash(number)}:{REDACTED}"
+            )
+    return "\n".join(split)
 
 
 def split_lines(text: str) -> list[str]:
@@ -102,7 +137,10 @@ __all__ = [
     "format_hashline",
     "format_hashlines",
     "hashline_rows",
+    "hidden_hash",
+    "hide_rows",
     "line_hash",
     "line_hashes",
+    "shown_hash",
     "split_lines",
 ]
