@@ -154,7 +154,7 @@ async def edit_twins(twins: tuple[Path, Path], edits: list[dict[str, Any]]) -> l
     for output, body in zip(outputs, (BODY_A, BODY_B), strict=True):
         assert_no_real_hash(output, body, repr(edits))
         for line in body:
-            assert line[:16] not in output
+            assert line[:16] not in output or line[:16] in repr(edits)  # no echo of old_text
     return outputs
 
 
@@ -255,3 +255,43 @@ async def test_exact_match_edits_beside_a_key_show_no_real_hash(twins: tuple[Pat
     output = (await edit_twins(twins, [{"old_text": "title", "new_text": "TITLE"}]))[0]
     for number in range(2, 5):
         assert f"  {number}#{number_hash(number)}:{REDACTED}" in output
+
+
+def text_probes() -> list[str]:
+    """old_text a model might try to learn a key by: parts of key A, whole lines, markers."""
+    first = BODY_A[0]
+    found = [first[:4], first[:5], first[:12] + " ", " " + first[-6:], first, first + "\n"]
+    found += ["\n" + BODY_A[1], BODY_A[3][-4:], "==\n-----END", "PRIVATE KEY", "-----BEGIN"]
+    found += ["title\n-----BEGIN RSA", "KEY-----\n    tail", REDACTED, f"title\n{REDACTED}"]
+    return found
+
+
+@pytest.mark.parametrize("same", [True, False])
+async def test_old_text_on_a_key_is_never_found(twins: tuple[Path, Path], same: bool) -> None:
+    """Whether old_text is found (or the hint says it is there with other whitespace) never
+    depends on a key's lines: an occurrence touching one does not count."""
+    for old in text_probes():
+        for root, body in zip(twins, (BODY_A, BODY_B), strict=True):
+            (root / "k.pem").write_text(document(body))
+        new = old if same else "changed"
+        output = (await edit_twins(twins, [{"old_text": old, "new_text": new}]))[0]
+        assert output.startswith("ERROR edit_file: old_text not found"), (old, output)
+        assert "different whitespace" not in output
+        if REDACTED in old:
+            assert "hashline edit by the anchors" in output
+
+
+async def test_old_text_beside_a_key_is_found_and_counted_without_it(
+    twins: tuple[Path, Path],
+) -> None:
+    for root, body in zip(twins, (BODY_A, BODY_B), strict=True):
+        (root / "k.pem").write_text(document(body) + "RSA PRIVATE KEY\nMIIE\n")
+    output = (await edit_twins(twins, [{"old_text": "RSA PRIVATE", "new_text": "x"}]))[0]
+    assert output.startswith("applied 1 edit(s) to k.pem"), output
+    output = (await edit_twins(twins, [{"old_text": "MII", "new_text": "y"}]))[0]
+    assert output.startswith("applied 1 edit(s)"), output
+    assert (twins[0] / "k.pem").read_text().endswith("\nx KEY\nyE\n")
+    output = (await edit_twins(twins, [{"old_text": "e", "new_text": "z"}]))[0]
+    assert "ambiguous (2 matches)" in output and "lines 1, 9;" in output, output
+    output = (await edit_twins(twins, [{"old_text": "1\nen", "new_text": "1\nEN"}]))[0]
+    assert output.startswith("applied"), output

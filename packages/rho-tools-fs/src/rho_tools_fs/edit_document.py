@@ -84,6 +84,22 @@ class Document:
         alone inside a key block: see `rho_tools_fs.hashline.shown_hash`)."""
         return shown_hash(self.lines[number - 1], number, self.hidden)
 
+    def hidden_spans(self) -> list[tuple[int, int]]:
+        """The normalised `[start, end)` ranges of the hidden lines, each with its ending."""
+        count = len(self.lines)
+        return [
+            (self.line_start(first), self.line_start(min(last, count) + 1))
+            for first, last in self.hidden.ranges
+            if first <= count
+        ]
+
+    @property
+    def shown_norm(self) -> str:
+        """The normalised text as messages show it (hidden lines as `[REDACTED]`)."""
+        if not self.hidden:
+            return self.norm
+        return self.hidden.hide_text(self.norm)
+
     def line_start(self, number: int) -> int:
         """Normalised offset where 1-based line `number` starts (`line_count + 1`: the end)."""
         if number > len(self.lines):
