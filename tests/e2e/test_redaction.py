@@ -84,7 +84,8 @@ def test_partial_reads_and_searches_of_a_private_key_show_no_body(  # type: igno
     assert rho.call("prompt", {"message": "look"}, timeout=60)["result"]["reply"] == "done"
     results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
     assert [r["name"] for r in results] == [name for name, _ in calls]
-    assert "[REDACTED]" in results[0]["output"] and "[REDACTED]" in results[4]["output"]
+    assert "[REDACTED]" in results[0]["output"]
+    assert results[4]["output"].startswith("No matches for")  # key lines are left out
     assert rho.finish() == 0
     sent = b"".join(request.body for request in server.requests).decode()
     seen = "\n".join(str(m) for m in rho.seen)

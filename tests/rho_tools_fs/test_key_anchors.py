@@ -24,6 +24,7 @@ from rho_tools_fs.batch_read import batch_read
 from rho_tools_fs.edit_file import edit_file
 from rho_tools_fs.hashline import line_hash
 from rho_tools_fs.read_file import read_file
+from rho_tools_fs.search_files import search_files
 
 ALPHABET = "ZPMQVRWSNKTXJBYH"
 BODY_A = [
@@ -295,3 +296,47 @@ async def test_old_text_beside_a_key_is_found_and_counted_without_it(
     assert "ambiguous (2 matches)" in output and "lines 1, 9;" in output, output
     output = (await edit_twins(twins, [{"old_text": "1\nen", "new_text": "1\nEN"}]))[0]
     assert output.startswith("applied"), output
+
+
+# ── search ──────────────────────────────────────────────────────────────────
+
+SEARCH_PROBES = [
+    "^MIIEo",
+    "^MIIEp",
+    "^NJJFp",
+    "^[A-M]",
+    "^[N-Z]",
+    "==$",
+    "PRIVATE KEY",
+    "[0-9]",
+    ".",
+    "^.{28}$",
+]
+
+
+@pytest.mark.parametrize("pattern", SEARCH_PROBES)
+async def test_search_answers_the_same_for_two_keys(
+    twins: tuple[Path, Path], engine: str, pattern: str
+) -> None:
+    """A match on a key line is left out, not shown as `[REDACTED]`: whether a pattern
+    matches a hidden line would give the line away a pattern at a time."""
+    outputs = [await run(root, search_files, {"pattern": pattern}) for root in twins]
+    assert outputs[0] == outputs[1]
+    assert "k.pem:2" not in outputs[0] and REDACTED not in outputs[0]
+    for number in KEY_LINES:
+        assert f"k.pem:{number}:" not in outputs[0]
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 4])
+async def test_search_cap_counts_only_shown_matches(
+    twins: tuple[Path, Path], engine: str, limit: int
+) -> None:
+    """Key lines are left out before the cap, so the cut and the count show nothing either."""
+    outputs = [
+        await run(root, search_files, {"pattern": "[a-zA-Z]", "max_results": limit})
+        for root in twins
+    ]
+    assert outputs[0] == outputs[1]
+    shown = [line for line in outputs[0].split("\n") if line.startswith("k.pem:")]
+    assert [line.split(":")[1] for line in shown] == ["1", "8", "9"][:limit]
+    assert ("more matches truncated" in outputs[0]) is (limit < 3)
