@@ -340,3 +340,37 @@ async def test_search_cap_counts_only_shown_matches(
     shown = [line for line in outputs[0].split("\n") if line.startswith("k.pem:")]
     assert [line.split(":")[1] for line in shown] == ["1", "8", "9"][:limit]
     assert ("more matches truncated" in outputs[0]) is (limit < 3)
+
+
+# ── the syntax check ────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("broken", [False, True])
+async def test_syntax_warnings_say_nothing_about_key_lines(tmp_path: Path, broken: bool) -> None:
+    """Opening a key's string to the parser makes errors on its lines: none is reported (its
+    snippet would show the line), while an error on a shown line still is."""
+    roots = []
+    for body in (BODY_A, BODY_B):
+        root = tmp_path / body[0][:4]
+        root.mkdir()
+        key = document(body).split("\n")[1:7]
+        (root / "k.py").write_text('KEY = """\n' + "\n".join(key) + '\n"""\nprint(1)\n')
+        roots.append(root)
+    quotes = chr(34) * 3
+    edits: list[dict[str, Any]] = [
+        {"op": "replace", "pos": f"1#{line_hash('KEY = ' + quotes, 1)}", "lines": ["K = 1"]},
+        {
+            "op": "replace",
+            "pos": f"8#{line_hash(quotes, 8)}",
+            "lines": ["class :" if broken else ""],
+        },
+    ]
+    outputs = [await run(root, edit_file, {"path": "k.py", "edits": edits}) for root in roots]
+    assert outputs[0] == outputs[1]
+    for output, body in zip(outputs, (BODY_A, BODY_B), strict=True):
+        assert output.startswith("applied 2 hashline edit(s)"), output
+        for line in body:
+            assert line[:12] not in output
+        assert "BEGIN" not in output and "PRIVATE" not in output
+    assert ("[warning] syntax: the edit introduces 1 syntax error" in outputs[0]) is broken
+    assert "[warning]" in outputs[0] or not broken
