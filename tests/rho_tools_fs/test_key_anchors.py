@@ -18,7 +18,7 @@ import pytest
 
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RedactionConfig, RhoConfig
-from rho_kernel.security import REDACTED, SandboxRoot
+from rho_kernel.security import REDACTED, KeyBlockLines, SandboxRoot
 from rho_kernel.tools import ToolContext
 from rho_tools_fs.batch_read import batch_read
 from rho_tools_fs.edit_file import edit_file
@@ -374,3 +374,35 @@ async def test_syntax_warnings_say_nothing_about_key_lines(tmp_path: Path, broke
         assert "BEGIN" not in output and "PRIVATE" not in output
     assert ("[warning] syntax: the edit introduces 1 syntax error" in outputs[0]) is broken
     assert "[warning]" in outputs[0] or not broken
+
+
+# ── the whole hash space ────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("number", [4, 8])
+def test_no_hash_in_the_whole_space_tells_two_keys_apart(number: int) -> None:
+    """Every one of the 65536 hashes at a key line (and at a line beside the key): the same
+    answer for both keys; a key line is taken only by its shown hash, never moved onto."""
+    from rho_tools_fs.edit_document import Document, EditError
+    from rho_tools_fs.hashline_edit import Anchor, resolve
+
+    docs = []
+    for body in (BODY_A, BODY_B):
+        text = document(body)
+        docs.append(Document(text, KeyBlockLines.of(text)))
+    taken = []
+    for seed in range(2**16):
+        anchor = Anchor(number, number_hash(seed))
+        answers: list[object] = []
+        for doc in docs:
+            try:
+                answers.append(resolve(doc, anchor))
+            except EditError as exc:
+                answers.append(str(exc))
+        assert answers[0] == answers[1], anchor
+        if isinstance(answers[0], tuple):
+            line, note = answers[0]
+            assert line not in KEY_LINES or (line == number and note is None), anchor
+            if line == number:
+                taken.append(anchor.hash)
+    assert taken == [number_hash(number) if number in KEY_LINES else line_hash("    tail = 1", 8)]
