@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from rho_kernel.security import REDACTED, KeyBlockLines
+from rho_kernel.security import KeyBlockLines
 from rho_tools_fs.edit_document import Document, Splice, line_starts
-from rho_tools_fs.hashline import hidden_hash, line_hash, split_lines
+from rho_tools_fs.hashline import format_hashline, split_lines
 
 CONTEXT = 3
 ANCHOR_CONTEXT = 5
@@ -117,12 +117,9 @@ class _Rows:
         if len(self.rows) >= MAX_ROWS:
             self.dropped += 1
             return
-        old = mark == "-"
-        if (number in self.doc.hidden) if old else self.hidden(number, text):
-            shown, anchor = REDACTED, hidden_hash(number)
-        else:
-            shown, anchor = text, line_hash(text, number)
-        self.rows.append(f"{mark} {number:>{self.width}}#{anchor}:{shown}\n")
+        hidden = (number in self.doc.hidden) if mark == "-" else self.hidden(number, text)
+        row = format_hashline(text, number, self.width, hidden=hidden)
+        self.rows.append(f"{mark} {row}\n")
 
     def text(self) -> str:
         more = f"  ... ({self.dropped} more lines)\n" if self.dropped else ""
@@ -152,7 +149,7 @@ def render_diff(
 ) -> str:
     """The `<diff>` body: hunks with context, separated by `  ...`; old lines in `doc.hidden`
     and new lines `hidden` says are shown as `[REDACTED]`, their anchors from their numbers
-    alone (`hidden_hash`)."""
+    alone (`format_hashline(..., hidden=True)`)."""
     out = _Rows(len(str(max(doc.line_count, len(new_lines), 1))), doc, hidden)
     shown_until = -1  # last new line index already shown
     for number, region in enumerate(found):
@@ -176,7 +173,7 @@ def render_fresh_anchors(
     new_lines: list[str], found: list[Region], hidden: HiddenLine = _nothing_hidden
 ) -> str:
     """The `<fresh-anchors>` body: the new lines around each change with their anchors
-    (those `hidden` says as `[REDACTED]` with `hidden_hash` anchors)."""
+    (those `hidden` says as `[REDACTED]`, anchored by their numbers alone)."""
     width = len(str(max(len(new_lines), 1)))
     windows: list[list[int]] = []
     for region in found:
@@ -195,11 +192,8 @@ def render_fresh_anchors(
             total += 1
             if total <= MAX_ROWS:
                 text = new_lines[j]
-                if hidden(j + 1, text):
-                    text, anchor = REDACTED, hidden_hash(j + 1)
-                else:
-                    anchor = line_hash(text, j + 1)
-                rows.append(f"  {j + 1:>{width}}#{anchor}:{text}\n")
+                row = format_hashline(text, j + 1, width, hidden=hidden(j + 1, text))
+                rows.append(f"  {row}\n")
     if total > MAX_ROWS:
         rows.append(f"  ... ({total - MAX_ROWS} more lines; read the file for their anchors)\n")
     return "".join(rows)

@@ -7,9 +7,10 @@ line number so that, e.g., successive `}` lines get different anchors.
 
 A line a tool shows as `[REDACTED]` (inside a private key block, see
 `rho_kernel.KeyBlockLines`) gets its anchor from what is shown, never from the hidden text:
-`hidden_hash` seeds it by its line number, as a line without alphanumerics. `hide_rows`
-rewrites such rows, `shown_hash` gives the anchor of any line; every tool that shows or
-checks anchors goes through them, so no answer about a hidden line depends on its content.
+`hidden_hash` seeds it by its line number, as a line without alphanumerics. Such rows are
+made by `format_hashline(..., hidden=True)` (and `hide_rows` for many), anchors are checked
+with `shown_hash`; every tool that shows or checks anchors goes through them, so no answer
+about a hidden line depends on its content.
 """
 
 from __future__ import annotations
@@ -62,9 +63,8 @@ def hide_rows(rows: str, hidden: KeyBlockLines, first_line_no: int = 1) -> str:
     for start, end in hidden.ranges:
         for number in range(max(start, first_line_no), min(end, last) + 1):
             row = split[number - first_line_no]
-            split[number - first_line_no] = (
-                f"{row[: row.index('#')]}#{hidden_hash(number)}:{REDACTED}"
-            )
+            width = row.index("#")  # the number as it is aligned
+            split[number - first_line_no] = format_hashline("", number, width, hidden=True)
     return "\n".join(split)
 
 
@@ -100,8 +100,11 @@ def line_hashes(lines: Sequence[str], first_line_no: int = 1) -> list[str]:
     return list(map(_spell, line_seeds(blobs, first_line_no)))
 
 
-def format_hashline(line: str, line_no: int, width: int) -> str:
-    """One `{line_no:>width}#{HASH}:{line}` row."""
+def format_hashline(line: str, line_no: int, width: int, *, hidden: bool = False) -> str:
+    """One `{line_no:>width}#{HASH}:{line}` row; a `hidden` line is shown as
+    `{line_no:>width}#{hidden_hash}:[REDACTED]`."""
+    if hidden:
+        return f"{line_no:>{width}}#{hidden_hash(line_no)}:{REDACTED}"
     return f"{line_no:>{width}}#{line_hash(line, line_no)}:{line}"
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rho_tools_fs.edit_document import Document, EditError, Splice
-from rho_tools_fs.hashline import line_hash
+from rho_tools_fs.hashline import format_hashline, line_hash
 
 OPS = ("replace", "append", "prepend", "delete")
 #: How far (in lines, either way) a stale anchor's content is looked for.
@@ -57,7 +57,10 @@ def _high_information(line: str) -> bool:
 def _fresh_rows(doc: Document, line: int) -> str:
     width = len(str(doc.line_count))
     low, high = max(1, line - 3), min(doc.line_count, line + 3)
-    rows = [f"{n:>{width}}#{doc.shown_hash(n)}:{doc.shown_line(n)}" for n in range(low, high + 1)]
+    rows = [
+        format_hashline(doc.lines[n - 1], n, width, hidden=n in doc.hidden)
+        for n in range(low, high + 1)
+    ]
     return _MISMATCH_INDENT.join(rows)
 
 
