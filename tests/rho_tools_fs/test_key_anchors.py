@@ -406,3 +406,40 @@ def test_no_hash_in_the_whole_space_tells_two_keys_apart(number: int) -> None:
             if line == number:
                 taken.append(anchor.hash)
     assert taken == [number_hash(number) if number in KEY_LINES else line_hash("    tail = 1", 8)]
+
+
+# ── written lines vs carried lines ──────────────────────────────────────────
+
+
+@pytest.mark.parametrize("guess", [BODY_A[0], BODY_A[3], "-----END RSA PRIVATE KEY-----"])
+async def test_a_written_line_equal_to_a_key_line_is_shown_as_written(
+    twins: tuple[Path, Path], guess: str
+) -> None:
+    """Hiding what the edit wrote when it equals a hidden line would confirm the guess."""
+    edits = [
+        {"op": "append", "pos": f"1#{line_hash('title', 1)}", "lines": [guess]},
+        {"old_text": "    tail = 1", "new_text": guess},
+    ]
+    output = (await edit_twins(twins, edits))[0]
+    assert output.startswith("applied 1 hashline + 1 legacy edit(s)"), output
+    assert f"+  2#{line_hash(guess, 2)}:{guess}" in output
+    assert f"+  9#{line_hash(guess, 9)}:{guess}" in output
+
+
+async def test_carried_key_lines_stay_hidden_among_written_ones(twins: tuple[Path, Path]) -> None:
+    """BEGIN deleted (the body is no block any more), lines written before, inside and after:
+    every line carried over from the key is hidden, every written line shown."""
+    edits = [
+        {"op": "prepend", "pos": f"1#{line_hash('title', 1)}", "lines": ["top"]},
+        {"op": "delete", "pos": f"2#{number_hash(2)}"},
+        {"op": "append", "pos": f"4#{number_hash(4)}", "lines": ["mid one", "mid two"]},
+        {"op": "replace", "pos": f"8#{line_hash('    tail = 1', 8)}", "lines": ["last"]},
+    ]
+    output = (await edit_twins(twins, edits))[0]
+    fresh = output.split("<fresh-anchors>\n", 1)[1].split("</fresh-anchors>", 1)[0]
+    shown = [row.split(":", 1)[1] for row in fresh.rstrip("\n").split("\n")]
+    hidden = REDACTED
+    assert shown == [
+        *("top", "title", hidden, hidden, "mid one", "mid two"),
+        *(hidden, hidden, hidden, "last", "end"),
+    ]

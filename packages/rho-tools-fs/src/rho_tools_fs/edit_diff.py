@@ -22,22 +22,40 @@ CONTEXT = 3
 ANCHOR_CONTEXT = 5
 #: Rows shown at most in the diff and in the fresh anchors; the rest is summarised.
 MAX_ROWS = 200
-#: Old key-block lines at least this long are hidden in the new text wherever they appear.
-_SECRET_LINE_CHARS = 8
-
 #: `hidden(number, text)`: whether a line of the new text is shown as `[REDACTED]`.
 HiddenLine = Callable[[int, str], bool]
 
 
-def hidden_new_lines(doc: Document, new_blocks: KeyBlockLines) -> HiddenLine:
-    """Which lines of the edited text to hide: those inside a key block of the new text, and
-    any line that was inside one before the edit (so removing a BEGIN line shows no key)."""
-    secrets = {
-        line.strip()
-        for number, line in enumerate(doc.lines, 1)
-        if number in doc.hidden and len(line.strip()) >= _SECRET_LINE_CHARS
-    }
-    return lambda number, text: number in new_blocks or (bool(secrets) and text.strip() in secrets)
+def hidden_new_lines(
+    doc: Document, new_blocks: KeyBlockLines, ordered: list[Splice], new_lines: list[str]
+) -> HiddenLine:
+    """Which lines of the edited text (`new_lines`, made by applying `ordered` to `doc`) to
+    hide: those inside a key block of the new text, and those carried over unchanged from a
+    line that was inside one before the edit (so removing a BEGIN line shows no key). Lines
+    the edit wrote are judged by position, never by comparing them with hidden ones, which
+    would tell whether a written line equals a hidden one."""
+    if not doc.hidden:
+        return lambda number, _text: number in new_blocks
+    starts = line_starts(new_lines)
+    written: list[tuple[int, int, int]] = []  # new [start, end) of each splice's text, shift
+    shift = 0
+    for splice in ordered:
+        start = splice.start + shift
+        shift += len(splice.text) - (splice.end - splice.start)
+        written.append((start, start + len(splice.text), shift))
+    firsts = [start for start, _end, _shift in written]
+
+    def carried_hidden(number: int) -> bool:
+        start = starts[number - 1]
+        end = start + len(new_lines[number - 1])
+        index = bisect_right(firsts, start) - 1
+        for near in (index, index + 1):
+            if 0 <= near < len(written) and written[near][0] < end and start < written[near][1]:
+                return False  # the edit wrote (part of) this line
+        old = start - (written[index][2] if index >= 0 else 0)
+        return doc.line_index(old) + 1 in doc.hidden
+
+    return lambda number, _text: number in new_blocks or carried_hidden(number)
 
 
 def _nothing_hidden(_number: int, _text: str) -> bool:

@@ -143,7 +143,8 @@ async def edit_file_at(
         return ToolResult.error(str(exc))
     if plan.unchanged:
         return ToolResult(f"{_header(plan)}\n  (no changes: the file already has this content)")
-    hidden = hidden_new_lines(plan.doc, key_lines(plan.applied.norm))
+    new_lines = new_lines_of(plan.applied.norm)
+    hidden = hidden_new_lines(plan.doc, key_lines(plan.applied.norm), plan.ordered, new_lines)
     report = None
     if syntax_check and plan.language and len(plan.new_data) <= MAX_SYNTAX_BYTES:
         report = await asyncio.to_thread(_check_syntax, plan, hidden)
