@@ -7,6 +7,7 @@ from pathlib import Path
 from rho_process import start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+from rho_tools_fs.hashline import line_hash
 
 SECRET = "sk-proj-" + "Zx9" * 16
 
@@ -83,7 +84,8 @@ def test_partial_reads_and_searches_of_a_private_key_show_no_body(  # type: igno
     assert rho.call("prompt", {"message": "look"}, timeout=60)["result"]["reply"] == "done"
     results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
     assert [r["name"] for r in results] == [name for name, _ in calls]
-    assert "[REDACTED]" in results[0]["output"] and "[REDACTED]" in results[4]["output"]
+    assert "[REDACTED]" in results[0]["output"]
+    assert results[4]["output"].startswith("No matches for")  # key lines are left out
     assert rho.finish() == 0
     sent = b"".join(request.body for request in server.requests).decode()
     seen = "\n".join(str(m) for m in rho.seen)
@@ -91,6 +93,54 @@ def test_partial_reads_and_searches_of_a_private_key_show_no_body(  # type: igno
     for line in KEY_BODY:
         for where in (sent, seen, stored):
             assert line not in where and line[:24] not in where
+
+
+def _number_hash(line_no: int) -> str:
+    """The anchor hash of a line seeded by its number (spelled here, independently)."""
+    letters = "ZPMQVRWSNKTXJBYH"
+    return "".join(letters[(line_no >> shift) % 16] for shift in (0, 4, 8, 12))
+
+
+def test_a_key_line_is_edited_by_its_shown_anchor_and_no_probe_learns_its_hash(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    key = ["-----BEGIN RSA PRIVATE KEY-----", *KEY_BODY, "-----END RSA PRIVATE KEY-----"]
+    (project / "id_rsa").write_text("\n".join(["# deploy key", *key]) + "\n")
+    real = {n: f"{n}#{line_hash(line, n)}" for n, line in enumerate(key, 2)}
+    replace = {"op": "replace", "lines": ["bm90IHRoZSBrZXkgYW55bW9yZQ=="]}
+    calls = [
+        ("read_file", {"path": "id_rsa", "offset": 2, "limit": 3}),
+        ("edit_file", {"path": "id_rsa", "edits": [{**replace, "pos": real[4]}]}),  # a probe
+        ("edit_file", {"path": "id_rsa", "edits": [{**replace, "pos": f"4#{_number_hash(4)}"}]}),
+    ]
+    for name, arguments in calls:
+        server.add(tool_call_reply(name, arguments))
+    server.add(text_reply("done"))
+    (home / ".rho").mkdir(exist_ok=True)
+    (home / ".rho" / "config.toml").write_text('[approval.per_tool]\nedit_file = "auto"\n')
+    rho = start_scripted(start_rho, server)
+    assert rho.call("prompt", {"message": "rotate"}, timeout=60)["result"]["reply"] == "done"
+    results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
+    rows = [f"{n}#{_number_hash(n)}:[REDACTED]" for n in (2, 3, 4)]
+    assert results[0]["output"] == "<context>\n" + "\n".join(rows) + "\n<context:end>\n" + (
+        "[lines 2-4 of 6; read on with offset=5]"
+    )
+    assert results[1]["is_error"] and "hash mismatch at anchor 4#" in results[1]["output"]
+    assert f"Use updated anchor 4#{_number_hash(4)} to retry." in results[1]["output"]
+    assert results[2]["output"].startswith("applied 1 hashline edit(s) to id_rsa"), results[2]
+    assert (project / "id_rsa").read_text().split("\n")[3] == "bm90IHRoZSBrZXkgYW55bW9yZQ=="
+    assert rho.finish() == 0
+    # The probe's error echoes the anchor given (twice) and shows only the number's anchor.
+    echo = results[1]["output"].replace(f"anchor {real[4]} ", "").replace(f"  {real[4]}:", "")
+    outputs = "\n".join([results[0]["output"], echo, results[2]["output"]])
+    sent = b"".join(request.body for request in server.requests).decode()
+    seen = "\n".join(str(m) for m in rho.seen)
+    stored = "".join(p.read_text() for p in (home / ".rho" / "sessions").rglob("*.jsonl"))
+    for number, anchor in real.items():
+        assert anchor not in outputs
+        if number != 4:  # the probe's own anchor is in the model's call, nowhere else
+            for where in (sent, seen, stored):
+                assert anchor not in where
 
 
 CREDENTIAL = "corp-Cred-7f3a9b21e4d05c68"

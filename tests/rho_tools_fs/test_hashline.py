@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from rho_tools_fs.hashline import HASH_ALPHABET, format_hashlines, line_hash, split_lines
+from rho_kernel.security import REDACTED, KeyBlockLines
+from rho_tools_fs.hashline import (
+    HASH_ALPHABET,
+    format_hashlines,
+    hidden_hash,
+    hide_rows,
+    line_hash,
+    shown_hash,
+    split_lines,
+)
 
 ALPHABET = "ZPMQVRWSNKTXJBYH"
 
@@ -127,3 +136,33 @@ def test_format_hashlines_width_at_ten_lines() -> None:
 
 def test_format_hashlines_crlf_content_has_no_cr() -> None:
     assert format_hashlines("a\r\nb\r\n") == f"1#{line_hash('a', 1)}:a\n2#{line_hash('b', 2)}:b"
+
+
+# Lines shown as [REDACTED] (private keys): anchors from the number alone.
+
+
+def test_hidden_hash_is_seeded_by_the_number_alone() -> None:
+    for number in (1, 2, 9, 10, 4095, 65535, 65536, 65537, 10**6):
+        assert hidden_hash(number) == _spell(number)
+    blocks = KeyBlockLines([(2, 3)])
+    assert (
+        shown_hash("MIIEowIBAAKCAQEAu1SU1LfVLPHC", 2, blocks)
+        == shown_hash("NJJFpxJCBBLDRFFBv2TV2MgWMQ", 2, blocks)
+        == _spell(2)
+    )
+    assert shown_hash("MIIEowIBAAKCAQEAu1SU1LfVLPHC", 4, blocks) == line_hash(
+        "MIIEowIBAAKCAQEAu1SU1LfVLPHC", 4
+    )
+
+
+def test_hide_rows_rewrites_only_hidden_rows_and_keeps_the_alignment() -> None:
+    rows = "\n".join(f"{n:>2}#{line_hash(f'x{n}', n)}:x{n}" for n in range(8, 13))
+    hidden = KeyBlockLines([(1, 9), (11, 11), (40, 50)])
+    shown = hide_rows(rows, hidden, 8).split("\n")
+    assert shown[0] == f" 8#{_spell(8)}:{REDACTED}"
+    assert shown[1] == f" 9#{_spell(9)}:{REDACTED}"
+    assert shown[2] == rows.split("\n")[2]
+    assert shown[3] == f"11#{_spell(11)}:{REDACTED}"
+    assert shown[4] == rows.split("\n")[4]
+    assert hide_rows(rows, KeyBlockLines(), 8) == rows
+    assert hide_rows("", hidden) == ""

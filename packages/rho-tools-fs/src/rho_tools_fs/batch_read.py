@@ -15,7 +15,7 @@ from typing import Any
 from rho_kernel import escape_controls
 from rho_kernel.security import FileTypeError, PathNotFoundError, SandboxError, SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
-from rho_tools_fs.hashline import format_hashlines
+from rho_tools_fs.hashline import format_hashlines, hide_rows
 from rho_tools_fs.read_file import (
     BINARY_SNIFF_BYTES,
     CLOSE_TAG,
@@ -90,7 +90,7 @@ def _load(root: SandboxRoot, path: str, budget: int) -> tuple[str, bytes]:
 
 def _render(shown: str, data: bytes, key_lines: KeyLines) -> str:
     text = data.decode("utf-8", errors="replace")
-    rows = key_lines(text).hide_text(format_hashlines(text), keep_to=":")
+    rows = hide_rows(format_hashlines(text), key_lines(text))
     body = escape_framing(rows)
     if "\ufffd" not in text:  # edit_file takes valid UTF-8 only
         from rho_tools_fs.preparse import preparse  # not at startup: it needs the syntax module

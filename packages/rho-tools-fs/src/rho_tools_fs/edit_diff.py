@@ -14,30 +14,48 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from rho_kernel.security import REDACTED, KeyBlockLines
+from rho_kernel.security import KeyBlockLines
 from rho_tools_fs.edit_document import Document, Splice, line_starts
-from rho_tools_fs.hashline import line_hash, split_lines
+from rho_tools_fs.hashline import format_hashline, split_lines
 
 CONTEXT = 3
 ANCHOR_CONTEXT = 5
 #: Rows shown at most in the diff and in the fresh anchors; the rest is summarised.
 MAX_ROWS = 200
-#: Old key-block lines at least this long are hidden in the new text wherever they appear.
-_SECRET_LINE_CHARS = 8
-
 #: `hidden(number, text)`: whether a line of the new text is shown as `[REDACTED]`.
 HiddenLine = Callable[[int, str], bool]
 
 
-def hidden_new_lines(doc: Document, new_blocks: KeyBlockLines) -> HiddenLine:
-    """Which lines of the edited text to hide: those inside a key block of the new text, and
-    any line that was inside one before the edit (so removing a BEGIN line shows no key)."""
-    secrets = {
-        line.strip()
-        for number, line in enumerate(doc.lines, 1)
-        if number in doc.hidden and len(line.strip()) >= _SECRET_LINE_CHARS
-    }
-    return lambda number, text: number in new_blocks or (bool(secrets) and text.strip() in secrets)
+def hidden_new_lines(
+    doc: Document, new_blocks: KeyBlockLines, ordered: list[Splice], new_lines: list[str]
+) -> HiddenLine:
+    """Which lines of the edited text (`new_lines`, made by applying `ordered` to `doc`) to
+    hide: those inside a key block of the new text, and those carried over unchanged from a
+    line that was inside one before the edit (so removing a BEGIN line shows no key). Lines
+    the edit wrote are judged by position, never by comparing them with hidden ones, which
+    would tell whether a written line equals a hidden one."""
+    if not doc.hidden:
+        return lambda number, _text: number in new_blocks
+    starts = line_starts(new_lines)
+    written: list[tuple[int, int, int]] = []  # new [start, end) of each splice's text, shift
+    shift = 0
+    for splice in ordered:
+        start = splice.start + shift
+        shift += len(splice.text) - (splice.end - splice.start)
+        written.append((start, start + len(splice.text), shift))
+    firsts = [start for start, _end, _shift in written]
+
+    def carried_hidden(number: int) -> bool:
+        start = starts[number - 1]
+        end = start + len(new_lines[number - 1])
+        index = bisect_right(firsts, start) - 1
+        for near in (index, index + 1):
+            if 0 <= near < len(written) and written[near][0] < end and start < written[near][1]:
+                return False  # the edit wrote (part of) this line
+        old = start - (written[index][2] if index >= 0 else 0)
+        return doc.line_index(old) + 1 in doc.hidden
+
+    return lambda number, _text: number in new_blocks or carried_hidden(number)
 
 
 def _nothing_hidden(_number: int, _text: str) -> bool:
@@ -117,11 +135,9 @@ class _Rows:
         if len(self.rows) >= MAX_ROWS:
             self.dropped += 1
             return
-        old = mark == "-"
-        shown = text
-        if (number in self.doc.hidden) if old else self.hidden(number, text):
-            shown = REDACTED
-        self.rows.append(f"{mark} {number:>{self.width}}#{line_hash(text, number)}:{shown}\n")
+        hidden = (number in self.doc.hidden) if mark == "-" else self.hidden(number, text)
+        row = format_hashline(text, number, self.width, hidden=hidden)
+        self.rows.append(f"{mark} {row}\n")
 
     def text(self) -> str:
         more = f"  ... ({self.dropped} more lines)\n" if self.dropped else ""
@@ -150,7 +166,8 @@ def render_diff(
     hidden: HiddenLine = _nothing_hidden,
 ) -> str:
     """The `<diff>` body: hunks with context, separated by `  ...`; old lines in `doc.hidden`
-    and new lines `hidden` says are shown as `[REDACTED]` (with their real anchors)."""
+    and new lines `hidden` says are shown as `[REDACTED]`, their anchors from their numbers
+    alone (`format_hashline(..., hidden=True)`)."""
     out = _Rows(len(str(max(doc.line_count, len(new_lines), 1))), doc, hidden)
     shown_until = -1  # last new line index already shown
     for number, region in enumerate(found):
@@ -174,7 +191,7 @@ def render_fresh_anchors(
     new_lines: list[str], found: list[Region], hidden: HiddenLine = _nothing_hidden
 ) -> str:
     """The `<fresh-anchors>` body: the new lines around each change with their anchors
-    (those `hidden` says as `[REDACTED]`)."""
+    (those `hidden` says as `[REDACTED]`, anchored by their numbers alone)."""
     width = len(str(max(len(new_lines), 1)))
     windows: list[list[int]] = []
     for region in found:
@@ -193,8 +210,8 @@ def render_fresh_anchors(
             total += 1
             if total <= MAX_ROWS:
                 text = new_lines[j]
-                shown = REDACTED if hidden(j + 1, text) else text
-                rows.append(f"  {j + 1:>{width}}#{line_hash(text, j + 1)}:{shown}\n")
+                row = format_hashline(text, j + 1, width, hidden=hidden(j + 1, text))
+                rows.append(f"  {row}\n")
     if total > MAX_ROWS:
         rows.append(f"  ... ({total - MAX_ROWS} more lines; read the file for their anchors)\n")
     return "".join(rows)

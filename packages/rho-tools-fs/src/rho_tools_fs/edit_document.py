@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 
 from rho_kernel.security import KeyBlockLines
-from rho_tools_fs.hashline import split_lines
+from rho_tools_fs.hashline import shown_hash, split_lines
 
 
 class EditError(Exception):
@@ -47,7 +47,8 @@ def line_starts(parts: list[str]) -> list[int]:
 class Document:
     """The decoded text of a file, its lines and the offsets that relate the two views.
 
-    `hidden` holds the lines inside private key blocks: messages show them as `[REDACTED]`.
+    `hidden` holds the lines inside private key blocks: messages show them as `[REDACTED]`
+    with an anchor hash of their number alone, and anchors are checked against that hash.
     """
 
     raw: str
@@ -77,6 +78,27 @@ class Document:
     def shown_line(self, number: int) -> str:
         """1-based line `number` as messages show it (`[REDACTED]` inside a key block)."""
         return self.hidden.hide([self.lines[number - 1]], number)[0]
+
+    def shown_hash(self, number: int) -> str:
+        """The anchor hash of 1-based line `number` as shown and checked (from its number
+        alone inside a key block: see `rho_tools_fs.hashline.shown_hash`)."""
+        return shown_hash(self.lines[number - 1], number, self.hidden)
+
+    def hidden_spans(self) -> list[tuple[int, int]]:
+        """The normalised `[start, end)` ranges of the hidden lines, each with its ending."""
+        count = len(self.lines)
+        return [
+            (self.line_start(first), self.line_start(min(last, count) + 1))
+            for first, last in self.hidden.ranges
+            if first <= count
+        ]
+
+    @property
+    def shown_norm(self) -> str:
+        """The normalised text as messages show it (hidden lines as `[REDACTED]`)."""
+        if not self.hidden:
+            return self.norm
+        return self.hidden.hide_text(self.norm)
 
     def line_start(self, number: int) -> int:
         """Normalised offset where 1-based line `number` starts (`line_count + 1`: the end)."""

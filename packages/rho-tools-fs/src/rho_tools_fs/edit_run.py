@@ -15,6 +15,7 @@ from rho_kernel.diagnostics import warn
 from rho_kernel.security import KeyBlockLines, ProtectedPathError, SandboxError, SandboxRoot
 from rho_kernel.tools import ToolResult
 from rho_tools_fs.edit_diff import (
+    HiddenLine,
     hidden_new_lines,
     new_lines_of,
     regions,
@@ -81,11 +82,10 @@ def _warnings(report: SyntaxReport | None, exact_count: int) -> str:
 
 
 def _render(
-    plan: EditPlan, report: SyntaxReport | None, key_lines: KeyLines
+    plan: EditPlan, report: SyntaxReport | None, hidden: HiddenLine
 ) -> tuple[str, dict[str, Any]]:
     new_lines = new_lines_of(plan.applied.norm)
     found = regions(plan.doc, plan.ordered, new_lines)
-    hidden = hidden_new_lines(plan.doc, key_lines(plan.applied.norm))
     diff = render_diff(plan.doc, new_lines, found, hidden)
     output = (
         f"{_header(plan)}\n<diff>\n{diff}</diff>"
@@ -101,11 +101,26 @@ def _render(
     return output + _warnings(report, plan.exact_count), details
 
 
-def _check_syntax(plan: EditPlan) -> SyntaxReport | None:
+def _check_syntax(plan: EditPlan, hidden: HiddenLine) -> SyntaxReport | None:
+    """The syntax report of the edit, saying nothing about lines `hidden` (new text) or
+    `plan.doc.hidden` (old text) hide."""
     assert plan.language is not None
     edits, boundaries = byte_edits(plan)
+    new_lines = new_lines_of(plan.applied.norm)
+
+    def hidden_after(number: int) -> bool:
+        return number <= len(new_lines) and hidden(number, new_lines[number - 1])
+
     try:
-        return check(plan.language, plan.read.data, plan.new_data, edits, boundaries)
+        return check(
+            plan.language,
+            plan.read.data,
+            plan.new_data,
+            edits,
+            boundaries,
+            hidden_before=plan.doc.hidden.__contains__,
+            hidden_after=hidden_after,
+        )
     except Exception as exc:  # a grammar problem must not stop the edit itself
         warn(f"syntax check of {plan.shown} ({plan.language}) failed: {exc}")
         return None
@@ -128,9 +143,11 @@ async def edit_file_at(
         return ToolResult.error(str(exc))
     if plan.unchanged:
         return ToolResult(f"{_header(plan)}\n  (no changes: the file already has this content)")
+    new_lines = new_lines_of(plan.applied.norm)
+    hidden = hidden_new_lines(plan.doc, key_lines(plan.applied.norm), plan.ordered, new_lines)
     report = None
     if syntax_check and plan.language and len(plan.new_data) <= MAX_SYNTAX_BYTES:
-        report = await asyncio.to_thread(_check_syntax, plan)
+        report = await asyncio.to_thread(_check_syntax, plan, hidden)
     if reject_syntax_errors and report is not None and report.new_error_count:
         count = report.new_error_count
         return ToolResult.error(
@@ -151,7 +168,7 @@ async def edit_file_at(
         return ToolResult.error(f"edit_file: {exc}. {sandbox_hint(root)}")
     except WriteFailed as exc:
         return ToolResult.error(f"edit_file: failed to write '{plan.shown}': {exc}")
-    output, details = _render(plan, report, key_lines)
+    output, details = _render(plan, report, hidden)
     return ToolResult(output, details=details)
 
 

@@ -3,13 +3,19 @@
 Every `old_text` is matched against the file as read (never against the result of another
 edit), in the normalised view of `rho_tools_fs.edit_document`: a `\\r\\n` in the file matches a
 `\\n` in `old_text`, so text copied from read_file matches a CRLF file too.
+
+An occurrence that touches a line shown as `[REDACTED]` (inside a private key block) does
+not count: such lines are edited by their anchors, and whether `old_text` is found never
+depends on what they hide.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Any
 
+from rho_kernel.security import REDACTED
 from rho_tools_fs.edit_document import Document, EditError, Splice
 
 #: Characters of `old_text` quoted in an error.
@@ -47,6 +53,11 @@ def _shown(old_text: str) -> str:
 
 
 def _not_found_hint(doc: Document, old: str) -> str:
+    if doc.hidden and REDACTED in old:
+        return (
+            "Hint: lines shown as [REDACTED] (a private key) cannot be matched by old_text; "
+            "edit them with a hashline edit by the anchors read_file shows for them."
+        )
     if _HASHLINE_PREFIX.search(old):
         return (
             "Hint: old_text contains read_file's line anchors (like '12#ABCD:'), which are not "
@@ -65,7 +76,7 @@ def _not_found_hint(doc: Document, old: str) -> str:
             + ". Give the exact text of the file."
         )
     squeezed = _WHITESPACE.sub(" ", old).strip()
-    if squeezed and squeezed in _WHITESPACE.sub(" ", doc.norm):
+    if squeezed and squeezed in _WHITESPACE.sub(" ", doc.shown_norm):
         return (
             "Hint: the text is in the file but with different whitespace or indentation; "
             "copy it exactly (read_file shows the file as it is)."
@@ -89,21 +100,43 @@ def _strings(index: int, edit: dict[str, Any]) -> tuple[str, str]:
     return old, edit["new_text"].replace("\r\n", "\n")
 
 
+def _occurrences(doc: Document, old: str, start: int) -> list[int]:
+    """Where `old` starts in `doc` from `start` on (overlapping ones too), leaving out those
+    that touch a hidden line."""
+    # The spans are in order and disjoint: only the last one that starts before an
+    # occurrence's end can touch it.
+    spans = doc.hidden_spans()
+    starts = [span_start for span_start, _end in spans]
+    positions = []
+    at = doc.norm.find(old, start)
+    while at >= 0:
+        index = bisect_left(starts, at + len(old)) - 1
+        if index < 0 or spans[index][1] <= at:
+            positions.append(at)
+        at = doc.norm.find(old, at + 1)
+    return positions
+
+
+def _first(doc: Document, old: str) -> tuple[int, bool]:
+    """Where `old` first occurs (-1: nowhere) and whether it occurs again."""
+    if doc.hidden:
+        positions = _occurrences(doc, old, 0)
+        return (positions[0] if positions else -1), len(positions) > 1
+    start = doc.norm.find(old)
+    return start, start >= 0 and doc.norm.find(old, start + 1) >= 0
+
+
 def to_splice(doc: Document, index: int, edit: dict[str, Any], shown_path: str) -> Splice:
     """Find exact-match edit number `index` (1-based) in `doc` and turn it into a splice."""
     old, new = _strings(index, edit)
-    start = doc.norm.find(old)
+    start, again = _first(doc, old)
     if start < 0:
         raise EditError(
             f"edit_file: old_text not found in `{shown_path}`: {_shown(edit['old_text'])}\n"
             + _not_found_hint(doc, old)
         )
-    if doc.norm.find(old, start + 1) >= 0:
-        positions = []
-        at = start
-        while at >= 0:  # overlapping occurrences count too
-            positions.append(at)
-            at = doc.norm.find(old, at + 1)
+    if again:
+        positions = _occurrences(doc, old, start)
         listed = ", ".join(str(doc.line_index(at) + 1) for at in positions[:_MAX_LISTED])
         more = ", …" if len(positions) > _MAX_LISTED else ""
         raise EditError(

@@ -4,12 +4,20 @@ The hash is a 4-character tag of a line's content, compatible with rho's origina
 implementation: lines with any alphanumeric character hash their UTF-8 bytes with a 31-based
 rolling hash (mod 2**32); lines without one (blank or punctuation-only) are seeded by their
 line number so that, e.g., successive `}` lines get different anchors.
+
+A line a tool shows as `[REDACTED]` (inside a private key block, see
+`rho_kernel.KeyBlockLines`) gets its anchor from what is shown, never from the hidden text:
+`hidden_hash` seeds it by its line number, as a line without alphanumerics. Such rows are
+made by `format_hashline(..., hidden=True)` (and `hide_rows` for many), anchors are checked
+with `shown_hash`; every tool that shows or checks anchors goes through them, so no answer
+about a hidden line depends on its content.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rho_kernel.security import REDACTED, KeyBlockLines
 from rho_tools_fs.line_seeds import line_seeds
 from rho_tools_fs.row_prefixes import HASH_ALPHABET, HASH_LEN, row_prefixes
 
@@ -31,6 +39,33 @@ def line_hash(line: str, line_no: int) -> str:
     else:
         seed = line_no & _MASK
     return "".join(HASH_ALPHABET[(seed >> shift) & 0xF] for shift in range(0, 4 * HASH_LEN, 4))
+
+
+def hidden_hash(line_no: int) -> str:
+    """The hash shown for line `line_no` when its content is hidden (`[REDACTED]`): seeded by
+    the number alone, so it tells nothing about the content."""
+    return _spell(line_no & _MASK)
+
+
+def shown_hash(line: str, line_no: int, hidden: KeyBlockLines) -> str:
+    """The hash shown for `line` at `line_no`: `hidden_hash` if `hidden` holds the line,
+    else `line_hash`. Anchors are shown and checked with this."""
+    return hidden_hash(line_no) if line_no in hidden else line_hash(line, line_no)
+
+
+def hide_rows(rows: str, hidden: KeyBlockLines, first_line_no: int = 1) -> str:
+    """Hashline `rows` (joined by `\\n`, the first numbered `first_line_no`) with each row of
+    a line in `hidden` replaced by `{line_no}#{hidden_hash}:[REDACTED]` (number as aligned)."""
+    if not hidden or not rows:
+        return rows
+    split = rows.split("\n")
+    last = first_line_no + len(split) - 1
+    for start, end in hidden.ranges:
+        for number in range(max(start, first_line_no), min(end, last) + 1):
+            row = split[number - first_line_no]
+            width = row.index("#")  # the number as it is aligned
+            split[number - first_line_no] = format_hashline("", number, width, hidden=True)
+    return "\n".join(split)
 
 
 def split_lines(text: str) -> list[str]:
@@ -65,8 +100,11 @@ def line_hashes(lines: Sequence[str], first_line_no: int = 1) -> list[str]:
     return list(map(_spell, line_seeds(blobs, first_line_no)))
 
 
-def format_hashline(line: str, line_no: int, width: int) -> str:
-    """One `{line_no:>width}#{HASH}:{line}` row."""
+def format_hashline(line: str, line_no: int, width: int, *, hidden: bool = False) -> str:
+    """One `{line_no:>width}#{HASH}:{line}` row; a `hidden` line is shown as
+    `{line_no:>width}#{hidden_hash}:[REDACTED]`."""
+    if hidden:
+        return f"{line_no:>{width}}#{hidden_hash(line_no)}:{REDACTED}"
     return f"{line_no:>{width}}#{line_hash(line, line_no)}:{line}"
 
 
@@ -102,7 +140,10 @@ __all__ = [
     "format_hashline",
     "format_hashlines",
     "hashline_rows",
+    "hidden_hash",
+    "hide_rows",
     "line_hash",
     "line_hashes",
+    "shown_hash",
     "split_lines",
 ]

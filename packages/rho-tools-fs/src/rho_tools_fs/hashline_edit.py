@@ -5,6 +5,10 @@ at that number, the anchored content is looked for within five lines either way 
 may have moved under it); it is used only if found there exactly once. Otherwise the edit
 is refused with the current anchors around it — a line whose content changed is never
 edited on the strength of its number alone. `end` anchors are checked the same way.
+
+A line shown as `[REDACTED]` (inside a private key block) is addressed by the anchor shown
+for it (`Document.shown_hash`, from its number alone) and is never a relocation target, so
+whether an anchor is taken, relocated or refused never depends on the hidden content.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rho_tools_fs.edit_document import Document, EditError, Splice
-from rho_tools_fs.hashline import line_hash
+from rho_tools_fs.hashline import format_hashline, line_hash
 
 OPS = ("replace", "append", "prepend", "delete")
 #: How far (in lines, either way) a stale anchor's content is looked for.
@@ -54,14 +58,14 @@ def _fresh_rows(doc: Document, line: int) -> str:
     width = len(str(doc.line_count))
     low, high = max(1, line - 3), min(doc.line_count, line + 3)
     rows = [
-        f"{n:>{width}}#{line_hash(doc.lines[n - 1], n)}:{doc.shown_line(n)}"
+        format_hashline(doc.lines[n - 1], n, width, hidden=n in doc.hidden)
         for n in range(low, high + 1)
     ]
     return _MISMATCH_INDENT.join(rows)
 
 
 def _mismatch(doc: Document, anchor: Anchor, label: str, detail: str) -> EditError:
-    current = line_hash(doc.lines[anchor.line - 1], anchor.line)
+    current = doc.shown_hash(anchor.line)
     content = doc.shown_line(anchor.line)
     return EditError(
         f"edit_file: hash mismatch at {label} {anchor} and {detail}\n"
@@ -79,12 +83,12 @@ def resolve(doc: Document, anchor: Anchor, label: str = "anchor") -> tuple[int, 
             f"edit_file: {label} line {anchor.line} is out of range "
             f"(file has {doc.line_count} lines)"
         )
-    if line_hash(doc.lines[anchor.line - 1], anchor.line) == anchor.hash:
+    if doc.shown_hash(anchor.line) == anchor.hash:
         return anchor.line, None
     found = []
     for distance in range(1, SEARCH_RADIUS + 1):
         for line in (anchor.line + distance, anchor.line - distance):
-            if 1 <= line <= doc.line_count:
+            if 1 <= line <= doc.line_count and line not in doc.hidden:
                 text = doc.lines[line - 1]
                 if _high_information(text) and line_hash(text, line) == anchor.hash:
                     found.append((line, distance))

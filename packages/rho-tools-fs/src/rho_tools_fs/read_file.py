@@ -22,7 +22,7 @@ from rho_kernel.security import (
     SandboxRoot,
 )
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
-from rho_tools_fs.hashline import format_hashlines, hashline_rows
+from rho_tools_fs.hashline import format_hashlines, hashline_rows, hide_rows
 
 #: Files larger than this are refused (10 MiB).
 MAX_READ_BYTES = 10 * 1024 * 1024
@@ -138,8 +138,10 @@ def _render(handle: BinaryIO, shown: str, view: _View, key_lines: KeyLines) -> T
     text = data.decode("utf-8", errors="replace")
     hidden = key_lines(text)  # a private key's lines, hidden even when its BEGIN is not shown
     if view.whole:
-        body = format_hashlines(text) if view.hashline else _drop_final_newline(text)
-        body = hidden.hide_text(body, keep_to=":" if view.hashline else None)
+        if view.hashline:
+            body = hide_rows(format_hashlines(text), hidden)
+        else:
+            body = hidden.hide_text(_drop_final_newline(text))
         result = ToolResult(frame(body))
     else:
         result = _render_range(text, shown, view, hidden)
@@ -165,12 +167,12 @@ def _render_range(text: str, shown: str, view: _View, hidden: KeyBlockLines) -> 
     chosen = lines[view.offset - 1 : last]
     if view.hashline:
         blobs = "\n".join(chosen).encode("utf-8", "surrogatepass").split(b"\n")
-        body = hashline_rows(blobs, view.offset) if chosen else ""
+        body = hide_rows(hashline_rows(blobs, view.offset) if chosen else "", hidden, view.offset)
     else:
         body = "\n".join(chosen)
         if body.endswith("\r") and (last < total or text.endswith("\n")):
             body = body[:-1]  # the `\r` of the last line's `\r\n`
-    body = hidden.hide_text(body, view.offset, keep_to=":" if view.hashline else None)
+        body = hidden.hide_text(body, view.offset)
     details = {"first": view.offset, "last": last, "total": total}
     if last >= total:
         return ToolResult(frame(body), details=details)

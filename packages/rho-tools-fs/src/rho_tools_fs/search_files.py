@@ -23,7 +23,7 @@ from rho_kernel.security import SandboxError, SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.globs import GlobError, compile_glob
 from rho_tools_fs.ignore import IgnoreRules
-from rho_tools_fs.key_lines import Match, hide_key_lines
+from rho_tools_fs.key_lines import KeyLines, Match, visible_matches, without_key_lines
 from rho_tools_fs.outlines import listing_outline
 from rho_tools_fs.ripgrep import (
     BASE_ARGS,
@@ -189,7 +189,9 @@ async def _search_rg(
     else:  # one file: ripgrep never opens it by path
         files = [scope.path] if query["path_filter"](display_path(scope.path)) else []
     for start in range(0, len(files), _BATCH):
-        found.lines += await _matching_lines(rg, root, files[start : start + _BATCH], query)
+        batch = await _matching_lines(rg, root, files[start : start + _BATCH], query)
+        # Key lines go before the cap, so how many are left out shows nowhere.
+        found.lines += await asyncio.to_thread(visible_matches, root, query["key_lines"], batch)
         if len(found.lines) > cap:
             del found.lines[cap:]
             found.truncated = True
@@ -224,6 +226,7 @@ def _search_python(
     cap: int,
     regex: re.Pattern[str],
     path_filter: PathFilter,
+    key_lines: KeyLines,
     stop: threading.Event,
 ) -> Found:
     """The same search as `_search_rg`, walking the tree in Python."""
@@ -239,14 +242,18 @@ def _search_python(
         shown = display_path(path)
         if not path_filter(shown):
             continue
-        for number, raw in enumerate(_file_lines(root, path) or (), 1):
+        lines = _file_lines(root, path) or []
+        matches = []
+        for number, raw in enumerate(lines, 1):
             text = raw.decode("utf-8", errors="replace")
             if regex.search(text):
-                found.lines.append(Match(path, number, text))
-                if len(found.lines) > cap:
-                    del found.lines[cap:]
-                    found.truncated = True
-                    return found
+                matches.append(Match(path, number, text))
+        if matches:
+            found.lines += without_key_lines(key_lines, b"\n".join(lines), matches)
+        if len(found.lines) > cap:
+            del found.lines[cap:]
+            found.truncated = True
+            return found
     return found
 
 
@@ -260,7 +267,9 @@ async def _run_python(
         raise _PatternError(str(exc)) from None
     except (RecursionError, OverflowError, ValueError) as exc:
         raise _PatternError(str(exc) or type(exc).__name__) from None
-    return await run_stoppable(_search_python, root, rules, scope, cap, regex, query["path_filter"])
+    return await run_stoppable(
+        _search_python, root, rules, scope, cap, regex, query["path_filter"], query["key_lines"]
+    )
 
 
 # ── the tool ────────────────────────────────────────────────────────────────
@@ -336,7 +345,7 @@ async def search_files(
         scope = await asyncio.to_thread(resolve_scope, ctx.root, "search_files", path)
         found = await _search(
             ctx, scope, cap, pattern=pattern, glob=glob, ignore_case=ignore_case,
-            path_filter=path_filter,
+            path_filter=path_filter, key_lines=ctx.key_block_lines,
         )  # fmt: skip
     except ScopeError as exc:
         return ToolResult.error(str(exc))
@@ -348,8 +357,7 @@ async def search_files(
         )
     if not found.lines:
         return ToolResult(f"No matches for '{pattern}'")
-    matches = await asyncio.to_thread(hide_key_lines, ctx.root, ctx.key_block_lines, found.lines)
-    shown = [format_match(display_path(m.path), m.number, m.text) for m in matches]
+    shown = [format_match(display_path(m.path), m.number, m.text) for m in found.lines]
     if found.truncated:
         shown.append(_TRUNCATED.format(n=cap))
     return ToolResult("\n".join(shown))

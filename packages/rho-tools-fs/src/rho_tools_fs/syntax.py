@@ -85,6 +85,14 @@ class SyntaxReport:
     splits: list[NodeSplit] = field(default_factory=list)
 
 
+#: `hidden(line)`: whether 1-based `line` of a text is not shown (a private key's line).
+HiddenLines = Callable[[int], bool]
+
+
+def _none_hidden(_line: int) -> bool:
+    return False
+
+
 class TreeCache:
     """Parse trees keyed by (language, content hash), least recently used dropped first.
 
@@ -260,9 +268,13 @@ def _describe(node: Node, data: bytes) -> SyntaxIssue:
 
 
 def _new_errors(
-    before: tuple[Tree, bytes], after: tuple[Tree, bytes], report: SyntaxReport
+    before: tuple[Tree, bytes],
+    after: tuple[Tree, bytes],
+    report: SyntaxReport,
+    hidden: HiddenLines = _none_hidden,
 ) -> None:
-    """Errors of the `after` (tree, text) that the `before` one does not have."""
+    """Errors of the `after` (tree, text) that the `before` one does not have, leaving out
+    those that start on a line `hidden` says is not shown."""
     (before_tree, before_data), (after_tree, data) = before, after
     if not after_tree.root_node.has_error:
         return
@@ -271,6 +283,8 @@ def _new_errors(
         signature = _signature(node, data)
         if old[signature]:
             old[signature] -= 1
+            continue
+        if hidden(node.start_point[0] + 1):
             continue
         report.new_error_count += 1
         if len(report.new_errors) < MAX_LISTED:
@@ -316,21 +330,28 @@ def check(
     edits: Sequence[ByteEdit],
     boundaries: Sequence[tuple[int, str, int]] = (),
     cache: TreeCache = CACHE,
+    *,
+    hidden_before: HiddenLines = _none_hidden,
+    hidden_after: HiddenLines = _none_hidden,
 ) -> SyntaxReport:
     """Check the edit that turned `before` into `after` (`edits` describes it).
 
     `boundaries` are (edit number, "start" or "end", byte offset in `before`) of exact-match
-    edits, checked for splitting a token. Blocking: run it in a worker thread.
+    edits, checked for splitting a token. `hidden_before` and `hidden_after` say which lines
+    (from 1) of each text are not shown (a private key's): no error that starts on one and
+    no token on one is reported, so what they hold shows nowhere. Blocking: run it in a
+    worker thread.
     """
     report = SyntaxReport(language)
     before_tree = _parse(language, before, cache)
     after_tree = _reparse(language, before_tree, after, edits)
     cache.put(cache.key(language, after), after_tree)
-    _new_errors((before_tree, before), (after_tree, after), report)
+    _new_errors((before_tree, before), (after_tree, after), report, hidden_after)
     if language not in PROSE:
         for edit, boundary, offset in boundaries:
             token = _split_token(before_tree, offset, len(before))
-            if token is not None:
+            first, last = (token.start_point[0], token.end_point[0]) if token else (0, -1)
+            if token is not None and not any(map(hidden_before, range(first + 1, last + 2))):
                 text = _text(token, before).decode("utf-8", "replace")
                 report.splits.append(NodeSplit(edit, boundary, token.type, text))
     return report

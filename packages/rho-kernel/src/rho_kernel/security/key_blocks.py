@@ -87,7 +87,8 @@ class KeyBlockLines:
     ) -> list[str]:
         """`lines` (line `first` onwards) with each line inside a block replaced by
         `[REDACTED]`. With `keep_to`, a hidden line keeps its beginning up to and including
-        the first `keep_to` (e.g. `":"` keeps the `12#ABCD:` anchor of a hashline row)."""
+        the first `keep_to`. Keep nothing computed from the hidden content (a hashline row's
+        anchor hash is: rho's file tools rewrite such rows whole)."""
         if not self._ranges:
             return list(lines)
         shown: list[str] = []
