@@ -53,7 +53,9 @@ def without_key_lines(key_lines: KeyLines, content: bytes, matches: Sequence[Mat
     return [match for match in matches if match.number not in found]
 
 
-def _blocks_of(root: SandboxRoot, path: str, key_lines: KeyLines) -> KeyBlockLines | None:
+def read_searchable(root: SandboxRoot, path: str) -> bytes | None:
+    """The whole content of the file at `path`, read through `root`; None when it cannot be
+    read or is larger than the search's size limit."""
     try:
         with root.open_read(path) as handle:
             if os.fstat(handle.fileno()).st_size > MAX_FILESIZE_BYTES:
@@ -61,9 +63,12 @@ def _blocks_of(root: SandboxRoot, path: str, key_lines: KeyLines) -> KeyBlockLin
             data = handle.read(MAX_FILESIZE_BYTES + 1)
     except (SandboxError, OSError):
         return None
-    if len(data) > MAX_FILESIZE_BYTES:
-        return None
-    return key_lines(data)
+    return None if len(data) > MAX_FILESIZE_BYTES else data
 
 
-__all__ = ["KeyLines", "Match", "visible_matches", "without_key_lines"]
+def _blocks_of(root: SandboxRoot, path: str, key_lines: KeyLines) -> KeyBlockLines | None:
+    data = read_searchable(root, path)
+    return None if data is None else key_lines(data)
+
+
+__all__ = ["KeyLines", "Match", "read_searchable", "visible_matches", "without_key_lines"]

@@ -19,11 +19,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rho_kernel import escape_controls
-from rho_kernel.security import SandboxError, SandboxRoot
+from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.globs import GlobError, compile_glob
 from rho_tools_fs.ignore import IgnoreRules
-from rho_tools_fs.key_lines import KeyLines, Match, visible_matches, without_key_lines
+from rho_tools_fs.key_lines import (
+    KeyLines,
+    Match,
+    read_searchable,
+    visible_matches,
+    without_key_lines,
+)
 from rho_tools_fs.outlines import listing_outline
 from rho_tools_fs.ripgrep import (
     BASE_ARGS,
@@ -204,14 +210,8 @@ async def _search_rg(
 
 def _file_lines(root: SandboxRoot, path: str) -> list[bytes] | None:
     """The lines of a searchable file, or None (binary, too large, unreadable)."""
-    try:
-        with root.open_read(path) as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_FILESIZE_BYTES:
-                return None
-            data = handle.read(MAX_FILESIZE_BYTES + 1)
-    except (SandboxError, OSError):
-        return None
-    if len(data) > MAX_FILESIZE_BYTES or b"\0" in data:
+    data = read_searchable(root, path)
+    if data is None or b"\0" in data:
         return None
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":

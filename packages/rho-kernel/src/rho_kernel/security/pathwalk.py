@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -477,21 +476,6 @@ def remove_chains(base: int, created: list[tuple[str, ...]]) -> None:
             os.close(parent)
 
 
-def kind_of(mode: int) -> str:
-    """A word for the type of file `mode` describes (for messages)."""
-    if stat.S_ISDIR(mode):
-        return "directory"
-    if stat.S_ISREG(mode):
-        return "file"
-    if stat.S_ISFIFO(mode):
-        return "FIFO"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "device"
-    return "special file"
-
-
 __all__ = [
     "DIR_FD_SUPPORTED",
     "DIR_FLAGS",
@@ -501,7 +485,6 @@ __all__ = [
     "RootRef",
     "Walk",
     "identity_of",
-    "kind_of",
     "open_chain",
     "remove_chains",
     "split",

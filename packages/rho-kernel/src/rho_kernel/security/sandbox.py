@@ -54,6 +54,7 @@ from rho_kernel.security.errors import (
 from rho_kernel.security.handles import CreatedDirs, SandboxDir, WriteTarget
 from rho_kernel.security.pathwalk import RootRef, Walk
 from rho_kernel.security.protected import PROTECTED_NAMES, protected_name
+from rho_kernel.security.regular_file import file_kind
 from rho_kernel.security.repositories import find_repositories
 from rho_kernel.security.state_fence import StateFence, state_dir_message
 
@@ -163,7 +164,7 @@ class SandboxRoot:
                 if stat.S_ISLNK(info.st_mode) and walk.follow(name, pending):
                     continue
                 if not stat.S_ISDIR(info.st_mode):
-                    kind = pathwalk.kind_of(info.st_mode)
+                    kind = file_kind(info.st_mode)
                     raise errors.wrong_type(raw, self.path, kind, "directory")
                 walk.descend(name, pending)
 
@@ -308,7 +309,7 @@ class SandboxRoot:
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                kind = pathwalk.kind_of(info.st_mode)
+                kind = file_kind(info.st_mode)
                 raise errors.wrong_type(raw, self.path, kind, "regular file")
             if _READ_FLAGS & getattr(os, "O_NONBLOCK", 0):
                 os.set_blocking(fd, True)  # O_NONBLOCK only kept the open from waiting
@@ -322,7 +323,7 @@ class SandboxRoot:
     def _open_failure(self, walk: Walk, name: str, exc: OSError, raw: str) -> BaseException:
         if exc.errno == errno.ENXIO:  # a socket, or a device with nothing behind it
             info = self._lstat(walk, name)
-            kind = "special file" if info is None else pathwalk.kind_of(info.st_mode)
+            kind = "special file" if info is None else file_kind(info.st_mode)
             return errors.wrong_type(raw, self.path, kind, "regular file")
         if exc.errno in (errno.ENAMETOOLONG, *pathwalk.LINK_ERRNOS):
             return walk.failure(exc)
@@ -335,7 +336,7 @@ class SandboxRoot:
         except OSError as exc:
             if exc.errno != errno.ENXIO:
                 raise
-            kind = pathwalk.kind_of(os.lstat(target).st_mode)
+            kind = file_kind(os.lstat(target).st_mode)
             raise errors.wrong_type(raw, self.path, kind, "regular file") from None
         return self._regular_file(fd, raw, target)
 
