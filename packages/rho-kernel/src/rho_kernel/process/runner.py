@@ -286,13 +286,7 @@ async def run_process(
     try:
         outcome = await _supervise(child, readers, timeout, cancel, kill_grace)
     except BaseException:
-        _signal_group(proc, _SIGKILL)
-        child.transport.close()
-        for task in (*readers, writer):
-            if task is not None:
-                task.cancel()
-        if live is not None:
-            live.abandon()
+        _abandon(child, (*readers, writer), live)
         raise
     finally:
         if writer is not None and not writer.done():
@@ -300,6 +294,19 @@ async def run_process(
     if live is not None:
         await live.close()
     return _result(command, child, (out, err), outcome, started, launcher)
+
+
+def _abandon(
+    child: _Child, tasks: Sequence[asyncio.Future[None] | None], live: LiveOutput | None
+) -> None:
+    """Kill the process group and stop reading and writing (the wait was interrupted)."""
+    _signal_group(child.proc, _SIGKILL)
+    child.transport.close()
+    for task in tasks:
+        if task is not None:
+            task.cancel()
+    if live is not None:
+        live.abandon()
 
 
 async def _supervise(
