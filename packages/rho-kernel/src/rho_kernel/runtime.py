@@ -559,6 +559,7 @@ class Runtime:
                 gate=gate,
                 steering=self.steering,
                 provider_name=self.provider.name,
+                provider=self.provider,
                 catalog=self.catalog,
                 meter=self.meter(),
                 redactor=Redactor.from_config(self.config.redaction),

@@ -40,6 +40,7 @@ from rho_rpc.wire import (
     PromptParams,
     PromptResult,
     ProviderEntry,
+    ProviderFailureInfo,
     ResumeSessionParams,
     ResumeSessionResult,
     SandboxInfo,
@@ -76,7 +77,11 @@ class CoreMethods:
             # The client's gate and notifications come through rho-rpc's own hooks.
             result = await self.runtime.prompt(params.message)
         except AgentError as exc:
-            return PromptResult(error=exc.message)
+            failure = exc.failure
+            if failure is None:
+                return PromptResult(error=exc.message)
+            info = ProviderFailureInfo.model_validate(render.provider_failure(failure))
+            return PromptResult(error=exc.message, failure=info)
         except StartupError as exc:
             peer.notify("agent/error", {"error": str(exc)})
             return PromptResult(error=str(exc))

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rho_kernel.context.fitting import FitResult
     from rho_kernel.loop.result import (
         AgentResult,
+        ProviderFailure,
         RequestUsage,
         RunUsage,
         ToolCallRecord,
@@ -64,6 +65,18 @@ def agent_result(result: AgentResult) -> dict[str, Any]:
         "durationMs": result.duration_ms,
         "finishReason": result.finish_reason,
     }
+
+
+def provider_failure(failure: ProviderFailure) -> dict[str, Any]:
+    """`agent/error`'s and the `prompt` result's `failure` (`reason`, `status` when known)."""
+    wire: dict[str, Any] = {"kind": failure.kind}
+    if failure.reason:
+        wire["reason"] = failure.reason
+    wire |= {"provider": failure.provider, "endpoint": failure.endpoint}
+    if failure.status is not None:
+        wire["status"] = failure.status
+    wire |= {"attempts": failure.attempts, "retryable": failure.retryable, "hint": failure.hint}
+    return wire
 
 
 def request_usage(usage: RequestUsage) -> dict[str, Any]:

@@ -50,11 +50,42 @@ class PromptParams(Params):
     )
 
 
+class ProviderFailureInfo(Wire):
+    """Why the model could not be reached or refused the request (the one shape of every
+    provider failure: a refused connection, an unknown host, a TLS error, a timeout, an error
+    status, a malformed stream, a retry budget used up)."""
+
+    kind: str = Field(
+        description='"connect" (no connection), "http" (an error status), "timeout" (no '
+        'answer in time), "stream" (an error in or a break of the stream) or "decode" (a '
+        "body or stream rho cannot read); a provider plugin may use another word."
+    )
+    reason: str | None = Field(
+        None,
+        description='For "connect": "refused", "dns" (the host name does not exist), '
+        '"dns_temporary", "tls", "timeout", "unreachable", "closed" (dropped before a '
+        'response) or "invalid_url".',
+    )
+    provider: str = Field(description="The provider's name.")
+    endpoint: str = Field(description="The endpoint URL, credentials masked.")
+    status: int | None = Field(None, description="The HTTP status, when one came.")
+    attempts: int = Field(description="Requests sent: 1 plus the retries.")
+    retryable: bool = Field(description="Whether sending the prompt again later may work.")
+    hint: str = Field(
+        description="What to do, fitting how the provider was chosen (--endpoint, a "
+        "[[providers]] entry or rho's default endpoint)."
+    )
+
+
 class PromptResult(Result):
     """`prompt` result: `reply` when the turn ended, `error` when it failed (see agent/error)."""
 
     reply: str | None = None
     error: str | None = None
+    failure: ProviderFailureInfo | None = Field(
+        None,
+        description="With `error`, when the model could not be reached or refused the request.",
+    )
 
 
 class ApprovalResponseParams(Params):
@@ -681,7 +712,6 @@ class AgentEndParams(Wire):
         "stop",
         "max_iterations",
         "cancelled",
-        "retry_budget_exhausted",
         "consecutive_empty_responses",
     ]
 
@@ -736,7 +766,10 @@ class UsageParams(Wire):
 class AgentErrorParams(Wire):
     """`agent/error`: the prompt failed."""
 
-    error: str
+    error: str = Field(description="What happened and what to do, in words.")
+    failure: ProviderFailureInfo | None = Field(
+        None, description="When the model could not be reached or refused the request."
+    )
 
 
 class NoNotificationParams(Wire):

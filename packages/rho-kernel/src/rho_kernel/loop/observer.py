@@ -7,7 +7,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
+    from rho_kernel.loop.result import AgentResult, ProviderFailure, RequestUsage, UsageContext
     from rho_kernel.tools.base import Risk, ToolResult
 
 
@@ -71,8 +71,10 @@ class Observer:
     async def on_agent_end(self, result: AgentResult) -> None:
         """The prompt finished (any finish reason)."""
 
-    async def on_agent_error(self, error: str) -> None:
-        """The prompt failed."""
+    async def on_agent_error(self, error: str, failure: ProviderFailure | None = None) -> None:
+        """The prompt failed; `error` says why and what to do. `failure` (added in 0.3)
+        describes a provider failure — the model could not be reached or refused the request
+        — and is None for other failures."""
 
 
 @cache

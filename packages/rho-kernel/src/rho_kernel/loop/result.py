@@ -12,9 +12,7 @@ if TYPE_CHECKING:
     from rho_kernel.providers.catalog import ModelCatalog
     from rho_kernel.session.stats import ContextStats
 
-FinishReason = Literal[
-    "stop", "max_iterations", "cancelled", "retry_budget_exhausted", "consecutive_empty_responses"
-]
+FinishReason = Literal["stop", "max_iterations", "cancelled", "consecutive_empty_responses"]
 OutcomeKind = Literal["success", "error", "denied", "blocked"]
 #: What a model request was for: a turn of the conversation, or an LLM compaction's summary.
 RequestKind = Literal["turn", "compaction"]
@@ -111,17 +109,42 @@ class UsageContext:
     fitted: FitResult | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ProviderFailure:
+    """Why the model could not be reached, or refused the request: the one shape of every
+    provider failure that ends a prompt (`AgentError.failure`).
+
+    `kind` and `reason` are `ProviderError`'s ("connect"/"refused", "http", "timeout",
+    "stream", "decode"); `status` the HTTP status, when one came; `attempts` the requests
+    sent (1 + the retries); `retryable` whether sending the prompt again later may work;
+    `hint` what to do, fitting how the provider was chosen. `endpoint` is shown masked.
+    """
+
+    kind: str
+    provider: str
+    endpoint: str
+    attempts: int
+    retryable: bool
+    hint: str
+    reason: str = ""
+    status: int | None = None
+
+
 class AgentError(Exception):
     """A prompt failed (provider error, unreachable endpoint, session failure).
 
     `category` is one of client, agent, session, sandbox, tool — as recorded in the session's
-    `rho.turn_error.v1` entry.
+    `rho.turn_error.v1` entry. `failure` describes a provider failure (category "client"):
+    the model could not be reached or refused the request, after every retry allowed.
     """
 
-    def __init__(self, message: str, category: str = "agent") -> None:
+    def __init__(
+        self, message: str, category: str = "agent", *, failure: ProviderFailure | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.category = category
+        self.failure = failure
 
 
 __all__ = [
@@ -129,6 +152,7 @@ __all__ = [
     "AgentResult",
     "FinishReason",
     "OutcomeKind",
+    "ProviderFailure",
     "RequestKind",
     "RequestUsage",
     "RunUsage",
