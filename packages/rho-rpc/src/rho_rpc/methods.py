@@ -47,6 +47,7 @@ from rho_rpc.wire import (
     SessionEntry,
     SetModelParams,
     SetModelResult,
+    ToolDefinitionsInfo,
     ToolInfo,
 )
 
@@ -200,6 +201,9 @@ class CoreMethods:
             busy=runtime.busy,
             phase=runtime.phase,
             sandbox=await self._sandbox(),
+            toolDefinitions=ToolDefinitionsInfo.model_validate(
+                render.tool_definitions(runtime.tool_share())
+            ),
         )
 
     async def _sandbox(self) -> SandboxInfo:

@@ -8,7 +8,13 @@ from typing import Any
 
 from rho_kernel.loop.approval import ApprovalDecision, ApprovalRequest
 from rho_kernel.loop.observer import Observer
-from rho_kernel.loop.result import AgentResult, ProviderFailure, RequestUsage, UsageContext
+from rho_kernel.loop.result import (
+    AgentResult,
+    ContextCompacted,
+    ProviderFailure,
+    RequestUsage,
+    UsageContext,
+)
 from rho_kernel.tools.base import Risk, ToolResult
 from rho_rpc import render
 
@@ -132,6 +138,9 @@ class RpcPeer(Observer):
                 "reason": reason,
             },
         )
+
+    async def on_context_compacted(self, compaction: ContextCompacted) -> None:
+        self.notify("context/compacted", render.context_compacted(compaction))
 
     async def on_agent_end(self, result: AgentResult) -> None:
         self.notify("agent/end", render.agent_result(result))

@@ -131,6 +131,31 @@ class SandboxInfo(Wire):
     fix: str | None = Field(None, description="What would confine them.")
 
 
+class PackToolTokens(Wire):
+    """The tool definitions one plugin contributes."""
+
+    plugin: str = Field(description="The plugin (its registered name).")
+    tokens: int = Field(description="Estimated tokens of its tool definitions.")
+    tools: int = Field(description="How many tools it contributes.")
+
+
+class ToolDefinitionsInfo(Wire):
+    """How much of the prompt budget the tool definitions take (sent with every request)."""
+
+    tokens: int = Field(
+        description="Estimated tokens of every tool definition (at the model's calibrated "
+        "bytes per token, as fitting counts them)."
+    )
+    promptBudget: int = Field(description="Context window minus completion reserve.")
+    overHalf: bool = Field(description="Whether they alone take more than half of it.")
+    packs: list[PackToolTokens] = Field(description="Per contributing plugin, biggest first.")
+    warning: str | None = Field(
+        None,
+        description="When overHalf: the warning rho also gives on stderr (once), naming the "
+        "biggest packs.",
+    )
+
+
 class GetStateResult(Result):
     """`getState` result."""
 
@@ -145,6 +170,9 @@ class GetStateResult(Result):
         None, description="Phase of work of the current or last prompt (exploration, execution, …)."
     )
     sandbox: SandboxInfo = Field(description="How commands run for the model are confined.")
+    toolDefinitions: ToolDefinitionsInfo = Field(
+        description="How much of the prompt budget the tool definitions take."
+    )
 
 
 class GetMessagesResult(Result):
@@ -763,6 +791,24 @@ class UsageParams(Wire):
     context: ContextSnapshot
 
 
+class ContextCompactedParams(Wire):
+    """`context/compacted`: older turns were folded into a summary."""
+
+    trigger: Literal["auto", "truncated", "manual"] = Field(
+        description='"auto": during a prompt, the context reached [agent] '
+        'auto_compact_threshold; "truncated": a reply was cut off at the output token limit '
+        'and older turns were compacted to let it continue; "manual": the compact method.'
+    )
+    strategy: str = Field(
+        description='The strategy whose summary was written ("mechanical" after a fallback).'
+    )
+    requested: str = Field(description="The strategy that was asked for.")
+    entriesCompacted: int = Field(description="Session entries folded into the summary.")
+    tokensBefore: int = Field(description="Estimated tokens of the path before.")
+    tokensAfter: int = Field(description="Estimated tokens of the path after.")
+    summaryId: str | None = Field(None, description="The new Compaction entry.")
+
+
 class AgentErrorParams(Wire):
     """`agent/error`: the prompt failed."""
 
@@ -789,6 +835,7 @@ NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "tool/output": ToolOutputParams,
     "tool/result": ToolResultParams,
     "usage": UsageParams,
+    "context/compacted": ContextCompactedParams,
     "agent/retry": RetryParams,
     "agent/end": AgentEndParams,
     "agent/error": AgentErrorParams,

@@ -27,6 +27,7 @@ from rho_kernel.loop.observer import Observer, supported_keywords
 from rho_kernel.loop.result import (
     AgentError,
     AgentResult,
+    CompactionTrigger,
     FinishReason,
     OutcomeKind,
     RequestKind,
@@ -304,7 +305,7 @@ class AgentLoop:
             return
         stats = self._meter().stats(self.session)
         if stats.utilization_percent >= threshold:
-            await self._compact(stats.prompt_budget)
+            await self._compact(stats.prompt_budget, "auto")
 
     async def _continue_truncated(self, tried: bool) -> bool:
         """A reply was cut off at the token limit: compact, then ask the model to go on.
@@ -315,15 +316,16 @@ class AgentLoop:
         if tried or self.p.cancel.cancelled:
             return False
         stats = self._meter().stats(self.session)
-        outcome = await self._compact(stats.prompt_budget)
+        outcome = await self._compact(stats.prompt_budget, "truncated")
         if outcome is None or not outcome.compacted:
             return False
         self.continued = self.last_text
         self.session.append_message(ChatMessage.user(TRUNCATED_NUDGE))
         return True
 
-    async def _compact(self, budget: int) -> CompactionOutcome | None:
-        """Compact the oldest quarter of the budget; a failure is reported, never raised."""
+    async def _compact(self, budget: int, trigger: CompactionTrigger) -> CompactionOutcome | None:
+        """Compact the oldest quarter of the budget and tell the observers; a failure is
+        reported, never raised."""
         try:
             outcome = await self._compactor().compact(
                 self.session, budget_tokens=budget, target_tokens=max(1, budget // 4)
@@ -336,6 +338,7 @@ class AgentLoop:
                 f"compacted {outcome.entries_compacted} entries ({outcome.tokens_before} → "
                 f"{outcome.tokens_after} tokens) with the '{outcome.strategy}' strategy"
             )
+            await self.emit("on_context_compacted", outcome.event(trigger))
         return outcome
 
     def _compactor(self) -> Compactor:

@@ -7,7 +7,13 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rho_kernel.loop.result import AgentResult, ProviderFailure, RequestUsage, UsageContext
+    from rho_kernel.loop.result import (
+        AgentResult,
+        ContextCompacted,
+        ProviderFailure,
+        RequestUsage,
+        UsageContext,
+    )
     from rho_kernel.tools.base import Risk, ToolResult
 
 
@@ -67,6 +73,11 @@ class Observer:
     async def on_retry(self, attempt: int, max_attempts: int, delay: float, reason: str) -> None:
         """A model request failed with a retryable error; retry `attempt` of `max_attempts`
         starts after `delay` seconds. `reason` is the error, in words."""
+
+    async def on_context_compacted(self, compaction: ContextCompacted) -> None:
+        """Older turns were folded into a summary: during a prompt (the context reached
+        `auto_compact_threshold`, or a reply was cut off) or through the `compact` method.
+        Added in 0.3."""
 
     async def on_agent_end(self, result: AgentResult) -> None:
         """The prompt finished (any finish reason)."""

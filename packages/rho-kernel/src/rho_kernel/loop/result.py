@@ -16,6 +16,9 @@ FinishReason = Literal["stop", "max_iterations", "cancelled", "consecutive_empty
 OutcomeKind = Literal["success", "error", "denied", "blocked"]
 #: What a model request was for: a turn of the conversation, or an LLM compaction's summary.
 RequestKind = Literal["turn", "compaction"]
+#: What started a compaction: the context reached `auto_compact_threshold` ("auto"), a reply
+#: was cut off at the output token limit ("truncated"), or the `compact` method ("manual").
+CompactionTrigger = Literal["auto", "truncated", "manual"]
 
 
 @dataclass(slots=True)
@@ -130,6 +133,25 @@ class ProviderFailure:
     status: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ContextCompacted:
+    """A compaction that wrote a summary (`Observer.on_context_compacted` receives it).
+
+    `entries_compacted` session entries were folded into the summary entry `summary_id`;
+    the path's estimated tokens went from `tokens_before` to `tokens_after`. `strategy` is
+    the strategy whose summary was written, `requested` the one asked for (they differ after
+    a fallback to "mechanical").
+    """
+
+    trigger: CompactionTrigger
+    strategy: str
+    requested: str
+    entries_compacted: int
+    tokens_before: int
+    tokens_after: int
+    summary_id: str | None = None
+
+
 class AgentError(Exception):
     """A prompt failed (provider error, unreachable endpoint, session failure).
 
@@ -150,6 +172,8 @@ class AgentError(Exception):
 __all__ = [
     "AgentError",
     "AgentResult",
+    "CompactionTrigger",
+    "ContextCompacted",
     "FinishReason",
     "OutcomeKind",
     "ProviderFailure",
