@@ -45,7 +45,7 @@ def _refused(endpoint: str, provider: ResolvedProvider | None) -> str:
     if provider is not None and provider.origin == "default":
         return (
             f"Nothing is listening at {address}, rho's default endpoint: start a model server "
-            f"there (LM Studio serves this address), or {_where(provider)}."
+            f"there (it is LM Studio's default address), or {_where(provider)}."
         )
     if is_local_endpoint(endpoint):
         return (
