@@ -216,7 +216,7 @@ def test_default_endpoint_is_named_when_nothing_answers(start_rho, project: Path
     assert "localhost:1234/v1/chat/completions" in response["result"]["error"]
 
 
-def test_retry_budget_exhausted_is_an_agent_end(
+def test_retry_budget_exhausted_is_an_agent_error(
     start_rho, server: ScriptedServer, project: Path
 ) -> None:  # type: ignore[no-untyped-def]
     _write_config(project, "[agent]\nretry_budget = 1\ninitial_backoff_ms = 1\n")
@@ -225,10 +225,11 @@ def test_retry_budget_exhausted_is_an_agent_end(
         ErrorReply(503, {"error": {"message": "overloaded"}}),
     )
     rho = start_scripted(start_rho, server, "--ephemeral")
-    rho.call("prompt", {"message": "hi"})
-    end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
-    assert end["finishReason"] == "retry_budget_exhausted"
-    assert "agent/error" not in rho.methods_seen()
+    response = rho.call("prompt", {"message": "hi"})
+    error = next(m for m in rho.seen if m.get("method") == "agent/error")["params"]
+    assert error["failure"]["status"] == 503 and error["failure"]["attempts"] == 2
+    assert response["result"]["failure"] == error["failure"]
+    assert "agent/end" not in rho.methods_seen()
 
 
 def test_consecutive_empty_responses_is_an_agent_end(

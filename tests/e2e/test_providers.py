@@ -225,8 +225,9 @@ def test_stream_that_never_stops_exhausts_the_retry_budget(
     )
     rho = start_rho("--ephemeral")
     _ready(rho)
-    rho.call("prompt", {"message": "x"})
-    assert _params(rho, "agent/end")[0]["finishReason"] == "retry_budget_exhausted"
+    failure = rho.call("prompt", {"message": "x"})["result"]["failure"]
+    assert (failure["kind"], failure["attempts"]) == ("timeout", 2)
+    assert _params(rho, "agent/error")[0]["failure"] == failure
 
 
 def test_retry_after_is_respected(start_rho, project: Path, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]

@@ -310,20 +310,24 @@ async def test_retry_then_success(server: ScriptedServer, tmp_path: Path) -> Non
     assert result.reply == "finally" and len(server.requests) == 2
 
 
-async def test_retry_budget_exhausted_is_a_finish_reason(
+async def test_retry_budget_exhausted_is_a_provider_failure(
     server: ScriptedServer, tmp_path: Path
 ) -> None:
     server.add(*[ErrorReply(500, {"error": {"message": "down"}}) for _ in range(3)])
     session = in_memory_session(tmp_path)
-    result = await run_prompt(
-        "s",
-        endpoint=server.chat_url,
-        root=tmp_path,
-        config=_config(retry_budget=2),
-        session=session,
-    )
-    assert result.finish_reason == "retry_budget_exhausted"
+    with pytest.raises(AgentError) as info:
+        await run_prompt(
+            "s",
+            endpoint=server.chat_url,
+            root=tmp_path,
+            config=_config(retry_budget=2),
+            session=session,
+        )
     assert len(server.requests) == 3
+    failure = info.value.failure
+    assert failure is not None
+    assert (failure.kind, failure.status, failure.attempts) == ("http", 500, 3)
+    assert info.value.category == "client" and "tried 3 times" in info.value.message
     assert session.read_custom("rho.turn_error.v1")["category"] == "client"
 
 

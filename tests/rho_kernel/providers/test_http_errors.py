@@ -51,8 +51,9 @@ async def test_connection_refused() -> None:
     assert error.status is None
     assert endpoint in error.message
     assert "connection refused" in error.message
-    assert "is the model server running?" in error.message
-    assert "--endpoint/--model" in error.message and "[[providers]]" in error.message
+    assert error.reason == "refused"
+    assert "Is the model server running?" in error.hint
+    assert error.hint in str(error)
 
 
 async def test_invalid_url_is_not_retryable() -> None:
@@ -115,7 +116,7 @@ async def test_400_message_names_provider_status_and_error_message() -> None:
 async def test_401_hints_at_the_api_key() -> None:
     error = await fail_with(ErrorReply(401, {"error": "invalid api key"}))
     assert "invalid api key" in error.message
-    assert "API key" in error.message
+    assert "API key" in error.hint and "API key" in str(error)
 
 
 async def test_html_error_page_is_summarised() -> None:
@@ -206,9 +207,12 @@ def test_is_local_endpoint() -> None:
 async def test_remote_connect_error_hint() -> None:
     # A reserved TLD never resolves; no network is needed to see the failure.
     error = await fail("http://rho-test.invalid/v1/chat/completions")
-    assert error.kind == "connect" and error.retryable
+    assert error.kind == "connect"
     assert "rho-test.invalid" in error.message
-    assert "check the endpoint URL" in error.message
+    # A name that does not exist never starts to: no retry. (A resolver that could not be
+    # asked at all is a temporary failure, worth retrying.)
+    assert (error.reason, error.retryable) in (("dns", False), ("dns_temporary", True))
+    assert "host name" in error.hint
 
 
 # ── credentials in the endpoint URL never reach a message ──────────────────────────────────

@@ -34,7 +34,13 @@ from rho_kernel.confinement import (
 )
 from rho_kernel.framing import escape_controls, escape_tags, unescape_tags
 from rho_kernel.loop import ApprovalDecision, ApprovalGate, ApprovalRequest, Observer
-from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
+from rho_kernel.loop.result import (
+    AgentResult,
+    ContextCompacted,
+    ProviderFailure,
+    RequestUsage,
+    UsageContext,
+)
 from rho_kernel.messages import ChatMessage, ToolCall
 from rho_kernel.plugins import PluginHost, hookimpl
 from rho_kernel.process import ProcessResult, ProcessStartError
@@ -101,6 +107,7 @@ __all__ = [
     "ConfinementBackend",
     "ConfinementPolicy",
     "ConfinementRefused",
+    "ContextCompacted",
     "FileTooLargeError",
     "FileTypeError",
     "KeyBlockLines",
@@ -118,6 +125,7 @@ __all__ = [
     "ProcessStartError",
     "ProtectedPathError",
     "ProviderError",
+    "ProviderFailure",
     "ReasoningDelta",
     "Replaced",
     "RequestUsage",

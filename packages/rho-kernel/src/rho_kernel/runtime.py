@@ -29,7 +29,13 @@ from rho_kernel.diagnostics import warn
 from rho_kernel.home import state_dir, user_home
 from rho_kernel.loop.agent import AgentLoop, LoopParams
 from rho_kernel.loop.observer import Observer
-from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext, request_cost
+from rho_kernel.loop.result import (
+    AgentResult,
+    ContextCompacted,
+    RequestUsage,
+    UsageContext,
+    request_cost,
+)
 from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.messages import ChatMessage
 from rho_kernel.plugins import PluginHost
@@ -59,6 +65,7 @@ if TYPE_CHECKING:
     from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
     from rho_kernel.compaction.model import ResponseSink
     from rho_kernel.context.fitting import FitResult
+    from rho_kernel.context.tool_share import ToolShare
     from rho_kernel.loop.approval import ApprovalGate
     from rho_kernel.loop.compaction import CompactionStrategy
     from rho_kernel.providers.catalog import ModelCatalog
@@ -183,6 +190,7 @@ class Runtime:
         #: The fitting plan of the current session, kept between requests.
         self.fitter = ContextFitter()
         self._context_notes: set[tuple[str, str]] = set()  # context files already noted
+        self._tool_share_warned: set[tuple[int, int]] = set()  # (prompt budget, tokens) said
         #: The OS sandbox of the commands tools start for the model.
         self.confinement = _confinement(config, root, plugins, options.home)
         #: Compaction strategies by name (collected by `build`, or on first use).
@@ -455,6 +463,23 @@ class Runtime:
             self._meter = (key, meter)
         return self._meter[1]
 
+    def tool_share(self) -> ToolShare:
+        """How much of the prompt budget the tool definitions take, per contributing pack."""
+        from rho_kernel.context.tool_share import tool_share
+
+        budget = self.budget().prompt_budget
+        return tool_share(self.tools, budget, self.estimator.ratio(self.model))
+
+    def _warn_tool_share(self) -> None:
+        """Say once on stderr when the tool definitions take more than half the prompt
+        budget (again only when the budget or the definitions change)."""
+        share = self.tool_share()
+        warning = share.warning()
+        key = (share.prompt_budget, share.tokens)
+        if warning is not None and key not in self._tool_share_warned:
+            self._tool_share_warned.add(key)
+            warn(warning)
+
     def fitted_view(self) -> FitResult | None:
         """The current path as the model receives it: fitted into the prompt budget by the
         conversation's own fitter, as the next request would be (before its new message).
@@ -502,7 +527,18 @@ class Runtime:
             meter = self.meter()
             budget = max(0, meter.context_window - meter.completion_reserve)
             compactor = self.compactor(on_response=self._report_compaction)
-            return await compactor.compact(self.session, budget_tokens=budget, strategy=strategy)
+            outcome = await compactor.compact(self.session, budget_tokens=budget, strategy=strategy)
+            if outcome.compacted:
+                await self._announce(outcome.event("manual"))
+            return outcome
+
+    async def _announce(self, compaction: ContextCompacted) -> None:
+        """Tell the observers of a compaction made outside a prompt."""
+        for observer in self._observers():
+            try:
+                await observer.on_context_compacted(compaction)
+            except Exception as exc:  # an observer must never stop the compaction
+                warn(f"observer {type(observer).__name__}.on_context_compacted failed: {exc}")
 
     async def _report_compaction(self, response: ModelResponse) -> None:
         """Count a compaction request made outside a prompt, as the loop counts its own."""
@@ -538,6 +574,7 @@ class Runtime:
         """Run one prompt to its end (raises `AgentError` when it fails)."""
         async with self._turn_lock:
             self.cancel = cancel or CancelToken()
+            self._warn_tool_share()
             observers = self._observers(observers)
             if gate is None:
                 gate = self.plugins.first("rho_approval_gate", config=self.config, runtime=self)
@@ -559,6 +596,7 @@ class Runtime:
                 gate=gate,
                 steering=self.steering,
                 provider_name=self.provider.name,
+                provider=self.provider,
                 catalog=self.catalog,
                 meter=self.meter(),
                 redactor=Redactor.from_config(self.config.redaction),

@@ -40,12 +40,14 @@ from rho_rpc.wire import (
     PromptParams,
     PromptResult,
     ProviderEntry,
+    ProviderFailureInfo,
     ResumeSessionParams,
     ResumeSessionResult,
     SandboxInfo,
     SessionEntry,
     SetModelParams,
     SetModelResult,
+    ToolDefinitionsInfo,
     ToolInfo,
 )
 
@@ -76,7 +78,11 @@ class CoreMethods:
             # The client's gate and notifications come through rho-rpc's own hooks.
             result = await self.runtime.prompt(params.message)
         except AgentError as exc:
-            return PromptResult(error=exc.message)
+            failure = exc.failure
+            if failure is None:
+                return PromptResult(error=exc.message)
+            info = ProviderFailureInfo.model_validate(render.provider_failure(failure))
+            return PromptResult(error=exc.message, failure=info)
         except StartupError as exc:
             peer.notify("agent/error", {"error": str(exc)})
             return PromptResult(error=str(exc))
@@ -195,6 +201,9 @@ class CoreMethods:
             busy=runtime.busy,
             phase=runtime.phase,
             sandbox=await self._sandbox(),
+            toolDefinitions=ToolDefinitionsInfo.model_validate(
+                render.tool_definitions(runtime.tool_share())
+            ),
         )
 
     async def _sandbox(self) -> SandboxInfo:

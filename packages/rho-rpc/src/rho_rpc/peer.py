@@ -8,7 +8,13 @@ from typing import Any
 
 from rho_kernel.loop.approval import ApprovalDecision, ApprovalRequest
 from rho_kernel.loop.observer import Observer
-from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
+from rho_kernel.loop.result import (
+    AgentResult,
+    ContextCompacted,
+    ProviderFailure,
+    RequestUsage,
+    UsageContext,
+)
 from rho_kernel.tools.base import Risk, ToolResult
 from rho_rpc import render
 
@@ -133,11 +139,17 @@ class RpcPeer(Observer):
             },
         )
 
+    async def on_context_compacted(self, compaction: ContextCompacted) -> None:
+        self.notify("context/compacted", render.context_compacted(compaction))
+
     async def on_agent_end(self, result: AgentResult) -> None:
         self.notify("agent/end", render.agent_result(result))
 
-    async def on_agent_error(self, error: str) -> None:
-        self.notify("agent/error", {"error": error})
+    async def on_agent_error(self, error: str, failure: ProviderFailure | None = None) -> None:
+        params: dict[str, Any] = {"error": error}
+        if failure is not None:
+            params["failure"] = render.provider_failure(failure)
+        self.notify("agent/error", params)
 
     async def on_approval_requested(
         self, name: str, arguments: str, risk: Risk, call_id: str | None = None

@@ -14,8 +14,11 @@ from rho_kernel.session.stats import PHASES, RESOLUTIONS, ROLES
 if TYPE_CHECKING:
     from rho_kernel.confinement.state import SandboxStatus
     from rho_kernel.context.fitting import FitResult
+    from rho_kernel.context.tool_share import ToolShare
     from rho_kernel.loop.result import (
         AgentResult,
+        ContextCompacted,
+        ProviderFailure,
         RequestUsage,
         RunUsage,
         ToolCallRecord,
@@ -64,6 +67,50 @@ def agent_result(result: AgentResult) -> dict[str, Any]:
         "durationMs": result.duration_ms,
         "finishReason": result.finish_reason,
     }
+
+
+def provider_failure(failure: ProviderFailure) -> dict[str, Any]:
+    """`agent/error`'s and the `prompt` result's `failure` (`reason`, `status` when known)."""
+    wire: dict[str, Any] = {"kind": failure.kind}
+    if failure.reason:
+        wire["reason"] = failure.reason
+    wire |= {"provider": failure.provider, "endpoint": failure.endpoint}
+    if failure.status is not None:
+        wire["status"] = failure.status
+    wire |= {"attempts": failure.attempts, "retryable": failure.retryable, "hint": failure.hint}
+    return wire
+
+
+def context_compacted(compaction: ContextCompacted) -> dict[str, Any]:
+    """The `context/compacted` notification's params."""
+    wire: dict[str, Any] = {
+        "trigger": compaction.trigger,
+        "strategy": compaction.strategy,
+        "requested": compaction.requested,
+        "entriesCompacted": compaction.entries_compacted,
+        "tokensBefore": compaction.tokens_before,
+        "tokensAfter": compaction.tokens_after,
+    }
+    if compaction.summary_id is not None:
+        wire["summaryId"] = compaction.summary_id
+    return wire
+
+
+def tool_definitions(share: ToolShare) -> dict[str, Any]:
+    """`getState`'s `toolDefinitions`: their share of the prompt budget, per pack."""
+    wire: dict[str, Any] = {
+        "tokens": share.tokens,
+        "promptBudget": share.prompt_budget,
+        "overHalf": share.over_half,
+        "packs": [
+            {"plugin": pack.plugin, "tokens": pack.tokens, "tools": pack.tools}
+            for pack in share.packs
+        ],
+    }
+    warning = share.warning()
+    if warning is not None:
+        wire["warning"] = warning
+    return wire
 
 
 def request_usage(usage: RequestUsage) -> dict[str, Any]:

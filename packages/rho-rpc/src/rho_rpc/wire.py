@@ -50,11 +50,42 @@ class PromptParams(Params):
     )
 
 
+class ProviderFailureInfo(Wire):
+    """Why the model could not be reached or refused the request (the one shape of every
+    provider failure: a refused connection, an unknown host, a TLS error, a timeout, an error
+    status, a malformed stream, a retry budget used up)."""
+
+    kind: str = Field(
+        description='"connect" (no connection), "http" (an error status), "timeout" (no '
+        'answer in time), "stream" (an error in or a break of the stream) or "decode" (a '
+        "body or stream rho cannot read); a provider plugin may use another word."
+    )
+    reason: str | None = Field(
+        None,
+        description='For "connect": "refused", "dns" (the host name does not exist), '
+        '"dns_temporary", "tls", "timeout", "unreachable", "closed" (dropped before a '
+        'response) or "invalid_url".',
+    )
+    provider: str = Field(description="The provider's name.")
+    endpoint: str = Field(description="The endpoint URL, credentials masked.")
+    status: int | None = Field(None, description="The HTTP status, when one came.")
+    attempts: int = Field(description="Requests sent: 1 plus the retries.")
+    retryable: bool = Field(description="Whether sending the prompt again later may work.")
+    hint: str = Field(
+        description="What to do, fitting how the provider was chosen (--endpoint, a "
+        "[[providers]] entry or rho's default endpoint)."
+    )
+
+
 class PromptResult(Result):
     """`prompt` result: `reply` when the turn ended, `error` when it failed (see agent/error)."""
 
     reply: str | None = None
     error: str | None = None
+    failure: ProviderFailureInfo | None = Field(
+        None,
+        description="With `error`, when the model could not be reached or refused the request.",
+    )
 
 
 class ApprovalResponseParams(Params):
@@ -100,6 +131,31 @@ class SandboxInfo(Wire):
     fix: str | None = Field(None, description="What would confine them.")
 
 
+class PackToolTokens(Wire):
+    """The tool definitions one plugin contributes."""
+
+    plugin: str = Field(description="The plugin (its registered name).")
+    tokens: int = Field(description="Estimated tokens of its tool definitions.")
+    tools: int = Field(description="How many tools it contributes.")
+
+
+class ToolDefinitionsInfo(Wire):
+    """How much of the prompt budget the tool definitions take (sent with every request)."""
+
+    tokens: int = Field(
+        description="Estimated tokens of every tool definition (at the model's calibrated "
+        "bytes per token, as fitting counts them)."
+    )
+    promptBudget: int = Field(description="Context window minus completion reserve.")
+    overHalf: bool = Field(description="Whether they alone take more than half of it.")
+    packs: list[PackToolTokens] = Field(description="Per contributing plugin, biggest first.")
+    warning: str | None = Field(
+        None,
+        description="When overHalf: the warning rho also gives on stderr (once), naming the "
+        "biggest packs.",
+    )
+
+
 class GetStateResult(Result):
     """`getState` result."""
 
@@ -114,6 +170,9 @@ class GetStateResult(Result):
         None, description="Phase of work of the current or last prompt (exploration, execution, …)."
     )
     sandbox: SandboxInfo = Field(description="How commands run for the model are confined.")
+    toolDefinitions: ToolDefinitionsInfo = Field(
+        description="How much of the prompt budget the tool definitions take."
+    )
 
 
 class GetMessagesResult(Result):
@@ -681,7 +740,6 @@ class AgentEndParams(Wire):
         "stop",
         "max_iterations",
         "cancelled",
-        "retry_budget_exhausted",
         "consecutive_empty_responses",
     ]
 
@@ -733,10 +791,31 @@ class UsageParams(Wire):
     context: ContextSnapshot
 
 
+class ContextCompactedParams(Wire):
+    """`context/compacted`: older turns were folded into a summary."""
+
+    trigger: Literal["auto", "truncated", "manual"] = Field(
+        description='"auto": during a prompt, the context reached [agent] '
+        'auto_compact_threshold; "truncated": a reply was cut off at the output token limit '
+        'and older turns were compacted to let it continue; "manual": the compact method.'
+    )
+    strategy: str = Field(
+        description='The strategy whose summary was written ("mechanical" after a fallback).'
+    )
+    requested: str = Field(description="The strategy that was asked for.")
+    entriesCompacted: int = Field(description="Session entries folded into the summary.")
+    tokensBefore: int = Field(description="Estimated tokens of the path before.")
+    tokensAfter: int = Field(description="Estimated tokens of the path after.")
+    summaryId: str | None = Field(None, description="The new Compaction entry.")
+
+
 class AgentErrorParams(Wire):
     """`agent/error`: the prompt failed."""
 
-    error: str
+    error: str = Field(description="What happened and what to do, in words.")
+    failure: ProviderFailureInfo | None = Field(
+        None, description="When the model could not be reached or refused the request."
+    )
 
 
 class NoNotificationParams(Wire):
@@ -756,6 +835,7 @@ NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "tool/output": ToolOutputParams,
     "tool/result": ToolResultParams,
     "usage": UsageParams,
+    "context/compacted": ContextCompactedParams,
     "agent/retry": RetryParams,
     "agent/end": AgentEndParams,
     "agent/error": AgentErrorParams,

@@ -21,6 +21,7 @@ from rho_kernel.config.model import RhoConfig
 from rho_kernel.encoding import scrub_json
 from rho_kernel.framing import escape_tags
 from rho_kernel.loop.compaction import CompactionRequest, CompactionStrategy, ModelCall
+from rho_kernel.loop.result import CompactionTrigger, ContextCompacted
 from rho_kernel.messages import ChatMessage
 from rho_kernel.session.entries import (
     BranchSummaryPayload,
@@ -66,6 +67,18 @@ class CompactionOutcome:
     tokens_after: int = 0
     summary_id: str | None = None
     from_leaf: str | None = None
+
+    def event(self, trigger: CompactionTrigger) -> ContextCompacted:
+        """What observers are told of this compaction (`on_context_compacted`)."""
+        return ContextCompacted(
+            trigger=trigger,
+            strategy=self.strategy,
+            requested=self.requested,
+            entries_compacted=self.entries_compacted,
+            tokens_before=self.tokens_before,
+            tokens_after=self.tokens_after,
+            summary_id=self.summary_id,
+        )
 
 
 def tool_phases(tools: Iterable[Tool]) -> dict[str, str | None]:

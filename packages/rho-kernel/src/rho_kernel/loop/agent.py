@@ -27,6 +27,7 @@ from rho_kernel.loop.observer import Observer, supported_keywords
 from rho_kernel.loop.result import (
     AgentError,
     AgentResult,
+    CompactionTrigger,
     FinishReason,
     OutcomeKind,
     RequestKind,
@@ -36,6 +37,7 @@ from rho_kernel.loop.result import (
     UsageContext,
     request_cost,
 )
+from rho_kernel.loop.retrying import provider_failure, retry_delay, retry_limit
 from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.messages import ChatMessage, ToolCall
 from rho_kernel.messages import FinishReason as MessageFinish
@@ -65,6 +67,7 @@ if TYPE_CHECKING:
     from rho_kernel.confinement.state import Confinement
     from rho_kernel.plugins import PluginHost
     from rho_kernel.providers.catalog import ModelCatalog
+    from rho_kernel.providers.resolve import ResolvedProvider
     from rho_kernel.providers.service import LlmService
     from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.session.stats import ContextMeter
@@ -109,6 +112,8 @@ class LoopParams:
     gate: ApprovalGate | None = None
     steering: SteeringQueue = field(default_factory=SteeringQueue)
     provider_name: str = ""
+    #: The provider the requests go to, for failure advice that fits how it was chosen.
+    provider: ResolvedProvider | None = None
     catalog: ModelCatalog | None = None
     meter: ContextMeter | None = None
     #: Applied to every tool result and live output (default: built from `config.redaction`).
@@ -123,13 +128,6 @@ class LoopParams:
     estimator: TokenEstimator | None = None
     #: Keeps the fitting plan between requests (default: a fresh one for this prompt).
     fitter: ContextFitter | None = None
-
-
-class _RetryBudgetExhausted(Exception):
-    def __init__(self, error: ProviderError, attempts: int) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.attempts = attempts
 
 
 class _Redirected(Exception):
@@ -245,16 +243,6 @@ class AgentLoop:
             response = await self._call_model()
         except Cancelled:
             return self._finish("cancelled")
-        except _RetryBudgetExhausted as exc:
-            if exc.error.kind == "connect":
-                raise AgentError(exc.error.message, "client") from None
-            self.last_text = (
-                f"The model request failed after {exc.attempts} attempts: {exc.error.message}"
-            )
-            self._record_turn_error(AgentError(str(exc.error), "client"))
-            return self._finish("retry_budget_exhausted")
-        except ProviderError as exc:
-            raise AgentError(exc.message, "client") from None
         self.iterations += 1
         return response
 
@@ -317,7 +305,7 @@ class AgentLoop:
             return
         stats = self._meter().stats(self.session)
         if stats.utilization_percent >= threshold:
-            await self._compact(stats.prompt_budget)
+            await self._compact(stats.prompt_budget, "auto")
 
     async def _continue_truncated(self, tried: bool) -> bool:
         """A reply was cut off at the token limit: compact, then ask the model to go on.
@@ -328,15 +316,16 @@ class AgentLoop:
         if tried or self.p.cancel.cancelled:
             return False
         stats = self._meter().stats(self.session)
-        outcome = await self._compact(stats.prompt_budget)
+        outcome = await self._compact(stats.prompt_budget, "truncated")
         if outcome is None or not outcome.compacted:
             return False
         self.continued = self.last_text
         self.session.append_message(ChatMessage.user(TRUNCATED_NUDGE))
         return True
 
-    async def _compact(self, budget: int) -> CompactionOutcome | None:
-        """Compact the oldest quarter of the budget; a failure is reported, never raised."""
+    async def _compact(self, budget: int, trigger: CompactionTrigger) -> CompactionOutcome | None:
+        """Compact the oldest quarter of the budget and tell the observers; a failure is
+        reported, never raised."""
         try:
             outcome = await self._compactor().compact(
                 self.session, budget_tokens=budget, target_tokens=max(1, budget // 4)
@@ -349,6 +338,7 @@ class AgentLoop:
                 f"compacted {outcome.entries_compacted} entries ({outcome.tokens_before} → "
                 f"{outcome.tokens_after} tokens) with the '{outcome.strategy}' strategy"
             )
+            await self.emit("on_context_compacted", outcome.event(trigger))
         return outcome
 
     def _compactor(self) -> Compactor:
@@ -389,7 +379,7 @@ class AgentLoop:
     async def _fail(self, error: AgentError) -> None:
         self._record_turn_error(error)
         await self.state("idle")
-        await self.emit("on_agent_error", error.message)
+        await self.emit("on_agent_error", error.message, failure=error.failure)
 
     def _finish(self, reason: FinishReason) -> AgentResult:
         self.p.steering.close()  # in the same step as the decision to end: nothing slips in
@@ -454,18 +444,21 @@ class AgentLoop:
         return self._schemas[1]
 
     async def _call_model(self) -> ModelResponse:
+        """The model's response to the next request, retried as `loop.retrying` allows; a
+        failure after the last retry raises `AgentError` with its `ProviderFailure`."""
         attempt = 0
         request = self._request()
         while True:
             try:
                 response = await self.p.cancel.run(self._stream(request))
             except ProviderError as exc:
-                if not exc.retryable:
-                    raise
-                if attempt >= self.agent.retry_budget:
-                    raise _RetryBudgetExhausted(exc, attempt + 1) from None
+                limit = retry_limit(exc, self.agent.retry_budget)
+                if attempt >= limit:
+                    raise provider_failure(
+                        exc, attempt + 1, self.p.provider, self.p.model
+                    ) from None
                 attempt += 1
-                await self._back_off(attempt, exc)
+                await self._back_off(attempt, limit, exc)
                 continue
             if response.usage is not None:
                 self.estimator.calibrate(
@@ -492,15 +485,11 @@ class AgentLoop:
         context = UsageContext(stats=stats, fitted=fitted)
         await self.emit("on_usage", self.iterations + 1, usage, context)
 
-    async def _back_off(self, attempt: int, error: ProviderError) -> None:
-        """Wait before retry `attempt` (1-based): initial × 2^(attempt−1), or `Retry-After`."""
-        backoff = self.agent.initial_backoff_ms / 1000 * 2 ** min(attempt - 1, 6)
-        delay = max(backoff, error.retry_after or 0.0)
-        diagnostics.info(
-            f"{error.message} — retrying in {delay:.1f}s "
-            f"(attempt {attempt} of {self.agent.retry_budget})"
-        )
-        await self.emit("on_retry", attempt, self.agent.retry_budget, delay, error.message)
+    async def _back_off(self, attempt: int, limit: int, error: ProviderError) -> None:
+        """Wait before retry `attempt` (1-based) of `limit` (see `loop.retrying`)."""
+        delay = retry_delay(error, attempt, self.agent.initial_backoff_ms)
+        diagnostics.info(f"{error.message} — retrying in {delay:.1f}s (retry {attempt} of {limit})")
+        await self.emit("on_retry", attempt, limit, delay, error.text)
         await self.p.cancel.run(asyncio.sleep(delay))
 
     async def _stream(self, request: ModelRequest) -> ModelResponse:

@@ -7,7 +7,13 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
+    from rho_kernel.loop.result import (
+        AgentResult,
+        ContextCompacted,
+        ProviderFailure,
+        RequestUsage,
+        UsageContext,
+    )
     from rho_kernel.tools.base import Risk, ToolResult
 
 
@@ -68,11 +74,18 @@ class Observer:
         """A model request failed with a retryable error; retry `attempt` of `max_attempts`
         starts after `delay` seconds. `reason` is the error, in words."""
 
+    async def on_context_compacted(self, compaction: ContextCompacted) -> None:
+        """Older turns were folded into a summary: during a prompt (the context reached
+        `auto_compact_threshold`, or a reply was cut off) or through the `compact` method.
+        Added in 0.3."""
+
     async def on_agent_end(self, result: AgentResult) -> None:
         """The prompt finished (any finish reason)."""
 
-    async def on_agent_error(self, error: str) -> None:
-        """The prompt failed."""
+    async def on_agent_error(self, error: str, failure: ProviderFailure | None = None) -> None:
+        """The prompt failed; `error` says why and what to do. `failure` (added in 0.3)
+        describes a provider failure — the model could not be reached or refused the request
+        — and is None for other failures."""
 
 
 @cache

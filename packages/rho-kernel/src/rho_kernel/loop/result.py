@@ -12,12 +12,13 @@ if TYPE_CHECKING:
     from rho_kernel.providers.catalog import ModelCatalog
     from rho_kernel.session.stats import ContextStats
 
-FinishReason = Literal[
-    "stop", "max_iterations", "cancelled", "retry_budget_exhausted", "consecutive_empty_responses"
-]
+FinishReason = Literal["stop", "max_iterations", "cancelled", "consecutive_empty_responses"]
 OutcomeKind = Literal["success", "error", "denied", "blocked"]
 #: What a model request was for: a turn of the conversation, or an LLM compaction's summary.
 RequestKind = Literal["turn", "compaction"]
+#: What started a compaction: the context reached `auto_compact_threshold` ("auto"), a reply
+#: was cut off at the output token limit ("truncated"), or the `compact` method ("manual").
+CompactionTrigger = Literal["auto", "truncated", "manual"]
 
 
 @dataclass(slots=True)
@@ -111,24 +112,71 @@ class UsageContext:
     fitted: FitResult | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ProviderFailure:
+    """Why the model could not be reached, or refused the request: the one shape of every
+    provider failure that ends a prompt (`AgentError.failure`).
+
+    `kind` and `reason` are `ProviderError`'s ("connect"/"refused", "http", "timeout",
+    "stream", "decode"); `status` the HTTP status, when one came; `attempts` the requests
+    sent (1 + the retries); `retryable` whether sending the prompt again later may work;
+    `hint` what to do, fitting how the provider was chosen. `endpoint` is shown masked.
+    """
+
+    kind: str
+    provider: str
+    endpoint: str
+    attempts: int
+    retryable: bool
+    hint: str
+    reason: str = ""
+    status: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ContextCompacted:
+    """A compaction that wrote a summary (`Observer.on_context_compacted` receives it).
+
+    `entries_compacted` session entries were folded into the summary entry `summary_id`;
+    the path's estimated tokens went from `tokens_before` to `tokens_after`. `strategy` is
+    the strategy whose summary was written, `requested` the one asked for (they differ after
+    a fallback to "mechanical").
+    """
+
+    trigger: CompactionTrigger
+    strategy: str
+    requested: str
+    entries_compacted: int
+    tokens_before: int
+    tokens_after: int
+    summary_id: str | None = None
+
+
 class AgentError(Exception):
     """A prompt failed (provider error, unreachable endpoint, session failure).
 
     `category` is one of client, agent, session, sandbox, tool — as recorded in the session's
-    `rho.turn_error.v1` entry.
+    `rho.turn_error.v1` entry. `failure` describes a provider failure (category "client"):
+    the model could not be reached or refused the request, after every retry allowed.
     """
 
-    def __init__(self, message: str, category: str = "agent") -> None:
+    def __init__(
+        self, message: str, category: str = "agent", *, failure: ProviderFailure | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.category = category
+        self.failure = failure
 
 
 __all__ = [
     "AgentError",
     "AgentResult",
+    "CompactionTrigger",
+    "ContextCompacted",
     "FinishReason",
     "OutcomeKind",
+    "ProviderFailure",
     "RequestKind",
     "RequestUsage",
     "RunUsage",

@@ -115,10 +115,17 @@ class ProviderError(Exception):
     """A failed model request.
 
     `kind` is one of "connect" (nothing answered), "http" (an error status), "timeout",
-    "stream" (an error inside the stream) or "decode" (a malformed body). `retryable` tells the
-    loop whether backing off and retrying may help; `retry_after` is the server's hint in seconds.
+    "stream" (an error inside the stream) or "decode" (a malformed body). `reason` narrows a
+    "connect" failure: "refused", "dns" (the host name is unknown), "dns_temporary", "tls",
+    "timeout", "unreachable", "closed" (dropped before a response) or "invalid_url" ("" when
+    unknown). `retryable` tells the loop whether backing off and retrying may help;
+    `retry_after` is the server's hint in seconds.
 
-    The message and `endpoint` are shown to people, so URL credentials in them are masked
+    `message` says what happened; `hint` (may be "") what to do about it, in general terms
+    (the agent loop replaces it with advice that fits how the provider was chosen).
+    `str(error)` is both, as one text.
+
+    The texts and `endpoint` are shown to people, so URL credentials in them are masked
     (`mask_url`) and lone surrogates replaced, whatever the code that raised the error passed.
     """
 
@@ -132,8 +139,11 @@ class ProviderError(Exception):
         status: int | None = None,
         retryable: bool = False,
         retry_after: float | None = None,
+        reason: str = "",
+        hint: str = "",
     ) -> None:
         message = scrub_surrogates(mask_urls_in(message))
+        hint = scrub_surrogates(mask_urls_in(hint))
         super().__init__(message)
         self.message = message
         self.kind = kind
@@ -142,9 +152,24 @@ class ProviderError(Exception):
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
+        self.reason = reason
+        self.hint = hint
+
+    @property
+    def text(self) -> str:
+        """The message followed by the hint, as one text."""
+        return join_hint(self.message, self.hint)
 
     def __str__(self) -> str:
-        return self.message
+        return self.text
+
+
+def join_hint(message: str, hint: str) -> str:
+    """`message` and `hint` as one text: "what happened. What to do." (`message` alone when
+    there is no hint)."""
+    if not hint:
+        return message
+    return f"{message.rstrip().rstrip('.')}. {hint}"
 
 
 __all__ = [
@@ -155,6 +180,7 @@ __all__ = [
     "StreamEvent",
     "TextDelta",
     "Usage",
+    "join_hint",
     "token_count",
     "usage_from_payload",
 ]

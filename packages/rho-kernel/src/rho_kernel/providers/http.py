@@ -1,8 +1,9 @@
 """Shared httpx plumbing for the protocol services: the client and error mapping.
 
 Only the provider protocol modules import this module (and with it httpx), on the first request.
-Every failure is turned into a `ProviderError` whose message names the provider or endpoint and
-says what to do, and whose `retryable` flag tells the agent loop whether to back off and retry.
+Every failure is turned into a `ProviderError` whose message names the provider or endpoint,
+whose hint says what to do, and whose `retryable` flag tells the agent loop whether to back off
+and retry.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ ERROR_BODY_LIMIT = 64 * 1024
 """At most this many bytes of an error body are read."""
 
 SNIPPET_CHARS = 300
+
+WRONG_API_HINT = (
+    "Check that the endpoint URL is the provider's streaming API "
+    '(ending in /chat/completions, or /responses for api = "responses").'
+)
 
 _TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.IGNORECASE | re.DOTALL)
 _SPACE = re.compile(r"\s+")
@@ -141,15 +147,18 @@ def body_snippet(body: bytes, content_type: str = "") -> str:
     return _shorten(text)
 
 
-def _status_hint(status: int) -> str:
+def status_hint(status: int | None) -> str:
+    """What to do about an error status, in general terms ("" when there is nothing to say)."""
+    if status is None:
+        return ""
     if status in (401, 403):
-        return " Check the API key (api_key_env) for this provider."
+        return "Check the API key (api_key_env) for this provider."
     if status == 404:
-        return " Check the endpoint URL and the model name."
+        return "Check the endpoint URL and the model name."
     if status == 429:
-        return " The provider is rate limiting requests."
+        return "The provider is rate limiting requests."
     if 300 <= status < 400:
-        return " Point the endpoint at the final URL."
+        return "Point the endpoint at the final URL."
     return ""
 
 
@@ -170,7 +179,7 @@ def http_status_error(
     if 300 <= status < 400 and headers.get("location"):
         detail = f"redirect to {mask_url(headers['location'])}"
     detail = detail.rstrip(".")
-    message = f"{label}: {status_text} from {endpoint}: {detail}.{_status_hint(status)}"
+    message = f"{label}: {status_text} from {endpoint}: {detail}."
     retryable = status in RETRYABLE_STATUSES
     return ProviderError(
         message,
@@ -180,6 +189,7 @@ def http_status_error(
         status=status,
         retryable=retryable,
         retry_after=retry_after_from_headers(headers) if retryable else None,
+        hint=status_hint(status),
     )
 
 
@@ -236,13 +246,13 @@ async def check_response(
     what = "an empty body" if not body.strip() else f"body starting {body_snippet(body)!r}"
     raise ProviderError(
         f"{label}: expected a {expected} stream from {endpoint} but got HTTP {status} with "
-        f"{shown} and {what}. Check that the endpoint URL is the provider's streaming API "
-        '(ending in /chat/completions, or /responses for api = "responses").',
+        f"{shown} and {what}",
         kind="decode",
         provider=provider,
         endpoint=endpoint,
         status=status,
         retryable=False,
+        hint=WRONG_API_HINT,
     )
 
 
@@ -255,50 +265,89 @@ def _exception_chain(exc: BaseException) -> list[BaseException]:
     return chain
 
 
-def _connect_reason(exc: BaseException) -> str:
-    chain = _exception_chain(exc)
+#: Resolver errors that say the name does not exist (retrying will not make it exist).
+_NO_SUCH_NAME = frozenset(
+    code
+    for code in (
+        getattr(socket, "EAI_NONAME", None),
+        getattr(socket, "EAI_NODATA", None),
+        getattr(socket, "EAI_ADDRFAMILY", None),
+    )
+    if code is not None
+)
+_NO_SUCH_NAME_TEXT = (
+    "name or service not known",
+    "nodename nor servname",
+    "no address associated",
+)
+
+
+def _dns_reason(chain: list[BaseException], lowered: str) -> str | None:
+    """ "dns" (the name does not exist), "dns_temporary" (the resolver failed), or None."""
     for cause in chain:
-        if isinstance(cause, ConnectionRefusedError):
-            return "connection refused"
         if isinstance(cause, socket.gaierror):
-            return "host name not found"
+            return "dns" if cause.errno in _NO_SUCH_NAME else "dns_temporary"
+    if any(text in lowered for text in _NO_SUCH_NAME_TEXT):
+        return "dns"
+    if "getaddrinfo" in lowered or "name resolution" in lowered:
+        return "dns_temporary"
+    return None
+
+
+def connect_reason(exc: BaseException) -> tuple[str, str]:
+    """Why a connection could not open: (reason code, words). The codes are those of
+    `ProviderError.reason`; "" when the cause is not recognised."""
+    chain = _exception_chain(exc)
     text = str(exc).strip()
     lowered = " ".join(str(cause) for cause in chain).lower()
-    if "refused" in lowered:
-        return "connection refused"
-    if (
-        "name or service not known" in lowered
-        or "nodename nor servname" in lowered
-        or "getaddrinfo" in lowered
-        or "name resolution" in lowered
-        or "no address associated" in lowered
-    ):
-        return "host name not found"
+    if any(isinstance(cause, ConnectionRefusedError) for cause in chain) or "refused" in lowered:
+        return "refused", "connection refused"
+    dns = _dns_reason(chain, lowered)
+    if dns == "dns":
+        return dns, "host name not found"
+    if dns is not None:
+        return dns, "the host name could not be looked up"
     if isinstance(exc, httpx.ConnectTimeout) or "timed out" in lowered:
-        return "timed out"
+        return "timeout", "timed out"
     if "certificate" in lowered or "ssl" in lowered:
-        return f"TLS error: {_shorten(text, 160)}"
+        return "tls", f"TLS error: {_shorten(text, 160)}"
     if "unreachable" in lowered:
-        return "network unreachable"
-    return _shorten(text, 160) or type(exc).__name__
+        return "unreachable", "network unreachable"
+    return "", _shorten(text, 160) or type(exc).__name__
+
+
+#: Connect failures that no retry can mend: the name does not exist, the TLS setup is wrong.
+_PERMANENT_REASONS = frozenset({"dns", "tls"})
+
+
+def connect_hint(reason: str, endpoint: str) -> str:
+    """What to check after a connect failure, in general terms."""
+    if reason == "refused" and is_local_endpoint(endpoint):
+        return "Is the model server running? Start it, or check the port."
+    if reason == "dns":
+        return "Check the host name in the endpoint URL."
+    if reason == "tls":
+        return "Check the endpoint's scheme (http:// or https://) and its certificate."
+    return "Check the endpoint URL and your network connection."
 
 
 def connect_error(exc: BaseException, *, endpoint: str, provider: str) -> ProviderError:
-    """The `ProviderError` (kind "connect", retryable) for a connection that could not open."""
+    """The `ProviderError` (kind "connect") for a connection that could not open.
+
+    Retryable, except when the host name does not exist or TLS failed."""
     endpoint = mask_url(endpoint)
-    reason = mask_urls_in(_connect_reason(exc))
-    if is_local_endpoint(endpoint):
-        hint = "is the model server running? Start it"
-    else:
-        hint = "check the endpoint URL and your network connection"
-    message = (
-        f"could not connect to {endpoint} ({reason}): {hint}, "
-        "or pass --endpoint/--model, or configure [[providers]]"
-    )
+    reason, words = connect_reason(exc)
+    message = f"could not connect to {endpoint} ({mask_urls_in(words)})"
     if provider:
         message = f"{provider}: {message}"
     return ProviderError(
-        message, kind="connect", provider=provider, endpoint=endpoint, retryable=True
+        message,
+        kind="connect",
+        provider=provider,
+        endpoint=endpoint,
+        retryable=reason not in _PERMANENT_REASONS,
+        reason=reason,
+        hint=connect_hint(reason, endpoint),
     )
 
 
@@ -316,12 +365,13 @@ def transport_error(
     text = mask_urls_in(str(exc))
     if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
         return ProviderError(
-            f"{label}: invalid endpoint URL {endpoint!r} ({text}): use a full URL such as "
-            "http://localhost:1234/v1/chat/completions",
+            f"{label}: invalid endpoint URL {endpoint!r} ({text})",
             kind="connect",
             provider=provider,
             endpoint=endpoint,
             retryable=False,
+            reason="invalid_url",
+            hint="Use a full URL such as http://localhost:1234/v1/chat/completions.",
         )
     if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.ProxyError):
         return connect_error(exc, endpoint=endpoint, provider=provider)
@@ -344,12 +394,13 @@ def transport_error(
     detail = _shorten(text, 200) or type(exc).__name__
     if not responded:
         return ProviderError(
-            f"{label}: the connection to {endpoint} failed before a response arrived "
-            f"({detail}); the server may have crashed or closed the connection",
+            f"{label}: the connection to {endpoint} failed before a response arrived ({detail})",
             kind="connect",
             provider=provider,
             endpoint=endpoint,
             retryable=True,
+            reason="closed",
+            hint="The server may have crashed or closed the connection.",
         )
     return ProviderError(
         f"{label}: the stream from {endpoint} broke off ({detail})",
@@ -414,12 +465,15 @@ __all__ = [
     "build_client",
     "check_response",
     "connect_error",
+    "connect_hint",
+    "connect_reason",
     "error_message_from_payload",
     "http_status_error",
     "media_type",
     "parse_retry_after",
     "read_error_body",
     "retry_after_from_headers",
+    "status_hint",
     "stream_error",
     "transport_error",
 ]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 from urllib.parse import urlsplit
 
 from rho_kernel.config.model import ProviderConfig, RhoConfig
@@ -56,9 +57,17 @@ PRESETS: dict[str, Preset] = {
 }
 
 
+ProviderOrigin = Literal["flag", "config", "default"]
+"""How a provider was chosen: `--endpoint`, a config entry, or rho's default endpoint."""
+
+
 @dataclass(frozen=True, slots=True)
 class ResolvedProvider:
-    """A provider ready to use: where to send requests, which protocol, and which key."""
+    """A provider ready to use: where to send requests, which protocol, and which key.
+
+    `origin` says how it was chosen ("flag": `--endpoint`; "config": a `[[providers]]` or
+    `[provider]` entry; "default": nothing was configured), so advice can fit what was given.
+    """
 
     name: str
     endpoint: str
@@ -66,6 +75,7 @@ class ResolvedProvider:
     api_key_env: str | None
     default_model: str | None
     models_endpoint: str
+    origin: ProviderOrigin = "config"
 
     @property
     def api_key(self) -> str | None:
@@ -214,6 +224,7 @@ def resolve_provider(
             api_key_env=api_key_env,
             default_model=None,
             models_endpoint=derive_models_endpoint(endpoint),
+            origin="flag",
         )
     providers = configured_providers(config)
     chosen: ResolvedProvider | None = None
@@ -227,16 +238,10 @@ def resolve_provider(
     elif providers:
         chosen = providers[0]
     if chosen is None:
-        chosen = resolve_entry(ProviderConfig(name="local", endpoint=DEFAULT_ENDPOINT))
+        default = resolve_entry(ProviderConfig(name="local", endpoint=DEFAULT_ENDPOINT))
+        chosen = replace(default, origin="default")
     if api_key_env:
-        chosen = ResolvedProvider(
-            name=chosen.name,
-            endpoint=chosen.endpoint,
-            api=chosen.api,
-            api_key_env=api_key_env,
-            default_model=chosen.default_model,
-            models_endpoint=chosen.models_endpoint,
-        )
+        chosen = replace(chosen, api_key_env=api_key_env)
     return chosen
 
 
@@ -269,6 +274,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "PRESETS",
     "Preset",
+    "ProviderOrigin",
     "ResolvedProvider",
     "configured_providers",
     "derive_models_endpoint",
