@@ -94,6 +94,27 @@ def test_invalid_params(rho: RhoProcess, params: dict[str, object], fragment: st
     assert fragment in response["error"]["message"]
 
 
+@pytest.mark.parametrize(
+    ("method", "params", "message"),
+    [
+        ("prompt", {"message": "x", "stear": True},
+         "Invalid params: stear: unknown param (did you mean 'steer'?)"),
+        ("getTree", {"limt": 5}, "Invalid params: limt: unknown param (did you mean 'limit'?)"),
+        ("getState", {"verbose": True},
+         "Invalid params: verbose: unknown param: the method takes no params"),
+        ("approvalResponse", {"approvalId": "a", "approved": False, "mesage": "no"},
+         "Invalid params: mesage: unknown param (did you mean 'message'?)"),
+    ],
+)  # fmt: skip
+def test_an_unknown_param_is_refused_naming_it(
+    rho: RhoProcess, method: str, params: dict[str, object], message: str
+) -> None:
+    error = rho.call(method, params)["error"]
+    assert error["code"] == -32602
+    assert error["message"] == message
+    assert not [m for m in rho.seen if m.get("method") == "agent/start"]
+
+
 def test_positional_params_are_refused(rho: RhoProcess) -> None:
     assert rho.call("prompt", ["hi"])["error"]["code"] == -32602  # type: ignore[arg-type]
 

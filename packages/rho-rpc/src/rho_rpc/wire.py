@@ -12,15 +12,19 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Wire(BaseModel):
-    """Base of every wire type; schemas are built on first use, keeping them off startup."""
+    """Base of every wire type; schemas are built on first use, keeping them off startup.
 
-    model_config = ConfigDict(defer_build=True)
+    Every object rho sends holds exactly the members its type declares (`extra="forbid"`,
+    so the OpenRPC document says `additionalProperties: false`)."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
 
 class Params(Wire):
-    """Base of method params: strict types, unknown members ignored."""
+    """Base of method params: strict types; a member the method does not declare is
+    refused (-32602), by the server for every method (`rho_rpc.params_check`)."""
 
-    model_config = ConfigDict(strict=True, extra="ignore", defer_build=True)
+    model_config = ConfigDict(strict=True, extra="forbid", defer_build=True)
 
 
 class Result(Wire):
