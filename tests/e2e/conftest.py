@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from openrpc_check import drift  # type: ignore[import-not-found]
 from rho_process import RhoProcess  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer
@@ -37,6 +38,12 @@ def start_rho(project: Path, home: Path) -> Iterator[Callable[..., RhoProcess]]:
     yield start
     for process in started:
         process.kill()
+    drifted = [problem for process in started for problem in drift(process.sent, process.raw)]
+    if drifted:
+        pytest.fail(
+            "rho sent messages that docs/openrpc.json does not describe:\n" + "\n".join(drifted),
+            pytrace=False,
+        )
 
 
 @pytest.fixture

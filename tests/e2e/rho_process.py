@@ -39,6 +39,7 @@ class RhoProcess:
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.seen: list[dict[str, Any]] = []
         self.raw: list[bytes] = []
+        self.sent: list[bytes] = []  # every byte written to rho (checked by openrpc_check)
         threading.Thread(target=self._pump, daemon=True).start()
         self._next_id = 1000
 
@@ -52,7 +53,9 @@ class RhoProcess:
 
     def send_raw(self, data: bytes | str) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(data.encode() if isinstance(data, str) else data)
+        data = data.encode() if isinstance(data, str) else data
+        self.sent.append(data)
+        self.proc.stdin.write(data)
         self.proc.stdin.flush()
 
     def send(self, message: dict[str, Any] | list[Any]) -> None:

@@ -304,8 +304,8 @@ def test_session_survives_a_crash_and_resumes_with_c(
     }
 
 
-def test_torn_last_line_is_skipped_on_resume(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
-    server.add(text_reply("answer"))
+def test_a_torn_last_line_is_moved_aside_on_resume(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+    server.add(text_reply("answer"), text_reply("second answer"))
     rho = start_scripted(start_rho, server)
     path = _session_file(rho)
     rho.call("prompt", {"message": "q"})
@@ -317,13 +317,22 @@ def test_torn_last_line_is_skipped_on_resume(start_rho, server: ScriptedServer) 
     again = start_scripted(start_rho, server, "--session", str(path))
     messages = again.call("getMessages")["result"]["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant"]
+    assert again.call("prompt", {"message": "more"})["result"]["reply"] == "second answer"
     assert again.finish() == 0
-    assert "torn" in again.stderr_text().lower() or "skipp" in again.stderr_text().lower()
-    lines = path.read_bytes().splitlines()
-    assert lines.count(torn) == 1  # kept on disk, on a line of its own
-    for line in lines:
-        if line != torn:
-            json.loads(line)
+    stderr = again.stderr_text()
+    assert "unfinished write" in stderr and "moved the unfinished last line" in stderr
+    data = path.read_bytes()
+    assert torn not in data and data.endswith(b"\n")
+    records = [json.loads(line) for line in data.splitlines() if line.strip()]
+    [side] = path.parent.glob(path.name + ".torn-*")
+    assert side.read_bytes() == torn
+    assert side.name in stderr
+    resumed = start_scripted(start_rho, server, "--session", str(path))
+    roles = [m["role"] for m in resumed.call("getMessages")["result"]["messages"]]
+    assert roles == ["system", "user", "assistant", "user", "assistant"]
+    assert resumed.finish() == 0
+    assert "unfinished" not in resumed.stderr_text()
+    assert records[-1]["payload"] == {"SessionEnded": {"reason": "transport EOF"}}
 
 
 def test_clear_new_session_list_and_resume(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from rho_process import RHO, RhoProcess  # type: ignore[import-not-found]
+from rho_process import RHO, RhoProcess, install_plugin  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply
 
@@ -92,6 +92,27 @@ def test_invalid_params(rho: RhoProcess, params: dict[str, object], fragment: st
     response = rho.call("prompt", params)
     assert response["error"]["code"] == -32602
     assert fragment in response["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "message"),
+    [
+        ("prompt", {"message": "x", "stear": True},
+         "Invalid params: stear: unknown param (did you mean 'steer'?)"),
+        ("getTree", {"limt": 5}, "Invalid params: limt: unknown param (did you mean 'limit'?)"),
+        ("getState", {"verbose": True},
+         "Invalid params: verbose: unknown param: the method takes no params"),
+        ("approvalResponse", {"approvalId": "a", "approved": False, "mesage": "no"},
+         "Invalid params: mesage: unknown param (did you mean 'message'?)"),
+    ],
+)  # fmt: skip
+def test_an_unknown_param_is_refused_naming_it(
+    rho: RhoProcess, method: str, params: dict[str, object], message: str
+) -> None:
+    error = rho.call(method, params)["error"]
+    assert error["code"] == -32602
+    assert error["message"] == message
+    assert not [m for m in rho.seen if m.get("method") == "agent/start"]
 
 
 def test_positional_params_are_refused(rho: RhoProcess) -> None:
@@ -183,6 +204,25 @@ def test_version_and_help() -> None:
         "--root",
     ):
         assert flag in help_text.stdout
+
+
+def test_version_names_rho_and_every_installed_pack(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    from importlib.metadata import version
+
+    site = tmp_path / "site"
+    install_plugin(site, "acme_tools", "acme", "")
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    done = subprocess.run(
+        [RHO, "--version"], capture_output=True, text=True, timeout=30, env=env, check=True
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"rho {version('rho-rpc')}"
+    for name in ("rho-kernel", "rho-tools-fs", "rho-memory", "rho-ext-js", "rho-tools-rust"):
+        assert f"  {name} {version(name)}" in lines
+    assert "  acme-tools 0.1 (third-party)" in lines
+    assert done.stderr == ""
 
 
 def test_mutually_exclusive_session_flags(start_rho) -> None:  # type: ignore[no-untyped-def]

@@ -228,3 +228,78 @@ def test_the_resume_hint_is_only_given_for_a_new_session(start_rho, server: Scri
         stderr = again.stderr_text()
         assert f"rho: session: {path}" in stderr.splitlines()
         assert "rho -c" not in stderr
+
+
+# ── Finding sessions: by id, by page ──────────────────────────────────────────
+
+
+def _saved(project: Path, home: Path, session_id: str, mtime: int) -> Path:
+    """A saved session of the project with the given id and one user message."""
+    from rho_kernel.session import sessions_dir
+
+    directory = sessions_dir(project, home)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{mtime}_{session_id}.jsonl"
+    header = {"type": "Header", "id": session_id, "version": 2, "created_at_secs": mtime,
+              "cwd": str(project), "parent_session": None}  # fmt: skip
+    entry = {"type": "Entry", "id": f"e{session_id[:7]}", "parent_id": None,
+             "timestamp": {"secs_since_epoch": mtime, "nanos_since_epoch": 0},
+             "resolution": "Full",
+             "payload": {"Message": {"role": "user", "content": f"hello {session_id}"}}}  # fmt: skip
+    path.write_text(json.dumps(header) + "\n" + json.dumps(entry) + "\n")
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+def test_sessions_are_listed_by_page_and_resumed_by_id_or_unique_prefix(
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    a = _saved(project, home, "3fa2c1d0", 1_700_000_001)
+    b = _saved(project, home, "3f09bb12", 1_700_000_002)
+    c = _saved(project, home, "77aa0000", 1_700_000_003)
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    first = rho.call("listSessions", {"limit": 2})["result"]
+    assert [s["path"] for s in first["sessions"]] == [str(c), str(b)]
+    assert [s["latest"] for s in first["sessions"]] == [True, False]
+    assert first["nextOffset"] == 2
+    rest = rho.call("listSessions", {"limit": 2, "offset": 2})["result"]
+    assert [s["path"] for s in rest["sessions"]] == [str(a)]
+    assert rest["sessions"][0]["latest"] is False and rest["nextOffset"] is None
+    assert len(rho.call("listSessions")["result"]["sessions"]) == 3
+    assert rho.call("listSessions", {"limit": 0})["error"]["code"] == -32602
+
+    assert rho.call("resumeSession", {"id": "3fa2c1d0"})["result"]["path"] == str(a)
+    assert rho.call("resumeSession", {"id": "77"})["result"]["path"] == str(c)
+    messages = rho.call("getMessages")["result"]["messages"]
+    assert messages[-1]["content"] == "hello 77aa0000"
+    ambiguous = rho.call("resumeSession", {"id": "3f"})["error"]
+    assert ambiguous["code"] == -32602
+    assert "'3f' names 2 sessions" in ambiguous["message"]
+    assert str(a) in ambiguous["message"] and str(b) in ambiguous["message"]
+    assert rho.call("getState")["result"]["sessionPath"] == str(c)  # kept the current one
+    missing = rho.call("resumeSession", {"id": "0123"})["error"]
+    assert missing["code"] == -32602 and "has an id starting with '0123'" in missing["message"]
+    for params in ({}, {"path": str(a), "id": "3fa"}):
+        error = rho.call("resumeSession", params)["error"]
+        assert error["code"] == -32602 and "either path" in error["message"]
+    by_path = rho.call("resumeSession", {"path": "3f09bb12"})["error"]
+    assert by_path["code"] == -32603 and "pass id instead of path" in by_path["message"]
+    assert rho.finish() == 0
+
+
+def test_the_session_flag_takes_an_id_or_a_unique_prefix(
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    a = _saved(project, home, "3fa2c1d0", 1_700_000_001)
+    _saved(project, home, "3f09bb12", 1_700_000_002)
+    by_prefix = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", "--session", "3fa")
+    assert by_prefix.read()["params"]["sessionPath"] == str(a)
+    assert by_prefix.finish() == 0
+    ambiguous = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", "--session", "3f")
+    assert ambiguous.finish() == 2
+    stderr = ambiguous.stderr_text()
+    assert "'3f' names 2 sessions" in stderr and "Traceback" not in stderr
+    assert ambiguous.raw == []
+    unknown = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", "--session", "zz")
+    assert unknown.finish() == 2
+    assert "no file 'zz' exists" in unknown.stderr_text()

@@ -46,3 +46,41 @@ def test_the_disabling_config_is_toml_listing_every_name() -> None:
     names = ["plain", 'quo"te', "back\\slash", "ünï", "tab\there"]
     assert tomllib.loads(disabling_config(names)) == {"plugins": {"disabled": names}}
     assert tomllib.loads(disabling_config([])) == {"plugins": {"disabled": []}}
+
+
+def test_each_package_has_one_version_its_pyproject_s() -> None:
+    import importlib
+    from importlib.metadata import version
+
+    for path in (ROOT / "packages").glob("*/pyproject.toml"):
+        name = tomllib.loads(path.read_text())["project"]["name"]
+        declared = tomllib.loads(path.read_text())["project"]["version"]
+        module = importlib.import_module(name.replace("-", "_"))
+        assert module.__version__ == version(name) == declared, name
+
+
+def _site(tmp_path: Path, name: str, version: str, entry_points: str) -> Path:
+    site = tmp_path / "site"
+    dist = site / f"{name.replace('-', '_')}-{version}.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    (dist / "entry_points.txt").write_text(entry_points)
+    return site
+
+
+def test_the_version_text_names_every_installed_pack(tmp_path: Path) -> None:
+    import sys
+    from importlib.metadata import version
+
+    from rho_rpc.distributions import version_text
+
+    site = _site(tmp_path, "Acme_Rho.Plugin", "2.5", "[rho]\nacme = acme\n")
+    other = _site(tmp_path / "x", "not-a-plugin", "9.9", "[console_scripts]\nx = x:main\n")
+    text = version_text("1.2.3", [str(site), str(other), *sys.path])
+    lines = text.splitlines()
+    assert lines[0] == "rho 1.2.3"
+    assert f"  rho-kernel {version('rho-kernel')}" in lines
+    own = [line.split()[0] for line in lines[1:-1]]
+    assert own == sorted(RHO_DISTRIBUTIONS - {"rho-rpc"})
+    assert lines[-1] == "  acme-rho-plugin 2.5 (third-party)"
+    assert "not-a-plugin" not in text

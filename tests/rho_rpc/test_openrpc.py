@@ -76,3 +76,29 @@ def test_a_duplicate_method_is_skipped_and_rho_rpc_keeps_its_own(
     assert "getState" in infos["rho-rpc"].rpc_methods
     stderr = capsys.readouterr().err
     assert "RPC method 'getState' of plugin 'clash' skipped: plugin 'rho-rpc'" in stderr
+
+
+def test_the_document_declares_what_rho_sends_and_nothing_more(tmp_path: Path) -> None:
+    document = _document(tmp_path)
+    schemas = document["components"]["schemas"]
+    notifications = {n["name"]: n["params"] for n in document["x-notifications"]}
+    approval = notifications["approval/request"]
+    assert "sandbox" in approval["properties"] and "sandbox" not in approval["required"]
+    methods = {m["name"]: m for m in document["methods"]}
+    messages = methods["getMessages"]["result"]["schema"]["properties"]["messages"]
+    assert messages["items"] == {"$ref": "#/components/schemas/ChatMessage"}
+    assert set(schemas["ChatMessage"]["properties"]) >= {"role", "content", "tool_calls"}
+    assert notifications["agent/start"]["type"] == "object"
+    assert approval["additionalProperties"] is False
+    from rho_rpc import wire
+
+    own = {
+        name
+        for name, value in vars(wire).items()
+        if isinstance(value, type) and issubclass(value, wire.Wire)
+    }
+    for name in own & set(schemas):
+        assert schemas[name].get("additionalProperties") is False, name
+    params = {p["name"] for p in methods["listSessions"]["params"]}
+    assert params == {"limit", "offset"}
+    assert {p["name"] for p in methods["resumeSession"]["params"]} == {"path", "id"}

@@ -273,3 +273,23 @@ def test_no_kernel_module_spells_a_wire_key_of_these_results() -> None:
         for match in pattern.finditer(path.read_text(encoding="utf-8"))
     ]
     assert found == []
+
+
+def test_a_message_s_details_are_sent_only_in_the_documented_shape() -> None:
+    from rho_kernel.messages import ChatMessage
+    from rho_rpc.render import chat_message
+    from rho_rpc.wire import ChatMessage as WireMessage
+
+    full = {"FullOutput": {"original_size": 10, "content": "0123456789"}}
+    for details, kept in [
+        (full, True),
+        ({"FullOutput": {"original_size": "10", "content": "x"}}, False),
+        ({"Other": 1}, False),
+        ([1, 2], False),
+        ("text", False),
+    ]:
+        message = ChatMessage.tool_result("c1", "cut", False)
+        message.details = details
+        record = chat_message(message)
+        assert ("details" in record) is kept
+        WireMessage.model_validate(record)  # what is sent fits the declared type

@@ -6,10 +6,11 @@ import asyncio
 import json
 import math
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from rho_kernel.rpc import INVALID_PARAMS, RpcError, RpcMethod
 from rho_rpc.decode import MAX_BATCH
@@ -359,3 +360,102 @@ async def test_a_plugin_hook_raising_during_dispatch_is_an_internal_error(capsys
     err = capsys.readouterr().err
     assert "rho: error: internal error in odd: RuntimeError: cannot decide" in err
     assert "Traceback" not in err
+
+
+class Inner(BaseModel):
+    depth: int = 0
+
+
+class PluginParams(BaseModel):
+    """A plugin's model: pydantic defaults (lax types, unknown members ignored)."""
+
+    count: int = 1
+    flag: bool = False
+    where: Path = Path(".")
+    inner: Inner | None = None
+    items: list[Inner] = []
+    by_key: dict[str, Inner] = {}
+    camel_name: str = Field("", alias="camelName")
+
+
+class OpenParams(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    known: int = 0
+
+
+async def _answers(methods: list[RpcMethod], *calls: tuple[str, Any]) -> dict[int, Any]:
+    server, out = _server(methods)
+    await server.serve(_lines([_req(name, i, params) for i, (name, params) in enumerate(calls)]))
+    return {m["id"]: m for m in out}
+
+
+async def test_an_unknown_param_is_refused_naming_it_with_a_close_match() -> None:
+    seen: list[Any] = []
+
+    async def handle(params: Any) -> dict[str, Any]:
+        seen.append(params)
+        return {}
+
+    by_id = await _answers(
+        [RpcMethod("plugin/do", handle, params_model=PluginParams)],
+        ("plugin/do", {"count": 2, "cuont": 3}),
+        ("plugin/do", {"zzz": 1}),
+        ("plugin/do", {"inner": {"depht": 2}}),
+        ("plugin/do", {"items": [{"depth": 1}, {"detph": 2}]}),
+        ("plugin/do", {"by_key": {"a": {"dept": 1}}}),
+        ("plugin/do", {"camel_name": "x"}),
+        ("plugin/do", {"camelName": "x", "inner": {"depth": 3}, "items": [{}]}),
+    )
+    error = by_id[0]["error"]
+    assert error["code"] == -32602
+    assert error["message"] == "Invalid params: cuont: unknown param (did you mean 'count'?)"
+    assert error["data"] == [{"param": "cuont", "problem": "unknown param (did you mean 'count'?)"}]
+    assert "'zzz'" not in by_id[1]["error"]["message"]
+    assert "zzz: unknown param (known: 'count', 'flag'" in by_id[1]["error"]["message"]
+    assert by_id[2]["error"]["data"][0]["param"] == "inner.depht"
+    assert "did you mean 'depth'" in by_id[2]["error"]["message"]
+    assert by_id[3]["error"]["data"][0]["param"] == "items.1.detph"
+    assert by_id[4]["error"]["data"][0]["param"] == "by_key.a.dept"
+    assert "did you mean 'camelName'" in by_id[5]["error"]["message"]
+    assert by_id[6]["result"] == {}
+    assert len(seen) == 1  # only the last request reached the handler
+
+
+async def test_a_method_without_params_refuses_any_and_open_models_accept_any() -> None:
+    async def handle(params: Any) -> dict[str, Any]:
+        return {"got": params if isinstance(params, dict) else params.model_dump()}
+
+    class NoParams(BaseModel):
+        pass
+
+    by_id = await _answers(
+        [
+            RpcMethod("none", handle, params_model=NoParams),
+            RpcMethod("open", handle, params_model=OpenParams),
+            RpcMethod("raw", handle),
+        ],
+        ("none", {"limit": 5}),
+        ("open", {"known": 1, "other": 2}),
+        ("raw", {"anything": True}),
+    )
+    assert by_id[0]["error"]["message"] == (
+        "Invalid params: limit: unknown param: the method takes no params"
+    )
+    assert by_id[1]["result"] == {"got": {"known": 1, "other": 2}}
+    assert by_id[2]["result"] == {"got": {"anything": True}}
+
+
+@pytest.mark.parametrize(
+    ("params", "param"),
+    [({"count": "5"}, "count"), ({"flag": "true"}, "flag"), ({"flag": 1}, "flag"),
+     ({"count": 5.0}, "count"), ({"inner": {"depth": "2"}}, "inner.depth")],
+)  # fmt: skip
+async def test_a_plugin_model_gets_json_types_strictly(params: dict[str, Any], param: str) -> None:
+    async def handle(params: PluginParams) -> dict[str, Any]:
+        return {"where": str(params.where)}
+
+    method = RpcMethod("plugin/do", handle, params_model=PluginParams)
+    by_id = await _answers([method], ("plugin/do", params), ("plugin/do", {"where": "src"}))
+    assert by_id[0]["error"]["code"] == -32602
+    assert by_id[0]["error"]["data"][0]["param"] == param
+    assert by_id[1]["result"] == {"where": "src"}  # a string still makes a Path

@@ -11,7 +11,9 @@ import pytest
 from rho_kernel.messages import ChatMessage
 from rho_kernel.session import (
     Session,
+    SessionNotFound,
     find_latest_session,
+    find_session,
     list_sessions,
     project_hash,
     rho_home,
@@ -120,3 +122,63 @@ def test_default_home_comes_from_the_environment(
             project
         )
     assert find_latest_session(project) == session.path
+
+
+def write_session(project: Path, home: Path, session_id: str, mtime: int) -> Path:
+    """A session file with the given id (as another writer, or a copy, could leave it)."""
+    directory = sessions_dir(project, home)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{mtime}_{session_id}.jsonl"
+    header = (
+        f'{{"type":"Header","id":"{session_id}","version":2,"created_at_secs":{mtime},'
+        '"cwd":"/p","parent_session":null}\n'
+    )
+    path.write_text(header)
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+def test_list_sessions_pages_with_limit_and_offset(project: Path, home: Path) -> None:
+    paths = [write_session(project, home, f"{i:08x}", 1000 + i) for i in range(5)]
+    (sessions_dir(project, home) / "9_broken.jsonl").write_text("not a header\n")
+    newest_first = list(reversed(paths))
+    assert [i.path for i in list_sessions(project, home)] == newest_first
+    assert [i.path for i in list_sessions(project, home, limit=2)] == newest_first[:2]
+    assert [i.path for i in list_sessions(project, home, limit=2, offset=2)] == newest_first[2:4]
+    assert [i.path for i in list_sessions(project, home, limit=9, offset=4)] == newest_first[4:]
+    assert list_sessions(project, home, limit=2, offset=5) == []
+
+
+def test_find_session_by_id_or_unique_prefix(project: Path, home: Path) -> None:
+    a = write_session(project, home, "3fa2c1d0", 1001)
+    b = write_session(project, home, "3f09bb12", 1002)
+    c = write_session(project, home, "77aa0000", 1003)
+    assert find_session(project, "3fa2c1d0", home).path == a
+    assert find_session(project, "3fa", home).path == a
+    assert find_session(project, "3F0", home).path == b
+    assert find_session(project, "7", home).path == c
+    with pytest.raises(SessionNotFound) as ambiguous:
+        find_session(project, "3f", home)
+    message = str(ambiguous.value)
+    assert "'3f' names 2 sessions" in message and "give more of the id" in message
+    assert f"3fa2c1d0 ({a})" in message and f"3f09bb12 ({b})" in message
+    assert {info.path for info in ambiguous.value.candidates} == {a, b}
+    for missing in ("3fb", "", "  "):
+        with pytest.raises(SessionNotFound, match="has an id starting with") as none:
+            find_session(project, missing, home)
+        assert none.value.candidates == []
+
+
+def test_an_exact_id_wins_over_a_longer_id_it_prefixes(project: Path, home: Path) -> None:
+    short = write_session(project, home, "abc", 1001)
+    write_session(project, home, "abcdef01", 1002)
+    assert find_session(project, "abc", home).path == short
+    with pytest.raises(SessionNotFound, match="names 2 sessions"):
+        find_session(project, "ab", home)
+
+
+def test_a_copied_session_file_makes_its_id_ambiguous(project: Path, home: Path) -> None:
+    write_session(project, home, "deadbeef", 1001)
+    write_session(project, home, "deadbeef", 1002)
+    with pytest.raises(SessionNotFound, match="'deadbeef' names 2 sessions"):
+        find_session(project, "deadbeef", home)

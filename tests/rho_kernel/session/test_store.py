@@ -475,48 +475,6 @@ def test_gap_cycles_and_self_parents_do_not_hang(tmp_path: Path) -> None:
         assert [m.text for m in session.path_messages()] == ["c"]
 
 
-def test_torn_last_line_is_skipped_with_warning_and_kept(session: Session) -> None:
-    system = session.append_message(ChatMessage.system("sys"))
-    user = session.append_message(ChatMessage.user("hello"))
-    assert session.path is not None
-    path = session.path
-    session.close()
-    torn = b'{"type":"Entry","id":"deadbeef","parent_id":"'
-    with path.open("ab") as crash:
-        crash.write(torn)
-    on_disk = path.read_bytes()
-    warnings: list[str] = []
-    with Session.open(path, on_warning=warnings.append) as resumed:
-        assert len(warnings) == 1
-        assert str(path) in warnings[0]
-        assert "line 4" in warnings[0] and "unfinished write" in warnings[0]
-        assert path.read_bytes() == on_disk
-        assert resumed.leaf_id == user.id
-        reply = resumed.append_message(ChatMessage.assistant("hi there"))
-    after = path.read_bytes()
-    assert after.startswith(on_disk + b"\n") and after.endswith(b"\n")
-    lines = after.split(b"\n")
-    assert lines[3] == torn and json.loads(lines[4])["id"] == reply.id and lines[5] == b""
-    warnings.clear()
-    with Session.open(path, on_warning=warnings.append) as again:
-        assert len(warnings) == 1 and "unfinished" not in warnings[0]
-        assert [e.id for e in again.path_entries()] == [system.id, user.id, reply.id]
-        assert again.entry_count == 3
-
-
-def test_torn_line_right_after_the_header(tmp_path: Path) -> None:
-    path = tmp_path / "s.jsonl"
-    path.write_bytes(HEADER.encode() + b'\n\n{"type":"En')
-    warnings: list[str] = []
-    with Session.open(path, on_warning=warnings.append) as session:
-        assert session.leaf_id is None
-        first = session.append_message(ChatMessage.user("a"))
-    assert path.read_bytes().startswith(HEADER.encode() + b'\n\n{"type":"En\n{')
-    with Session.open(path, on_warning=warnings.append) as again:
-        assert again.leaf_id == first.id
-    assert ["line 3" in warning for warning in warnings] == [True, True]
-
-
 def test_default_warning_goes_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(HEADER.encode() + b"\n" + entry("aaaaaaaa", None, "a").encode() + b"\n{oops")

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from importlib import metadata as _metadata
+
 from rho_ext_js.config import ExtensionPermissions, ExtensionsConfig
 from rho_ext_js.host import (
     ExtensionError,
@@ -21,7 +23,10 @@ from rho_ext_js.host import (
 )
 from rho_ext_js.isolate import Isolate
 
-__version__ = "0.1.0"
+try:  # one version per package: its pyproject's, as installed
+    __version__: str = _metadata.version("rho-ext-js")
+except _metadata.PackageNotFoundError:  # a source tree that is not installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "ExtensionError",

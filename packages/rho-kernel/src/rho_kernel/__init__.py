@@ -5,8 +5,13 @@ The names exported by this module (and the test helpers of `rho_kernel.testing`)
 public API; every other module under `rho_kernel` is internal and may change in any release.
 """
 
+from importlib import metadata as _metadata
+
 # Defined before the imports below: kernel modules read it while this package initialises.
-__version__ = "0.3.0"
+try:  # one version per package: its pyproject's, as installed
+    __version__: str = _metadata.version("rho-kernel")
+except _metadata.PackageNotFoundError:  # a source tree that is not installed
+    __version__ = "0+unknown"
 
 from rho_kernel.cancel import Cancelled, CancelToken, run_to_completion
 from rho_kernel.compaction import CompactionRequest, CompactionStrategy

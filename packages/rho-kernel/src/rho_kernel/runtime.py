@@ -7,6 +7,7 @@ runtime holds no I/O of its own besides the session file and the model connectio
 from __future__ import annotations
 
 import asyncio
+import os
 import platform
 from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -55,7 +56,13 @@ from rho_kernel.security.credentials import register_credential
 from rho_kernel.security.redaction import Redactor
 from rho_kernel.security.sandbox import SandboxRoot
 from rho_kernel.security.trust import TrustStore
-from rho_kernel.session.discovery import SessionInfo, find_latest_session, list_sessions
+from rho_kernel.session.discovery import (
+    SessionInfo,
+    SessionNotFound,
+    find_latest_session,
+    find_session,
+    list_sessions,
+)
 from rho_kernel.session.entries import ModelChangePayload, SessionError
 from rho_kernel.session.lock import SessionLocked
 from rho_kernel.session.store import Session
@@ -91,6 +98,9 @@ class RuntimeOptions:
     ephemeral: bool = False
     continue_latest: bool = False
     session_path: Path | None = None
+    #: What `--session` names: a session file, or the id (or a unique prefix of the id) of
+    #: one of the project's sessions, as `listSessions` shows it (see `session_file`).
+    session: str | None = None
     max_iterations: int | None = None
     token_budget: int | None = None
     system_prompt: str | None = None
@@ -286,6 +296,8 @@ class Runtime:
         options = self.options
         if options.session_path is not None:
             return self._open(options.session_path)
+        if options.session is not None:
+            return self._open(self.session_file(options.session))
         if options.continue_latest:
             latest = find_latest_session(self.root.path, home=options.home)
             if latest is None:
@@ -653,9 +665,34 @@ class Runtime:
         self.session = session
         return session
 
-    def sessions(self, limit: int | None = 10) -> list[SessionInfo]:
-        """Saved sessions of this project, most recent first."""
-        return list_sessions(self.root.path, home=self.options.home, limit=limit)
+    def sessions(self, limit: int | None = 10, offset: int = 0) -> list[SessionInfo]:
+        """Saved sessions of this project, most recent first: `limit` after the first
+        `offset`."""
+        return list_sessions(self.root.path, home=self.options.home, limit=limit, offset=offset)
+
+    def find_session(self, session_id: str) -> SessionInfo:
+        """The session of this project with id `session_id`, or the only one whose id starts
+        with it; `SessionNotFound` (naming the candidates when there are several) otherwise."""
+        return find_session(self.root.path, session_id, home=self.options.home)
+
+    def session_file(self, reference: str) -> Path:
+        """The session file `reference` names: an existing file, or a path (it holds a
+        folder separator, starts with `~` or `.`, or ends with `.jsonl`); anything else is
+        a session id or a unique prefix of one (`find_session`). Raises StartupError when no
+        session, or more than one, has such an id."""
+        path = Path(reference).expanduser()
+        looks_like_path = (
+            os.sep in reference
+            or "/" in reference
+            or reference.startswith(("~", "."))
+            or reference.endswith(".jsonl")
+        )
+        if looks_like_path or path.exists():
+            return path
+        try:
+            return self.find_session(reference).path
+        except SessionNotFound as exc:
+            raise StartupError(f"{exc} (and no file {reference!r} exists)") from None
 
     # ── work started at startup ────────────────────────────────────────────
 

@@ -17,6 +17,7 @@ would shadow it as an attribute of the package.)
 from __future__ import annotations
 
 from importlib import import_module
+from importlib import metadata as _metadata
 from typing import TYPE_CHECKING, Any
 
 from rho_memory.config import MemoryConfig
@@ -26,7 +27,10 @@ if TYPE_CHECKING:
     from rho_memory.ingestion import IngestReport, ingest
     from rho_memory.store import DocumentNotFoundError, DuplicateContentError, MemoryStoreError
 
-__version__ = "0.1.0"
+try:  # one version per package: its pyproject's, as installed
+    __version__: str = _metadata.version("rho-memory")
+except _metadata.PackageNotFoundError:  # a source tree that is not installed
+    __version__ = "0+unknown"
 
 _LAZY = {
     "Document": "rho_memory.api",

@@ -150,7 +150,7 @@ def _session_hint(runtime: Runtime) -> None:
         return
     report(f"session: {path}")
     options = runtime.options
-    if options.continue_latest or options.session_path is not None:
+    if options.continue_latest or options.session_path is not None or options.session:
         return
     others = [p for p in path.parent.glob("*.jsonl") if p != path]
     if others:

@@ -61,15 +61,37 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="resume the most recent session of this project",
     )
-    sessions.add_argument("--session", type=Path, metavar="PATH", help="resume this session file")
+    sessions.add_argument(
+        "--session",
+        metavar="PATH|ID",
+        help="resume this session: its file, or its id (or a unique prefix of it) as "
+        "listSessions shows it",
+    )
     parser.add_argument(
         "--plugins",
         action="store_true",
         help="list the installed plugins (distribution, version, hooks, tools, RPC methods, "
         "load errors) and exit",
     )
-    parser.add_argument("--version", action="version", version=f"rho {__version__}")
+    parser.add_argument(
+        "--version",
+        action=_VersionAction,
+        help="print rho's version and each installed pack's, and exit",
+    )
     return parser
+
+
+class _VersionAction(argparse.Action):
+    """`--version`: rho's version and each installed pack's (read only when asked for)."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from rho_rpc.distributions import version_text
+
+        print(version_text(__version__))
+        parser.exit()
 
 
 def _config_minimum(field: str) -> int:
@@ -165,7 +187,7 @@ def _runtime_options(args: argparse.Namespace) -> RuntimeOptions:
         api_key_env=args.api_key_env,
         ephemeral=args.ephemeral,
         continue_latest=args.continue_latest,
-        session_path=args.session,
+        session=args.session,
         max_iterations=args.max_iterations,
         token_budget=args.token_budget,
         system_prompt=args.system,

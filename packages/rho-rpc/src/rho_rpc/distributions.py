@@ -1,4 +1,5 @@
-"""Which installed rho plugins rho ships itself, and which come from third parties.
+"""Which installed rho plugins rho ships itself, which come from third parties, and their
+versions (`rho --version`).
 
 docs/openrpc.json documents rho's own protocol: the methods of the distributions below, never
 those of a plugin that happens to be installed next to them.
@@ -41,10 +42,41 @@ def foreign_plugins(path: Sequence[str] | None = None) -> list[str]:
     return sorted(foreign - own)
 
 
+def installed_packs(path: Sequence[str] | None = None) -> list[tuple[str, str, bool]]:
+    """(name, version, shipped with rho) of every installed distribution that provides a
+    `rho` entry point, rho's own first, each group by name. A distribution found twice on
+    the path is listed once, as the first (the one Python imports)."""
+    found = distributions(path=list(path)) if path is not None else distributions()
+    packs: dict[str, tuple[str, str, bool]] = {}
+    for dist in found:
+        name = dist.metadata["Name"] or ""
+        key = normalize(name)
+        if key in packs or not any(ep.group == "rho" for ep in dist.entry_points):
+            continue
+        packs[key] = (key, dist.version or "unknown", key in RHO_DISTRIBUTIONS)
+    return sorted(packs.values(), key=lambda pack: (not pack[2], pack[0]))
+
+
+def version_text(rho_version: str, path: Sequence[str] | None = None) -> str:
+    """What `rho --version` prints: rho's version, then each installed pack's."""
+    lines = [f"rho {rho_version}"]
+    for name, version, own in installed_packs(path):
+        if name != "rho-rpc":  # the distribution of the `rho` command itself
+            lines.append(f"  {name} {version}" + ("" if own else " (third-party)"))
+    return "\n".join(lines)
+
+
 def disabling_config(names: Iterable[str]) -> str:
     """A config file (TOML) whose `[plugins] disabled` lists `names`."""
     quoted = ", ".join(json.dumps(name, ensure_ascii=False) for name in names)
     return f"[plugins]\ndisabled = [{quoted}]\n"
 
 
-__all__ = ["RHO_DISTRIBUTIONS", "disabling_config", "foreign_plugins", "normalize"]
+__all__ = [
+    "RHO_DISTRIBUTIONS",
+    "disabling_config",
+    "foreign_plugins",
+    "installed_packs",
+    "normalize",
+    "version_text",
+]

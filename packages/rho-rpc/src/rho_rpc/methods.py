@@ -16,6 +16,7 @@ from rho_kernel.rpc import (
     RpcMethod,
 )
 from rho_kernel.runtime import Runtime, StartupError
+from rho_kernel.session import SessionNotFound
 from rho_rpc import render
 from rho_rpc.diagnostics import report
 from rho_rpc.peer import ApprovalMismatch, RpcPeer
@@ -32,6 +33,7 @@ from rho_rpc.wire import (
     ListModelsResult,
     ListPluginsResult,
     ListProvidersResult,
+    ListSessionsParams,
     ListSessionsResult,
     ListToolsResult,
     ModelEntry,
@@ -157,9 +159,12 @@ class CoreMethods:
             previousLeafId=outcome.from_leaf,
         )
 
-    async def list_sessions(self, _: NoParams) -> ListSessionsResult:
-        infos = self.runtime.sessions(limit=10)
-        return ListSessionsResult(
+    async def list_sessions(self, params: ListSessionsParams) -> dict[str, Any]:
+        infos = await asyncio.to_thread(
+            self.runtime.sessions, limit=params.limit + 1, offset=params.offset
+        )
+        more = len(infos) > params.limit
+        result = ListSessionsResult(
             sessions=[
                 SessionEntry(
                     path=str(info.path),
@@ -167,17 +172,42 @@ class CoreMethods:
                     mtimeSecs=info.mtime_secs,
                     sizeKb=info.size_kb,
                     entryCount=info.entry_count,
-                    latest=index == 0,
+                    latest=params.offset == 0 and index == 0,
                 )
-                for index, info in enumerate(infos)
-            ]
+                for index, info in enumerate(infos[: params.limit])
+            ],
+            nextOffset=params.offset + params.limit if more else None,
         )
+        return result.model_dump(mode="json")  # with nextOffset: null at the end
+
+    def _session_to_resume(self, params: ResumeSessionParams) -> Path:
+        """The file `path` or `id` names (exactly one of them); -32602 otherwise."""
+        if (params.path is None) == (params.id is None):
+            raise RpcError(
+                INVALID_PARAMS,
+                "Invalid params: pass either path (the session's file) or id (as listSessions "
+                "shows it)",
+            )
+        if params.path is not None:
+            return Path(params.path).expanduser()
+        try:
+            return self.runtime.find_session(params.id or "").path
+        except SessionNotFound as exc:
+            raise RpcError(
+                INVALID_PARAMS,
+                f"Invalid params: id: {exc}",
+                [{"param": "id", "problem": str(exc)}],
+            ) from None
 
     async def resume_session(self, params: ResumeSessionParams) -> ResumeSessionResult:
+        path = self._session_to_resume(params)
         try:
-            session = self.runtime.resume(Path(params.path).expanduser())
+            session = self.runtime.resume(path)
         except StartupError as exc:
-            raise RpcError(INTERNAL_ERROR, str(exc)) from None
+            hint = ""
+            if params.path is not None and not path.exists() and "/" not in params.path:
+                hint = " (to resume a session by its id, pass id instead of path)"
+            raise RpcError(INTERNAL_ERROR, f"{exc}{hint}") from None
         return ResumeSessionResult(
             path=str(session.path or ""),
             sessionId=session.id,
@@ -210,9 +240,11 @@ class CoreMethods:
         status = await asyncio.to_thread(self.runtime.confinement.status)  # may probe, once
         return SandboxInfo.model_validate(render.sandbox_status(status))
 
-    async def get_messages(self, _: NoParams) -> GetMessagesResult:
+    async def get_messages(self, _: NoParams) -> dict[str, Any]:
+        # Plain dicts (a long session need not be validated again): the shape of
+        # GetMessagesResult, which the OpenRPC document declares.
         messages = self.runtime.session.path_messages()
-        return GetMessagesResult(messages=[message.to_record() for message in messages])
+        return {"messages": [render.chat_message(message) for message in messages]}
 
     async def get_session_stats(self, _: NoParams) -> dict[str, Any]:
         runtime = self.runtime
@@ -311,8 +343,8 @@ _TABLE: tuple[MethodRow, ...] = (
     ("listTools", "list_tools", NoParams, ListToolsResult, "The tools the model can call.", True),
     ("listPlugins", "list_plugins", NoParams, ListPluginsResult,
      "Loaded plugins with versions and hooks, and the ones that failed.", True),
-    ("listSessions", "list_sessions", NoParams, ListSessionsResult,
-     "The 10 most recent sessions of this project.", True),
+    ("listSessions", "list_sessions", ListSessionsParams, ListSessionsResult,
+     "A page of this project's sessions, most recently used first (10 by default).", True),
     ("setModel", "set_model", SetModelParams, SetModelResult,
      "Switch model (bare id, found on the provider that lists it, or provider:id).", False),
     ("listModels", "list_models", NoParams, ListModelsResult,
@@ -322,7 +354,8 @@ _TABLE: tuple[MethodRow, ...] = (
     ("getSessionStats", "get_session_stats", NoParams, GetSessionStatsResult,
      "Context usage estimates by role, resolution and phase, and API usage.", True),
     ("resumeSession", "resume_session", ResumeSessionParams, ResumeSessionResult,
-     "Continue a saved session.", False),
+     "Continue a saved session, named by its file (path) or its id (id, or a unique prefix).",
+     False),
 )  # fmt: skip
 
 

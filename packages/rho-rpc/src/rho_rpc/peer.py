@@ -88,7 +88,7 @@ class RpcPeer(Observer):
     # ── observer ────────────────────────────────────────────────────────────
 
     async def on_agent_start(self) -> None:
-        self.notify("agent/start", None)
+        self.notify("agent/start", {})
 
     async def on_state_change(self, state: str) -> None:
         self.notify("state/change", {"state": state})

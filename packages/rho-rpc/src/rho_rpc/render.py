@@ -1,7 +1,7 @@
 """The kernel's typed results in the protocol's camelCase form (one function per type).
 
 The kernel knows nothing of the wire: it hands over dataclasses, and these functions build
-the JSON objects that `agent/end`, `usage`, `approval/request`, `getState`, `listTools`,
+the JSON objects that `agent/end`, `usage`, `approval/request`, `getState`, `getMessages`, `listTools`,
 `getSessionStats` and `getTree` carry. Key order is part of the output: keep it.
 """
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         ToolCallRecord,
         UsageContext,
     )
+    from rho_kernel.messages import ChatMessage
     from rho_kernel.runtime import ApiUsage
     from rho_kernel.session.stats import ContextStats
     from rho_kernel.session.tree import TreeNode
@@ -242,6 +243,28 @@ def tree_node(node: TreeNode) -> dict[str, Any]:
     }
 
 
+def chat_message(message: ChatMessage) -> dict[str, Any]:
+    """One message of `getMessages`: its record, with `details` only in the shape rho
+    writes (`{"FullOutput": {"original_size", "content"}}`; a session file may hold others)."""
+    record = message.to_record()
+    details = record.get("details")
+    if details is not None and not _is_full_output(details):
+        del record["details"]
+    return record
+
+
+def _is_full_output(details: Any) -> bool:
+    if not isinstance(details, dict) or set(details) != {"FullOutput"}:
+        return False
+    full = details["FullOutput"]
+    return (
+        isinstance(full, dict)
+        and set(full) == {"original_size", "content"}
+        and type(full["original_size"]) is int
+        and isinstance(full["content"], str)
+    )
+
+
 def sandbox_status(status: SandboxStatus) -> dict[str, Any]:
     """How commands run (`problem`/`fix` only when commands are not confined)."""
     wire: dict[str, Any] = {
@@ -260,6 +283,7 @@ def sandbox_status(status: SandboxStatus) -> dict[str, Any]:
 __all__ = [
     "agent_result",
     "api_usage",
+    "chat_message",
     "context_snapshot",
     "context_stats",
     "fit_result",

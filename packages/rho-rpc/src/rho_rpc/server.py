@@ -30,6 +30,7 @@ from rho_kernel.rpc import (
 from rho_rpc.decode import MAX_BATCH, BatchTooLarge, ParseError, RepeatedKey, decode_message
 from rho_rpc.encode import NOT_JSON, encode_json, json_safe
 from rho_rpc.leading_id import leading_id
+from rho_rpc.params_check import unknown_params
 from rho_rpc.transport import Oversize
 
 _MISSING = object()
@@ -113,14 +114,26 @@ def _envelope_problem(message: dict[str, Any]) -> str | None:
 
 def _validated_params(method: RpcMethod, params: Any) -> tuple[dict[str, Any], Any]:
     """The raw params as an object (an empty array counts as none) and what the method's
-    params model makes of them. Raises `RpcError` (Invalid params)."""
+    params model makes of them. Raises `RpcError` (Invalid params).
+
+    Params are refused when the model does not declare them (`rho_rpc.params_check`), and
+    are validated as JSON in strict mode whatever the model's own config: `"5"` is not a
+    number and `"true"` not a boolean, while a string still makes a `Path` or an enum.
+    """
     raw = cast("dict[str, Any] | list[Any]", {} if params is _MISSING else params)
     if isinstance(raw, list):
         if raw:
             raise RpcError(INVALID_PARAMS, "Invalid params: pass params by name (an object)")
         raw = {}
+    model = method.params_model
+    if model is None:
+        return raw, raw
+    unknown = unknown_params(model, raw)
+    if unknown:
+        text = "; ".join(f"{d['param']}: {d['problem']}" for d in unknown)
+        raise RpcError(INVALID_PARAMS, f"Invalid params: {text}", unknown)
     try:
-        validated = method.params_model.model_validate(raw) if method.params_model else raw
+        validated = model.model_validate_json(encode_json(raw), strict=True)
     except ValidationError as exc:
         text, details = _describe_validation(exc)
         raise RpcError(INVALID_PARAMS, text, details) from None

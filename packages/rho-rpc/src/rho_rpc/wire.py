@@ -12,15 +12,19 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Wire(BaseModel):
-    """Base of every wire type; schemas are built on first use, keeping them off startup."""
+    """Base of every wire type; schemas are built on first use, keeping them off startup.
 
-    model_config = ConfigDict(defer_build=True)
+    Every object rho sends holds exactly the members its type declares (`extra="forbid"`,
+    so the OpenRPC document says `additionalProperties: false`)."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
 
 class Params(Wire):
-    """Base of method params: strict types, unknown members ignored."""
+    """Base of method params: strict types; a member the method does not declare is
+    refused (-32602), by the server for every method (`rho_rpc.params_check`)."""
 
-    model_config = ConfigDict(strict=True, extra="ignore", defer_build=True)
+    model_config = ConfigDict(strict=True, extra="forbid", defer_build=True)
 
 
 class Result(Wire):
@@ -175,10 +179,68 @@ class GetStateResult(Result):
     )
 
 
+class MessageFunction(Wire):
+    """The function a tool call names, with its arguments as the model wrote them."""
+
+    name: str
+    arguments: str = Field(description="The arguments: a JSON string, as the model sent it.")
+
+
+class MessageToolCall(Wire):
+    """One tool call of an assistant message."""
+
+    id: str
+    type: Literal["function"]
+    function: MessageFunction
+
+
+class MessageText(Wire):
+    """A text block of a message whose content is a list (as some session files hold it)."""
+
+    type: Literal["text"]
+    text: str
+
+
+class FullOutput(Wire):
+    """The whole result of a tool call whose result was cut to fit the context window."""
+
+    original_size: int = Field(description="The size of the whole output, in bytes.")
+    content: str
+
+
+class MessageDetails(Wire):
+    """What a tool message keeps besides the result the model sees."""
+
+    FullOutput: FullOutput
+
+
+class ChatMessage(Wire):
+    """A message of the conversation (the Chat Completions shape, with rho's own fields)."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | list[MessageText]
+    tool_calls: list[MessageToolCall] | None = Field(
+        None, description="An assistant message's tool calls."
+    )
+    finish_reason: Literal["stop", "tool_calls", "length", "content_filter"] | None = Field(
+        None, description="Why an assistant message ended."
+    )
+    tool_call_id: str | None = Field(None, description="The call a tool message answers.")
+    is_error: bool | None = Field(None, description="On a tool message: the call failed.")
+    outline: str | None = Field(
+        None,
+        description="On a tool message: the call and its result in one line, sent instead of "
+        "the result when older turns are shortened.",
+    )
+    details: MessageDetails | None = Field(
+        None, description="On a tool message whose result was cut to fit: the whole text."
+    )
+
+
 class GetMessagesResult(Result):
     """`getMessages` result: the messages on the current branch, oldest first."""
 
-    messages: list[dict[str, Any]]
+    messages: list[ChatMessage]
 
 
 class NewSessionResult(Result):
@@ -413,16 +475,35 @@ class SessionEntry(Wire):
     latest: bool = Field(description="The session `rho -c` would resume.")
 
 
+class ListSessionsParams(Params):
+    """`listSessions`: a page of the project's sessions, most recently used first."""
+
+    limit: int = Field(10, ge=1, le=500, description="The most sessions in the page (≤ 500).")
+    offset: int = Field(0, ge=0, description="How many of the most recent sessions to pass.")
+
+
 class ListSessionsResult(Result):
-    """`listSessions` result: the 10 most recent sessions, newest first."""
+    """`listSessions` result: a page of the project's sessions, most recently used first."""
 
     sessions: list[SessionEntry]
+    nextOffset: int | None = Field(
+        description="The offset of the next page; null when this page is the last."
+    )
 
 
 class ResumeSessionParams(Params):
-    """`resumeSession`: continue a saved session."""
+    """`resumeSession`: continue a saved session, named by its file or by its id."""
 
-    path: str = Field(min_length=1, description="Path of the session's .jsonl file.")
+    path: str | None = Field(
+        None, min_length=1, description="Path of the session's .jsonl file (or pass `id`)."
+    )
+    id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="The session's id as listSessions shows it, or a prefix of it that no "
+        "other session of this project shares (or pass `path`).",
+    )
 
 
 class ResumeSessionResult(Result):
@@ -685,6 +766,11 @@ class ApprovalRequestParams(Wire):
         "any rewrite by a plugin), not the model's raw text."
     )
     risk: Literal["read", "write", "destructive", "network"]
+    sandbox: SandboxInfo | None = Field(
+        None,
+        description="For a tool that starts processes: whether the command will run confined, "
+        "and the writable paths approving it grants (pendingWritable).",
+    )
 
 
 class RetryParams(Wire):

@@ -10,8 +10,13 @@ does not import them.
 
 from __future__ import annotations
 
+from importlib import metadata as _metadata
+
 from rho_tools_fs.hashline import format_hashlines, line_hash, split_lines
 
-__version__ = "0.1.0"
+try:  # one version per package: its pyproject's, as installed
+    __version__: str = _metadata.version("rho-tools-fs")
+except _metadata.PackageNotFoundError:  # a source tree that is not installed
+    __version__ = "0+unknown"
 
 __all__ = ["__version__", "format_hashlines", "line_hash", "split_lines"]

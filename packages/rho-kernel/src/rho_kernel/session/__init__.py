@@ -5,7 +5,9 @@ from __future__ import annotations
 from rho_kernel.session.branching import summarize_branch
 from rho_kernel.session.discovery import (
     SessionInfo,
+    SessionNotFound,
     find_latest_session,
+    find_session,
     list_sessions,
     project_hash,
     read_session_info,
@@ -98,6 +100,7 @@ __all__ = [
     "SessionInfoPayload",
     "SessionLock",
     "SessionLocked",
+    "SessionNotFound",
     "Summarized",
     "TimeSpan",
     "Timestamp",
@@ -107,6 +110,7 @@ __all__ = [
     "UnknownResolution",
     "approximate_tokens",
     "find_latest_session",
+    "find_session",
     "list_sessions",
     "new_id",
     "parse_line",

@@ -85,11 +85,12 @@ def read_session_info(path: Path) -> SessionInfo | None:
 
 
 def list_sessions(
-    project_root: Path, home: Path | None = None, limit: int | None = None
+    project_root: Path, home: Path | None = None, limit: int | None = None, offset: int = 0
 ) -> list[SessionInfo]:
-    """The project's sessions, most recently modified first (at most `limit` of them).
+    """The project's sessions, most recently modified first: at most `limit` of them, after
+    the first `offset`.
 
-    Files whose header cannot be read are skipped.
+    Files whose header cannot be read are skipped (and not counted by `offset`).
     """
     directory = sessions_dir(project_root, home)
     candidates: list[tuple[int, str, Path]] = []
@@ -109,13 +110,56 @@ def list_sessions(
         return []
     candidates.sort(reverse=True)
     infos: list[SessionInfo] = []
+    skipped = 0
     for _, _, path in candidates:
         if limit is not None and len(infos) >= limit:
             break
         info = read_session_info(path)
-        if info is not None:
-            infos.append(info)
+        if info is None:
+            continue
+        if skipped < offset:
+            skipped += 1
+            continue
+        infos.append(info)
     return infos
+
+
+class SessionNotFound(SessionError):
+    """No session of the project has the id asked for, or more than one does:
+    `candidates` are those that matched (empty when none did)."""
+
+    def __init__(self, message: str, candidates: list[SessionInfo]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+_SHOWN_CANDIDATES = 10
+
+
+def find_session(project_root: Path, session_id: str, home: Path | None = None) -> SessionInfo:
+    """The session of the project whose id is `session_id`, or the only one whose id starts
+    with it (ids compared without regard to case). Raises `SessionNotFound` when none does,
+    or when the prefix is shared (naming the candidates)."""
+    wanted = session_id.strip().lower()
+    infos = list_sessions(project_root, home) if wanted else []
+    exact = [info for info in infos if info.id.lower() == wanted]
+    matches = exact or [info for info in infos if info.id.lower().startswith(wanted)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise SessionNotFound(
+            f"no session of this project ({project_root}) has an id starting with "
+            f"{session_id!r}; listSessions shows them",
+            [],
+        )
+    shown = "; ".join(f"{info.id} ({info.path})" for info in matches[:_SHOWN_CANDIDATES])
+    more = len(matches) - _SHOWN_CANDIDATES
+    raise SessionNotFound(
+        f"{session_id!r} names {len(matches)} sessions of this project: {shown}"
+        + (f"; and {more} more" if more > 0 else "")
+        + "; give more of the id",
+        matches,
+    )
 
 
 def find_latest_session(project_root: Path, home: Path | None = None) -> Path | None:
@@ -126,7 +170,9 @@ def find_latest_session(project_root: Path, home: Path | None = None) -> Path | 
 
 __all__ = [
     "SessionInfo",
+    "SessionNotFound",
     "find_latest_session",
+    "find_session",
     "list_sessions",
     "project_hash",
     "read_session_info",

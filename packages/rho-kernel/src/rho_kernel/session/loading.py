@@ -4,7 +4,8 @@ The header must be readable. After it, every line this version can read is loade
 other line is skipped (and reported) but left in the file: a newer rho may understand it.
 A skipped Entry line that still names its `id` and `parent_id` becomes a *gap*: the path
 walks through it to its parent, so the entries around an unreadable one stay connected.
-Only an unterminated final fragment is a torn write, and it too stays on disk.
+Only an unterminated final fragment that is not complete JSON is a torn write; the session
+moves it to a side file before it writes (`rho_kernel.session.torn`).
 
 Lines rho wrote itself take a fast path (validated straight from their bytes); anything that
 path rejects is parsed again the general way, which names the problem. Of lines sharing an
@@ -37,6 +38,7 @@ from rho_kernel.session.entries import (
     parse_line,
 )
 from rho_kernel.session.problems import describe, quote_id
+from rho_kernel.session.torn import is_torn
 
 PARSE_ERRORS = (ValueError, TypeError, KeyError, AttributeError, RecursionError)
 """What parsing a hostile line may raise."""
@@ -254,7 +256,10 @@ def load_warning(path: Path, replayed: Replayed) -> str | None:
             f"(first: line {replayed.skipped[0]}: {replayed.first_error})"
         )
         if replayed.torn:
-            text += "; the last line is an unfinished write"
+            text += (
+                "; the last line is an unfinished write, moved to a side file next to the "
+                "session before the next entry is written"
+            )
         problems.append(text)
     if replayed.unknown_lines:
         problems.append(f"{_plural(replayed.unknown_lines, 'line')} of an unknown type (ignored)")
@@ -303,7 +308,7 @@ def _skip(result: Replayed, raw: RawLine, error: BaseException) -> None:
     if not result.skipped:
         result.first_error = describe(raw.data, error)
     result.skipped.append(raw.number)
-    if not raw.terminated:
+    if not raw.terminated and is_torn(raw.data):
         result.torn = True
     gap = _gap(raw.data)
     if gap is None:

@@ -2,7 +2,9 @@
 
 Every append is one `write` of one full line followed by a flush, so a crash loses at most
 the line being written; `Session.open` skips such an unfinished last line, and any line it
-cannot read, with one warning, and never changes what is already in the file. A new session
+cannot read, with one warning, and never changes a complete line of the file. The
+unfinished last line is moved to a side file before the next line is written
+(`rho_kernel.session.torn`). A new session
 writes nothing until its first entry that is not the system message. One process at a time
 writes a session file: an open session holds its lock (see `rho_kernel.session.lock`). The
 messages along the current path are cached and extended in O(1) by appends at the leaf, so
@@ -55,6 +57,7 @@ from rho_kernel.session.loading import (
 )
 from rho_kernel.session.lock import SessionLock, SessionLocked
 from rho_kernel.session.private import create_private_file, make_private_dir
+from rho_kernel.session.torn import TornTail, move_aside, torn_tail
 
 CUSTOM_KIND = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+\.v[0-9]+")
 """Extension kinds: `<author>.<feature>.v<n>` (e.g. `rho.turn_error.v1`)."""
@@ -84,6 +87,7 @@ class Session:
         # Lines of a created session not yet on disk (None once written, and when in memory).
         self._pending: list[bytes] | None = None
         self._needs_newline = False
+        self._torn: TornTail | None = None  # an unfinished last line, moved before a write
         self._closed = False
         self._entries: dict[str, Entry] = {}
         self._entries_view = MappingProxyType(self._entries)
@@ -160,8 +164,9 @@ class Session:
         from the leaf at the time they were written (see `rho_kernel.session.loading`); all
         of it is reported in one call of `on_warning` (default: one `rho: warning:` line on
         stderr) naming the file, how many lines were skipped and what is wrong with the
-        first; the file is never changed. An unfinished last line (a write
-        torn by a crash) is skipped the same way, and the next append starts on a new line.
+        first; no complete line of the file is ever changed. An unfinished last line (a
+        write torn by a crash, not complete JSON) is skipped the same way, and moved to a
+        side file before the next line is written (`rho_kernel.session.torn`).
         The leaf is the last Entry line's id, or the `to` of a LeafMoved entry when that is
         the last Entry line.
         """
@@ -209,7 +214,8 @@ class Session:
         except OSError as error:
             raise SessionError(f"cannot open session file {path} for append: {error}") from error
         session = cls(header, path, file)
-        session._needs_newline = bool(data) and not data.endswith(b"\n")
+        session._torn = torn_tail(data)
+        session._needs_newline = bool(data) and not data.endswith(b"\n") and session._torn is None
         session._entries.update(replayed.entries)
         for entry in replayed.entries.values():
             if type(entry.payload) is LabelPayload:
@@ -622,11 +628,13 @@ class Session:
                 self._pending.append(data)
                 return
             data = self._materialize(data)
-        if self._needs_newline:
-            data = b"\n" + data
         file = self._file
         if file is None:
             return
+        if self._torn is not None:
+            self._move_torn_tail(file, self._torn)
+        if self._needs_newline:
+            data = b"\n" + data
         try:
             file.write(data)
             file.flush()
@@ -634,6 +642,25 @@ class Session:
             self.close()
             raise SessionError(f"cannot write session file {self._path}: {error}") from error
         self._needs_newline = False
+
+    def _move_torn_tail(self, file: BinaryIO, tail: TornTail) -> None:
+        """Move the unfinished last line to a side file before the first write; when that
+        cannot be done the line stays, and the write starts on a new line after it."""
+        self._torn = None
+        assert self._path is not None
+        try:
+            side = move_aside(self._path, file, tail)
+        except OSError as error:
+            self._needs_newline = True
+            diagnostics.warn(
+                f"{self._path}: the unfinished last line could not be moved aside ({error}); "
+                "it stays, and the next entry starts on a new line after it"
+            )
+            return
+        diagnostics.warn(
+            f"{self._path}: moved the unfinished last line ({len(tail.fragment)} bytes) to "
+            f"{side.name}"
+        )
 
     def _materialize(self, data: bytes) -> bytes:
         """Create the folders, the lock and the file of a created session; returns what to
