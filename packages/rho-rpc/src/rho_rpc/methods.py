@@ -76,13 +76,13 @@ class CoreMethods:
             # The client's gate and notifications come through rho-rpc's own hooks.
             result = await self.runtime.prompt(params.message)
         except AgentError as exc:
-            return PromptResult(error=exc.message)
+            return PromptResult(error=exc.message, turnId=exc.turn_id)
         except StartupError as exc:
             peer.notify("agent/error", {"error": str(exc)})
             return PromptResult(error=str(exc))
         finally:
             self._status_bar()
-        return PromptResult(reply=result.reply)
+        return PromptResult(reply=result.reply, reasoning=result.reasoning, turnId=result.turn_id)
 
     def _status_bar(self) -> None:
         """After a turn, the context status bar on stderr when it is a terminal."""

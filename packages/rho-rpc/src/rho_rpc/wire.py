@@ -31,6 +31,12 @@ class NoParams(Params):
     """The method takes no params."""
 
 
+_TURN_ID = (
+    "Names the prompt's turn (`turn_` and 12 hex digits): agent/start, every event of the "
+    "turn, agent/end or agent/error, and the prompt's response carry the same turnId."
+)
+
+
 class EmptyResult(Result):
     """An empty object: the request was accepted."""
 
@@ -53,8 +59,18 @@ class PromptParams(Params):
 class PromptResult(Result):
     """`prompt` result: `reply` when the turn ended, `error` when it failed (see agent/error)."""
 
-    reply: str | None = None
+    reply: str | None = Field(
+        None, description="The assistant's final text, as streamed in message/delta and stored."
+    )
+    reasoning: str | None = Field(
+        None,
+        description="The reasoning behind that reply, with [agent] show_reasoning = true and "
+        "when the model sent some.",
+    )
     error: str | None = None
+    turnId: str | None = Field(
+        None, description=_TURN_ID + " Absent only when the prompt failed before its turn began."
+    )
 
 
 class ApprovalResponseParams(Params):
@@ -549,19 +565,29 @@ class ReadyParams(Wire):
     sessionPath: str
 
 
-class StateChangeParams(Wire):
+class TurnEvent(Wire):
+    """An event of a prompt's turn."""
+
+    turnId: str = Field(description=_TURN_ID)
+
+
+class AgentStartParams(TurnEvent):
+    """`agent/start`: a prompt's turn began."""
+
+
+class StateChangeParams(TurnEvent):
     """`state/change`."""
 
     state: Literal["idle", "thinking", "awaiting_approval", "executing_tool"]
 
 
-class DeltaParams(Wire):
+class DeltaParams(TurnEvent):
     """`message/delta` and `reasoning/delta`: a piece of streamed text."""
 
     delta: str
 
 
-class ToolCallParams(Wire):
+class ToolCallParams(TurnEvent):
     """`tool/call`: the model called a tool (arguments is the raw JSON string)."""
 
     callId: str = Field(
@@ -573,7 +599,7 @@ class ToolCallParams(Wire):
     arguments: str
 
 
-class ToolResultParams(Wire):
+class ToolResultParams(TurnEvent):
     """`tool/result`: a tool call's result as the model sees it."""
 
     callId: str = Field(
@@ -586,7 +612,7 @@ class ToolResultParams(Wire):
     output: str
 
 
-class ToolOutputParams(Wire):
+class ToolOutputParams(TurnEvent):
     """`tool/output`: live output of a running call (redacted); the model gets only the
     final result."""
 
@@ -600,7 +626,7 @@ class ToolOutputParams(Wire):
     text: str
 
 
-class ToolDeniedParams(Wire):
+class ToolDeniedParams(TurnEvent):
     """`tool/denied`."""
 
     callId: str = Field(
@@ -611,7 +637,7 @@ class ToolDeniedParams(Wire):
     name: str
 
 
-class ApprovalRequestParams(Wire):
+class ApprovalRequestParams(TurnEvent):
     """`approval/request`: answer with `approvalResponse` carrying the same `approvalId`."""
 
     approvalId: str = Field(description="Names this request; the response must carry it back.")
@@ -628,7 +654,7 @@ class ApprovalRequestParams(Wire):
     risk: Literal["read", "write", "destructive", "network"]
 
 
-class RetryParams(Wire):
+class RetryParams(TurnEvent):
     """`agent/retry`: a model request failed with a retryable error and will be retried."""
 
     attempt: int = Field(description="This retry's number, from 1.")
@@ -651,7 +677,7 @@ class UsageTotals(Wire):
 class ToolOutcome(Wire):
     """How a tool call ended; `output` is present for non-success outcomes."""
 
-    kind: Literal["success", "error", "denied", "blocked"]
+    kind: Literal["success", "error", "denied", "blocked", "cancelled"]
     output: str | None = None
 
 
@@ -669,10 +695,17 @@ class ToolCallSummary(Wire):
     durationMs: int | None = None
 
 
-class AgentEndParams(Wire):
+class AgentEndParams(TurnEvent):
     """`agent/end`: the structured result of a finished prompt."""
 
-    reply: str
+    reply: str = Field(
+        description="The assistant's final text, as streamed in message/delta and stored."
+    )
+    reasoning: str | None = Field(
+        None,
+        description="The reasoning behind that reply, with [agent] show_reasoning = true and "
+        "when the model sent some.",
+    )
     iterations: int
     usage: UsageTotals
     toolCalls: list[ToolCallSummary]
@@ -731,22 +764,24 @@ class UsageParams(Wire):
     )
     usage: IterationUsage
     context: ContextSnapshot
+    turnId: str | None = Field(
+        None, description=_TURN_ID + " Absent for a compaction `compact` started."
+    )
 
 
 class AgentErrorParams(Wire):
     """`agent/error`: the prompt failed."""
 
     error: str
-
-
-class NoNotificationParams(Wire):
-    """The notification carries no params."""
+    turnId: str | None = Field(
+        None, description=_TURN_ID + " Absent only when the prompt failed before its turn began."
+    )
 
 
 #: Notification name → params model, in the order a turn emits them.
 NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "ready": ReadyParams,
-    "agent/start": NoNotificationParams,
+    "agent/start": AgentStartParams,
     "state/change": StateChangeParams,
     "message/delta": DeltaParams,
     "reasoning/delta": DeltaParams,

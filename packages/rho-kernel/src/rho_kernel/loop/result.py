@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -15,7 +16,9 @@ if TYPE_CHECKING:
 FinishReason = Literal[
     "stop", "max_iterations", "cancelled", "retry_budget_exhausted", "consecutive_empty_responses"
 ]
-OutcomeKind = Literal["success", "error", "denied", "blocked"]
+#: How a tool call ended; "cancelled": it was stopped, or never ran, because the turn was
+#: cancelled (abort, the client going away) or redirected.
+OutcomeKind = Literal["success", "error", "denied", "blocked", "cancelled"]
 #: What a model request was for: a turn of the conversation, or an LLM compaction's summary.
 RequestKind = Literal["turn", "compaction"]
 
@@ -46,7 +49,12 @@ class RunUsage:
 
 @dataclass(slots=True)
 class AgentResult:
-    """The structured outcome of one prompt (every ending, including cancellation)."""
+    """The structured outcome of one prompt (every ending, including cancellation).
+
+    `reply` is the assistant's final text, as streamed and stored in the session. `reasoning`
+    is that reply's reasoning when `[agent] show_reasoning` is on and the model sent some
+    (None otherwise). `turn_id` names the turn: every event of it carried the same id.
+    """
 
     reply: str
     iterations: int
@@ -54,6 +62,8 @@ class AgentResult:
     tool_calls: list[ToolCallRecord]
     duration_ms: int
     finish_reason: FinishReason
+    reasoning: str | None = None
+    turn_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,13 +125,19 @@ class AgentError(Exception):
     """A prompt failed (provider error, unreachable endpoint, session failure).
 
     `category` is one of client, agent, session, sandbox, tool — as recorded in the session's
-    `rho.turn_error.v1` entry.
+    `rho.turn_error.v1` entry. `turn_id` names the turn that failed (set by the loop).
     """
 
     def __init__(self, message: str, category: str = "agent") -> None:
         super().__init__(message)
         self.message = message
         self.category = category
+        self.turn_id: str | None = None
+
+
+def new_turn_id() -> str:
+    """A fresh turn id (`turn_` and 12 hex digits), unique within a process."""
+    return f"turn_{secrets.token_hex(6)}"
 
 
 __all__ = [
@@ -134,5 +150,6 @@ __all__ = [
     "RunUsage",
     "ToolCallRecord",
     "UsageContext",
+    "new_turn_id",
     "request_cost",
 ]
