@@ -57,8 +57,9 @@ async def wait_forever(ctx: ToolContext) -> str:
 
 @pytest.fixture(autouse=True)
 def _reset() -> None:
+    global started
     ran.clear()
-    started.clear()
+    started = asyncio.Event()  # one per test: an event is bound to the loop that waits on it
 
 
 @pytest.fixture
@@ -270,6 +271,19 @@ async def test_a_gate_that_cancels_ends_the_turn_without_another_request(
     assert [r.outcome for r in rest] == ["cancelled", "cancelled"]
     texts = [m.text for m in session.path_messages() if m.role == "tool"]
     assert not any("denied" in text for text in texts) and len(texts) == 3
+
+
+async def test_without_a_gate_the_call_is_not_said_to_be_denied_by_a_user(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.add(_three_calls(), text_reply("fine"))
+    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path, tools=[store, lookup])
+    first = result.tool_calls[0]
+    assert first.outcome == "denied" and "by user" not in str(first.output)
+    assert (
+        first.output == "Tool call denied: no one is there to approve it (this run has no "
+        "approval gate)."
+    )
 
 
 # ── item: one turn id on every event of a turn ─────────────────────────────

@@ -92,6 +92,7 @@ TURN_ERROR_KIND = "rho.turn_error.v1"
 CANCELLED = CANCELLED_TOOL_CALL
 CANCELLED_BEFORE_RUN = "Tool call cancelled before it ran."
 SKIPPED_BY_REDIRECT = "Tool call skipped: the user redirected the turn."
+NO_APPROVER = "no one is there to approve it (this run has no approval gate)"
 #: Bytes counted for the wrapping of each tool definition (`{"type": "function", …}`).
 TOOL_DEFINITION_OVERHEAD = 48
 
@@ -680,7 +681,9 @@ class AgentLoop:
             raise _Redirected(decision.message or "")
         if decision.kind != "approved":
             await self.emit("on_tool_denied", call.name, call_id=call.id)
-            await self._finish_call(call, ToolResult.error("Tool call denied by user."), "denied")
+            reason = decision.message.rstrip(".") if decision.message else None
+            text = f"Tool call denied: {reason}." if reason else "Tool call denied by user."
+            await self._finish_call(call, ToolResult.error(text), "denied")
             return False
         if pending and self.p.confinement is not None:
             self.p.confinement.grant(pending)
@@ -693,7 +696,7 @@ class AgentLoop:
         await self.state("awaiting_approval")
         await self.emit("on_approval_requested", call.name, shown, risk, call_id=call.id)
         if self.p.gate is None:
-            return ApprovalDecision.denied()
+            return ApprovalDecision.denied(NO_APPROVER)
         sandbox = None
         if tool.runs_processes:
             confinement = self.p.confinement

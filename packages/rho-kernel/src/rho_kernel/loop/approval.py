@@ -39,7 +39,8 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
-    """The gate's answer: approve, deny, redirect with new instructions (`message`), or
+    """The gate's answer: approve, deny (`message`: why, when it was not the user), redirect
+    with new instructions (`message`), or
     cancel the turn because no answer can come (`message` says why, e.g. the client went
     away): the call and the rest of its batch are recorded as cancelled and no further model
     request is made."""
@@ -52,8 +53,9 @@ class ApprovalDecision:
         return cls("approved")
 
     @classmethod
-    def denied(cls) -> ApprovalDecision:
-        return cls("denied")
+    def denied(cls, reason: str | None = None) -> ApprovalDecision:
+        """Refuse the call; `reason` (told to the model) when no user made the decision."""
+        return cls("denied", reason)
 
     @classmethod
     def redirect(cls, message: str) -> ApprovalDecision:
