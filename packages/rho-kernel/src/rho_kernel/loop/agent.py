@@ -681,8 +681,8 @@ class AgentLoop:
             raise _Redirected(decision.message or "")
         if decision.kind != "approved":
             await self.emit("on_tool_denied", call.name, call_id=call.id)
-            reason = decision.message.rstrip(".") if decision.message else None
-            text = f"Tool call denied: {reason}." if reason else "Tool call denied by user."
+            why = decision.message.rstrip(".") if decision.message else ""
+            text = f"Tool call denied: {why}." if why else "Tool call denied by user."
             await self._finish_call(call, ToolResult.error(text), "denied")
             return False
         if pending and self.p.confinement is not None:
