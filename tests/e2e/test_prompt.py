@@ -260,7 +260,9 @@ def test_steering_prompt_is_acknowledged_at_once(
     rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "w"})
     request = rho.notification("approval/request")["params"]
-    assert rho.call("prompt", {"message": "also y", "steer": True})["result"] == {}
+    assert rho.call("prompt", {"message": "also y", "steer": True})["result"] == {
+        "turnId": request["turnId"]
+    }
     rho.answer_approval(request)
     rho.wait_for(lambda m: m.get("id") == prompt_id)
     assert server.requests[1].json["messages"][-1] == {"role": "user", "content": "also y"}

@@ -213,3 +213,17 @@ def test_a_failed_prompt_names_its_turn(start_rho, server: ScriptedServer) -> No
     start = _params(rho, "agent/start")[0]["turnId"]
     error = _params(rho, "agent/error")[0]
     assert "error" in result and result["turnId"] == start == error["turnId"]
+
+
+def test_a_steering_message_is_answered_with_the_turn_that_takes_it_in(
+    start_rho, server: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
+    server.add(_writes("a"), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    prompt_id = rho.request("prompt", {"message": "write"})
+    request = rho.notification("approval/request")["params"]
+    steered = rho.call("prompt", {"message": "also this", "steer": True})["result"]
+    assert steered == {"turnId": request["turnId"]}
+    rho.answer_approval(request)
+    assert _response(rho, prompt_id)["result"]["turnId"] == request["turnId"]
+    assert server.requests[1].json["messages"][-1] == {"role": "user", "content": "also this"}

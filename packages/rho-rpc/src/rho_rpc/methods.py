@@ -66,7 +66,7 @@ class CoreMethods:
 
     # ── prompts and approvals ───────────────────────────────────────────────
 
-    async def prompt(self, params: PromptParams) -> PromptResult | EmptyResult:
+    async def prompt(self, params: PromptParams) -> PromptResult:
         if not params.message.strip():
             raise RpcError(INVALID_PARAMS, "Invalid params: message must not be blank")
         if params.steer:
@@ -94,14 +94,14 @@ class CoreMethods:
         except Exception as exc:  # a status line must never fail a prompt
             report(f"the status bar could not be drawn: {exc}", "warning")
 
-    def _steer(self, message: str) -> EmptyResult:
+    def _steer(self, message: str) -> PromptResult:
         if not self.runtime.steer(message):
             raise RpcError(
                 NO_RUNNING_PROMPT,
                 "no prompt is running, so there is nothing to steer; send the message as a "
                 "prompt (without steer)",
             )
-        return EmptyResult()
+        return PromptResult(turnId=self.runtime.turn_id)
 
     async def abort(self, _: NoParams) -> EmptyResult:
         self.runtime.abort()

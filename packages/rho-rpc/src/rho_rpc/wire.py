@@ -50,14 +50,16 @@ class PromptParams(Params):
     message: str = Field(min_length=1, description="The user's message (must not be empty).")
     steer: bool = Field(
         False,
-        description="Steer the running prompt: answered at once with {}; the message becomes a "
+        description="Steer the running prompt: answered at once with {turnId} (the turn it "
+        "steers); the message becomes a "
         "user turn at the next tool-batch seam, or one more round if the model has just "
         "answered. Refused (-32002) when no prompt is running.",
     )
 
 
 class PromptResult(Result):
-    """`prompt` result: `reply` when the turn ended, `error` when it failed (see agent/error)."""
+    """`prompt` result: `reply` when the turn ended, `error` when it failed (see agent/error);
+    a steering prompt is answered at once with only the `turnId` of the turn it steers."""
 
     reply: str | None = Field(
         None, description="The assistant's final text, as streamed in message/delta and stored."
