@@ -122,7 +122,7 @@ def test_trace_env_traces_the_calls_rho_makes(  # type: ignore[no-untyped-def]
     (project / "notes.txt").write_text(f"token = {secret}\n")
     server.add(tool_call_reply("read_file", {"path": "notes.txt"}), text_reply("read"))
     rho = start_scripted(start_rho, server, "--ephemeral", env={"RHO_TRACE_PLUGINS": "1"})
-    assert rho.call("prompt", {"message": "read it"})["result"] == {"reply": "read"}
+    assert rho.call("prompt", {"message": "read it"})["result"]["reply"] == "read"
     assert rho.finish() == 0  # every stdout line was protocol: RhoProcess parsed them all
     lines = rho.stderr_text().splitlines()
     for hook in (
@@ -177,10 +177,10 @@ def test_a_plugins_stash_lasts_for_the_process_and_is_its_own(  # type: ignore[n
     )
     env = _site(tmp_path, counter=COUNTER, neighbour=NEIGHBOUR)
     rho = start_scripted(start_rho, server, "--ephemeral", env=env)
-    assert rho.call("prompt", {"message": "1"})["result"] == {"reply": "one"}
-    assert rho.call("prompt", {"message": "2"})["result"] == {"reply": "two"}
+    assert rho.call("prompt", {"message": "1"})["result"]["reply"] == "one"
+    assert rho.call("prompt", {"message": "2"})["result"]["reply"] == "two"
     assert "sessionId" in rho.call("newSession")["result"]
-    assert rho.call("prompt", {"message": "3"})["result"] == {"reply": "three"}
+    assert rho.call("prompt", {"message": "3"})["result"]["reply"] == "three"
     assert [r["output"] for r in _results(rho)] == [
         "count 1",
         "count 2",

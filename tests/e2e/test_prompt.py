@@ -23,7 +23,7 @@ def test_text_prompt_notifications_in_order(start_rho, server: ScriptedServer) -
     server.add(text_reply("hello", chunks=2))
     rho = start_scripted(start_rho, server, "--ephemeral")
     response = rho.call("prompt", {"message": "say hello"})
-    assert response["result"] == {"reply": "hello"}
+    assert response["result"]["reply"] == "hello"
     methods = rho.methods_seen()
     assert methods[:3] == ["ready", "agent/start", "state/change"]
     assert methods.count("message/delta") == 2
@@ -31,7 +31,7 @@ def test_text_prompt_notifications_in_order(start_rho, server: ScriptedServer) -
     end = rho.seen[-2]["params"]
     assert end["reply"] == "hello" and end["finishReason"] == "stop" and end["iterations"] == 1
     assert end["usage"]["requestCount"] == 1 and end["usage"]["inputTokens"] == 10
-    assert rho.seen[-3]["params"] == {"state": "idle"}
+    assert rho.seen[-3]["params"] == {"state": "idle", "turnId": end["turnId"]}
     assert server.requests[0].json["model"] == "scripted-model"
     assert rho.finish() == 0
 
@@ -45,6 +45,7 @@ def test_read_file_round_trip(start_rho, server: ScriptedServer, project: Path) 
     rho = start_scripted(start_rho, server, "--ephemeral")
     assert rho.call("prompt", {"message": "read notes"})["result"]["reply"] == "read it"
     tool_result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
+    assert tool_result.pop("turnId").startswith("turn_")
     assert tool_result == {
         "callId": "call_scripted_0",
         "name": "read_file",
@@ -249,7 +250,8 @@ def test_piped_prompt_then_eof_still_answers(start_rho, server: ScriptedServer) 
     rho.request("prompt", {"message": "hi"}, id=1)
     rho.close_stdin()
     assert rho.finish() == 0
-    assert {"jsonrpc": "2.0", "result": {"reply": "bye"}, "id": 1} in rho.seen
+    response = next(m for m in rho.seen if m.get("id") == 1)
+    assert response["result"]["reply"] == "bye" and "error" not in response["result"]
 
 
 def test_steering_prompt_is_acknowledged_at_once(
@@ -259,7 +261,9 @@ def test_steering_prompt_is_acknowledged_at_once(
     rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "w"})
     request = rho.notification("approval/request")["params"]
-    assert rho.call("prompt", {"message": "also y", "steer": True})["result"] == {}
+    assert rho.call("prompt", {"message": "also y", "steer": True})["result"] == {
+        "turnId": request["turnId"]
+    }
     rho.answer_approval(request)
     rho.wait_for(lambda m: m.get("id") == prompt_id)
     assert server.requests[1].json["messages"][-1] == {"role": "user", "content": "also y"}

@@ -315,8 +315,8 @@ def test_a_prompt_with_a_lone_surrogate_does_not_break_later_prompts(start_rho) 
         server.add(text_reply("first"), text_reply("second"))
         rho = start_rho("--endpoint", server.chat_url, "-m", "scripted-model")
         assert rho.read()["method"] == "ready"
-        assert rho.call("prompt", {"message": "odd \ud83d text"})["result"] == {"reply": "first"}
-        assert rho.call("prompt", {"message": "plain"})["result"] == {"reply": "second"}
+        assert rho.call("prompt", {"message": "odd \ud83d text"})["result"]["reply"] == "first"
+        assert rho.call("prompt", {"message": "plain"})["result"]["reply"] == "second"
         sent = [m["content"] for m in server.requests[1].json["messages"] if m["role"] == "user"]
         assert sent == ["odd \ufffd text", "plain"]
         history = rho.call("getMessages")["result"]["messages"]
@@ -562,7 +562,7 @@ def test_a_prompt_with_a_repeated_key_never_reaches_the_model(start_rho) -> None
         )
         response = rho.read()
         assert response["id"] == 1 and response["error"]["code"] == -32600
-        assert rho.call("prompt", {"message": "plain"})["result"] == {"reply": "answered"}
+        assert rho.call("prompt", {"message": "plain"})["result"]["reply"] == "answered"
         chats = [r for r in server.requests if r.json and "messages" in r.json]
         sent = [m["content"] for r in chats for m in r.json["messages"] if m["role"] == "user"]
         assert sent == ["plain"]

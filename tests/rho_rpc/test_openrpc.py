@@ -31,7 +31,13 @@ def test_methods_params_and_results_come_from_the_wire_models(tmp_path: Path) ->
         ("steer", False),
     ]
     assert prompt["params"][0]["schema"]["minLength"] == 1
-    assert set(prompt["result"]["schema"]["properties"]) == {"reply", "error", "failure"}
+    assert set(prompt["result"]["schema"]["properties"]) == {
+        "reply",
+        "reasoning",
+        "error",
+        "failure",
+        "turnId",
+    }
     approval = {p["name"]: p for p in methods["approvalResponse"]["params"]}
     assert approval["approvalId"]["required"] is True
     assert approval["approved"]["schema"] == {

@@ -65,7 +65,9 @@ def test_agent_end_lists_tool_calls_with_output_only_when_not_a_success() -> Non
         tool_calls=[
             ToolCallRecord("t", "{}", "success", "out", 3, call_id="c1"),
             ToolCallRecord("u", "{}", "denied", "no", call_id="c2"),
+            ToolCallRecord("v", "{}", "cancelled", "Tool call cancelled.", call_id="c3"),
         ],
+        turn_id="turn_0123456789ab",
     )
     wire = render.agent_result(result)
     assert json.dumps(wire) == json.dumps(
@@ -94,9 +96,16 @@ def test_agent_end_lists_tool_calls_with_output_only_when_not_a_success() -> Non
                     "arguments": "{}",
                     "outcome": {"kind": "denied", "output": "no"},
                 },
+                {
+                    "callId": "c3",
+                    "name": "v",
+                    "arguments": "{}",
+                    "outcome": {"kind": "cancelled", "output": "Tool call cancelled."},
+                },
             ],
             "durationMs": 5,
             "finishReason": "stop",
+            "turnId": "turn_0123456789ab",
         }
     )
     AgentEndParams.model_validate(wire)

@@ -454,17 +454,6 @@ async def _run_with_steering(
         await service.aclose()
 
 
-async def test_reasoning_is_summarised_in_the_reply(server: ScriptedServer, tmp_path: Path) -> None:
-    server.add(text_reply("answer", reasoning="x" * 40))
-    result = await run_prompt("s", endpoint=server.chat_url, root=tmp_path)
-    assert result.reply == "[reasoning: ~10 tokens]\n\nanswer"
-    server.add(text_reply("answer", reasoning="think"))
-    result = await run_prompt(
-        "s", endpoint=server.chat_url, root=tmp_path, config=_config(show_reasoning=True)
-    )
-    assert result.reply == "<thinking>\nthink\n</thinking>\n\nanswer"
-
-
 async def test_an_unexpected_failure_becomes_an_agent_error(
     server: ScriptedServer, tmp_path: Path
 ) -> None:

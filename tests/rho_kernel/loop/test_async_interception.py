@@ -138,4 +138,4 @@ async def test_an_abort_while_an_async_hook_hangs_ends_the_call_as_cancelled(
     cancel.cancel()
     result = await asyncio.wait_for(task, 10)
     assert result.finish_reason == "cancelled"
-    assert (result.tool_calls[0].outcome, result.tool_calls[0].output) == ("error", CANCELLED)
+    assert (result.tool_calls[0].outcome, result.tool_calls[0].output) == ("cancelled", CANCELLED)

@@ -188,6 +188,8 @@ class Runtime:
         #: Per-plugin state, keyed by something the plugin owns (a class or a module name).
         self.stash: dict[object, object] = {}
         self.cancel: CancelToken | None = None
+        #: The running prompt's turn id (None while idle).
+        self.turn_id: str | None = None
         self._services: dict[tuple[str, str, str | None], LlmService] = {}
         self._factories: dict[str, ServiceFactory] | None = None
         self._turn_lock = asyncio.Lock()
@@ -619,14 +621,16 @@ class Runtime:
                 fitter=self.fitter,
             )
             loop = AgentLoop(self.session, params)
+            self.turn_id = loop.turn_id
             try:
                 return await loop.run(message)
             finally:
-                self.cancel = None
+                self.cancel = self.turn_id = None
                 self.phase = str(loop.phase.current) if loop.phase.current else None
 
     def steer(self, message: str) -> bool:
-        """Queue `message` for the running prompt; False (nothing queued) when none runs.
+        """Queue `message` for the running prompt (the turn `turn_id` names); False (nothing
+        queued) when none runs.
 
         A message accepted here is always taken in by the running turn: at its next tool-batch
         seam, or — when the model has just answered — by one more round before the turn ends.

@@ -70,7 +70,7 @@ class CoreMethods:
 
     # ── prompts and approvals ───────────────────────────────────────────────
 
-    async def prompt(self, params: PromptParams) -> PromptResult | EmptyResult:
+    async def prompt(self, params: PromptParams) -> PromptResult:
         if not params.message.strip():
             raise RpcError(INVALID_PARAMS, "Invalid params: message must not be blank")
         if params.steer:
@@ -82,15 +82,15 @@ class CoreMethods:
         except AgentError as exc:
             failure = exc.failure
             if failure is None:
-                return PromptResult(error=exc.message)
+                return PromptResult(error=exc.message, turnId=exc.turn_id)
             info = ProviderFailureInfo.model_validate(render.provider_failure(failure))
-            return PromptResult(error=exc.message, failure=info)
+            return PromptResult(error=exc.message, failure=info, turnId=exc.turn_id)
         except StartupError as exc:
             peer.notify("agent/error", {"error": str(exc)})
             return PromptResult(error=str(exc))
         finally:
             self._status_bar()
-        return PromptResult(reply=result.reply)
+        return PromptResult(reply=result.reply, reasoning=result.reasoning, turnId=result.turn_id)
 
     def _status_bar(self) -> None:
         """After a turn, the context status bar on stderr when it is a terminal."""
@@ -102,14 +102,14 @@ class CoreMethods:
         except Exception as exc:  # a status line must never fail a prompt
             report(f"the status bar could not be drawn: {exc}", "warning")
 
-    def _steer(self, message: str) -> EmptyResult:
+    def _steer(self, message: str) -> PromptResult:
         if not self.runtime.steer(message):
             raise RpcError(
                 NO_RUNNING_PROMPT,
                 "no prompt is running, so there is nothing to steer; send the message as a "
                 "prompt (without steer)",
             )
-        return EmptyResult()
+        return PromptResult(turnId=self.runtime.turn_id)
 
     async def abort(self, _: NoParams) -> EmptyResult:
         self.runtime.abort()

@@ -21,6 +21,10 @@ from rho_rpc import render
 Notify = Callable[[str, dict[str, Any] | None], None]
 
 
+#: Why a call waiting for approval is cancelled when the client's input ends.
+CLIENT_GONE = "the client went away (its input ended) before answering the approval request"
+
+
 class ApprovalMismatch(Exception):
     """An `approvalResponse` named no pending approval; the message says which is pending."""
 
@@ -31,7 +35,9 @@ class RpcPeer(Observer):
     Each `approval/request` carries a fresh `approvalId` and waits for the `approvalResponse`
     that names it. An answer naming anything else — an approval already answered, cancelled
     by `abort`, or never asked — is refused and decides nothing. Once the input has ended no
-    answer can come, so pending and later requests are denied.
+    answer can come, so pending and later requests cancel their turn.
+
+    Every notification of a turn carries its `turnId` (the loop passes `turn_id`).
     """
 
     def __init__(self, notify: Notify) -> None:
@@ -44,7 +50,7 @@ class RpcPeer(Observer):
     async def request(self, request: ApprovalRequest) -> ApprovalDecision:
         """Ask the client; waits for the `approvalResponse` naming this request."""
         if self.input_closed:
-            return ApprovalDecision.denied()
+            return ApprovalDecision.cancelled(CLIENT_GONE)
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
         self._pending[request.approval_id] = future
         params: dict[str, Any] = {
@@ -56,7 +62,7 @@ class RpcPeer(Observer):
         }
         if request.sandbox is not None:
             params["sandbox"] = render.sandbox_status(request.sandbox)
-        self.notify("approval/request", params)
+        self._event("approval/request", params, request.turn_id)
         try:
             return await future
         finally:
@@ -79,77 +85,106 @@ class RpcPeer(Observer):
             future.set_result(ApprovalDecision.denied())
 
     def close_input(self) -> None:
-        """Input ended: deny whatever is pending and everything asked from now on."""
+        """Input ended: no answer can come, so whatever is pending and everything asked from
+        now on cancels its turn (the call is recorded as cancelled, not denied)."""
         self.input_closed = True
         for future in list(self._pending.values()):
             if not future.done():
-                future.set_result(ApprovalDecision.denied())
+                future.set_result(ApprovalDecision.cancelled(CLIENT_GONE))
 
     # ── observer ────────────────────────────────────────────────────────────
 
-    async def on_agent_start(self) -> None:
-        self.notify("agent/start", {})
+    def _event(self, method: str, params: dict[str, Any], turn_id: str | None) -> None:
+        """Send a notification of a turn: with its `turnId` when it belongs to one."""
+        if turn_id is not None:
+            params["turnId"] = turn_id
+        self.notify(method, params)
 
-    async def on_state_change(self, state: str) -> None:
-        self.notify("state/change", {"state": state})
+    async def on_agent_start(self, turn_id: str | None = None) -> None:
+        self._event("agent/start", {}, turn_id)
 
-    async def on_text_delta(self, delta: str) -> None:
-        self.notify("message/delta", {"delta": delta})
+    async def on_state_change(self, state: str, turn_id: str | None = None) -> None:
+        self._event("state/change", {"state": state}, turn_id)
 
-    async def on_reasoning_delta(self, delta: str) -> None:
-        self.notify("reasoning/delta", {"delta": delta})
+    async def on_text_delta(self, delta: str, turn_id: str | None = None) -> None:
+        self._event("message/delta", {"delta": delta}, turn_id)
 
-    async def on_tool_call(self, name: str, arguments: str, call_id: str | None = None) -> None:
-        self.notify("tool/call", {"callId": call_id, "name": name, "arguments": arguments})
+    async def on_reasoning_delta(self, delta: str, turn_id: str | None = None) -> None:
+        self._event("reasoning/delta", {"delta": delta}, turn_id)
 
-    async def on_tool_denied(self, name: str, call_id: str | None = None) -> None:
-        self.notify("tool/denied", {"callId": call_id, "name": name})
+    async def on_tool_call(
+        self, name: str, arguments: str, call_id: str | None = None, turn_id: str | None = None
+    ) -> None:
+        params = {"callId": call_id, "name": name, "arguments": arguments}
+        self._event("tool/call", params, turn_id)
+
+    async def on_tool_denied(
+        self, name: str, call_id: str | None = None, turn_id: str | None = None
+    ) -> None:
+        self._event("tool/denied", {"callId": call_id, "name": name}, turn_id)
 
     async def on_tool_output(
-        self, name: str, stream: str, text: str, call_id: str | None = None
+        self,
+        name: str,
+        stream: str,
+        text: str,
+        call_id: str | None = None,
+        turn_id: str | None = None,
     ) -> None:
-        self.notify(
-            "tool/output", {"callId": call_id, "name": name, "stream": stream, "text": text}
-        )
+        params = {"callId": call_id, "name": name, "stream": stream, "text": text}
+        self._event("tool/output", params, turn_id)
 
     async def on_tool_result(
-        self, name: str, result: ToolResult, call_id: str | None = None
+        self, name: str, result: ToolResult, call_id: str | None = None, turn_id: str | None = None
     ) -> None:
-        self.notify(
-            "tool/result",
-            {
-                "callId": call_id,
-                "name": name,
-                "is_error": result.is_error,
-                "output": result.output,
-            },
-        )
+        params = {
+            "callId": call_id,
+            "name": name,
+            "is_error": result.is_error,
+            "output": result.output,
+        }
+        self._event("tool/result", params, turn_id)
 
-    async def on_usage(self, iteration: int, usage: RequestUsage, context: UsageContext) -> None:
-        self.notify("usage", render.usage_params(iteration, usage, context))
+    async def on_usage(
+        self,
+        iteration: int,
+        usage: RequestUsage,
+        context: UsageContext,
+        turn_id: str | None = None,
+    ) -> None:
+        self._event("usage", render.usage_params(iteration, usage, context), turn_id)
 
-    async def on_retry(self, attempt: int, max_attempts: int, delay: float, reason: str) -> None:
-        self.notify(
-            "agent/retry",
-            {
-                "attempt": attempt,
-                "maxAttempts": max_attempts,
-                "delayMs": round(delay * 1000),
-                "reason": reason,
-            },
-        )
+    async def on_retry(
+        self,
+        attempt: int,
+        max_attempts: int,
+        delay: float,
+        reason: str,
+        turn_id: str | None = None,
+    ) -> None:
+        params = {
+            "attempt": attempt,
+            "maxAttempts": max_attempts,
+            "delayMs": round(delay * 1000),
+            "reason": reason,
+        }
+        self._event("agent/retry", params, turn_id)
 
-    async def on_context_compacted(self, compaction: ContextCompacted) -> None:
-        self.notify("context/compacted", render.context_compacted(compaction))
+    async def on_context_compacted(
+        self, compaction: ContextCompacted, turn_id: str | None = None
+    ) -> None:
+        self._event("context/compacted", render.context_compacted(compaction), turn_id)
 
     async def on_agent_end(self, result: AgentResult) -> None:
         self.notify("agent/end", render.agent_result(result))
 
-    async def on_agent_error(self, error: str, failure: ProviderFailure | None = None) -> None:
+    async def on_agent_error(
+        self, error: str, failure: ProviderFailure | None = None, turn_id: str | None = None
+    ) -> None:
         params: dict[str, Any] = {"error": error}
         if failure is not None:
             params["failure"] = render.provider_failure(failure)
-        self.notify("agent/error", params)
+        self._event("agent/error", params, turn_id)
 
     async def on_approval_requested(
         self, name: str, arguments: str, risk: Risk, call_id: str | None = None
@@ -157,4 +192,4 @@ class RpcPeer(Observer):
         """Sent by `request` instead, so that a gate-less run sends nothing."""
 
 
-__all__ = ["ApprovalMismatch", "RpcPeer"]
+__all__ = ["CLIENT_GONE", "ApprovalMismatch", "RpcPeer"]

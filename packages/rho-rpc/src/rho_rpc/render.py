@@ -59,15 +59,20 @@ def run_usage(usage: RunUsage) -> dict[str, Any]:
 
 
 def agent_result(result: AgentResult) -> dict[str, Any]:
-    """The `agent/end` notification's params."""
-    return {
-        "reply": result.reply,
-        "iterations": result.iterations,
-        "usage": run_usage(result.usage),
-        "toolCalls": [tool_call(call) for call in result.tool_calls],
-        "durationMs": result.duration_ms,
-        "finishReason": result.finish_reason,
-    }
+    """The `agent/end` notification's params (`reasoning` and `turnId` when present)."""
+    params: dict[str, Any] = {"reply": result.reply}
+    if result.reasoning is not None:
+        params["reasoning"] = result.reasoning
+    params.update(
+        iterations=result.iterations,
+        usage=run_usage(result.usage),
+        toolCalls=[tool_call(call) for call in result.tool_calls],
+        durationMs=result.duration_ms,
+        finishReason=result.finish_reason,
+    )
+    if result.turn_id is not None:
+        params["turnId"] = result.turn_id
+    return params
 
 
 def provider_failure(failure: ProviderFailure) -> dict[str, Any]:

@@ -35,6 +35,12 @@ class NoParams(Params):
     """The method takes no params."""
 
 
+_TURN_ID = (
+    "Names the prompt's turn (`turn_` and 12 hex digits): agent/start, every event of the "
+    "turn, agent/end or agent/error, and the prompt's response carry the same turnId."
+)
+
+
 class EmptyResult(Result):
     """An empty object: the request was accepted."""
 
@@ -48,7 +54,8 @@ class PromptParams(Params):
     message: str = Field(min_length=1, description="The user's message (must not be empty).")
     steer: bool = Field(
         False,
-        description="Steer the running prompt: answered at once with {}; the message becomes a "
+        description="Steer the running prompt: answered at once with {turnId} (the turn it "
+        "steers); the message becomes a "
         "user turn at the next tool-batch seam, or one more round if the model has just "
         "answered. Refused (-32002) when no prompt is running.",
     )
@@ -82,13 +89,24 @@ class ProviderFailureInfo(Wire):
 
 
 class PromptResult(Result):
-    """`prompt` result: `reply` when the turn ended, `error` when it failed (see agent/error)."""
+    """`prompt` result: `reply` when the turn ended, `error` when it failed (see agent/error);
+    a steering prompt is answered at once with only the `turnId` of the turn it steers."""
 
-    reply: str | None = None
+    reply: str | None = Field(
+        None, description="The assistant's final text, as streamed in message/delta and stored."
+    )
+    reasoning: str | None = Field(
+        None,
+        description="The reasoning behind that reply, with [agent] show_reasoning = true and "
+        "when the model sent some.",
+    )
     error: str | None = None
     failure: ProviderFailureInfo | None = Field(
         None,
         description="With `error`, when the model could not be reached or refused the request.",
+    )
+    turnId: str | None = Field(
+        None, description=_TURN_ID + " Absent only when the prompt failed before its turn began."
     )
 
 
@@ -540,6 +558,9 @@ class CompactResult(Result):
     tokensBefore: int = 0
     tokensAfter: int = 0
     summaryId: str | None = Field(None, description="The new Compaction entry.")
+    turnId: str | None = Field(
+        None, description=_TURN_ID + " Absent for a compaction the `compact` method started."
+    )
     previousLeafId: str | None = Field(
         None, description="The leaf of the branch that was compacted; it stays in the session."
     )
@@ -689,19 +710,29 @@ class ReadyParams(Wire):
     sessionPath: str
 
 
-class StateChangeParams(Wire):
+class TurnEvent(Wire):
+    """An event of a prompt's turn."""
+
+    turnId: str = Field(description=_TURN_ID)
+
+
+class AgentStartParams(TurnEvent):
+    """`agent/start`: a prompt's turn began."""
+
+
+class StateChangeParams(TurnEvent):
     """`state/change`."""
 
     state: Literal["idle", "thinking", "awaiting_approval", "executing_tool"]
 
 
-class DeltaParams(Wire):
+class DeltaParams(TurnEvent):
     """`message/delta` and `reasoning/delta`: a piece of streamed text."""
 
     delta: str
 
 
-class ToolCallParams(Wire):
+class ToolCallParams(TurnEvent):
     """`tool/call`: the model called a tool (arguments is the raw JSON string)."""
 
     callId: str = Field(
@@ -713,7 +744,7 @@ class ToolCallParams(Wire):
     arguments: str
 
 
-class ToolResultParams(Wire):
+class ToolResultParams(TurnEvent):
     """`tool/result`: a tool call's result as the model sees it."""
 
     callId: str = Field(
@@ -726,7 +757,7 @@ class ToolResultParams(Wire):
     output: str
 
 
-class ToolOutputParams(Wire):
+class ToolOutputParams(TurnEvent):
     """`tool/output`: live output of a running call (redacted); the model gets only the
     final result."""
 
@@ -740,7 +771,7 @@ class ToolOutputParams(Wire):
     text: str
 
 
-class ToolDeniedParams(Wire):
+class ToolDeniedParams(TurnEvent):
     """`tool/denied`."""
 
     callId: str = Field(
@@ -751,7 +782,7 @@ class ToolDeniedParams(Wire):
     name: str
 
 
-class ApprovalRequestParams(Wire):
+class ApprovalRequestParams(TurnEvent):
     """`approval/request`: answer with `approvalResponse` carrying the same `approvalId`."""
 
     approvalId: str = Field(description="Names this request; the response must carry it back.")
@@ -773,7 +804,7 @@ class ApprovalRequestParams(Wire):
     )
 
 
-class RetryParams(Wire):
+class RetryParams(TurnEvent):
     """`agent/retry`: a model request failed with a retryable error and will be retried."""
 
     attempt: int = Field(description="This retry's number, from 1.")
@@ -796,7 +827,7 @@ class UsageTotals(Wire):
 class ToolOutcome(Wire):
     """How a tool call ended; `output` is present for non-success outcomes."""
 
-    kind: Literal["success", "error", "denied", "blocked"]
+    kind: Literal["success", "error", "denied", "blocked", "cancelled"]
     output: str | None = None
 
 
@@ -814,10 +845,17 @@ class ToolCallSummary(Wire):
     durationMs: int | None = None
 
 
-class AgentEndParams(Wire):
+class AgentEndParams(TurnEvent):
     """`agent/end`: the structured result of a finished prompt."""
 
-    reply: str
+    reply: str = Field(
+        description="The assistant's final text, as streamed in message/delta and stored."
+    )
+    reasoning: str | None = Field(
+        None,
+        description="The reasoning behind that reply, with [agent] show_reasoning = true and "
+        "when the model sent some.",
+    )
     iterations: int
     usage: UsageTotals
     toolCalls: list[ToolCallSummary]
@@ -875,6 +913,9 @@ class UsageParams(Wire):
     )
     usage: IterationUsage
     context: ContextSnapshot
+    turnId: str | None = Field(
+        None, description=_TURN_ID + " Absent for a compaction `compact` started."
+    )
 
 
 class ContextCompactedParams(Wire):
@@ -902,16 +943,15 @@ class AgentErrorParams(Wire):
     failure: ProviderFailureInfo | None = Field(
         None, description="When the model could not be reached or refused the request."
     )
-
-
-class NoNotificationParams(Wire):
-    """The notification carries no params."""
+    turnId: str | None = Field(
+        None, description=_TURN_ID + " Absent only when the prompt failed before its turn began."
+    )
 
 
 #: Notification name → params model, in the order a turn emits them.
 NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "ready": ReadyParams,
-    "agent/start": NoNotificationParams,
+    "agent/start": AgentStartParams,
     "state/change": StateChangeParams,
     "message/delta": DeltaParams,
     "reasoning/delta": DeltaParams,

@@ -35,6 +35,7 @@ from rho_kernel.loop.result import (
     RunUsage,
     ToolCallRecord,
     UsageContext,
+    new_turn_id,
     request_cost,
 )
 from rho_kernel.loop.retrying import provider_failure, retry_delay, retry_limit
@@ -93,6 +94,8 @@ TRUNCATED_GAVE_UP = (
 TURN_ERROR_KIND = "rho.turn_error.v1"
 CANCELLED = CANCELLED_TOOL_CALL
 CANCELLED_BEFORE_RUN = "Tool call cancelled before it ran."
+SKIPPED_BY_REDIRECT = "Tool call skipped: the user redirected the turn."
+NO_APPROVER = "no one is there to approve it (this run has no approval gate)"
 #: Bytes counted for the wrapping of each tool definition (`{"type": "function", …}`).
 TOOL_DEFINITION_OVERHEAD = 48
 
@@ -128,6 +131,8 @@ class LoopParams:
     estimator: TokenEstimator | None = None
     #: Keeps the fitting plan between requests (default: a fresh one for this prompt).
     fitter: ContextFitter | None = None
+    #: Names this turn on every event and in its result (default: a fresh one).
+    turn_id: str = field(default_factory=new_turn_id)
 
 
 class _Redirected(Exception):
@@ -147,12 +152,16 @@ class AgentLoop:
         self.records: list[ToolCallRecord] = []
         self.iterations = 0
         self.started = time.monotonic()
+        self.turn_id = params.turn_id
         self.last_text = ""
+        self.last_reasoning = ""
         self.phase = PhaseTracker()
         self.stuck = StuckLoopDetector(params.config.agent.stuck_loop_threshold)
         self.compactor = params.compactor
         self.meter = params.meter
-        self.continued = ""  # the text of a reply cut off at the token limit, being continued
+        # The text and reasoning of a reply cut off at the token limit, being continued.
+        self.continued = ""
+        self.continued_reasoning = ""
         agent = params.config.agent
         self.budget = params.budget or TokenBudget.of(
             agent.token_budget, agent.completion_reserve, "config"
@@ -167,7 +176,9 @@ class AgentLoop:
     # ── events ──────────────────────────────────────────────────────────────
 
     async def emit(self, method: str, *args: Any, **keywords: Any) -> None:
-        """Deliver an event to every observer; keyword arguments only to those declaring them."""
+        """Deliver an event to every observer; keyword arguments (`turn_id` on every event)
+        only to those declaring them."""
+        keywords["turn_id"] = self.turn_id
         for observer in self.p.observers:
             try:
                 bound = getattr(observer, method)
@@ -192,11 +203,13 @@ class AgentLoop:
             result = await self._loop()
         except AgentError as exc:
             self.p.steering.close()
+            exc.turn_id = self.turn_id
             await self._fail(exc)
             raise
         except Exception as exc:  # a session write failed, a plugin broke the loop, …
             self.p.steering.close()
             error = AgentError(f"{type(exc).__name__}: {exc}", _category(exc))
+            error.turn_id = self.turn_id
             await self._fail(error)
             raise error from exc
         await self.state("idle")
@@ -268,8 +281,10 @@ class AgentLoop:
                 ),
             )
         )
-        self.last_text = self.continued + self._format_reply(response)
-        self.continued = ""
+        # The reply is the assistant's text as streamed and stored; reasoning is kept apart.
+        self.last_text = self.continued + response.text
+        self.last_reasoning = self.continued_reasoning + (response.reasoning or "")
+        self.continued = self.continued_reasoning = ""
 
     async def _after_reply(self, response: ModelResponse, truncated_before: bool) -> str:
         """A reply without tool calls: "continued" (a cut reply is asked to go on),
@@ -320,6 +335,7 @@ class AgentLoop:
         if outcome is None or not outcome.compacted:
             return False
         self.continued = self.last_text
+        self.continued_reasoning = self.last_reasoning
         self.session.append_message(ChatMessage.user(TRUNCATED_NUDGE))
         return True
 
@@ -390,14 +406,9 @@ class AgentLoop:
             tool_calls=self.records,
             duration_ms=int((time.monotonic() - self.started) * 1000),
             finish_reason=reason,
+            reasoning=(self.last_reasoning or None) if self.agent.show_reasoning else None,
+            turn_id=self.turn_id,
         )
-
-    def _format_reply(self, response: ModelResponse) -> str:
-        if not response.reasoning:
-            return response.text
-        if self.agent.show_reasoning:
-            return f"<thinking>\n{response.reasoning}\n</thinking>\n\n{response.text}"
-        return f"[reasoning: ~{len(response.reasoning) // 4} tokens]\n\n{response.text}"
 
     def _record_turn_error(self, error: AgentError) -> None:
         try:
@@ -512,23 +523,23 @@ class AgentLoop:
         self._allowance = BatchAllowance(self._result_share(), len(calls))
         for index, call in enumerate(calls):
             if self.p.cancel.cancelled:
-                self._skip_rest(calls[index:], CANCELLED_BEFORE_RUN)
+                await self._skip_rest(calls[index:], CANCELLED_BEFORE_RUN)
                 raise Cancelled()
             try:
                 await self._run_call(call)
             except _Redirected:
-                self._skip_rest(
-                    calls[index + 1 :], "Tool call skipped: the user redirected the turn."
-                )
+                await self._skip_rest(calls[index + 1 :], SKIPPED_BY_REDIRECT)
                 raise
             except Cancelled:
-                self._skip_rest(calls[index + 1 :], CANCELLED_BEFORE_RUN)
+                await self._skip_rest(calls[index + 1 :], CANCELLED_BEFORE_RUN)
                 raise
 
-    def _skip_rest(self, calls: list[ToolCall], text: str) -> None:
-        # Every tool call of an assistant message needs a result, or the next request is invalid.
+    async def _skip_rest(self, calls: list[ToolCall], text: str) -> None:
+        """Answer the calls that will not run: announced and recorded like every other call
+        (every call of an assistant message needs a result, or the next request is invalid)."""
         for call in calls:
-            self.session.append_message(ChatMessage.tool_result(call.id, text, True))
+            await self.emit("on_tool_call", call.name, call.arguments, call_id=call.id)
+            await self._finish_call(call, ToolResult.error(text), "cancelled")
 
     async def _run_call(self, call: ToolCall) -> None:
         """One call: announce, decode and intercept, authorise, execute, record."""
@@ -558,7 +569,7 @@ class AgentLoop:
             intercepted = await self.p.cancel.run(hooks)
         except Cancelled:
             hooks.close()  # never started when the turn was already cancelled
-            await self._finish_call(call, ToolResult.error(CANCELLED), "error")
+            await self._finish_call(call, ToolResult.error(CANCELLED), "cancelled")
             raise
         if isinstance(intercepted, Block):
             await self._finish_call(
@@ -597,7 +608,7 @@ class AgentLoop:
         try:
             decision = await self._ask(call, tool, arguments, risk)
         except Cancelled:
-            await self._finish_call(call, ToolResult.error(CANCELLED), "error")
+            await self._finish_call(call, ToolResult.error(CANCELLED), "cancelled")
             raise
         return await self._decided(call, decision, pending)
 
@@ -644,15 +655,24 @@ class AgentLoop:
     async def _decided(
         self, call: ToolCall, decision: ApprovalDecision, pending: list[str]
     ) -> bool:
-        """Act on the gate's answer: run (recording granted paths), deny, or redirect."""
+        """Act on the gate's answer: run (recording granted paths), deny, redirect, or end
+        the turn (no answer can come: the call is cancelled, not denied)."""
+        if decision.kind == "cancelled":
+            reason = (decision.message or "no approval can come").rstrip(".")
+            await self._finish_call(
+                call, ToolResult.error(f"Tool call cancelled: {reason}."), "cancelled"
+            )
+            raise Cancelled()
         if decision.kind == "redirect":
             await self._finish_call(
                 call, ToolResult.error("Tool call redirected by user."), "denied"
             )
             raise _Redirected(decision.message or "")
-        if decision.kind == "denied":
+        if decision.kind != "approved":
             await self.emit("on_tool_denied", call.name, call_id=call.id)
-            await self._finish_call(call, ToolResult.error("Tool call denied by user."), "denied")
+            why = decision.message.rstrip(".") if decision.message else ""
+            text = f"Tool call denied: {why}." if why else "Tool call denied by user."
+            await self._finish_call(call, ToolResult.error(text), "denied")
             return False
         if pending and self.p.confinement is not None:
             self.p.confinement.grant(pending)
@@ -665,7 +685,7 @@ class AgentLoop:
         await self.state("awaiting_approval")
         await self.emit("on_approval_requested", call.name, shown, risk, call_id=call.id)
         if self.p.gate is None:
-            return ApprovalDecision.denied()
+            return ApprovalDecision.denied(NO_APPROVER)
         sandbox = None
         if tool.runs_processes:
             confinement = self.p.confinement
@@ -673,7 +693,12 @@ class AgentLoop:
             status = await asyncio.to_thread(confinement.status) if confinement else None
             sandbox = status if status is not None else SandboxStatus(mode="unconfined")
         request = ApprovalRequest(
-            tool=call.name, arguments=shown, risk=risk, call_id=call.id, sandbox=sandbox
+            tool=call.name,
+            arguments=shown,
+            risk=risk,
+            call_id=call.id,
+            sandbox=sandbox,
+            turn_id=self.turn_id,
         )
         return await self.p.cancel.run(self.p.gate.request(request))
 
@@ -682,7 +707,27 @@ class AgentLoop:
         await self.state("executing_tool")
         started = time.monotonic()
         sink = self._output_sink(call)
-        ctx = ToolContext(
+        ctx = self._tool_context(call, sink)
+        result, interrupted = await self._invoke(call, tool, arguments, ctx)
+        duration = int((time.monotonic() - started) * 1000)
+        await sink.flush()
+        result = with_created_note(result, ctx.created_repositories)
+        result, stopped = await self._after_hooks(call, result)
+        redactor = self.p.redactor or Redactor.from_config(self.p.config.redaction)
+        result = ToolResult(
+            redactor.redact(result.output), result.is_error, redactor.redact_value(result.details)
+        )
+        self.phase.record(tool.phase)
+        result = self.stuck.check(call.name, call.arguments, result)
+        outcome: OutcomeKind = "error" if result.is_error else "success"
+        # A tool that finished its work despite an abort keeps its real outcome.
+        await self._finish_call(call, result, "cancelled" if interrupted else outcome, duration)
+        if interrupted or stopped:
+            raise Cancelled()
+
+    def _tool_context(self, call: ToolCall, sink: _RedactingSink) -> ToolContext:
+        """What the tool of `call` gets to work with."""
+        return ToolContext(
             root=self.p.root,
             config=self.p.config,
             cancel=self.p.cancel,
@@ -692,34 +737,24 @@ class AgentLoop:
             output=sink,
             confinement=self.p.confinement,
         )
-        cancelled = False
+
+    async def _invoke(
+        self, call: ToolCall, tool: Tool, arguments: dict[str, Any], ctx: ToolContext
+    ) -> tuple[ToolResult, bool]:
+        """The tool's result (a failure as an error result), and whether an abort stopped it."""
         try:
             result = await self.p.cancel.run(tool.execute(arguments, ctx))
-            if not isinstance(result, ToolResult):
-                result = ToolResult.error(
-                    f"{call.name}: the tool returned {type(result).__name__}, not a ToolResult"
-                )
         except Cancelled:
-            result = ToolResult.error(CANCELLED)
-            cancelled = True
+            return ToolResult.error(CANCELLED), True
         except ToolError as exc:
-            result = ToolResult.error(str(exc))
+            return ToolResult.error(str(exc)), False
         except Exception as exc:
-            result = ToolResult.error(f"{call.name}: {type(exc).__name__}: {exc}")
-        duration = int((time.monotonic() - started) * 1000)
-        await sink.flush()
-        result = with_created_note(result, ctx.created_repositories)
-        result, stopped = await self._after_hooks(call, result)
-        cancelled = cancelled or stopped
-        redactor = self.p.redactor or Redactor.from_config(self.p.config.redaction)
-        result = ToolResult(
-            redactor.redact(result.output), result.is_error, redactor.redact_value(result.details)
-        )
-        self.phase.record(tool.phase)
-        result = self.stuck.check(call.name, call.arguments, result)
-        await self._finish_call(call, result, "error" if result.is_error else "success", duration)
-        if cancelled:
-            raise Cancelled()
+            return ToolResult.error(f"{call.name}: {type(exc).__name__}: {exc}"), False
+        if not isinstance(result, ToolResult):
+            result = ToolResult.error(
+                f"{call.name}: the tool returned {type(result).__name__}, not a ToolResult"
+            )
+        return result, False
 
     async def _after_hooks(self, call: ToolCall, result: ToolResult) -> tuple[ToolResult, bool]:
         """The result as `rho_after_tool_call` leaves it, and whether an abort stopped them.

@@ -25,7 +25,7 @@ class ApprovalRequest:
     and any rewrite by a `rho_before_tool_call` plugin), not the model's raw text.
     `approval_id` names this one request: a decision is valid for it and for nothing else.
     `sandbox` (for a tool that starts processes) is how they will be confined; its
-    `pending_writable` paths are granted by approving.
+    `pending_writable` paths are granted by approving. `turn_id` names the turn asking.
     """
 
     tool: str
@@ -34,13 +34,18 @@ class ApprovalRequest:
     call_id: str
     approval_id: str = field(default_factory=new_approval_id)
     sandbox: SandboxStatus | None = None
+    turn_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
-    """The gate's answer: approve, deny, or redirect with new instructions (`message`)."""
+    """The gate's answer: approve, deny (`message`: why, when it was not the user), redirect
+    with new instructions (`message`), or
+    cancel the turn because no answer can come (`message` says why, e.g. the client went
+    away): the call and the rest of its batch are recorded as cancelled and no further model
+    request is made."""
 
-    kind: Literal["approved", "denied", "redirect"]
+    kind: Literal["approved", "denied", "redirect", "cancelled"]
     message: str | None = None
 
     @classmethod
@@ -48,12 +53,18 @@ class ApprovalDecision:
         return cls("approved")
 
     @classmethod
-    def denied(cls) -> ApprovalDecision:
-        return cls("denied")
+    def denied(cls, reason: str | None = None) -> ApprovalDecision:
+        """Refuse the call; `reason` (told to the model) when no user made the decision."""
+        return cls("denied", reason)
 
     @classmethod
     def redirect(cls, message: str) -> ApprovalDecision:
         return cls("redirect", message)
+
+    @classmethod
+    def cancelled(cls, reason: str) -> ApprovalDecision:
+        """No decision will come (`reason`, e.g. "the client went away"): end the turn."""
+        return cls("cancelled", reason)
 
 
 class ApprovalGate(Protocol):

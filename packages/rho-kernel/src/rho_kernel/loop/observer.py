@@ -26,6 +26,8 @@ class Observer:
     Events gain information by new keyword arguments only, and an override receives only the
     keyword arguments it declares (as pluggy passes a hook only the arguments an
     implementation names): an observer written before `call_id` existed keeps working.
+    Every event of a turn comes with `turn_id` (added in 0.3), the id naming the prompt's
+    turn (also `AgentResult.turn_id`); declare it to tell queued prompts apart.
     """
 
     async def on_agent_start(self) -> None:
@@ -80,7 +82,8 @@ class Observer:
         Added in 0.3."""
 
     async def on_agent_end(self, result: AgentResult) -> None:
-        """The prompt finished (any finish reason)."""
+        """The prompt finished (any finish reason); `result.tool_calls` holds every call the
+        model made, also those that never ran."""
 
     async def on_agent_error(self, error: str, failure: ProviderFailure | None = None) -> None:
         """The prompt failed; `error` says why and what to do. `failure` (added in 0.3)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -13,7 +14,9 @@ if TYPE_CHECKING:
     from rho_kernel.session.stats import ContextStats
 
 FinishReason = Literal["stop", "max_iterations", "cancelled", "consecutive_empty_responses"]
-OutcomeKind = Literal["success", "error", "denied", "blocked"]
+#: How a tool call ended; "cancelled": it was stopped, or never ran, because the turn was
+#: cancelled (abort, the client going away) or redirected.
+OutcomeKind = Literal["success", "error", "denied", "blocked", "cancelled"]
 #: What a model request was for: a turn of the conversation, or an LLM compaction's summary.
 RequestKind = Literal["turn", "compaction"]
 #: What started a compaction: the context reached `auto_compact_threshold` ("auto"), a reply
@@ -47,7 +50,12 @@ class RunUsage:
 
 @dataclass(slots=True)
 class AgentResult:
-    """The structured outcome of one prompt (every ending, including cancellation)."""
+    """The structured outcome of one prompt (every ending, including cancellation).
+
+    `reply` is the assistant's final text, as streamed and stored in the session. `reasoning`
+    is that reply's reasoning when `[agent] show_reasoning` is on and the model sent some
+    (None otherwise). `turn_id` names the turn: every event of it carried the same id.
+    """
 
     reply: str
     iterations: int
@@ -55,6 +63,8 @@ class AgentResult:
     tool_calls: list[ToolCallRecord]
     duration_ms: int
     finish_reason: FinishReason
+    reasoning: str | None = None
+    turn_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +168,7 @@ class AgentError(Exception):
     `category` is one of client, agent, session, sandbox, tool — as recorded in the session's
     `rho.turn_error.v1` entry. `failure` describes a provider failure (category "client"):
     the model could not be reached or refused the request, after every retry allowed.
+    `turn_id` names the turn that failed (set by the loop).
     """
 
     def __init__(
@@ -167,6 +178,12 @@ class AgentError(Exception):
         self.message = message
         self.category = category
         self.failure = failure
+        self.turn_id: str | None = None
+
+
+def new_turn_id() -> str:
+    """A fresh turn id (`turn_` and 12 hex digits), unique within a process."""
+    return f"turn_{secrets.token_hex(6)}"
 
 
 __all__ = [
@@ -182,5 +199,6 @@ __all__ = [
     "RunUsage",
     "ToolCallRecord",
     "UsageContext",
+    "new_turn_id",
     "request_cost",
 ]
