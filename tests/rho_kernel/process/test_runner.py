@@ -186,16 +186,48 @@ async def test_live_output_is_coalesced_and_chunks_are_bounded() -> None:
     async def sink(stream: str, text: str) -> None:
         sent.append(text)
 
-    live = LiveOutput(sink, interval=3600, max_chunk=100)
-    live.feed("stdout", b"a")  # the first chunk goes out at once
-    await asyncio.sleep(0)
-    await asyncio.sleep(0)
-    for _ in range(1000):
-        live.feed("stdout", b"b" * 10)  # within the interval: coalesced
+    live = LiveOutput(sink, interval=3600, max_chunk=1024)
+    live.feed("stdout", b"a\n")  # the first chunk goes out at once
+    while not sent:
+        await asyncio.sleep(0)
+    for n in range(1000):
+        live.feed("stdout", b"%09d\n" % n)  # within the interval: coalesced
     await live.close()
-    assert sent[0] == "a"
+    assert sent[0] == "a\n"
+    assert len(sent) == 2 and len(sent[1]) <= 1024
+    lines = sent[1].splitlines()
+    assert lines[0] == "000000000" and lines[-1] == "000000999"
+    gap = next(i for i, line in enumerate(lines) if line.startswith("[…"))
+    first, last = int(lines[gap - 1]), int(lines[gap + 1])
+    skipped = last - first - 1
+    assert lines[gap] == f"[… {skipped} lines ({skipped * 10} characters) skipped …]"
+    assert [int(line) for line in lines[:gap] + lines[gap + 1 :]] == [
+        *range(first + 1),
+        *range(last, 1000),
+    ]
+
+
+@pytest.mark.parametrize("uptime", [0.0, 0.05, 5.0, 3599.0, 1e9])
+async def test_the_first_live_chunk_goes_out_at_once_whatever_the_clock_reads(
+    uptime: float,
+) -> None:
+    sent: list[str] = []
+
+    async def sink(stream: str, text: str) -> None:
+        sent.append(text)
+
+    live = LiveOutput(sink, interval=3600, clock=lambda: uptime)
+    live.feed("stdout", b"first\n")
+    live.feed("stderr", b"oops\n")
+    for _ in range(10):  # a few turns of the loop, never a wait on the clock
+        await asyncio.sleep(0)
+    assert sorted(sent) == ["first\n", "oops\n"]
+    live.feed("stdout", b"second\n")  # within the interval: held
+    for _ in range(10):
+        await asyncio.sleep(0)
     assert len(sent) == 2
-    assert sent[1].startswith("[… 9900 characters skipped …]\n") and sent[1].endswith("b" * 100)
+    await live.close()
+    assert sent[-1] == "second\n"
 
 
 async def test_live_output_decodes_utf8_across_chunks() -> None:
