@@ -214,7 +214,7 @@ async def test_a_mismatch_on_a_key_line_shows_only_shown_anchors(
     assert output.startswith("ERROR edit_file: hash mismatch at anchor 4#ZZZZ")
     assert f"Actual line:    4#{number_hash(4)}:{REDACTED}" in output
     assert f"Use updated anchor 4#{number_hash(4)} to retry." in output
-    fresh = output.split("Fresh hashes around mismatch:\n", 1)[1]
+    fresh = output.split("Fresh hashes around line 4:\n", 1)[1]
     for number in range(2, 8):
         assert f"{number}#{number_hash(number)}:{REDACTED}" in fresh
     retry = await edit_twins(twins, [{"op": "delete", "pos": f"4#{number_hash(4)}"}])
