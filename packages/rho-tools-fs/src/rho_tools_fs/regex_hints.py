@@ -141,13 +141,20 @@ _HINTS: list[tuple[re.Pattern[str], Callable[[str], str]]] = [
 ]
 
 
-def regex_hint(pattern: str, error: str) -> str:
-    """One sentence on how to fix `pattern`, which a regex engine refused with `error`."""
+def regex_hint(pattern: str, error: str, *, fixed_strings: bool = True) -> str:
+    """One sentence on how to fix `pattern`, which a regex engine refused with `error`;
+    `fixed_strings`: the tool has that option, and the hint points at it."""
+    hint = _hint(pattern, error.lower())
+    if fixed_strings:
+        return hint
+    return hint.replace(f", {FIXED}.", ".").replace(f"; {FIXED}.", ".")
+
+
+def _hint(pattern: str, error: str) -> str:
     if (len(pattern) - len(pattern.rstrip("\\"))) % 2 == 1:
         return _trailing_backslash(pattern)
-    text = error.lower()
     for said, hint in _HINTS:
-        if said.search(text):
+        if said.search(error):
             return hint(pattern)
     return f"the pattern is a ripgrep (Rust) regex; {FIXED}."
 
