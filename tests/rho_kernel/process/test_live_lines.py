@@ -109,11 +109,12 @@ def test_an_endless_line_is_held_bounded_and_keeps_both_ends() -> None:
     for _ in range(1000):
         lines.feed("x" * 1000)
         assert lines.take() == ""  # not a whole line yet
+        assert lines._splitter.held <= CHUNK  # bounded, however long the line
     lines.feed("end\nnext\n")
     chunk = lines.take()
     assert chunk.startswith("start") and chunk.endswith("xend\nnext\n")
     assert "[… " in chunk and len(chunk) <= CHUNK
-    assert len(lines._splitter._head) + len(lines._splitter._tail) == 0
+    assert lines._splitter.held == 0
 
 
 def test_the_unfinished_last_line_is_sent_only_at_the_end() -> None:

@@ -3,7 +3,6 @@ elision marked exactly where it happened and saying what it skipped."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 #: `line_filter(stream, line) -> shown`: rewrites one whole line of live output (without its
@@ -62,9 +61,18 @@ class _Splitter:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._keep = max((limit - _INLINE_ROOM) // 2, 1)
-        self._head = ""
-        self._tail = ""
+        # Pieces, not one string grown a piece at a time: a line written a byte per read
+        # must not cost a copy of what is held per byte.
+        self._head: list[str] = []
+        self._head_size = 0
+        self._tail: list[str] = []
+        self._tail_size = 0
         self._skipped = 0
+
+    @property
+    def held(self) -> int:
+        """Characters held of the line being read."""
+        return self._head_size + self._tail_size
 
     def feed(self, text: str) -> tuple[str, Cuts]:
         """Take the next text; return the whole lines it completes (each ends with a line
@@ -72,7 +80,7 @@ class _Splitter:
         if not text:
             return "", []
         done, cuts = "", []
-        if self._head:  # the line being read goes on
+        if self._head_size:  # the line being read goes on
             end = text.find("\n")
             if end < 0:
                 self._hold(text)
@@ -93,19 +101,29 @@ class _Splitter:
         return line, [(len(line), delta)] if delta else []
 
     def _hold(self, piece: str) -> None:
-        room = self.limit - len(self._head)
-        if room > 0:
-            self._head += piece[:room]
+        room = self.limit - self._head_size
+        if room > 0 and piece:
+            self._head.append(piece[:room])
+            self._head_size += len(self._head[-1])
             piece = piece[room:]
         if piece:
-            tail = self._tail + piece
-            self._skipped += max(len(tail) - self._keep, 0)
-            self._tail = tail[-self._keep :]
+            self._tail.append(piece)
+            self._tail_size += len(piece)
+            if self._tail_size > 2 * self._keep:  # trimmed now and then: linear overall
+                self._trim_tail()
+
+    def _trim_tail(self) -> None:
+        tail = "".join(self._tail)
+        drop = max(len(tail) - self._keep, 0)
+        self._skipped += drop
+        self._tail, self._tail_size = [tail[drop:]], len(tail) - drop
 
     def _release(self) -> tuple[str, int]:
         """The line held (shortened when longer than the limit) and how much shorter it is."""
-        head, tail, skipped = self._head, self._tail, self._skipped
-        self._head, self._tail, self._skipped = "", "", 0
+        self._trim_tail()
+        head, tail, skipped = "".join(self._head), self._tail[0], self._skipped
+        self._head, self._head_size, self._skipped = [], 0, 0
+        self._tail, self._tail_size = [], 0
         if not tail:
             return head, 0
         length = len(head) + skipped + len(tail)
@@ -115,7 +133,8 @@ class _Splitter:
 
 def _shortened(block: str, limit: int) -> tuple[str, Cuts]:
     """`block` (whole lines) with every line longer than `limit` shortened, and where."""
-    if len(block) <= limit or not _long_line(limit).search(block):
+    # Splitting is linear whatever the lines' lengths (a regex looking for a long line is not).
+    if len(block) <= limit or max(map(len, block.split("\n"))) <= limit:
         return block, []
     parts: list[str] = []
     cuts: Cuts = []
@@ -127,16 +146,6 @@ def _shortened(block: str, limit: int) -> tuple[str, Cuts]:
         if len(short) != len(line):
             cuts.append((size, len(line) - len(short)))
     return "".join(parts), cuts
-
-
-_LONG_LINES: dict[int, re.Pattern[str]] = {}
-
-
-def _long_line(limit: int) -> re.Pattern[str]:
-    pattern = _LONG_LINES.get(limit)
-    if pattern is None:
-        pattern = _LONG_LINES[limit] = re.compile(f"[^\n]{{{limit + 1}}}")
-    return pattern
 
 
 class LiveLines:
