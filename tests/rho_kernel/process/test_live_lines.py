@@ -141,3 +141,15 @@ def test_a_filter_sees_whole_lines_and_rewrites_them(
     assert seen == text.split("\n")[: len(seen)] and len(seen) == len(text.splitlines())
     shown = [line.upper() for line in text.splitlines(keepends=True) if not line.startswith("b")]
     check_against(chunks, "".join(shown))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 120), max_size=40), st.integers(4, 50))
+def test_the_quick_long_line_check_never_misses_one(lengths: list[int], limit: int) -> None:
+    from rho_kernel.process.live_lines import _may_hold_a_long_line
+
+    block = "".join("x" * n + "\n" for n in lengths)
+    if max(lengths, default=0) > limit:
+        assert _may_hold_a_long_line(block, limit)
+    elif not _may_hold_a_long_line(block, limit):
+        assert all(n <= limit for n in lengths)

@@ -131,10 +131,21 @@ class _Splitter:
         return line, length - len(line)
 
 
+def _may_hold_a_long_line(block: str, limit: int) -> bool:
+    """Whether a line of `block` may be longer than `limit`. A line that long covers a whole
+    stretch of `limit // 2` characters starting at a multiple of it, so looking for a line
+    break in each such stretch is enough to rule it out (linear, and a few C calls where
+    lines are short; a regex looking for a long line is quadratic)."""
+    step = max(limit // 2, 1)
+    for start in range(0, len(block) - step + 1, step):
+        if block.find("\n", start, start + step) < 0:
+            return max(map(len, block.split("\n"))) > limit
+    return False
+
+
 def _shortened(block: str, limit: int) -> tuple[str, Cuts]:
     """`block` (whole lines) with every line longer than `limit` shortened, and where."""
-    # Splitting is linear whatever the lines' lengths (a regex looking for a long line is not).
-    if len(block) <= limit or max(map(len, block.split("\n"))) <= limit:
+    if len(block) <= limit or not _may_hold_a_long_line(block, limit):
         return block, []
     parts: list[str] = []
     cuts: Cuts = []
