@@ -1,6 +1,6 @@
 """cargo_check and cargo_fix through the real `rho` process: typed details and the rendering
-(live output too), confined by
-the OS sandbox (a read: no approval) and unconfined (destructive: it asks)."""
+(of live output too), confined by the OS sandbox (a read: no approval) and unconfined
+(destructive: it asks)."""
 
 from __future__ import annotations
 
