@@ -98,3 +98,28 @@ def test_libtest_events_read_as_libtest_writes_them() -> None:
     )
     assert libtest_line({"type": "test", "event": "started", "name": "a"}) is None
     assert libtest_line({"type": "test", "event": "failed", "name": "a"}) == "test a ... FAILED"
+
+
+def test_a_diagnostic_is_shown_once_however_often_cargo_repeats_it(tmp_path: Path) -> None:
+    message = {
+        "reason": "compiler-message",
+        "package_id": "path+file:///x#demo@0.1.0",
+        "manifest_path": str(tmp_path / "Cargo.toml"),
+        "message": {
+            "level": "warning",
+            "message": "unused variable: `x`",
+            "code": {"code": "unused_variables"},
+            "rendered": "warning: unused variable",
+            "spans": [
+                {"file_name": "src/main.rs", "line_start": 2, "line_end": 2,
+                 "column_start": 9, "column_end": 10, "is_primary": True, "label": None}
+            ],
+            "children": [],
+        },
+    }  # fmt: skip
+    lines = CargoLiveLines(tmp_path, tmp_path)
+    line = json.dumps(message)
+    shown = lines("stdout", line)
+    assert shown == "src/main.rs:2:9 warning[unused_variables]: unused variable: `x`"
+    assert lines("stdout", line) is None
+    assert lines("stdout", json.dumps({**message, "target": {"kind": ["test"]}})) is None

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rho_tools_rust.crate import workspace_root
-from rho_tools_rust.diagnostics import Diagnostic, parse_messages
+from rho_tools_rust.diagnostics import parse_messages
 from rho_tools_rust.render import diagnostic_lines
 
 #: Distinct messages remembered to show each once (beyond, repeats are shown again).
@@ -30,7 +30,8 @@ class CargoLiveLines:
         self.project = project
         self.crate = crate
         self._workspace: Path | None = None
-        self._seen: set[Diagnostic | str] = set()
+        # Hashes, not the lines: a line may be a megabyte, and only whether it was seen counts.
+        self._seen: set[int] = set()
 
     def __call__(self, stream: str, line: str) -> str | None:
         """The text to show for one whole line of `stream` (None: nothing)."""
@@ -49,15 +50,15 @@ class CargoLiveLines:
         return None if "reason" in record else line
 
     def _diagnostic(self, line: str) -> str | None:
-        if line in self._seen:
+        if hash(line) in self._seen:
             return None
         if self._workspace is None:  # where span paths are relative to, once needed
             self._workspace = workspace_root(self.crate)
         found = parse_messages(line, project_root=self.project, workspace_root=self._workspace)
-        if not found or found[0] in self._seen:
+        if not found or hash(found[0]) in self._seen:
             return None
         if len(self._seen) < MAX_REMEMBERED:
-            self._seen.update((line, found[0]))
+            self._seen.update((hash(line), hash(found[0])))
         return "\n".join(diagnostic_lines(found[0]))
 
 
