@@ -72,6 +72,8 @@ def _expected(doc: Document, anchor: Anchor) -> str:
     """What the anchor stood for: the content copied with it when that content has the
     anchor's hash, else only the hash (the line it was taken from is not known)."""
     content = anchor.content
+    if anchor.line in doc.hidden:
+        return f"{anchor} (not the anchor shown for this hidden line)"
     if (
         content is not None
         and anchor.line not in doc.hidden
@@ -97,6 +99,11 @@ def _elsewhere(doc: Document, anchor: Anchor) -> list[int]:
 
 def _what_changed(doc: Document, anchor: Anchor, current: str, crowded: bool) -> str:
     """One sentence on what happened to the line the anchor was taken from."""
+    if anchor.line in doc.hidden:  # its anchor comes from its number: nothing changed
+        return (
+            f"Line {anchor.line} is hidden (a private key's line): address it by the anchor "
+            f"shown for it, {anchor.line}#{current}."
+        )
     changed = (
         f"Line {anchor.line} changed since it was read (its hash was {anchor.hash}, "
         f"it is {current} now)"
