@@ -153,3 +153,30 @@ def test_the_quick_long_line_check_never_misses_one(lengths: list[int], limit: i
         assert _may_hold_a_long_line(block, limit)
     elif not _may_hold_a_long_line(block, limit):
         assert all(n <= limit for n in lengths)
+
+
+@settings(max_examples=60, deadline=None)
+@given(OUTPUT, st.lists(st.integers(min_value=0), max_size=40))
+def test_live_output_of_bytes_cut_anywhere_is_the_same_whole_lines(
+    text: str, points: list[int]
+) -> None:
+    import asyncio
+
+    from rho_kernel.process import LiveOutput
+
+    data = text.encode()
+    bounds = sorted({0, len(data), *(p % (len(data) + 1) for p in points)})
+    sent: list[str] = []
+
+    async def sink(stream: str, chunk: str) -> None:
+        sent.append(chunk)
+
+    async def run() -> None:
+        live = LiveOutput(sink, interval=3600, max_chunk=CHUNK, clock=lambda: 10.0)
+        for start, end in itertools.pairwise(bounds):
+            live.feed("stdout", data[start:end])  # UTF-8 sequences cut anywhere
+            await asyncio.sleep(0)
+        await live.close()
+
+    asyncio.run(run())
+    check_against(sent, text)
