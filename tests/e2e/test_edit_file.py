@@ -1,5 +1,6 @@
 """edit_file through the real `rho` process: approval, the edit on disk, the result the model
-gets, live outline-free output, and `[tools.edit] reject_syntax_errors` from the project config."""
+gets, live outline-free output, `[tools.edit] reject_syntax_errors` from the project config,
+the syntax warning's line and the stale-anchor error."""
 
 from __future__ import annotations
 
@@ -135,3 +136,41 @@ def test_an_invalid_tools_edit_value_stops_startup(  # type: ignore[no-untyped-d
     stderr = process.stderr_text()
     assert stderr.startswith(f"rho: error: {path}: tools.edit.reject_syntax_errors: ")
     assert "Traceback" not in stderr
+
+
+MAIN = (
+    '"""Say hello."""\n\nimport sys\n\nfrom greeting import greet\n\n\n'
+    '@command(name="hello")\ndef main() -> None:\n    return greet(sys.argv[1])\n'
+)
+
+
+def test_a_broken_signature_is_warned_about_on_its_own_line(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    (project / "hello.py").write_text(MAIN)
+    edit = {"old_text": "def main() -> None:", "new_text": "def main( -> None:"}
+    server.add(
+        tool_call_reply("edit_file", {"path": "hello.py", "edits": [edit]}), text_reply("done")
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt_with_approval(rho)
+    warning = _result(rho)["output"].split("[warning] syntax: ", 1)[1].split("\n")
+    assert warning[1] == "  line 9, column 1: syntax error at `def main( -> None:`"
+
+
+def test_a_stale_anchor_error_says_what_changed(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    (project / "shapes.py").write_text(SOURCE.replace("width * height", "height * width"))
+    row = f"2#{line_hash('    return width * height', 2)}:    return width * height"
+    now = line_hash("    return height * width", 2)
+    edit = {"op": "replace", "pos": row, "lines": ["    return 0"]}
+    server.add(
+        tool_call_reply("edit_file", {"path": "shapes.py", "edits": [edit]}), text_reply("done")
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt_with_approval(rho)
+    lines = _result(rho)["output"].split("\n")
+    assert lines[1] == f"Expected line:  {row}"
+    assert lines[2] == f"Actual line:    2#{now}:    return height * width"
+    assert lines[3].startswith(f"Line 2 changed since it was read (its hash was {row[2:6]}")

@@ -131,7 +131,8 @@ def test_a_key_line_is_edited_by_its_shown_anchor_and_no_probe_learns_its_hash( 
     assert (project / "id_rsa").read_text().split("\n")[3] == "bm90IHRoZSBrZXkgYW55bW9yZQ=="
     assert rho.finish() == 0
     # The probe's error echoes the anchor given (twice) and shows only the number's anchor.
-    echo = results[1]["output"].replace(f"anchor {real[4]} ", "").replace(f"  {real[4]}:", "")
+    echo = results[1]["output"].replace(f"anchor {real[4]} ", "").replace(f"  {real[4]} (", "")
+    assert "(not the anchor shown for this hidden line)" in results[1]["output"]
     outputs = "\n".join([results[0]["output"], echo, results[2]["output"]])
     sent = b"".join(request.body for request in server.requests).decode()
     seen = "\n".join(str(m) for m in rho.seen)

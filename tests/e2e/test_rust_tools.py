@@ -1,5 +1,6 @@
-"""cargo_check through the real `rho` process: typed details and the rendering, confined by
-the OS sandbox (a read: no approval) and unconfined (destructive: it asks)."""
+"""cargo_check and cargo_fix through the real `rho` process: typed details and the rendering
+(of live output too), confined by the OS sandbox (a read: no approval) and unconfined
+(destructive: it asks)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,24 @@ def test_cargo_check_reports_a_type_error_and_asks_only_unconfined(  # type: ign
         "cargo_check: 1 error, 0 warnings\n\n"
         "src/main.rs:2:18 error[E0308]: mismatched types — expected `u32`, found `&str`"
     )
+
+
+def test_cargo_fix_live_output_is_rendered_diagnostics_not_json(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    source = "use std::collections::HashMap;\n\nfn unused() {}\n\nfn main() {}\n"
+    write_crate(project, {"src/main.rs": source})
+    server.add(tool_call_reply("cargo_fix", {}), text_reply("done"))
+    env = {**TOOLCHAIN_ENV, "CARGO_TARGET_DIR": str(project / "target")}
+    rho = start_scripted(start_rho, server, "--ephemeral", env=env)
+    rho.request("prompt", {"message": "fix it"})
+    rho.answer_approval(rho.notification("approval/request")["params"])  # it edits sources
+    result = rho.notification("tool/result", timeout=120)["params"]
+    assert result["output"].startswith("cargo_fix: 1 fix in 1 file")
+    outputs = [m["params"] for m in rho.seen if m.get("method") == "tool/output"]
+    stdout = "".join(o["text"] for o in outputs if o["stream"] == "stdout")
+    assert not [line for line in stdout.splitlines() if line.lstrip().startswith("{")]
+    assert "src/main.rs:2:4 warning[dead_code]: function `unused` is never used" in stdout
 
 
 def test_a_rust_project_gets_the_rust_tools_and_their_block_and_others_do_not(  # type: ignore[no-untyped-def]

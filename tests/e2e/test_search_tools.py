@@ -47,6 +47,22 @@ def test_search_files_runs_through_the_process(
     assert result["output"] == "src/main.rs:2:     -needle();"
 
 
+@pytest.mark.parametrize("rg", ["bundled", ""])
+def test_a_literal_paren_gets_the_escape_hint_and_fixed_strings_finds_it(
+    start_rho: Any, server: ScriptedServer, tree: Path, rg: str
+) -> None:
+    env = {} if rg == "bundled" else {"RHO_RG": ""}
+    refused = _run_tool(start_rho, server, "search_files", {"pattern": "needle("}, **env)
+    assert refused["is_error"] is True
+    hint = refused["output"].split("\nHint: ", 1)[1]
+    assert hint.startswith("`(` opens a group that is never closed") and "`needle\\(`" in hint
+    assert "fixed_strings: true" in hint and "look-around" not in hint
+    found = _run_tool(
+        start_rho, server, "search_files", {"pattern": "needle(", "fixed_strings": True}, **env
+    )
+    assert (found["output"], found["is_error"]) == ("src/main.rs:2:     -needle();", False)
+
+
 def test_find_files_and_list_dir(start_rho: Any, server: ScriptedServer, tree: Path) -> None:
     found = _run_tool(start_rho, server, "find_files", {"pattern": "*.rs"})
     assert found["output"] == "src/main.rs"

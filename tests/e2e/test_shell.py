@@ -91,6 +91,31 @@ def test_live_output_arrives_before_the_result(start_rho, server: ScriptedServer
     assert len([o for o in outputs if o["stream"] == "stdout"]) >= 2  # live, not all at the end
 
 
+def test_live_output_of_a_big_command_is_whole_lines_with_the_gap_marked(
+    start_rho, server: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
+    rho = start(start_rho, server, {"command": "seq 1 200000"})
+    result = run_tool(rho)
+    assert result["is_error"] is False
+    methods = [m.get("method") for m in rho.seen]
+    outputs = [m["params"] for m in rho.seen if m.get("method") == "tool/output"]
+    last_output = len(methods) - 1 - methods[::-1].index("tool/output")
+    assert last_output < methods.index("tool/result")  # the end came before the result
+    assert all(o["stream"] == "stdout" and len(o["text"]) <= 16384 for o in outputs)
+    assert all(o["text"].endswith("\n") for o in outputs)  # whole lines, every time
+    expected, gaps = 1, 0
+    for line in "".join(o["text"] for o in outputs).splitlines():
+        if line.startswith("[… "):  # exactly where lines were skipped, saying which
+            count, chars = (int(word.strip("(")) for word in line.split()[1:4:2])
+            assert line == f"[… {count} lines ({chars} characters) skipped …]"
+            assert chars == sum(len(f"{n}\n") for n in range(expected, expected + count))
+            expected, gaps = expected + count, gaps + 1
+            continue
+        assert line == str(expected)
+        expected += 1
+    assert expected == 200001 and gaps >= 1  # through the last line, the gaps marked
+
+
 def test_a_timeout_kills_the_process_tree(
     start_rho, server: ScriptedServer, sandbox_mode: str
 ) -> None:  # type: ignore[no-untyped-def]

@@ -196,22 +196,67 @@ async def test_a_changed_line_at_the_anchor_is_never_edited(tmp_path: Path) -> N
     assert result.is_error
     assert file.read_text() == changed
     current = line_hash("beta 2 changed", 2)
+    old = stale.split("#")[1]
     assert result.output == (
         f"edit_file: hash mismatch at anchor {stale} and no similar content found nearby\n"
-        f"Expected line:  {stale}:beta 2 changed\n"
-        f"Actual line:    2#{current}:beta 2 changed\n\n"
-        "Fresh hashes around mismatch:\n"
+        f"Expected line:  {stale} (the hash line 2 had when it was read; its content then is "
+        "not known)\n"
+        f"Actual line:    2#{current}:beta 2 changed\n"
+        f"Line 2 changed since it was read (its hash was {old}, it is {current} now); no line "
+        "within 5 lines has its old hash.\n\n"
+        "Fresh hashes around line 2:\n"
         f"1#{line_hash('alpha one', 1)}:alpha one\n"
-        + " " * 21
-        + f"2#{current}:beta 2 changed\n"
-        + " " * 21
-        + f"3#{line_hash('gamma three', 3)}:gamma three\n"
-        + " " * 21
-        + f"4#{line_hash('delta four', 4)}:delta four\n"
-        + " " * 21
-        + f"5#{line_hash('epsilon five', 5)}:epsilon five\n\n"
+        f"2#{current}:beta 2 changed\n"
+        f"3#{line_hash('gamma three', 3)}:gamma three\n"
+        f"4#{line_hash('delta four', 4)}:delta four\n"
+        f"5#{line_hash('epsilon five', 5)}:epsilon five\n\n"
         f"Use updated anchor 2#{current} to retry."
     )
+
+
+async def test_a_stale_anchor_copied_with_its_row_shows_what_the_line_was(
+    tmp_path: Path,
+) -> None:
+    row = f"{anchor(SAMPLE, 2)}:beta two"  # as read_file showed it
+    write(tmp_path, "a.txt", SAMPLE.replace("beta two", "beta 2 changed"))
+    result = await run(tmp_path, "a.txt", {"op": "replace", "pos": row, "lines": ["X"]})
+    current = line_hash("beta 2 changed", 2)
+    lines = result.output.split("\n")
+    assert lines[1] == f"Expected line:  {row}"
+    assert lines[2] == f"Actual line:    2#{current}:beta 2 changed"
+    assert lines[1].index("#") == lines[2].index("#")  # aligned
+
+
+async def test_content_sent_with_an_anchor_that_does_not_hash_to_it_is_not_echoed(
+    tmp_path: Path,
+) -> None:
+    row = f"{anchor(SAMPLE, 2)}:something the line never said"
+    write(tmp_path, "a.txt", SAMPLE.replace("beta two", "beta 2 changed"))
+    result = await run(tmp_path, "a.txt", {"op": "replace", "pos": row, "lines": ["X"]})
+    assert "never said" not in result.output
+    assert "its content then is not known" in result.output
+
+
+async def test_a_line_moved_far_is_said_to_have_moved(tmp_path: Path) -> None:
+    text = "".join(f"filler {n}\n" for n in range(1, 31))
+    stale = f"3#{line_hash('filler 3', 3)}"
+    moved = text.replace("filler 3\n", "").replace("filler 20\n", "filler 20\nfiller 3\n")
+    write(tmp_path, "a.txt", moved)
+    result = await run(tmp_path, "a.txt", {"op": "delete", "pos": stale})
+    assert result.is_error
+    assert "a line with its old hash is now at line 20, farther than 5 lines: re-read" in (
+        result.output
+    )
+
+
+async def test_fresh_rows_of_a_long_file_are_aligned_like_read_file_rows(tmp_path: Path) -> None:
+    text = "".join(f"line number {n}\n" for n in range(1, 121))
+    write(tmp_path, "a.txt", text.replace("line number 99\n", "changed\n"))
+    result = await run(tmp_path, "a.txt", {"op": "delete", "pos": anchor(text, 99)})
+    rows = result.output.split("Fresh hashes around line 99:\n", 1)[1].split("\n\n")[0]
+    rows_list = rows.split("\n")
+    assert [row[:3] for row in rows_list] == [" 96", " 97", " 98", " 99", "100", "101", "102"]
+    assert len({row.index("#") for row in rows_list}) == 1
 
 
 async def test_end_anchor_hash_is_checked(tmp_path: Path) -> None:

@@ -213,8 +213,11 @@ async def test_a_mismatch_on_a_key_line_shows_only_shown_anchors(
     output = (await edit_twins(twins, [{"op": "delete", "pos": "4#ZZZZ"}]))[0]
     assert output.startswith("ERROR edit_file: hash mismatch at anchor 4#ZZZZ")
     assert f"Actual line:    4#{number_hash(4)}:{REDACTED}" in output
+    assert "Expected line:  4#ZZZZ (not the anchor shown for this hidden line)" in output
+    assert "changed since it was read" not in output  # its anchor never depended on it
+    assert f"address it by the anchor shown for it, 4#{number_hash(4)}." in output
     assert f"Use updated anchor 4#{number_hash(4)} to retry." in output
-    fresh = output.split("Fresh hashes around mismatch:\n", 1)[1]
+    fresh = output.split("Fresh hashes around line 4:\n", 1)[1]
     for number in range(2, 8):
         assert f"{number}#{number_hash(number)}:{REDACTED}" in fresh
     retry = await edit_twins(twins, [{"op": "delete", "pos": f"4#{number_hash(4)}"}])

@@ -181,7 +181,77 @@ async def test_invalid_regex_is_a_clear_error(engine: str, tree: Path) -> None:
     result = await search(tree, pattern="(unclosed")
     assert result.is_error
     assert result.output.startswith("search_files: invalid regex pattern '(unclosed'")
-    assert "look-around" in result.output
+    assert "\nHint: `(` opens a group that is never closed" in result.output
+
+
+@pytest.mark.parametrize(
+    ("pattern", "hint"),
+    [
+        (
+            "greet(",
+            "`(` opens a group that is never closed: to match it literally, escape it as "
+            "`\\(` (`greet\\(`), or set fixed_strings: true",
+        ),
+        (
+            "greet)",
+            "`)` closes a group that was never opened: to match it literally, escape it "
+            "as `\\)` (`greet\\)`)",
+        ),
+        (
+            "items[0",
+            "`[` starts a character class (like `[a-z]`) that is never closed: to match "
+            "it literally, escape it as `\\[` (`items\\[0`)",
+        ),
+        (
+            "*.rs",
+            "`*`, `+`, `?` and `{n}` repeat what comes before them, and one here has "
+            "nothing to repeat: to match it literally, escape it as `\\*` and `\\+` and `\\?` "
+            "(`\\*.rs`)",
+        ),
+        ("a(+b)", "(`a(\\+b)`)"),
+        (
+            "path\\q",
+            "`\\q` is not an escape this regex syntax knows: write `\\\\` to match a backslash",
+        ),
+        (
+            "x{3,1}",
+            "`{` starts a counted repetition like `{2}` or `{2,5}` (the smaller number first)",
+        ),
+        ("[z-a]", "a range in `[…]` runs backwards (like `[z-a]`)"),
+        ("ends\\", "the pattern ends with a lone `\\`, which escapes nothing"),
+    ],
+)
+async def test_each_regex_mistake_gets_the_hint_that_fits(
+    engine: str, tree: Path, pattern: str, hint: str
+) -> None:
+    result = await search(tree, pattern=pattern)
+    assert result.is_error
+    assert result.output.startswith(f"search_files: invalid regex pattern '{pattern}': ")
+    assert hint in result.output.split("\nHint: ", 1)[1]
+    assert result.output.rstrip().endswith(
+        "or set fixed_strings: true to search for the text as it is."
+    )
+    assert "look-around" not in result.output
+
+
+async def test_look_around_gets_the_look_around_hint(tree: Path) -> None:
+    result = await search(tree, pattern="(?<=fn )main")  # ripgrep: not supported
+    assert result.is_error and "Hint: look-around (lookahead" in result.output
+
+
+@pytest.mark.parametrize("pattern", ["needle()", "main() {", "[", "*", "a\\", "(?<=x)"])
+async def test_fixed_strings_searches_for_the_text_as_it_is(
+    engine: str, tmp_path: Path, pattern: str
+) -> None:
+    build(tmp_path, {"a.txt": f"before\nsay {pattern} here\nafter\n", "b.txt": "needle\n"})
+    result = await search(tmp_path, pattern=pattern, fixed_strings=True)
+    assert (result.output, result.is_error) == (f"a.txt:2: say {pattern} here", False)
+
+
+async def test_fixed_strings_with_ignore_case(engine: str, tmp_path: Path) -> None:
+    build(tmp_path, {"a.txt": "Greet(World)\n"})
+    result = await search(tmp_path, pattern="greet(w", fixed_strings=True, ignore_case=True)
+    assert result.output == "a.txt:1: Greet(World)"
 
 
 async def test_invalid_glob_and_nul_pattern_are_errors(engine: str, tree: Path) -> None:

@@ -249,3 +249,53 @@ def test_every_mapped_language_is_in_the_pack() -> None:
 )
 def test_language_for(path: str, language: str | None) -> None:
     assert language_for(path) == language
+
+
+DECORATED = '''"""Say hello to whoever runs it."""
+
+import sys
+
+from greeting import greet
+
+
+@command(name="hello")
+def main() -> None:
+    """Greet the first argument."""
+    return greet(sys.argv[1])
+'''
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "column"),
+    [
+        ("def main() -> None:", "def main( -> None:", 9, 1),
+        ("def main() -> None:", "def main() -> None", 9, 1),
+        ("return greet(sys.argv[1])", "return greet(sys.argv[1]", 11, 5),
+        ('@command(name="hello")', '@command(name="hello"', 8, 1),
+    ],
+)
+async def test_a_syntax_error_is_reported_on_the_edited_line_not_where_recovery_began(
+    tmp_path: Path, old: str, new: str, line: int, column: int
+) -> None:
+    (tmp_path / "hello.py").write_text(DECORATED)
+    result = await edit(tmp_path, "hello.py", old, new)
+    warning = result.output.split("\n[warning] syntax: ")[1].split("\n")
+    first = warning[1].strip()
+    assert first.startswith(f"line {line}, column {column}: "), warning
+
+
+def test_an_error_stretched_over_the_edit_is_pointed_at_on_the_edit_line() -> None:
+    before = DECORATED.encode()
+    after = DECORATED.replace("def main() -> None:", "def main( -> None:").encode()
+    at = before.index(b"def main(") + len(b"def main(")
+    edit = syntax.ByteEdit(at, at + 1, at, (8, 9), (8, 10), (8, 9))
+    report = syntax.check("python", before, after, [edit], cache=syntax.TreeCache())
+    assert report.new_errors[0] == syntax.SyntaxIssue(9, 1, "syntax error at `def main( -> None:`")
+
+
+def test_edited_ranges_are_where_each_new_text_lies_after_all_edits() -> None:
+    edits = [
+        syntax.ByteEdit(20, 25, 30, (2, 0), (2, 5), (2, 10)),  # 5 bytes longer
+        syntax.ByteEdit(0, 4, 1, (0, 0), (0, 4), (0, 1)),  # 3 bytes shorter
+    ]
+    assert syntax.edited_ranges(edits) == [(0, 1), (17, 27)]

@@ -65,6 +65,28 @@ async def test_regex_searches_stderr_too(tmp_path: Path) -> None:
     assert not result.is_error
 
 
+@pytest.mark.parametrize(
+    ("pattern", "hint"),
+    [
+        (
+            "listening(",
+            "`(` opens a group that is never closed: to match it literally, escape "
+            "it as `\\(` (`listening\\(`).",
+        ),
+        ("port [80", "`[` starts a character class"),
+        ("*ready", "(`\\*ready`)."),
+    ],
+)
+async def test_an_invalid_regex_gets_the_hint_that_fits(
+    tmp_path: Path, pattern: str, hint: str
+) -> None:
+    result = await run(tmp_path, command="touch ran", until=f"regex: {pattern}")
+    assert result.is_error
+    assert hint in result.output.split("\nHint: ", 1)[1]
+    assert "fixed_strings" not in result.output  # wait_for has no such option
+    assert not (tmp_path / "ran").exists()
+
+
 async def test_an_invalid_regex_is_an_error_result(tmp_path: Path) -> None:
     result = await run(tmp_path, command="touch ran", until="regex: (unclosed")
     assert result.is_error and result.output.startswith("wait_for: invalid regex '(unclosed'")

@@ -143,7 +143,10 @@ async def test_output_cap_keeps_head_and_tail(tmp_path: Path) -> None:
     result = await run_process(SH.argv(script), root=SandboxRoot(tmp_path), max_output_bytes=200)
     assert result.stdout.startswith("FIRST\n1\n2\n")
     assert result.stdout.endswith("99999\n100000\nLAST\n")
-    assert result.stdout_bytes > 500_000 and result.stdout_elided == result.stdout_bytes - 200
+    assert result.stdout_bytes > 500_000
+    # At most 200 bytes kept: less by the parts of the two lines cut at the edges.
+    assert 0 <= result.stdout_elided - (result.stdout_bytes - 200) <= 2 * len("100000\n")
+    assert "\n[… " in result.stdout and " elided …]\n" in result.stdout  # a line of its own
     assert (
         f"[… {result.stdout_elided} bytes (" in result.stdout
         and "lines) elided …]" in result.stdout
@@ -157,7 +160,32 @@ def test_capped_output_memory_stays_bounded_while_feeding() -> None:
         capture.feed(b"x" * 999 + b"\n")
     assert len(capture._head) + len(capture._tail) <= 1000
     assert capture.total == 10_000_000
-    assert capture.elided_lines == 10_000 - capture.text().count("\n") + 2
+    assert capture.elided_lines == 10_000 - capture.text().count("\n") + 2  # lines cut
+
+
+def test_capped_output_keeps_whole_lines_and_counts_what_it_elided() -> None:
+    capture = CappedOutput(1000)
+    data = "".join(f"{n}\n" for n in range(1, 100_001)).encode()
+    for start in range(0, len(data), 4096):
+        capture.feed(data[start : start + 4096])
+    lines = capture.text().split("\n")
+    assert lines.pop() == ""
+    gap = next(i for i, line in enumerate(lines) if line.startswith("[…"))
+    head, tail = lines[:gap], lines[gap + 1 :]
+    assert head == [str(n) for n in range(1, len(head) + 1)] and len(head) > 100
+    assert tail == [str(n) for n in range(100_001 - len(tail), 100_001)] and len(tail) > 50
+    skipped = range(len(head) + 1, 100_001 - len(tail))
+    size = sum(len(f"{n}\n") for n in skipped)
+    assert lines[gap] == f"[… {size} bytes ({len(skipped)} lines) elided …]"
+    assert (capture.elided_bytes, capture.elided_lines) == (size, len(skipped))
+
+
+def test_capped_output_cuts_a_line_longer_than_half_the_limit() -> None:
+    capture = CappedOutput(100)
+    capture.feed(b"start\n" + b"x" * 1000 + b"\nend\n")
+    text = capture.text()
+    assert text.startswith("start\nxxx") and text.endswith("xxx\nend\n")
+    assert "x\n[… " in text and " elided …]\nx" in text
 
 
 def test_capped_output_does_not_split_utf8_sequences() -> None:
@@ -186,16 +214,48 @@ async def test_live_output_is_coalesced_and_chunks_are_bounded() -> None:
     async def sink(stream: str, text: str) -> None:
         sent.append(text)
 
-    live = LiveOutput(sink, interval=3600, max_chunk=100)
-    live.feed("stdout", b"a")  # the first chunk goes out at once
-    await asyncio.sleep(0)
-    await asyncio.sleep(0)
-    for _ in range(1000):
-        live.feed("stdout", b"b" * 10)  # within the interval: coalesced
+    live = LiveOutput(sink, interval=3600, max_chunk=1024)
+    live.feed("stdout", b"a\n")  # the first chunk goes out at once
+    while not sent:
+        await asyncio.sleep(0)
+    for n in range(1000):
+        live.feed("stdout", b"%09d\n" % n)  # within the interval: coalesced
     await live.close()
-    assert sent[0] == "a"
+    assert sent[0] == "a\n"
+    assert len(sent) == 2 and len(sent[1]) <= 1024
+    lines = sent[1].splitlines()
+    assert lines[0] == "000000000" and lines[-1] == "000000999"
+    gap = next(i for i, line in enumerate(lines) if line.startswith("[…"))
+    first, last = int(lines[gap - 1]), int(lines[gap + 1])
+    skipped = last - first - 1
+    assert lines[gap] == f"[… {skipped} lines ({skipped * 10} characters) skipped …]"
+    assert [int(line) for line in lines[:gap] + lines[gap + 1 :]] == [
+        *range(first + 1),
+        *range(last, 1000),
+    ]
+
+
+@pytest.mark.parametrize("uptime", [0.0, 0.05, 5.0, 3599.0, 1e9])
+async def test_the_first_live_chunk_goes_out_at_once_whatever_the_clock_reads(
+    uptime: float,
+) -> None:
+    sent: list[str] = []
+
+    async def sink(stream: str, text: str) -> None:
+        sent.append(text)
+
+    live = LiveOutput(sink, interval=3600, clock=lambda: uptime)
+    live.feed("stdout", b"first\n")
+    live.feed("stderr", b"oops\n")
+    for _ in range(10):  # a few turns of the loop, never a wait on the clock
+        await asyncio.sleep(0)
+    assert sorted(sent) == ["first\n", "oops\n"]
+    live.feed("stdout", b"second\n")  # within the interval: held
+    for _ in range(10):
+        await asyncio.sleep(0)
     assert len(sent) == 2
-    assert sent[1].startswith("[… 9900 characters skipped …]\n") and sent[1].endswith("b" * 100)
+    await live.close()
+    assert sent[-1] == "second\n"
 
 
 async def test_live_output_decodes_utf8_across_chunks() -> None:

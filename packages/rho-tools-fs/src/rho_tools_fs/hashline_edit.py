@@ -14,18 +14,19 @@ whether an anchor is taken, relocated or refused never depends on the hidden con
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rho_tools_fs.edit_document import Document, EditError, Splice
-from rho_tools_fs.hashline import format_hashline, line_hash
+from rho_tools_fs.hashline import format_hashline, line_hash, line_hashes
 
 OPS = ("replace", "append", "prepend", "delete")
 #: How far (in lines, either way) a stale anchor's content is looked for.
 SEARCH_RADIUS = 5
 # `12#ABCD`, also as copied from a read_file row (`  12#ABCD:content`).
-_ANCHOR = re.compile(r"\s*(\d{1,9})#([^\s:]+)(?::.*)?", re.DOTALL)
-_MISMATCH_INDENT = "\n" + " " * 21
+_ANCHOR = re.compile(r"\s*(\d{1,9})#([^\s:]+)(?::(.*))?", re.DOTALL)
+#: Lines elsewhere in the file named when a stale anchor's line moved far.
+_MOVED_SHOWN = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,8 @@ class Anchor:
 
     line: int
     hash: str
+    #: The content copied with the anchor (`12#ABCD:content`), if any: what the line was.
+    content: str | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"{self.line}#{self.hash}"
@@ -46,7 +49,7 @@ def parse_anchor(value: object) -> Anchor | None:
     match = _ANCHOR.fullmatch(value)
     if match is None or int(match.group(1)) < 1:
         return None
-    return Anchor(int(match.group(1)), match.group(2).upper())
+    return Anchor(int(match.group(1)), match.group(2).upper(), match.group(3))
 
 
 def _high_information(line: str) -> bool:
@@ -55,23 +58,80 @@ def _high_information(line: str) -> bool:
 
 
 def _fresh_rows(doc: Document, line: int) -> str:
-    width = len(str(doc.line_count))
+    """The current anchors of the lines around `line`, as read_file shows them (aligned)."""
     low, high = max(1, line - 3), min(doc.line_count, line + 3)
+    width = len(str(high))
     rows = [
         format_hashline(doc.lines[n - 1], n, width, hidden=n in doc.hidden)
         for n in range(low, high + 1)
     ]
-    return _MISMATCH_INDENT.join(rows)
+    return "\n".join(rows)
 
 
-def _mismatch(doc: Document, anchor: Anchor, label: str, detail: str) -> EditError:
+def _expected(doc: Document, anchor: Anchor) -> str:
+    """What the anchor stood for: the content copied with it when that content has the
+    anchor's hash, else only the hash (the line it was taken from is not known)."""
+    content = anchor.content
+    if anchor.line in doc.hidden:
+        return f"{anchor} (not the anchor shown for this hidden line)"
+    if (
+        content is not None
+        and anchor.line not in doc.hidden
+        and "\n" not in content
+        and line_hash(content, anchor.line) == anchor.hash
+    ):
+        return f"{anchor}:{content}"
+    return f"{anchor} (the hash line {anchor.line} had when it was read; its content then is not known)"
+
+
+def _elsewhere(doc: Document, anchor: Anchor) -> list[int]:
+    """Lines anywhere in the file whose content has the anchor's hash (a far move)."""
+    hashes = line_hashes(doc.lines)
+    return [
+        number
+        for number, (text, hash_) in enumerate(zip(doc.lines, hashes, strict=True), 1)
+        if hash_ == anchor.hash
+        and number not in doc.hidden
+        and abs(number - anchor.line) > SEARCH_RADIUS
+        and _high_information(text)
+    ]
+
+
+def _what_changed(doc: Document, anchor: Anchor, current: str, crowded: bool) -> str:
+    """One sentence on what happened to the line the anchor was taken from."""
+    if anchor.line in doc.hidden:  # its anchor comes from its number: nothing changed
+        return (
+            f"Line {anchor.line} is hidden (a private key's line): address it by the anchor "
+            f"shown for it, {anchor.line}#{current}."
+        )
+    changed = (
+        f"Line {anchor.line} changed since it was read (its hash was {anchor.hash}, "
+        f"it is {current} now)"
+    )
+    if crowded:
+        return f"{changed}; its old content is now on more than one line nearby."
+    moved = _elsewhere(doc, anchor)
+    if not moved:
+        return f"{changed}; no line within {SEARCH_RADIUS} lines has its old hash."
+    where = ", ".join(str(number) for number in moved[:_MOVED_SHOWN])
+    more = f" and {len(moved) - _MOVED_SHOWN} more" if len(moved) > _MOVED_SHOWN else ""
+    return (
+        f"{changed}; a line with its old hash is now at line{'s' if len(moved) > 1 else ''} "
+        f"{where}{more}, farther than {SEARCH_RADIUS} lines: re-read the file."
+    )
+
+
+def _mismatch(
+    doc: Document, anchor: Anchor, label: str, detail: str, *, crowded: bool = False
+) -> EditError:
     current = doc.shown_hash(anchor.line)
     content = doc.shown_line(anchor.line)
     return EditError(
         f"edit_file: hash mismatch at {label} {anchor} and {detail}\n"
-        f"Expected line:  {anchor}:{content}\n"
-        f"Actual line:    {anchor.line}#{current}:{content}\n\n"
-        f"Fresh hashes around mismatch:\n{_fresh_rows(doc, anchor.line)}\n\n"
+        f"Expected line:  {_expected(doc, anchor)}\n"
+        f"Actual line:    {anchor.line}#{current}:{content}\n"
+        f"{_what_changed(doc, anchor, current, crowded)}\n\n"
+        f"Fresh hashes around line {anchor.line}:\n{_fresh_rows(doc, anchor.line)}\n\n"
         f"Use updated anchor {anchor.line}#{current} to retry."
     )
 
@@ -96,7 +156,8 @@ def resolve(doc: Document, anchor: Anchor, label: str = "anchor") -> tuple[int, 
         raise _mismatch(doc, anchor, label, "no similar content found nearby")
     if len(found) > 1:
         where = ", ".join(str(line) for line, _ in sorted(found))
-        raise _mismatch(doc, anchor, label, f"its content appears more than once nearby ({where})")
+        detail = f"its content appears more than once nearby ({where})"
+        raise _mismatch(doc, anchor, label, detail, crowded=True)
     line, distance = found[0]
     note = f"anchor {anchor} resolved to {line}#{anchor.hash} (neighborhood search, ±{distance})"
     return line, note

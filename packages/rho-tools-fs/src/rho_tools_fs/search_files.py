@@ -31,6 +31,7 @@ from rho_tools_fs.key_lines import (
     without_key_lines,
 )
 from rho_tools_fs.outlines import listing_outline
+from rho_tools_fs.regex_hints import regex_hint
 from rho_tools_fs.ripgrep import (
     BASE_ARGS,
     MAX_FILESIZE_BYTES,
@@ -112,10 +113,14 @@ def _field_text(value: Any) -> str:
         return ""
 
 
-def _rg_query_args(pattern: str, glob: str | None, ignore_case: bool) -> list[str]:
+def _rg_query_args(
+    pattern: str, glob: str | None, ignore_case: bool, fixed_strings: bool
+) -> list[str]:
     args = [*BASE_ARGS]
     if ignore_case:
         args.append("--ignore-case")
+    if fixed_strings:
+        args.append("--fixed-strings")
     if glob and _SIMPLE_GLOB.fullmatch(glob):  # prunes early; the glob filter decides
         args += ["--type-add", f"rhoglob:{glob}", "--type", "rhoglob"]
     return [*args, "--regexp", pattern, "--"]
@@ -129,7 +134,9 @@ async def _matching_files(
     seen_output = False
     wanted: PathFilter = query["path_filter"]
     args = ["--files-with-matches", "--null"]
-    args += _rg_query_args(query["pattern"], query["glob"], query["ignore_case"])
+    args += _rg_query_args(
+        query["pattern"], query["glob"], query["ignore_case"], query["fixed_strings"]
+    )
     with ignore_file(rules.outside_rules(scope.path)) as extra:
         async with RipgrepRun(
             rg, [*extra, *args, scope.argument], root.path, separator=b"\0"
@@ -159,7 +166,7 @@ async def _matching_lines(
     by_file: dict[str, list[Match]] = {}
     pending: list[Match] = []
     args = ["--json", "--no-mmap", "--threads", "1"]
-    args += _rg_query_args(query["pattern"], None, query["ignore_case"])
+    args += _rg_query_args(query["pattern"], None, query["ignore_case"], query["fixed_strings"])
     opened = await asyncio.to_thread(open_candidates, root, files, MAX_FILESIZE_BYTES)
     try:
         if not opened.arguments:
@@ -261,8 +268,9 @@ async def _run_python(
     root: SandboxRoot, rules: IgnoreRules, scope: Scope, cap: int, **query: Any
 ) -> Found:
     flags = re.IGNORECASE if query["ignore_case"] else 0
+    pattern = re.escape(query["pattern"]) if query["fixed_strings"] else query["pattern"]
     try:
-        regex = re.compile(query["pattern"], flags)
+        regex = re.compile(pattern, flags)
     except re.error as exc:
         raise _PatternError(str(exc)) from None
     except (RecursionError, OverflowError, ValueError) as exc:
@@ -313,6 +321,7 @@ async def search_files(
     glob: str | None = None,
     ignore_case: bool = False,
     max_results: int = DEFAULT_MAX_RESULTS,
+    fixed_strings: bool = False,
     *,
     ctx: ToolContext,
 ) -> ToolResult:
@@ -323,14 +332,16 @@ async def search_files(
     (and .ignore, .git/info/exclude, the global git excludes) and skips hidden files,
     binary files and files over 10 MiB. Prefer this over run_command with grep. The regex
     syntax is ripgrep's (Rust regex): no look-around (lookahead/lookbehind) and no
-    backreferences.
+    backreferences; escape `(`, `[`, `.`, `*` and the like to match them literally, or set
+    fixed_strings to search for plain text.
 
     Args:
-        pattern: Regular expression to search for (no look-around).
+        pattern: Regular expression to search for (no look-around), or plain text with fixed_strings.
         path: File or directory to search, relative to the project root (default: the whole project).
         glob: Only search files whose name matches this glob, e.g. '*.rs' or '*.{ts,tsx}'; a glob containing '/' is matched against the path from the project root, e.g. 'src/**/*.py'.
         ignore_case: Case-insensitive matching (default false).
         max_results: Maximum matching lines to return (default 100, at most 500).
+        fixed_strings: Match the pattern as plain text, not as a regex, e.g. `greet(` (default false).
     """
     for name, value in (("pattern", pattern), ("glob", glob or ""), ("path", path)):
         problem = _check_text(name, value)
@@ -345,15 +356,14 @@ async def search_files(
         scope = await asyncio.to_thread(resolve_scope, ctx.root, "search_files", path)
         found = await _search(
             ctx, scope, cap, pattern=pattern, glob=glob, ignore_case=ignore_case,
-            path_filter=path_filter, key_lines=ctx.key_block_lines,
+            fixed_strings=fixed_strings, path_filter=path_filter, key_lines=ctx.key_block_lines,
         )  # fmt: skip
     except ScopeError as exc:
         return ToolResult.error(str(exc))
     except _PatternError as exc:
         return ToolResult.error(
-            f"search_files: invalid regex pattern '{pattern}': {exc}\nNote: the pattern is a "
-            "ripgrep (Rust) regex: look-around (lookahead/lookbehind) and backreferences are "
-            "not supported; rewrite without them, e.g. with character classes or anchors."
+            f"search_files: invalid regex pattern '{pattern}': {exc}\n"
+            f"Hint: {regex_hint(pattern, str(exc))}"
         )
     if not found.lines:
         return ToolResult(f"No matches for '{pattern}'")

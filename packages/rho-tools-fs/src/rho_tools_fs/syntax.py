@@ -4,7 +4,9 @@
 "before" tree, so only the edited regions are re-parsed — and reports
 
 - the ERROR and MISSING nodes of the new text that the old text did not have (an edit is not
-  blamed for errors that were already there), with line and column;
+  blamed for errors that were already there), with line and column, nearest the edit first;
+  an ERROR node that tree-sitter's recovery stretched from lines above the edit over it is
+  pointed at on the edit's line, not where it starts;
 - for exact-match edits, every edit boundary that falls inside a token (an identifier, a
   keyword, a number, an operator) rather than between tokens: `old_text` that starts or ends
   in the middle of a word usually means a mistaken match. Boundaries inside comments,
@@ -252,19 +254,63 @@ def _signature(node: Node, data: bytes) -> tuple[str, str]:
     return "error", _text(node, data)[:200].decode("utf-8", "replace")
 
 
-def _describe(node: Node, data: bytes) -> SyntaxIssue:
-    row, column = node.start_point
-    line_start = node.start_byte - column
-    chars = len(data[line_start : node.start_byte].decode("utf-8", "replace"))
+def _describe(node: Node, data: bytes, at: int | None = None) -> SyntaxIssue:
+    """The issue for error `node`; `at` (a byte offset inside it) says where to point
+    instead of its start: the text shown then runs from there to the end of that line."""
+    start = node.start_byte if at is None else at
+    end = node.end_byte if at is None or node.is_missing else len(data)
+    window = data[start : min(end, start + 4096)]
+    start += len(window) - len(window.lstrip())  # point at the text, not the blanks before it
+    line_start = data.rfind(b"\n", 0, start) + 1
+    chars = len(data[line_start:start].decode("utf-8", "replace"))
     if node.is_missing:
         message = f"missing `{node.type}`"
     else:
-        text = _text(node, data).decode("utf-8", "replace").strip()
+        text = data[start : min(end, start + 8 * _SNIPPET_CHARS)].decode("utf-8", "replace")
+        text = text.strip()
         first = text.splitlines()[0] if text else ""
         if len(first) > _SNIPPET_CHARS:
             first = first[:_SNIPPET_CHARS] + "…"
         message = f"syntax error at `{first}`" if first else "syntax error"
+    row = node.start_point[0] + data.count(b"\n", node.start_byte, start)
     return SyntaxIssue(row + 1, chars + 1, message)
+
+
+def edited_ranges(edits: Sequence[ByteEdit]) -> list[tuple[int, int]]:
+    """Where the new text of each edit lies in the text after all of them (byte ranges)."""
+    ranges: list[tuple[int, int]] = []
+    shift = 0
+    for edit in sorted(edits, key=lambda e: e.start_byte):
+        ranges.append((edit.start_byte + shift, edit.new_end_byte + shift))
+        shift += edit.new_end_byte - edit.old_end_byte
+    return ranges
+
+
+def _distance(node: Node, ranges: Sequence[tuple[int, int]]) -> int:
+    """How many bytes lie between `node` and the nearest edited range (0: they touch)."""
+    gaps = [max(start - node.end_byte, node.start_byte - end, 0) for start, end in ranges]
+    return min(gaps, default=0)
+
+
+def _pinpoint(node: Node, ranges: Sequence[tuple[int, int]], data: bytes) -> int | None:
+    """Where to point for an error node that reaches over an edit from lines before it
+    (tree-sitter's recovery can wrap everything from far above into one ERROR): the start
+    of the first node inside it on the line where the nearest edit starts. None: its own
+    start is right."""
+    inside = [start for start, end in ranges if node.start_byte <= end and start <= node.end_byte]
+    if not inside:
+        return None
+    line_start = data.rfind(b"\n", 0, min(inside)) + 1
+    if node.start_byte >= line_start:
+        return None
+    current = node
+    while True:
+        after = [child for child in current.children if child.end_byte > line_start]
+        if not after:
+            return max(line_start, current.start_byte)
+        if after[0].start_byte >= line_start:
+            return int(after[0].start_byte)
+        current = after[0]
 
 
 def _new_errors(
@@ -272,23 +318,29 @@ def _new_errors(
     after: tuple[Tree, bytes],
     report: SyntaxReport,
     hidden: HiddenLines = _none_hidden,
+    ranges: Sequence[tuple[int, int]] = (),
 ) -> None:
-    """Errors of the `after` (tree, text) that the `before` one does not have, leaving out
-    those that start on a line `hidden` says is not shown."""
+    """Errors of the `after` (tree, text) that the `before` one does not have, nearest the
+    edited `ranges` first, leaving out those reported on a line `hidden` says is not
+    shown."""
     (before_tree, before_data), (after_tree, data) = before, after
     if not after_tree.root_node.has_error:
         return
     old = Counter(_signature(node, before_data) for node in _error_nodes(before_tree))
+    found: list[tuple[int, int, SyntaxIssue]] = []
     for node in _error_nodes(after_tree):
         signature = _signature(node, data)
         if old[signature]:
             old[signature] -= 1
             continue
-        if hidden(node.start_point[0] + 1):
+        at = _pinpoint(node, ranges, data)
+        issue = _describe(node, data, at)
+        if hidden(issue.line) or hidden(node.start_point[0] + 1):
             continue
-        report.new_error_count += 1
-        if len(report.new_errors) < MAX_LISTED:
-            report.new_errors.append(_describe(node, data))
+        found.append((_distance(node, ranges), node.start_byte if at is None else at, issue))
+    found.sort(key=lambda item: item[:2])
+    report.new_error_count += len(found)
+    report.new_errors += [issue for _, _, issue in found[:MAX_LISTED]]
 
 
 def _in_free_text(node: Node) -> bool:
@@ -346,7 +398,8 @@ def check(
     before_tree = _parse(language, before, cache)
     after_tree = _reparse(language, before_tree, after, edits)
     cache.put(cache.key(language, after), after_tree)
-    _new_errors((before_tree, before), (after_tree, after), report, hidden_after)
+    ranges = edited_ranges(edits)
+    _new_errors((before_tree, before), (after_tree, after), report, hidden_after, ranges)
     if language not in PROSE:
         for edit, boundary, offset in boundaries:
             token = _split_token(before_tree, offset, len(before))
@@ -368,5 +421,6 @@ __all__ = [
     "SyntaxReport",
     "TreeCache",
     "check",
+    "edited_ranges",
     "parse_politely",
 ]

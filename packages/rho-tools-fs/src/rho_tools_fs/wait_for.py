@@ -21,6 +21,7 @@ from rho_kernel.confinement import sandbox_note
 from rho_kernel.process import ProcessResult, ProcessStartError, ShellNotFoundError, run_process
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import Risk, ToolContext, ToolResult, tool
+from rho_tools_fs.regex_hints import regex_hint
 from rho_tools_fs.shell_setup import ShellSetup, cwd_error, quoted, shell_setup
 
 MAX_TIMEOUT_SECS = 86400
@@ -103,11 +104,10 @@ async def _check_condition(condition: Condition, ctx: ToolContext) -> str | None
     if rg is None:
         return "wait_for: regex conditions need ripgrep (rg), which is not installed"
     verdict = await _regex_matches(rg, condition.pattern, "", ctx)
-    return (
-        f"wait_for: invalid regex {condition.pattern!r}: {verdict}"
-        if isinstance(verdict, str)
-        else None
-    )
+    if not isinstance(verdict, str):
+        return None
+    hint = regex_hint(condition.pattern, verdict, fixed_strings=False)
+    return f"wait_for: invalid regex {condition.pattern!r}: {verdict}\nHint: {hint}"
 
 
 async def _poll(

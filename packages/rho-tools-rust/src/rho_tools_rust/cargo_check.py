@@ -71,7 +71,7 @@ async def run_diagnostics(
         crate = crate_dir(tool_name, ctx, path)
         argv = cargo_argv(subcommand, package, all_targets)
         result = await run_toolchain(
-            ctx, tool_name, argv, cwd=crate, live=False, max_output_bytes=MAX_OUTPUT_BYTES
+            ctx, tool_name, argv, cwd=crate, max_output_bytes=MAX_OUTPUT_BYTES
         )
     except ToolError as exc:
         return ToolResult.error(str(exc))

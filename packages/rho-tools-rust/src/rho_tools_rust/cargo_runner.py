@@ -16,6 +16,7 @@ from rho_kernel.process import ProcessResult, ProcessStartError
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import ToolContext, ToolError
 from rho_tools_rust.crate import target_inside
+from rho_tools_rust.live_render import CargoLiveLines
 
 #: What a machine without the toolchain is told.
 INSTALL_HINT = "install Rust with rustup, https://rustup.rs"
@@ -57,7 +58,8 @@ async def run_toolchain(
 ) -> ProcessResult:
     """Run `argv` (`cargo …` or `rustc …`) in `cwd` (default: the project root) and return
     how it ended. `env` defaults to `tool_environment(ctx)`; cargo builds inside the project
-    (see `target_inside`).
+    (see `target_inside`). With `live`, the client sees the output as it comes, cargo's and
+    libtest's JSON rendered (`CargoLiveLines`).
 
     Raises `ToolError` with a clear message when the program is not installed, cannot
     start, or the call was cancelled. The timeout is `[shell] max_timeout_secs`.
@@ -76,6 +78,7 @@ async def run_toolchain(
             timeout=ctx.config.shell.max_timeout_secs,
             max_output_bytes=max_output_bytes,
             live=live,
+            live_filter=CargoLiveLines(ctx.root.path, cwd or ctx.root.path) if live else None,
         )
     except (ProcessStartError, SandboxError) as exc:
         raise ToolError(f"{tool}: {exc}") from None

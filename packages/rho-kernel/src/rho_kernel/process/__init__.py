@@ -4,7 +4,7 @@
   on_output=ctx.report_output, cancel=ctx.cancel)` runs a command in its own process
   group with its working directory inside the sandbox, stops the whole group on timeout
   or cancellation, keeps the head and tail of its output, and streams live output,
-  throttled; it returns a `ProcessResult`.
+  throttled, in whole lines (`live_filter` rewrites each); it returns a `ProcessResult`.
 - `find_shell(program)` gives the `ShellProgram` (bash or PowerShell) that runs command
   lines, `command_environment(remove)` the environment they get (model API keys removed).
 - `die_with_parent()` is the `preexec_fn` that makes a child die with rho (Linux); use it
@@ -17,6 +17,7 @@
 from rho_kernel.process.capture import CappedOutput
 from rho_kernel.process.launch import Launch
 from rho_kernel.process.live import LiveOutput, OutputCallback
+from rho_kernel.process.live_lines import LineFilter, LiveLines
 from rho_kernel.process.orphans import die_with_parent, die_with_parent_argv
 from rho_kernel.process.runner import (
     DEFAULT_KILL_GRACE,
@@ -40,6 +41,8 @@ __all__ = [
     "CappedOutput",
     "Launch",
     "Launcher",
+    "LineFilter",
+    "LiveLines",
     "LiveOutput",
     "OutputCallback",
     "ProcessResult",

@@ -8,7 +8,8 @@ class CappedOutput:
     last half, and counts the bytes and line breaks dropped in between.
 
     Memory stays bounded however much the process writes; `text()` renders the kept bytes
-    as UTF-8 (invalid sequences replaced) with an elision marker where bytes were dropped.
+    as UTF-8 (invalid sequences replaced) with an elision marker where bytes were dropped,
+    the head and tail cut back to whole lines so that the marker counts whole lines.
     """
 
     def __init__(self, limit: int) -> None:
@@ -36,27 +37,42 @@ class CappedOutput:
             if len(self._tail) > keep:
                 del self._tail[: len(self._tail) - keep]
 
+    def _kept(self) -> tuple[bytes, bytes]:
+        """The head and tail shown: cut back to whole lines where that costs less than half
+        of what is kept (else at a character boundary)."""
+        head, tail = bytes(self._head), bytes(self._tail)
+        if self.total == len(head) + len(tail):
+            return head, tail
+        end = head.rfind(b"\n") + 1
+        head = head[:end] if end and len(head) - end < end else head[: _complete_prefix(head)]
+        start = tail.find(b"\n") + 1
+        whole = 0 < start < len(tail) and start < len(tail) - start
+        tail = tail[start:] if whole else tail[_first_boundary(tail) :]
+        return head, tail
+
     @property
     def elided_bytes(self) -> int:
         """How many bytes were dropped from the middle."""
-        return self.total - len(self._head) - len(self._tail)
+        head, tail = self._kept()
+        return self.total - len(head) - len(tail)
 
     @property
     def elided_lines(self) -> int:
         """How many line breaks were among the dropped bytes."""
-        return self._total_lines - self._head.count(b"\n") - self._tail.count(b"\n")
+        head, tail = self._kept()
+        return self._total_lines - head.count(b"\n") - tail.count(b"\n")
 
     def text(self) -> str:
-        """The kept output as text, with `[… N bytes (L lines) elided …]` in the middle."""
-        if not self.elided_bytes:
-            return bytes(self._head + self._tail).decode("utf-8", "replace")
-        head, tail = bytes(self._head), bytes(self._tail)
-        head = head[: _complete_prefix(head)]
-        tail = tail[_first_boundary(tail) :]
-        lines = self.elided_lines
-        marker = (
-            f"\n[… {self.elided_bytes} bytes ({lines} line{'s' if lines != 1 else ''}) elided …]\n"
-        )
+        """The kept output as text, with `[… N bytes (L lines) elided …]` in the middle: on a
+        line of its own, between whole lines, unless a line longer than half the limit had
+        to be cut."""
+        head, tail = self._kept()
+        elided = self.total - len(head) - len(tail)
+        if not elided:
+            return (head + tail).decode("utf-8", "replace")
+        lines = self._total_lines - head.count(b"\n") - tail.count(b"\n")
+        before = "" if head.endswith(b"\n") or not head else "\n"
+        marker = f"{before}[… {elided} bytes ({lines} line{'s' if lines != 1 else ''}) elided …]\n"
         return head.decode("utf-8", "replace") + marker + tail.decode("utf-8", "replace")
 
 

@@ -9,23 +9,28 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 
+from rho_kernel.process.live_lines import LineFilter, LiveLines
+
 #: `await sink(stream, text)`: receives live output ("stdout" or "stderr").
 OutputCallback = Callable[[str, str], Awaitable[None]]
 
 #: At most one notification per stream in this many seconds.
 DEFAULT_INTERVAL = 0.1
-#: At most this many characters per notification; more in one interval is skipped.
+#: At most this many characters per notification; of more in one interval, the lines in
+#: the middle are skipped.
 DEFAULT_MAX_CHUNK = 16384
 
 
 class LiveOutput:
     """Feeds a process's output to `callback`, decoded as UTF-8 (invalid bytes replaced),
-    at most once per `interval` per stream and at most `max_chunk` characters at a time.
+    at most once per `interval` per stream, in whole lines of at most `max_chunk`
+    characters at a time (see `LiveLines`).
 
-    Output arriving faster is coalesced; what does not fit in a chunk is skipped and the
-    next chunk starts with `[… N characters skipped …]`, so memory stays bounded. A
-    callback that fails stops live output (the process keeps running). `close()` sends
-    what is pending.
+    Output arriving faster is coalesced; of what does not fit in one send, the first and
+    the last lines are sent with `[… L lines (N characters) skipped …]` where the others
+    were, so memory stays bounded. `line_filter` rewrites each line before it is sent. A
+    callback that fails stops live output (the process keeps running). `close()` sends what
+    is pending, the end of the output included. `clock` (seconds, monotonic) is for tests.
     """
 
     def __init__(
@@ -34,16 +39,19 @@ class LiveOutput:
         *,
         interval: float = DEFAULT_INTERVAL,
         max_chunk: int = DEFAULT_MAX_CHUNK,
+        line_filter: LineFilter | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.callback: OutputCallback | None = callback
         self.interval = interval
-        self.max_chunk = max(max_chunk, 64)
+        self.clock = clock
         self._decoders = {
             name: codecs.getincrementaldecoder("utf-8")("replace") for name in ("stdout", "stderr")
         }
-        self._pending: dict[str, list[str]] = {"stdout": [], "stderr": []}
-        self._sizes = {"stdout": 0, "stderr": 0}
-        self._skipped = {"stdout": 0, "stderr": 0}
+        self._lines = {
+            name: LiveLines(max_chunk, name, line_filter) for name in ("stdout", "stderr")
+        }
+        self.max_chunk = self._lines["stdout"].max_chunk
         # Nothing sent yet: the first chunk goes out at once, whatever the clock reads.
         self._last = {"stdout": -math.inf, "stderr": -math.inf}
         self._timers: dict[str, asyncio.Task[None]] = {}
@@ -54,16 +62,9 @@ class LiveOutput:
         """Queue the next bytes of `stream`; a send is scheduled, never awaited here."""
         if self.callback is None:
             return
-        text = self._decoders[stream].decode(data)
-        room = self.max_chunk - self._sizes[stream]
-        if len(text) > room:
-            self._skipped[stream] += len(text) - max(room, 0)
-            text = text[: max(room, 0)]
-        if text:
-            self._pending[stream].append(text)
-            self._sizes[stream] += len(text)
+        self._lines[stream].feed(self._decoders[stream].decode(data))
         if stream not in self._timers or self._timers[stream].done():
-            delay = max(0.0, self._last[stream] + self.interval - time.monotonic())
+            delay = max(0.0, self._last[stream] + self.interval - self.clock())
             self._timers[stream] = asyncio.ensure_future(self._send_later(stream, delay))
 
     async def _send_later(self, stream: str, delay: float) -> None:
@@ -72,13 +73,10 @@ class LiveOutput:
                 await asyncio.wait_for(self._wake.wait(), delay)
         await self._send(stream)
 
-    async def _send(self, stream: str) -> None:
+    async def _send(self, stream: str, *, final: bool = False) -> None:
         async with self._lock:  # one notification at a time, in order
-            text = "".join(self._pending[stream])
-            if self._skipped[stream]:
-                text = f"[… {self._skipped[stream]} characters skipped …]\n{text}"
-            self._pending[stream], self._sizes[stream], self._skipped[stream] = [], 0, 0
-            self._last[stream] = time.monotonic()
+            text = self._lines[stream].take(final=final)
+            self._last[stream] = self.clock()
             if not text or self.callback is None:
                 return
             try:
@@ -87,14 +85,13 @@ class LiveOutput:
                 self.callback = None
 
     async def close(self) -> None:
-        """Send everything still pending (the decoders' leftovers included)."""
+        """Send everything still pending: the end of the output, its unfinished last line
+        and the decoders' leftovers included."""
         self._wake.set()
         await asyncio.gather(*self._timers.values(), return_exceptions=True)
         for stream, decoder in self._decoders.items():
-            tail = decoder.decode(b"", final=True)
-            if tail:
-                self._pending[stream].append(tail)
-            await self._send(stream)
+            self._lines[stream].feed(decoder.decode(b"", final=True))
+            await self._send(stream, final=True)
 
     def abandon(self) -> None:
         """Stop without sending anything more (the call was cancelled)."""
@@ -103,4 +100,10 @@ class LiveOutput:
             task.cancel()
 
 
-__all__ = ["DEFAULT_INTERVAL", "DEFAULT_MAX_CHUNK", "LiveOutput", "OutputCallback"]
+__all__ = [
+    "DEFAULT_INTERVAL",
+    "DEFAULT_MAX_CHUNK",
+    "LineFilter",
+    "LiveOutput",
+    "OutputCallback",
+]

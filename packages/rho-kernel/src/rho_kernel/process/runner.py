@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 from rho_kernel.process.capture import CappedOutput
 from rho_kernel.process.launch import Launch, launching
 from rho_kernel.process.live import LiveOutput, OutputCallback
+from rho_kernel.process.live_lines import LineFilter
 from rho_kernel.process.orphans import die_with_parent
 
 if TYPE_CHECKING:
@@ -244,6 +245,7 @@ async def run_process(
     timeout: float | None = None,
     max_output_bytes: int = 65536,
     on_output: OutputCallback | None = None,
+    live_filter: LineFilter | None = None,
     cancel: CancelToken | None = None,
     launcher: Launcher | None = None,
     kill_grace: float = DEFAULT_KILL_GRACE,
@@ -256,8 +258,9 @@ async def run_process(
     process group is stopped (SIGTERM, then SIGKILL after `kill_grace` seconds; at once on
     cancellation); when the process exits by itself, what it left running in its group is
     stopped too. Each of stdout and stderr keeps at most `max_output_bytes` (head and tail).
-    `on_output(stream, text)` receives live output, throttled (`LiveOutput`), and has
-    received all of it when this returns. `launcher` confines the process (tools get theirs
+    `on_output(stream, text)` receives live output in whole lines, throttled (`LiveOutput`),
+    and has received the end of it when this returns; `live_filter(stream, line)` rewrites
+    each line of it first. `launcher` confines the process (tools get theirs
     from `ToolContext.run_process`, which always passes the project's). Without `env` the
     process gets `command_environment([])`: rho's environment without the credentials rho
     uses and the usual secret variables (see `rho_kernel.process.shell`). Raises
@@ -275,7 +278,7 @@ async def run_process(
         command = launch.argv
         child = await _spawn(launch, directory, env, data is not None)
     proc = child.proc
-    live = LiveOutput(on_output) if on_output is not None else None
+    live = LiveOutput(on_output, line_filter=live_filter) if on_output is not None else None
     out, err = CappedOutput(max_output_bytes), CappedOutput(max_output_bytes)
     assert proc.stdout is not None and proc.stderr is not None
     readers = [

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from rho_kernel.cancel import CancelToken
     from rho_kernel.config.model import RhoConfig
     from rho_kernel.confinement.state import ConfinedLauncher, Confinement
+    from rho_kernel.process.live_lines import LineFilter
     from rho_kernel.process.runner import ProcessResult
     from rho_kernel.security.key_blocks import KeyBlockLines
     from rho_kernel.security.sandbox import SandboxRoot
@@ -109,10 +110,13 @@ class ToolContext:
         timeout: float | None = None,
         max_output_bytes: int = 65536,
         live: bool = True,
+        live_filter: LineFilter | None = None,
     ) -> ProcessResult:
         """Run `argv` for the model: confined by the project's sandbox, in its own process
         group, `cwd` inside the project, stopped on timeout and abort, output capped, and
-        (with `live`) streamed to the client as it comes. Without `env` the process gets
+        (with `live`) streamed to the client as it comes, in whole lines; `live_filter(stream,
+        line)` rewrites each line before the client sees it (None hides it), e.g. to show a
+        program's JSON messages rendered. Without `env` the process gets
         `command_environment()` (rho's environment without secrets). See
         `rho_kernel.process.run_process` for the details and errors; raises
         `ConfinementRefused` (a `ProcessStartError`) when `[sandbox] require = true` and no
@@ -133,6 +137,7 @@ class ToolContext:
             timeout=timeout,
             max_output_bytes=max_output_bytes,
             on_output=self.report_output if live else None,
+            live_filter=live_filter,
             cancel=self.cancel,
             launcher=launcher,
         )
