@@ -5,6 +5,8 @@ extensions, permissions, limits, and hot reload."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -733,3 +735,23 @@ def test_an_extensions_command_never_sees_the_key_named_by_api_key_env(  # type:
     assert (seen["named"], seen["value"], seen["path"]) == (False, False, True)
     assert seen["file"] == "key [REDACTED]\n"
     assert rho.finish() == 0
+
+
+def test_the_typings_copied_next_to_extensions_are_not_an_extension(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    extensions = home / ".rho" / "extensions"
+    for target in (extensions, home / ".rho" / "types"):  # both places the docs have named
+        subprocess.run(
+            [sys.executable, "-m", "rho_ext_js.typings", "--copy", str(target)],
+            check=True,
+            capture_output=True,
+        )
+    (extensions / "my-extension.ts.map").write_text("{}")
+    (extensions / "my-extension.ts~").write_text("an editor's backup")
+    _user_extension(home, "my-extension.ts", BOOK)
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    found = _extensions(rho)
+    assert sorted(found) == ["my-extension"] and found["my-extension"]["state"] == "loaded"
+    assert rho.finish() == 0
+    assert "not loaded" not in rho.stderr_text()
