@@ -755,3 +755,38 @@ def test_the_typings_copied_next_to_extensions_are_not_an_extension(  # type: ig
     assert sorted(found) == ["my-extension"] and found["my-extension"]["state"] == "loaded"
     assert rho.finish() == 0
     assert "not loaded" not in rho.stderr_text()
+
+
+ERRS_LIB = """export async function readIt(path: string): Promise<string> {
+  return await rho.readFile(path);
+}
+"""
+ERRS_MOD = """import { readIt } from "./lib";
+export default {
+  name: "errs",
+  tools: [{ name: "read_it", description: "d", risk: "read" as const,
+    async execute(args: string) { return await readIt(JSON.parse(args).path); } }],
+  commands: [{ name: "fail", description: "d", handler() { throw new Error("no deploy"); } }],
+};
+"""
+LOAD_THROWS = 'export default { name: "late" }; throw new Error("not today");\n'
+
+
+def test_extension_errors_show_the_extensions_own_frames_only(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    _user_extension(home, "errs/lib.ts", ERRS_LIB)
+    _user_extension(home, "errs/mod.ts", ERRS_MOD)
+    _user_extension(home, "late.ts", LOAD_THROWS)
+    server.add(tool_call_reply("read_it", {"path": "missing.txt"}), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt(rho)
+    output = _results(rho)[0]["output"]
+    assert "(at readIt (errs/lib.ts:2:20); at Object.execute (errs/mod.ts:5:48))" in output
+    failed = rho.call("executeCommand", {"name": "fail"})["error"]["message"]
+    assert failed.endswith("no deploy (at Object.handler (errs/mod.ts:6:66))")
+    late = _extensions(rho)["late"]["error"]
+    assert late == f"not today (at late/late.ts:1:{LOAD_THROWS.index('new Error') + 1})"
+    assert rho.finish() == 0
+    for text in (output, failed, late, rho.stderr_text()):
+        assert "<anonymous>" not in text and "settle" not in text and "Traceback" not in text

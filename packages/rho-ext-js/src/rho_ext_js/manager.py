@@ -17,6 +17,7 @@ from rho_ext_js.calls import CallContext
 from rho_ext_js.config import ExtensionsConfig
 from rho_ext_js.discovery import ExtensionSource, discover_all, selected, stamp
 from rho_ext_js.host import ExtensionError, ExtensionMemoryError, ExtensionTimeout, HostError
+from rho_ext_js.stacks import error_text
 from rho_kernel import ToolError, diagnostics
 
 if TYPE_CHECKING:
@@ -42,6 +43,9 @@ class Extension:
     files: tuple[Path, ...] = ()
     stamp: tuple[tuple[str, int, int], ...] = ()
     model: str | None = None
+    #: The `sourceURL` of each of its modules (with its first-line column shift): the frames
+    #: an error shows.
+    modules: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -168,13 +172,14 @@ class ExtensionManager:
             built = await asyncio.to_thread(build, source, self.runtime.root.path, self.home)
             extension.files = tuple(built.files)
             extension.stamp = stamp(list(built.files))
+            extension.modules = built.modules
             if built.untrusted:
                 raise LoadError(built.untrusted, "untrusted")
             await self._start(extension, built.script)
         except LoadError as exc:
             extension.state, extension.error = exc.state, str(exc)
         except (ExtensionError, HostError) as exc:
-            extension.error = _error_text(exc)
+            extension.error = error_text(exc, extension.modules)
             self._stop_isolate(extension)
         except Exception as exc:  # one extension's failure must not stop the others loading
             extension.error = f"internal error while loading: {type(exc).__name__}: {exc}"
@@ -331,7 +336,7 @@ class ExtensionManager:
                 "(max_execution_time_s) and was stopped"
             )
         else:
-            return _error_text(exc)
+            return error_text(exc, extension.modules)
         if extension.isolate is not None and extension.isolate.closed:
             self._mark_stopped(extension, text)
             text += "; reloadExtensions restarts it"
@@ -344,17 +349,6 @@ class ExtensionManager:
         extension.state, extension.error = "stopped", why
         extension.stamp = ()  # so that the next reload starts it again
         self._stop_isolate(extension)
-
-
-def _error_text(exc: Exception) -> str:
-    """An extension error's message, with the first stack line that names a place."""
-    message = getattr(exc, "message", None) or str(exc)
-    stack = getattr(exc, "stack", "") or ""
-    for line in stack.splitlines()[1:]:
-        line = line.strip()
-        if line.startswith("at "):
-            return f"{message} ({line})"
-    return message
 
 
 __all__ = ["PLUGIN", "Extension", "ExtensionManager", "LoadError", "ReloadReport"]

@@ -78,12 +78,15 @@ class Bundle:
     """One script for an extension: `script` evaluates to the entry's default export.
 
     `urls` maps each module's `sourceURL` (the name V8 gives it in stack traces and error
-    messages) to its file; `modules` lists the files in the order they run.
+    messages) to its file; `modules` lists the files in the order they run. `shifts` maps
+    each `sourceURL` to the columns rho's prologue adds to the module's first line (in
+    UTF-16 units, as V8 counts): a column on line 1 less that is the source's column.
     """
 
     script: str
     modules: tuple[Path, ...]
     urls: dict[str, Path] = field(default_factory=dict)
+    shifts: dict[str, int] = field(default_factory=dict)
 
     def locate(self, url: str, line: int) -> tuple[Path, int] | None:
         """The file and line for `url:line` in a V8 stack trace (None if not a module)."""
@@ -150,6 +153,7 @@ class _Module:
     exports: dict[str, str] = field(default_factory=dict)  # exported name -> JS expression
     code: str = ""
     done: bool = False
+    shift: int = 0  # the prologue's length on line 1, in UTF-16 units
 
 
 @dataclass
@@ -272,8 +276,9 @@ class _Linker:
         lines.append(f"return __rho_ns[{entry}].default;")
         lines.append("})()")
         urls = {_url(m.name): m.path for m in self.modules}
+        shifts = {_url(m.name): m.shift for m in self.modules}
         return Bundle(
-            "\n".join(lines) + "\n", tuple(self.modules[i].path for i in self.order), urls
+            "\n".join(lines) + "\n", tuple(self.modules[i].path for i in self.order), urls, shifts
         )
 
 
@@ -498,6 +503,7 @@ class _Rewriter:
             f"{declare}__rho_export([{getters}]); {' '.join(self.bindings)}"
         )
         body = "".join(out)
+        self.module.shift = len(prologue.encode("utf-16-le")) // 2
         return f"{prologue}{body}\n}})\n//# sourceURL={_url(self.module.name)}"
 
 
