@@ -790,3 +790,53 @@ def test_extension_errors_show_the_extensions_own_frames_only(  # type: ignore[n
     assert rho.finish() == 0
     for text in (output, failed, late, rho.stderr_text()):
         assert "<anonymous>" not in text and "settle" not in text and "Traceback" not in text
+
+
+RUST_DOCS = """export default {
+  name: "rust-docs",
+  tools: [{ name: "doc_page", description: "Fetch a page", risk: "read" as const,
+    async execute() { return await (await fetch("DOCS/stable/error_codes/E0277.html")).text(); } }],
+};
+"""
+
+
+def test_the_books_config_keys_work_by_manifest_name(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    docs = ThreadingHTTPServer(("127.0.0.1", 0), _Docs)
+    threading.Thread(target=docs.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{docs.server_port}"
+        _user_extension(home, "rust_docs/mod.ts", RUST_DOCS.replace("DOCS", url))
+        _user_extension(home, "hello.ts", 'export default { name: "hello" };\n')
+        _user_extension(home, "left.ts", 'export default { name: "left-out" };\n')
+        _user_extension(home, "twin_a.ts", 'export default { name: "twin" };\n')
+        _user_extension(home, "twin_b.ts", 'export default { name: "twin" };\n')
+        (home / ".rho" / "config.toml").write_text(
+            "[extensions]\n"
+            'enabled = ["rust-docs", "hello", "twin_a", "twin_b"]\n'
+            'disabled = ["twin"]\n'
+            '[extensions.per_extension."rust-docs"]\n'
+            "max_memory_mb = 128\n"
+            "network = true\n"
+        )
+        server.add(tool_call_reply("doc_page", {}), text_reply("done"))
+        rho = start_scripted(start_rho, server, "--ephemeral")
+        states = {name: info["state"] for name, info in _extensions(rho).items()}
+        assert states == {
+            "rust_docs": "loaded",
+            "hello": "loaded",
+            "left": "disabled",
+            "twin_a": "disabled",
+            "twin_b": "disabled",
+        }
+        _prompt(rho)
+        assert "The trait bound was not satisfied." in _results(rho)[0]["output"]
+        assert rho.finish() == 0
+        err = rho.stderr_text()
+        assert (
+            '[extensions] disabled "twin" is ambiguous: it is the manifest name of twin_a, '
+            "twin_b; it applies to all of them"
+        ) in err
+    finally:
+        docs.shutdown()

@@ -5,8 +5,8 @@ holding `mod.ts` or `mod.js` (its name is the folder's). Hidden names are skippe
 are symbolic links: an extension is code that runs, and a link could bring in a file from
 anywhere. Only those names are entry points: a declaration file (`rho.d.ts`, `x.d.mts`), a
 source map, JSON, an editor's backup (`x.ts~`, `#x.ts#`, `x.ts.bak`) and a `node_modules`
-folder are never extensions. A project's extension replaces the user's of the same name. `[extensions]
-enabled` (when not empty) keeps only the names it lists; `disabled` drops names.
+folder are never extensions. A project's extension replaces the user's of the same name.
+Which names `[extensions]` means is `rho_ext_js.naming`'s business.
 """
 
 from __future__ import annotations
@@ -79,7 +79,8 @@ def discover_all(root: Path, home: Path | None = None) -> list[ExtensionSource]:
 
 
 def selected(name: str, config: ExtensionsConfig) -> bool:
-    """Whether `[extensions]` lets the extension `name` load."""
+    """Whether `[extensions]` lets the extension of discovery name `name` load (the manager
+    also accepts manifest names: see `rho_ext_js.naming`)."""
     if config.enabled and name not in config.enabled:
         return False
     return name not in config.disabled

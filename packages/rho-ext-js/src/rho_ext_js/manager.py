@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rho_ext_js.calls import CallContext
 from rho_ext_js.config import ExtensionsConfig
-from rho_ext_js.discovery import ExtensionSource, discover_all, selected, stamp
+from rho_ext_js.discovery import ExtensionSource, discover_all, stamp
 from rho_ext_js.host import ExtensionError, ExtensionMemoryError, ExtensionTimeout, HostError
+from rho_ext_js.naming import Naming
 from rho_ext_js.stacks import error_text
 from rho_kernel import ToolError, diagnostics
 
@@ -73,6 +74,8 @@ class ExtensionManager:
         self.runtime = runtime
         self.home = home
         self.extensions: dict[str, Extension] = {}
+        #: What the names in `[extensions]` mean (read from the sources at each reload).
+        self.naming = Naming()
         self._lock = asyncio.Lock()
 
     @property
@@ -101,6 +104,10 @@ class ExtensionManager:
         async with self._lock:
             report = ReloadReport()
             found = self._found()
+            sources = [source for listed in found.values() for source in listed]
+            self.naming = await asyncio.to_thread(Naming.read, sources)
+            for message in self.naming.ambiguities(self.config):
+                diagnostics.warn(message)
             for name in sorted(set(self.extensions) - set(found)):
                 if self.extensions[name].state == "loaded":
                     report.removed.append(name)
@@ -122,13 +129,15 @@ class ExtensionManager:
     async def _refresh(
         self, name: str, sources: list[ExtensionSource], report: ReloadReport
     ) -> None:
+        disabled = sources[0]
         old = self.extensions.get(name)
-        if not selected(name, self.config):
+        sources = [source for source in sources if self.naming.selected(source, self.config)]
+        if not sources:
             if old is not None and old.state == "loaded":
                 report.removed.append(name)
                 await self._shut_down(name)
             self.extensions[name] = Extension(
-                sources[0], "disabled", "left out by [extensions] enabled/disabled"
+                disabled, "disabled", "left out by [extensions] enabled/disabled"
             )
             return
         if (
@@ -191,7 +200,9 @@ class ExtensionManager:
         from rho_ext_js.manifest import ManifestError, parse_manifest
 
         name = extension.source.name
-        isolate = await Isolate.start(name, self._host(extension.source), self._limits(name))
+        isolate = await Isolate.start(
+            name, self._host(extension.source), self._limits(extension.source)
+        )
         extension.isolate = isolate
         await self._sync_model(extension)
         descriptor = await isolate.load(script, CallContext("load", "the extension's script"))
@@ -209,15 +220,15 @@ class ExtensionManager:
             name=source.name,
             root=self.runtime.root,
             config=self.runtime.config,
-            permissions=self.config.permissions(source.name),
+            permissions=self.naming.permissions(source, self.config),
             confinement=self.runtime.confinement,
             extension_root=source.root,
         )
 
-    def _limits(self, name: str) -> Any:
+    def _limits(self, source: ExtensionSource) -> Any:
         from rho_ext_js.host import Limits
 
-        permissions = self.config.permissions(name)
+        permissions = self.naming.permissions(source, self.config)
         defaults = Limits()
         return Limits(
             max_memory_mb=permissions.max_memory_mb or defaults.max_memory_mb,
@@ -324,7 +335,7 @@ class ExtensionManager:
     def _failure(self, extension: Extension, exc: ExtensionError) -> str:
         """The message of a failed call; an isolate that had to be stopped is marked so."""
         name = extension.source.name
-        limits = self._limits(name)
+        limits = self._limits(extension.source)
         if isinstance(exc, ExtensionMemoryError):
             text = (
                 f"extension '{name}' went over its memory limit ({limits.max_memory_mb} MB, "
