@@ -299,7 +299,7 @@ def test_a_runaway_or_greedy_call_is_stopped_and_rho_runs_on(  # type: ignore[no
     _user_extension(home, "my-extension.ts", BOOK)
     config = home / ".rho" / "config.toml"
     config.write_text(
-        '[extensions.per_extension."limits"]\nmax_execution_time_s = 1\n'
+        '[extensions.per_extension."limits"]\nmax_execution_time_s = 1\nmax_restarts = 0\n'
         '[extensions.per_extension."greedy"]\nmax_memory_mb = 32\nmax_execution_time_s = 60\n'
     )
     server.add(
@@ -840,3 +840,62 @@ def test_the_books_config_keys_work_by_manifest_name(  # type: ignore[no-untyped
         ) in err
     finally:
         docs.shutdown()
+
+
+RESTARTING = """
+let calls = 0;
+export default {
+  name: "phoenix",
+  tools: [{ name: "phoenix", description: "d", risk: "read" as const,
+    async execute(args: string) {
+      calls += 1;
+      const { mode } = JSON.parse(args);
+      if (mode === "eat") { const a: string[] = []; while (true) a.push("x".repeat(1 << 20) + a.length); }
+      if (mode === "spin") { await 0; while (true) {} }
+      return `call ${calls} of this isolate`;
+    } }],
+  hooks: { onLoad() { rho.log("info", "phoenix up"); } },
+};
+"""
+
+
+def test_a_stopped_extension_restarts_on_its_next_call_a_bounded_number_of_times(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    _user_extension(home, "phoenix.ts", RESTARTING)
+    (home / ".rho" / "config.toml").write_text(
+        '[extensions.per_extension."phoenix"]\n'
+        "max_memory_mb = 32\nmax_execution_time_s = 2\nmax_restarts = 2\n"
+    )
+    modes = ["ok", "ok", "eat", "ok", "spin", "ok", "eat"]
+    server.add(*(tool_call_reply("phoenix", {"mode": m}) for m in modes), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt(rho)
+    results = [(r["is_error"], r["output"]) for r in _results(rho)]
+    assert results[:2] == [(False, "call 1 of this isolate"), (False, "call 2 of this isolate")]
+    assert results[2][0] and "memory limit (32 MB, max_memory_mb)" in results[2][1]
+    assert "its next call restarts it with a fresh isolate (2 restarts left" in results[2][1]
+    restarted, after_spin = results[3], results[5]
+    assert restarted == (
+        False,
+        "[extension 'phoenix' was restarted with a fresh isolate (restart 1 of 2 this session): "
+        "extension 'phoenix' went over its memory limit (32 MB, max_memory_mb) and was stopped]\n"
+        "call 1 of this isolate",
+    )
+    assert results[4][0] and "(max_execution_time_s)" in results[4][1]
+    assert "(1 restart left" in results[4][1]
+    assert not after_spin[0] and after_spin[1].startswith(
+        "[extension 'phoenix' was restarted with a fresh isolate (restart 2 of 2 this session): "
+        "extension 'phoenix' ran longer than 2 s"
+    )
+    assert after_spin[1].endswith("]\ncall 1 of this isolate")
+    assert results[6][0] and "already restarted 2 times (max_restarts)" in results[6][1]
+    info = _extensions(rho)["phoenix"]
+    assert info["state"] == "stopped" and "reloadExtensions restarts it" in info["error"]
+    assert "phoenix" not in {t["name"] for t in rho.call("listTools")["result"]["tools"]}
+    assert rho.call("reloadExtensions")["result"]["reloaded"] == ["phoenix"]
+    assert _extensions(rho)["phoenix"]["state"] == "loaded"
+    assert rho.finish() == 0
+    err = rho.stderr_text()
+    assert err.count("extension phoenix: phoenix up") == 4  # load, two restarts, reload
+    assert "Traceback" not in err

@@ -18,6 +18,7 @@ from rho_ext_js.config import ExtensionsConfig
 from rho_ext_js.discovery import ExtensionSource, discover_all, stamp
 from rho_ext_js.host import ExtensionError, ExtensionMemoryError, ExtensionTimeout, HostError
 from rho_ext_js.naming import Naming
+from rho_ext_js.restarts import MAX_RESTARTS, restart_note, restart_outlook
 from rho_ext_js.stacks import error_text
 from rho_kernel import ToolError, diagnostics
 
@@ -47,6 +48,21 @@ class Extension:
     #: The `sourceURL` of each of its modules (with its first-line column shift): the frames
     #: an error shows.
     modules: dict[str, int] = field(default_factory=dict)
+    #: The script it runs (a restart runs it again, as it was checked).
+    script: str = ""
+    #: Whether its tools are in the registry: while loaded, and while stopped with restarts
+    #: left (the next call restarts it).
+    registered: bool = False
+    #: How many times it was restarted since it was (re)loaded.
+    restarts: int = 0
+    #: Why it was stopped last (without what happens next).
+    stopped_because: str = ""
+    restart_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def usable(self) -> bool:
+        """Whether it runs, or restarts on its next call."""
+        return self.state == "loaded" or (self.state == "stopped" and self.registered)
 
 
 @dataclass
@@ -88,12 +104,8 @@ class ExtensionManager:
         diagnostics.warn(message)
 
     def loaded(self) -> list[Extension]:
-        """The running extensions, by name."""
-        return [
-            self.extensions[n]
-            for n in sorted(self.extensions)
-            if self.extensions[n].state == "loaded"
-        ]
+        """The running extensions, and the stopped ones their next call restarts, by name."""
+        return [self.extensions[n] for n in sorted(self.extensions) if self.extensions[n].usable]
 
     # ── loading ──────────────────────────────────────────────────────────────
 
@@ -135,7 +147,7 @@ class ExtensionManager:
         if not sources:
             if old is not None and old.state == "loaded":
                 report.removed.append(name)
-                await self._shut_down(name)
+            await self._shut_down(name)
             self.extensions[name] = Extension(
                 disabled, "disabled", "left out by [extensions] enabled/disabled"
             )
@@ -203,14 +215,22 @@ class ExtensionManager:
         isolate = await Isolate.start(
             name, self._host(extension.source), self._limits(extension.source)
         )
-        extension.isolate = isolate
+        extension.isolate, extension.model = isolate, None
         await self._sync_model(extension)
+        extension.script = script
         descriptor = await isolate.load(script, CallContext("load", "the extension's script"))
         try:
-            extension.manifest = parse_manifest(name, descriptor)
+            manifest = parse_manifest(name, descriptor)
         except ManifestError as exc:
             raise LoadError(str(exc)) from None
-        self._register_tools(extension)
+        if extension.registered:  # a restart: the tools in the registry must stay true
+            assert extension.manifest is not None
+            if manifest.tools != extension.manifest.tools:
+                raise LoadError("its tools are not the same as before the restart")
+            extension.manifest = manifest
+        else:
+            extension.manifest = manifest
+            self._register_tools(extension)
         extension.state = "loaded"
 
     def _host(self, source: ExtensionSource) -> Any:
@@ -251,14 +271,19 @@ class ExtensionManager:
                     self.runtime.tools.unregister(name)
                 raise LoadError(str(exc)) from None
             added.append(spec.name)
+        extension.registered = True
+
+    def _unregister_tools(self, extension: Extension) -> None:
+        if extension.registered and extension.manifest is not None:
+            for spec in extension.manifest.tools:
+                self.runtime.tools.unregister(spec.name)
+        extension.registered = False
 
     async def _shut_down(self, name: str) -> None:
         extension = self.extensions.get(name)
         if extension is None:
             return
-        if extension.state == "loaded" and extension.manifest is not None:
-            for spec in extension.manifest.tools:
-                self.runtime.tools.unregister(spec.name)
+        self._unregister_tools(extension)
         self._stop_isolate(extension)
 
     @staticmethod
@@ -279,8 +304,13 @@ class ExtensionManager:
             await extension.isolate.set_model(self.runtime.model)
             extension.model = self.runtime.model
 
-    def _running(self, name: str) -> Extension:
+    async def _ready(self, name: str) -> tuple[Extension, str | None]:
+        """The extension `name`, running: one stopped with restarts left is restarted first
+        (the note says so). A `ToolError` says why it cannot run."""
         extension = self.extensions.get(name)
+        note = None
+        if extension is not None and extension.state == "stopped" and extension.registered:
+            note = await self._restart(extension)
         if extension is None or extension.state != "loaded" or extension.isolate is None:
             why = (
                 extension.error if extension is not None and extension.error else "it is not loaded"
@@ -288,32 +318,51 @@ class ExtensionManager:
             raise ToolError(
                 f"extension '{name}' is not running: {why} (reloadExtensions restarts it)"
             )
-        return extension
+        return extension, note
 
-    async def call_tool(self, name: str, tool: str, args_json: str, context: CallContext) -> Any:
-        """Run tool `tool` of extension `name`; failures are `ToolError`s naming the cause."""
-        extension = self._running(name)
+    async def run_tool(
+        self, name: str, tool: str, args_json: str, context: CallContext
+    ) -> tuple[Any, str | None]:
+        """Run tool `tool` of extension `name`: what it returned, and a note when the
+        extension had to be restarted for it. Failures are `ToolError`s naming the cause."""
+        extension, note = await self._ready(name)
         try:
             await self._sync_model(extension)
             assert extension.isolate is not None
-            return await extension.isolate.call_tool(tool, args_json, context)
+            return await extension.isolate.call_tool(tool, args_json, context), note
         except ExtensionError as exc:
-            raise ToolError(f"{tool}: {self._failure(extension, exc)}") from None
+            failure = self._failure(extension, exc)
+            raise ToolError(
+                f"{note}\n{tool}: {failure}" if note else f"{tool}: {failure}"
+            ) from None
+
+    async def call_tool(self, name: str, tool: str, args_json: str, context: CallContext) -> Any:
+        """Run tool `tool` of extension `name` (see `run_tool`): what it returned."""
+        return (await self.run_tool(name, tool, args_json, context))[0]
 
     async def call_command(self, command: CommandSpec, name: str, args: str) -> str:
-        """Run command `command` of extension `name` for the client (with its risk)."""
-        extension = self._running(name)
+        """Run command `command` of extension `name` for the client (with its risk); a
+        restart it needed is noted on the output's first line."""
+        extension, note = await self._ready(name)
         context = CallContext("command", f"command {command.name}", allowed=command.risk)
         try:
             await self._sync_model(extension)
             assert extension.isolate is not None
-            return await extension.isolate.call_command(command.name, args, context)
+            output = await extension.isolate.call_command(command.name, args, context)
         except ExtensionError as exc:
-            raise ToolError(f"{command.name}: {self._failure(extension, exc)}") from None
+            failure = f"{command.name}: {self._failure(extension, exc)}"
+            raise ToolError(f"{note}\n{failure}" if note else failure) from None
+        return f"{note}\n{output}" if note else output
 
     async def call_hook(self, extension: Extension, hook: str, payload: str) -> Any:
-        """Run `hook` of a running extension with read-only host access; a failure is
-        reported and answers None."""
+        """Run `hook` of a running extension (one stopped with restarts left is restarted
+        first) with read-only host access; a failure is reported and answers None."""
+        if extension.state == "stopped" and extension.registered:
+            try:
+                await self._ready(extension.source.name)
+            except ToolError as exc:
+                diagnostics.warn(f"extension {extension.source.name}: {hook}: {exc}")
+                return None
         if extension.isolate is None:
             return None
         try:
@@ -332,8 +381,11 @@ class ExtensionManager:
         if extension.manifest is not None and "onLoad" in extension.manifest.hooks:
             await self.call_hook(extension, "onLoad", "")
 
+    # ── stops and restarts ───────────────────────────────────────────────────
+
     def _failure(self, extension: Extension, exc: ExtensionError) -> str:
-        """The message of a failed call; an isolate that had to be stopped is marked so."""
+        """The message of a failed call; an isolate that had to be stopped is marked so,
+        and the message says whether its next call restarts it."""
         name = extension.source.name
         limits = self._limits(extension.source)
         if isinstance(exc, ExtensionMemoryError):
@@ -347,19 +399,55 @@ class ExtensionManager:
                 "(max_execution_time_s) and was stopped"
             )
         else:
-            return error_text(exc, extension.modules)
+            text = error_text(exc, extension.modules)
+            if extension.isolate is None or not extension.isolate.closed:
+                return text
+            text = f"extension '{name}' stopped: {text}"
         if extension.isolate is not None and extension.isolate.closed:
-            self._mark_stopped(extension, text)
-            text += "; reloadExtensions restarts it"
+            left = self._max_restarts(extension.source) - extension.restarts
+            self._mark_stopped(extension, text, restart_outlook(left, extension.restarts), left > 0)
+            text += restart_outlook(left, extension.restarts)
         return text
 
-    def _mark_stopped(self, extension: Extension, why: str) -> None:
-        if extension.manifest is not None:
-            for spec in extension.manifest.tools:
-                self.runtime.tools.unregister(spec.name)
-        extension.state, extension.error = "stopped", why
+    def _max_restarts(self, source: ExtensionSource) -> int:
+        configured = self.naming.permissions(source, self.config).max_restarts
+        return MAX_RESTARTS if configured is None else configured
+
+    def _mark_stopped(
+        self, extension: Extension, why: str, outlook: str, restartable: bool
+    ) -> None:
+        """Stop the extension; its tools stay registered only if its next call restarts it."""
+        if not restartable:
+            self._unregister_tools(extension)
+        extension.state, extension.error = "stopped", why + outlook
+        extension.stopped_because = why
         extension.stamp = ()  # so that the next reload starts it again
         self._stop_isolate(extension)
+
+    async def _restart(self, extension: Extension) -> str | None:
+        """Start a stopped extension again with a fresh isolate (once, however many calls
+        wait); the note for the result, or None if another call restarted it."""
+        async with extension.restart_lock:
+            if extension.state != "stopped" or not extension.registered:
+                return None
+            why, name = extension.stopped_because or "it was stopped", extension.source.name
+            extension.restarts += 1
+            try:
+                await self._start(extension, extension.script)
+            except (LoadError, ExtensionError, HostError) as exc:
+                text = (
+                    str(exc) if isinstance(exc, LoadError) else error_text(exc, extension.modules)
+                )
+                self._unregister_tools(extension)
+                self._stop_isolate(extension)
+                extension.state, extension.error = "failed", f"restart failed: {text}"
+                extension.stamp = ()
+                diagnostics.warn(f"extension {name}: {extension.error}")
+                return None
+            note = restart_note(name, why, extension.restarts, self._max_restarts(extension.source))
+            diagnostics.warn(note)
+        await self._on_load(name)
+        return note
 
 
 __all__ = ["PLUGIN", "Extension", "ExtensionManager", "LoadError", "ReloadReport"]
