@@ -899,3 +899,66 @@ def test_a_stopped_extension_restarts_on_its_next_call_a_bounded_number_of_times
     err = rho.stderr_text()
     assert err.count("extension phoenix: phoenix up") == 4  # load, two restarts, reload
     assert "Traceback" not in err
+
+
+EAT = 'const a: string[] = []; while (true) a.push("x".repeat(1 << 20) + a.length);'
+STEADY = """
+export default {
+  name: "steady",
+  commands: [
+    { name: "eat", description: "d", handler() { EAT } },
+    { name: "hi", description: "d", handler() { return "hi from " + rho.getModel(); } },
+  ],
+  hooks: {
+    onToolCall(args: string) {
+      if (JSON.parse(JSON.parse(args).arguments).path === "eat.txt") { EAT }
+    },
+  },
+};
+""".replace("EAT", EAT)
+# Its tool's name is drawn at random on each load: a restart cannot bring the same tools back.
+SHIFTY = """
+const id = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16)).join("");
+export default {
+  name: "shifty",
+  tools: [{ name: "t_" + id, description: "d", risk: "read" as const, execute: () => "" }],
+  commands: [{ name: "gulp", description: "d", handler() { EAT } }, { name: "yo", description: "d", handler: () => "yo" }],
+};
+""".replace("EAT", EAT)
+
+
+def test_commands_and_hooks_restart_a_stopped_extension_too(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (project / "ok.txt").write_text("fine\n")
+    _user_extension(home, "steady.ts", STEADY)
+    _user_extension(home, "shifty.ts", SHIFTY)
+    (home / ".rho" / "config.toml").write_text(
+        "[extensions.defaults]\nmax_memory_mb = 32\nmax_execution_time_s = 60\n"
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    eaten = rho.call("executeCommand", {"name": "eat"})["error"]["message"]
+    assert "memory limit" in eaten and "3 restarts left" in eaten
+    assert [c["name"] for c in rho.call("listCommands")["result"]["commands"]].count("hi") == 1
+    hi = rho.call("executeCommand", {"name": "hi"})["result"]["output"]
+    assert hi.startswith("[extension 'steady' was restarted with a fresh isolate (restart 1 of 3")
+    assert hi.endswith("]\nhi from scripted-model")
+    server.add(
+        tool_call_reply("read_file", {"path": "eat.txt"}),
+        tool_call_reply("read_file", {"path": "ok.txt"}),
+        text_reply("done"),
+    )
+    _prompt(rho)
+    assert "fine" in _results(rho)[1]["output"]
+    assert _extensions(rho)["steady"]["state"] == "loaded"
+    assert "memory limit" in rho.call("executeCommand", {"name": "gulp"})["error"]["message"]
+    refused = rho.call("executeCommand", {"name": "yo"})["error"]["message"]
+    assert "restart failed: its tools are not the same as before the restart" in refused
+    shifty = _extensions(rho)["shifty"]
+    assert shifty["state"] == "failed" and "reloadExtensions" not in shifty["error"]
+    assert not any(t["name"].startswith("t_") for t in rho.call("listTools")["result"]["tools"])
+    assert rho.finish() == 0
+    err = rho.stderr_text()
+    assert "extension steady: onToolCall: extension 'steady' went over its memory limit" in err
+    assert "[extension 'steady' was restarted with a fresh isolate (restart 2 of 3" in err
+    assert "Traceback" not in err
