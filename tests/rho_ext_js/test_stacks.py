@@ -126,3 +126,46 @@ def test_own_frames_keep_module_frames_only_and_fix_first_line_columns() -> None
     assert (
         error_text(ExtensionError("plain", "Error: plain\n    at <anonymous>:1:1"), {}) == "plain"
     )
+
+
+class _Logging(_Refusing):
+    def __init__(self) -> None:
+        self.logs: list[str] = []
+        self.two = asyncio.Event()
+
+    async def log(self, level: str, message: str, context: object) -> None:
+        self.logs.append(message)
+        if len(self.logs) >= 2:
+            self.two.set()
+
+
+def test_an_error_logged_through_console_shows_the_extensions_frames_only(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "home/.rho/extensions/noisy"
+    folder.mkdir(parents=True)
+    (folder / "mod.ts").write_text(
+        'export default { name: "noisy", tools: [{ name: "log", description: "d",\n'
+        '  risk: "read" as const, async execute() {\n'
+        '    console.error("oops", new Error("shown"));\n'
+        '    try { await rho.readFile("x"); } catch (e) { console.warn(e); }\n'
+        '    return "ok"; } }] };\n'
+    )
+    source = discover(tmp_path / "project", tmp_path / "home")["noisy"]
+    built = build(source, tmp_path / "project", tmp_path / "home")
+    host = _Logging()
+
+    async def run() -> None:
+        isolate = await Isolate.start("noisy", host, Limits(max_execution_time_s=60))
+        try:
+            await isolate.load(built.script)
+            assert await isolate.call_tool("log", "{}") == "ok"
+            await asyncio.wait_for(host.two.wait(), 60)  # a safety net only
+        finally:
+            isolate.close()
+
+    asyncio.run(run())
+    assert host.logs == [
+        "oops Error: shown\n    at Object.execute (noisy/mod.ts:3:27)",
+        "Error: no such file: x\n    at Object.execute (noisy/mod.ts:4:21)",
+    ]

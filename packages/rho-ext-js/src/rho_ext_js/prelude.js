@@ -181,9 +181,18 @@
   Object.defineProperty(g, "rho", { value: rho, enumerable: false });
 
   // --- console: to rho's log -----------------------------------------------------------
+  // A frame of the extension's own modules: their sourceURLs are "<extension>/<file>", while
+  // rho's environment and bridge are "<anonymous>" and the bundle's glue is "<extension>".
+  const ownFrame = /^\s*at (?:.+? \()?[^()\s]*\/[^()\s]*:\d+:\d+\)?$/;
+  function ownStack(stack) {
+    return stack
+      .split("\n")
+      .filter((line, i) => i === 0 || !/^\s*at /.test(line) || ownFrame.test(line))
+      .join("\n");
+  }
   function show(value) {
     if (typeof value === "string") return value;
-    if (value instanceof Error) return String(value.stack || value);
+    if (value instanceof Error) return ownStack(String(value.stack || value));
     try {
       const text = stringify(value);
       return text === undefined ? String(value) : text;
