@@ -326,6 +326,8 @@ class _Rewriter:
                 self.edits.append((node.start_byte, node.end_byte, ""))
         if len(_IMPORT_WORD.findall(source)) > statements:
             self.refuse_dynamic(root)
+        if _STRICT_WORD.search(source):
+            self.refuse_strict_bindings(root)
         self.star_exports()
         module.code = self.assemble()
 
@@ -484,6 +486,24 @@ class _Rewriter:
                     self.fail(node, "dynamic `import()` is not supported (use a static import)")
             stack.extend(node.children)
 
+    def refuse_strict_bindings(self, root: Node) -> None:
+        """Refuse binding or assigning `arguments` or `eval` (strict mode forbids it, and
+        V8's own error would name no line)."""
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type in _NAME_NODES and self.text_of(node) in _STRICT_NAMES and _binds(node):
+                self.fail(
+                    node,
+                    f"`{self.text_of(node)}` cannot be bound or assigned here: an extension "
+                    "module is strict mode code (rename it)",
+                )
+            stack.extend(node.children)
+
+    def text_of(self, node: Node) -> str:
+        """The source text of `node`."""
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
+
     def assemble(self) -> str:
         """The module's code: a function expression whose prologue shares the first line."""
         out: list[str] = []
@@ -505,6 +525,47 @@ class _Rewriter:
         body = "".join(out)
         self.module.shift = len(prologue.encode("utf-16-le")) // 2
         return f"{prologue}{body}\n}})\n//# sourceURL={_url(self.module.name)}"
+
+
+_STRICT_NAMES = frozenset({"arguments", "eval"})
+_STRICT_WORD = re.compile(r"\b(?:arguments|eval)\b")
+_NAME_NODES = frozenset({"identifier", "type_identifier", "shorthand_property_identifier_pattern"})
+#: Parents whose identifier children all bind a name.
+_BINDING_PARENTS = frozenset(
+    {"formal_parameters", "array_pattern", "rest_pattern", "catch_clause", "update_expression"}
+)
+#: Parents whose identifier in the given field binds (or assigns) a name.
+_BINDING_FIELDS = {
+    "variable_declarator": "name",
+    "required_parameter": "pattern",
+    "optional_parameter": "pattern",
+    "arrow_function": "parameter",
+    "function_declaration": "name",
+    "function_expression": "name",
+    "generator_function_declaration": "name",
+    "generator_function": "name",
+    "class_declaration": "name",
+    "class": "name",
+    "pair_pattern": "value",
+    "assignment_pattern": "left",
+    "object_assignment_pattern": "left",
+    "assignment_expression": "left",
+    "augmented_assignment_expression": "left",
+    "for_in_statement": "left",
+}
+
+
+def _binds(node: Node) -> bool:
+    """Whether the name `node` is bound or assigned there (not merely read)."""
+    if node.type == "shorthand_property_identifier_pattern":
+        return True
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type in _BINDING_PARENTS:
+        return True
+    field_name = _BINDING_FIELDS.get(parent.type)
+    return field_name is not None and parent.child_by_field_name(field_name) == node
 
 
 def _declared_names(declaration: Node, text: Callable[[Node], str]) -> list[str]:
