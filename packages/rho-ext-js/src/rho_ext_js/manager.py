@@ -434,9 +434,11 @@ class ExtensionManager:
             extension.restarts += 1
             try:
                 await self._start(extension, extension.script)
-            except (LoadError, ExtensionError, HostError) as exc:
+            except Exception as exc:  # a failed restart must not fail rho: it is reported
                 text = (
-                    str(exc) if isinstance(exc, LoadError) else error_text(exc, extension.modules)
+                    error_text(exc, extension.modules)
+                    if isinstance(exc, (ExtensionError, HostError))
+                    else str(exc)
                 )
                 self._unregister_tools(extension)
                 self._stop_isolate(extension)
