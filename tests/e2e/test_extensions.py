@@ -962,3 +962,17 @@ def test_commands_and_hooks_restart_a_stopped_extension_too(  # type: ignore[no-
     assert "extension steady: onToolCall: extension 'steady' went over its memory limit" in err
     assert "[extension 'steady' was restarted with a fresh isolate (restart 2 of 3" in err
     assert "Traceback" not in err
+
+
+DUPLICATE = "const fine = 1;\nlet x = 1;\nlet x = 2;\nexport default { name: 'dup' };\n"
+
+
+def test_a_syntax_error_only_v8_finds_names_its_line(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    _user_extension(home, "dup/helper.ts", "export const ok = () => { while (true) {} };\n")
+    _user_extension(home, "dup/mod.ts", "import { ok } from './helper';\n" + DUPLICATE)
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    error = _extensions(rho)["dup"]["error"]
+    assert error == "Identifier 'x' has already been declared (at dup/mod.ts:4)"
+    assert rho.finish() == 0

@@ -11,7 +11,7 @@ from rho_ext_js.building import build
 from rho_ext_js.discovery import discover
 from rho_ext_js.host import ExtensionError, HostApi, HostError, Limits
 from rho_ext_js.isolate import Isolate
-from rho_ext_js.stacks import MAX_FRAMES, error_text, own_frames
+from rho_ext_js.stacks import MAX_FRAMES, error_text, own_frames, syntax_error_place
 
 LIB = """interface Options { strict: boolean }
 export async function readIt(path: string): Promise<string> {
@@ -169,3 +169,12 @@ def test_an_error_logged_through_console_shows_the_extensions_frames_only(
         "oops Error: shown\n    at Object.execute (noisy/mod.ts:3:27)",
         "Error: no such file: x\n    at Object.execute (noisy/mod.ts:4:21)",
     ]
+
+
+def test_the_place_of_a_syntax_error_is_found_without_running_the_module() -> None:
+    codes = {
+        "ext/a.ts": "(function () { while (true) {} })\n//# sourceURL=ext/a.ts",
+        "ext/b.ts": "(function () { const a = 1;\n\nconst a = 2; })\n//# sourceURL=ext/b.ts",
+    }
+    assert asyncio.run(syntax_error_place(codes)) == "ext/b.ts:3"
+    assert asyncio.run(syntax_error_place({"ext/a.ts": codes["ext/a.ts"]})) is None

@@ -19,7 +19,7 @@ from rho_ext_js.discovery import ExtensionSource, discover_all, stamp
 from rho_ext_js.host import ExtensionError, ExtensionMemoryError, ExtensionTimeout, HostError
 from rho_ext_js.naming import Naming
 from rho_ext_js.restarts import MAX_RESTARTS, restart_note, restart_outlook
-from rho_ext_js.stacks import error_text
+from rho_ext_js.stacks import error_text, own_frames, syntax_error_place
 from rho_kernel import ToolError, diagnostics
 
 if TYPE_CHECKING:
@@ -189,6 +189,7 @@ class ExtensionManager:
         from rho_ext_js.building import build
 
         extension = Extension(source, "failed")
+        built = None
         try:
             built = await asyncio.to_thread(build, source, self.runtime.root.path, self.home)
             extension.files = tuple(built.files)
@@ -202,6 +203,9 @@ class ExtensionManager:
         except (ExtensionError, HostError) as exc:
             extension.error = error_text(exc, extension.modules)
             self._stop_isolate(extension)
+            if built is not None and _unplaced_syntax_error(exc, extension.modules):
+                place = await syntax_error_place(built.codes)
+                extension.error += f" (at {place})" if place else ""
         except Exception as exc:  # one extension's failure must not stop the others loading
             extension.error = f"internal error while loading: {type(exc).__name__}: {exc}"
             self._stop_isolate(extension)
@@ -450,6 +454,12 @@ class ExtensionManager:
             diagnostics.warn(note)
         await self._on_load(name)
         return note
+
+
+def _unplaced_syntax_error(exc: Exception, modules: dict[str, int]) -> bool:
+    """Whether `exc` is a syntax error V8 gave no place in the extension's modules for."""
+    stack = getattr(exc, "stack", "") or ""
+    return stack.startswith("SyntaxError") and not own_frames(stack, modules)
 
 
 __all__ = ["PLUGIN", "Extension", "ExtensionManager", "LoadError", "ReloadReport"]

@@ -87,6 +87,8 @@ class Bundle:
     modules: tuple[Path, ...]
     urls: dict[str, Path] = field(default_factory=dict)
     shifts: dict[str, int] = field(default_factory=dict)
+    #: Each module's code (a function expression), by `sourceURL`.
+    codes: dict[str, str] = field(default_factory=dict)
 
     def locate(self, url: str, line: int) -> tuple[Path, int] | None:
         """The file and line for `url:line` in a V8 stack trace (None if not a module)."""
@@ -277,8 +279,13 @@ class _Linker:
         lines.append("})()")
         urls = {_url(m.name): m.path for m in self.modules}
         shifts = {_url(m.name): m.shift for m in self.modules}
+        codes = {_url(m.name): m.code for m in self.modules}
         return Bundle(
-            "\n".join(lines) + "\n", tuple(self.modules[i].path for i in self.order), urls, shifts
+            "\n".join(lines) + "\n",
+            tuple(self.modules[i].path for i in self.order),
+            urls,
+            shifts,
+            codes,
         )
 
 
