@@ -22,7 +22,8 @@ def restart_outlook(left: int, done: int) -> str:
             "this session, max_restarts)"
         )
     if done:
-        return f"; it was already restarted {done} time{'s' if done != 1 else ''} (max_restarts): reloadExtensions restarts it"
+        times = f"{done} time{'s' if done != 1 else ''}"
+        return f"; it was already restarted {times} (max_restarts): reloadExtensions restarts it"
     return "; reloadExtensions restarts it"
 
 
