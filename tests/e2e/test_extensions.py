@@ -5,6 +5,8 @@ extensions, permissions, limits, and hot reload."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -297,7 +299,7 @@ def test_a_runaway_or_greedy_call_is_stopped_and_rho_runs_on(  # type: ignore[no
     _user_extension(home, "my-extension.ts", BOOK)
     config = home / ".rho" / "config.toml"
     config.write_text(
-        '[extensions.per_extension."limits"]\nmax_execution_time_s = 1\n'
+        '[extensions.per_extension."limits"]\nmax_execution_time_s = 1\nmax_restarts = 0\n'
         '[extensions.per_extension."greedy"]\nmax_memory_mb = 32\nmax_execution_time_s = 60\n'
     )
     server.add(
@@ -732,4 +734,245 @@ def test_an_extensions_command_never_sees_the_key_named_by_api_key_env(  # type:
     seen = json.loads(_results(rho)[0]["output"])
     assert (seen["named"], seen["value"], seen["path"]) == (False, False, True)
     assert seen["file"] == "key [REDACTED]\n"
+    assert rho.finish() == 0
+
+
+def test_the_typings_copied_next_to_extensions_are_not_an_extension(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    extensions = home / ".rho" / "extensions"
+    for target in (extensions, home / ".rho" / "types"):  # both places the docs have named
+        subprocess.run(
+            [sys.executable, "-m", "rho_ext_js.typings", "--copy", str(target)],
+            check=True,
+            capture_output=True,
+        )
+    (extensions / "my-extension.ts.map").write_text("{}")
+    (extensions / "my-extension.ts~").write_text("an editor's backup")
+    _user_extension(home, "my-extension.ts", BOOK)
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    found = _extensions(rho)
+    assert sorted(found) == ["my-extension"] and found["my-extension"]["state"] == "loaded"
+    assert rho.finish() == 0
+    assert "not loaded" not in rho.stderr_text()
+
+
+ERRS_LIB = """export async function readIt(path: string): Promise<string> {
+  return await rho.readFile(path);
+}
+"""
+ERRS_MOD = """import { readIt } from "./lib";
+export default {
+  name: "errs",
+  tools: [{ name: "read_it", description: "d", risk: "read" as const,
+    async execute(args: string) { return await readIt(JSON.parse(args).path); } }],
+  commands: [{ name: "fail", description: "d", handler() { throw new Error("no deploy"); } }],
+};
+"""
+LOAD_THROWS = 'export default { name: "late" }; throw new Error("not today");\n'
+
+
+def test_extension_errors_show_the_extensions_own_frames_only(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    _user_extension(home, "errs/lib.ts", ERRS_LIB)
+    _user_extension(home, "errs/mod.ts", ERRS_MOD)
+    _user_extension(home, "late.ts", LOAD_THROWS)
+    server.add(tool_call_reply("read_it", {"path": "missing.txt"}), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt(rho)
+    output = _results(rho)[0]["output"]
+    assert "(at readIt (errs/lib.ts:2:20); at Object.execute (errs/mod.ts:5:48))" in output
+    failed = rho.call("executeCommand", {"name": "fail"})["error"]["message"]
+    assert failed.endswith("no deploy (at Object.handler (errs/mod.ts:6:66))")
+    late = _extensions(rho)["late"]["error"]
+    assert late == f"not today (at late/late.ts:1:{LOAD_THROWS.index('new Error') + 1})"
+    assert rho.finish() == 0
+    for text in (output, failed, late, rho.stderr_text()):
+        assert "<anonymous>" not in text and "settle" not in text and "Traceback" not in text
+
+
+RUST_DOCS = """export default {
+  name: "rust-docs",
+  tools: [{ name: "doc_page", description: "Fetch a page", risk: "read" as const,
+    async execute() { return await (await fetch("DOCS/stable/error_codes/E0277.html")).text(); } }],
+};
+"""
+
+
+def test_the_books_config_keys_work_by_manifest_name(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    docs = ThreadingHTTPServer(("127.0.0.1", 0), _Docs)
+    threading.Thread(target=docs.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{docs.server_port}"
+        _user_extension(home, "rust_docs/mod.ts", RUST_DOCS.replace("DOCS", url))
+        _user_extension(home, "hello.ts", 'export default { name: "hello" };\n')
+        _user_extension(home, "left.ts", 'export default { name: "left-out" };\n')
+        _user_extension(home, "twin_a.ts", 'export default { name: "twin" };\n')
+        _user_extension(home, "twin_b.ts", 'export default { name: "twin" };\n')
+        (home / ".rho" / "config.toml").write_text(
+            "[extensions]\n"
+            'enabled = ["rust-docs", "hello", "twin_a", "twin_b"]\n'
+            'disabled = ["twin"]\n'
+            '[extensions.per_extension."rust-docs"]\n'
+            "max_memory_mb = 128\n"
+            "network = true\n"
+        )
+        server.add(tool_call_reply("doc_page", {}), text_reply("done"))
+        rho = start_scripted(start_rho, server, "--ephemeral")
+        states = {name: info["state"] for name, info in _extensions(rho).items()}
+        assert states == {
+            "rust_docs": "loaded",
+            "hello": "loaded",
+            "left": "disabled",
+            "twin_a": "disabled",
+            "twin_b": "disabled",
+        }
+        _prompt(rho)
+        assert "The trait bound was not satisfied." in _results(rho)[0]["output"]
+        assert rho.finish() == 0
+        err = rho.stderr_text()
+        assert (
+            '[extensions] disabled "twin" is ambiguous: it is the manifest name of twin_a, '
+            "twin_b; it applies to all of them"
+        ) in err
+    finally:
+        docs.shutdown()
+
+
+RESTARTING = """
+let calls = 0;
+export default {
+  name: "phoenix",
+  tools: [{ name: "phoenix", description: "d", risk: "read" as const,
+    async execute(args: string) {
+      calls += 1;
+      const { mode } = JSON.parse(args);
+      if (mode === "eat") { const a: string[] = []; while (true) a.push("x".repeat(1 << 20) + a.length); }
+      if (mode === "spin") { await 0; while (true) {} }
+      return `call ${calls} of this isolate`;
+    } }],
+  hooks: { onLoad() { rho.log("info", "phoenix up"); } },
+};
+"""
+
+
+def test_a_stopped_extension_restarts_on_its_next_call_a_bounded_number_of_times(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    _user_extension(home, "phoenix.ts", RESTARTING)
+    (home / ".rho" / "config.toml").write_text(
+        '[extensions.per_extension."phoenix"]\n'
+        "max_memory_mb = 32\nmax_execution_time_s = 2\nmax_restarts = 2\n"
+    )
+    modes = ["ok", "ok", "eat", "ok", "spin", "ok", "eat"]
+    server.add(*(tool_call_reply("phoenix", {"mode": m}) for m in modes), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    _prompt(rho)
+    results = [(r["is_error"], r["output"]) for r in _results(rho)]
+    assert results[:2] == [(False, "call 1 of this isolate"), (False, "call 2 of this isolate")]
+    assert results[2][0] and "memory limit (32 MB, max_memory_mb)" in results[2][1]
+    assert "its next call restarts it with a fresh isolate (2 restarts left" in results[2][1]
+    restarted, after_spin = results[3], results[5]
+    assert restarted == (
+        False,
+        "[extension 'phoenix' was restarted with a fresh isolate (restart 1 of 2 this session): "
+        "extension 'phoenix' went over its memory limit (32 MB, max_memory_mb) and was stopped]\n"
+        "call 1 of this isolate",
+    )
+    assert results[4][0] and "(max_execution_time_s)" in results[4][1]
+    assert "(1 restart left" in results[4][1]
+    assert not after_spin[0] and after_spin[1].startswith(
+        "[extension 'phoenix' was restarted with a fresh isolate (restart 2 of 2 this session): "
+        "extension 'phoenix' ran longer than 2 s"
+    )
+    assert after_spin[1].endswith("]\ncall 1 of this isolate")
+    assert results[6][0] and "already restarted 2 times (max_restarts)" in results[6][1]
+    info = _extensions(rho)["phoenix"]
+    assert info["state"] == "stopped" and "reloadExtensions restarts it" in info["error"]
+    assert "phoenix" not in {t["name"] for t in rho.call("listTools")["result"]["tools"]}
+    assert rho.call("reloadExtensions")["result"]["reloaded"] == ["phoenix"]
+    assert _extensions(rho)["phoenix"]["state"] == "loaded"
+    assert rho.finish() == 0
+    err = rho.stderr_text()
+    assert err.count("extension phoenix: phoenix up") == 4  # load, two restarts, reload
+    assert "Traceback" not in err
+
+
+EAT = 'const a: string[] = []; while (true) a.push("x".repeat(1 << 20) + a.length);'
+STEADY = """
+export default {
+  name: "steady",
+  commands: [
+    { name: "eat", description: "d", handler() { EAT } },
+    { name: "hi", description: "d", handler() { return "hi from " + rho.getModel(); } },
+  ],
+  hooks: {
+    onToolCall(args: string) {
+      if (JSON.parse(JSON.parse(args).arguments).path === "eat.txt") { EAT }
+    },
+  },
+};
+""".replace("EAT", EAT)
+# Its tool's name is drawn at random on each load: a restart cannot bring the same tools back.
+SHIFTY = """
+const id = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16)).join("");
+export default {
+  name: "shifty",
+  tools: [{ name: "t_" + id, description: "d", risk: "read" as const, execute: () => "" }],
+  commands: [{ name: "gulp", description: "d", handler() { EAT } }, { name: "yo", description: "d", handler: () => "yo" }],
+};
+""".replace("EAT", EAT)
+
+
+def test_commands_and_hooks_restart_a_stopped_extension_too(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (project / "ok.txt").write_text("fine\n")
+    _user_extension(home, "steady.ts", STEADY)
+    _user_extension(home, "shifty.ts", SHIFTY)
+    (home / ".rho" / "config.toml").write_text(
+        "[extensions.defaults]\nmax_memory_mb = 32\nmax_execution_time_s = 60\n"
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    eaten = rho.call("executeCommand", {"name": "eat"})["error"]["message"]
+    assert "memory limit" in eaten and "3 restarts left" in eaten
+    assert [c["name"] for c in rho.call("listCommands")["result"]["commands"]].count("hi") == 1
+    hi = rho.call("executeCommand", {"name": "hi"})["result"]["output"]
+    assert hi.startswith("[extension 'steady' was restarted with a fresh isolate (restart 1 of 3")
+    assert hi.endswith("]\nhi from scripted-model")
+    server.add(
+        tool_call_reply("read_file", {"path": "eat.txt"}),
+        tool_call_reply("read_file", {"path": "ok.txt"}),
+        text_reply("done"),
+    )
+    _prompt(rho)
+    assert "fine" in _results(rho)[1]["output"]
+    assert _extensions(rho)["steady"]["state"] == "loaded"
+    assert "memory limit" in rho.call("executeCommand", {"name": "gulp"})["error"]["message"]
+    refused = rho.call("executeCommand", {"name": "yo"})["error"]["message"]
+    assert "restart failed: its tools are not the same as before the restart" in refused
+    shifty = _extensions(rho)["shifty"]
+    assert shifty["state"] == "failed" and "reloadExtensions" not in shifty["error"]
+    assert not any(t["name"].startswith("t_") for t in rho.call("listTools")["result"]["tools"])
+    assert rho.finish() == 0
+    err = rho.stderr_text()
+    assert "extension steady: onToolCall: extension 'steady' went over its memory limit" in err
+    assert "[extension 'steady' was restarted with a fresh isolate (restart 2 of 3" in err
+    assert "Traceback" not in err
+
+
+DUPLICATE = "const fine = 1;\nlet x = 1;\nlet x = 2;\nexport default { name: 'dup' };\n"
+
+
+def test_a_syntax_error_only_v8_finds_names_its_line(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    _user_extension(home, "dup/helper.ts", "export const ok = () => { while (true) {} };\n")
+    _user_extension(home, "dup/mod.ts", "import { ok } from './helper';\n" + DUPLICATE)
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    error = _extensions(rho)["dup"]["error"]
+    assert error == "Identifier 'x' has already been declared (at dup/mod.ts:4)"
     assert rho.finish() == 0

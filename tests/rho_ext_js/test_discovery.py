@@ -68,3 +68,39 @@ def test_a_stamp_changes_when_any_file_changes(tmp_path: Path) -> None:
     helper.write_text("export const x = 22;\n")
     assert stamp([main, helper]) != before
     assert stamp([main, tmp_path / "gone.ts"]) == stamp([main])
+
+
+def test_declarations_maps_data_modules_and_backups_are_never_entry_points(
+    tmp_path: Path,
+) -> None:
+    home, root = tmp_path / "home", tmp_path / "project"
+    directory = home / ".rho/extensions"
+    for name in (
+        "rho.d.ts",  # what `python -m rho_ext_js.typings --copy` writes
+        "globals.d.mts",
+        "other.d.cts",
+        "real.ts.map",
+        "real.js.map",
+        "settings.json",
+        "real.ts~",
+        "#real.ts#",
+        "real.ts.bak",
+        "real.ts.orig",
+        "real.ts.swp",
+        ".#real.ts",
+        "package.json",
+        "tsconfig.json",
+    ):
+        _write(directory / name)
+    _write(directory / "node_modules/dep/mod.ts")  # a dependency folder, never an extension
+    _write(directory / "types/mod.d.ts")  # a folder of declarations only
+    _write(directory / "real.ts")
+    _write(directory / "tool/mod.ts")
+    assert sorted(discover(root, home)) == ["real", "tool"]
+
+
+def test_a_folder_whose_entry_is_only_declarations_is_not_an_extension(tmp_path: Path) -> None:
+    directory = tmp_path / "home/.rho/extensions"
+    _write(directory / "decl/mod.d.ts")
+    _write(directory / "decl/helper.ts")
+    assert discover(tmp_path / "project", tmp_path / "home") == {}

@@ -448,3 +448,57 @@ def test_more_modules_than_the_limit_are_refused(tmp_path: Path) -> None:
         ModuleError, match=f"^mod.js:{MAX_MODULES}:8: more than {MAX_MODULES} modules"
     ):
         bundle(tmp_path / "mod.js", tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("line", "where"),
+    [
+        ("const { toolName, arguments } = JSON.parse(args);", 19),  # the book's no-force
+        ("let eval = 1;", 5),
+        ("function f(arguments: string) { return 1; }", 12),
+        ("const g = (eval) => eval;", 12),
+        ("const h = eval => 1;", 11),
+        ("try { x(); } catch (arguments) { }", 21),
+        ("const [a, arguments] = [1, 2];", 11),
+        ("const { k: eval } = {};", 12),
+        ("const { arguments = 1 } = {};", 9),
+        ("function arguments() {}", 10),
+        ("class eval {}", 7),
+        ("eval = 1;", 1),
+        ("arguments += 1;", 1),
+        ("eval++;", 1),
+        ("for (const arguments of []) {}", 12),
+        ("function f(...arguments: string[]) {}", 15),
+    ],
+)
+def test_binding_arguments_or_eval_is_refused_at_its_line(
+    tmp_path: Path, line: str, where: int
+) -> None:
+    write(tmp_path, {"mod.ts": f"// first\n{line}\nexport default {{}};\n"})
+    with pytest.raises(ModuleError) as caught:
+        bundle(tmp_path / "mod.ts", tmp_path, label="ext")
+    assert (caught.value.path, caught.value.line, caught.value.column) == ("ext/mod.ts", 2, where)
+    assert "strict mode" in caught.value.message and "rename it" in caught.value.message
+
+
+def test_reading_arguments_or_eval_is_fine(ctx: MiniRacer, tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "mod.ts": (
+                "const call = { arguments: '{\"a\": 1}' };\n"
+                "const { arguments: text } = call;\n"
+                "function count() { return arguments.length; }\n"
+                "export default { parsed: JSON.parse(call.arguments).a, text, n: count(1, 2),\n"
+                "  e: eval('1 + 1'), f: typeof eval, o: { eval: 1 }.eval };\n"
+            )
+        },
+    )
+    assert load(ctx, bundle(tmp_path / "mod.ts", tmp_path)) == {
+        "parsed": 1,
+        "text": '{"a": 1}',
+        "n": 2,
+        "e": 2,
+        "f": "function",
+        "o": 1,
+    }

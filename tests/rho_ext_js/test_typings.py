@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -48,3 +49,29 @@ def test_the_module_prints_and_copies_the_file(tmp_path: Path) -> None:
         capture_output=True,
     )
     assert (tmp_path / "types" / "rho.d.ts").read_text() == rho_dts_text()
+
+
+def test_copy_without_a_folder_goes_to_the_users_types_folder(tmp_path: Path) -> None:
+    env = {**os.environ, "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "rho_ext_js.typings", "--copy"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    target = tmp_path / ".rho" / "types" / "rho.d.ts"
+    assert done.stdout.strip() == str(target)
+    assert target.read_text() == rho_dts_text()
+
+
+def test_copy_into_an_unwritable_place_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    done = subprocess.run(
+        [sys.executable, "-m", "rho_ext_js.typings", "--copy", str(blocker / "types")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert "cannot copy rho.d.ts" in done.stderr and "Traceback" not in done.stderr

@@ -20,6 +20,10 @@ class Built:
     script: str
     files: list[Path] = field(default_factory=list)
     untrusted: str | None = None
+    #: Each module's `sourceURL` with its first-line column shift (see `Bundle.shifts`).
+    modules: dict[str, int] = field(default_factory=dict)
+    #: Each module's code by `sourceURL` (to place a syntax error only V8 finds).
+    codes: dict[str, str] = field(default_factory=dict)
 
 
 def build(source: ExtensionSource, project_root: Path, home: Path | None = None) -> Built:
@@ -33,7 +37,7 @@ def build(source: ExtensionSource, project_root: Path, home: Path | None = None)
         )
     except ModuleError as exc:
         raise LoadError(str(exc)) from None
-    result = Built(built.script, sorted(seen))
+    result = Built(built.script, sorted(seen), modules=dict(built.shifts), codes=built.codes)
     if source.level == "project":
         store = TrustStore.load(home)
         root = project_root.resolve()

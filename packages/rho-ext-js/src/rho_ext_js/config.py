@@ -32,6 +32,8 @@ class ExtensionPermissions(BaseModel):
     commands: Annotated[bool | None, NeedsTrust(enables)] = None
     max_memory_mb: int | None = Field(None, ge=1)
     max_execution_time_s: float | None = Field(None, gt=0)
+    #: How many times a stopped isolate is restarted by the next call (see rho_ext_js.restarts).
+    max_restarts: int | None = Field(None, ge=0, le=100)
     allow_paths: Annotated[list[str] | None, NeedsTrust(adds_items)] = None
 
 

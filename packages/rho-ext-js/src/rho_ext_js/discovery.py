@@ -3,8 +3,10 @@
 An extension is a single file (`name.ts` or `name.js`; its name is the stem) or a folder
 holding `mod.ts` or `mod.js` (its name is the folder's). Hidden names are skipped, and so
 are symbolic links: an extension is code that runs, and a link could bring in a file from
-anywhere. A project's extension replaces the user's of the same name. `[extensions]
-enabled` (when not empty) keeps only the names it lists; `disabled` drops names.
+anywhere. Only those names are entry points: a declaration file (`rho.d.ts`, `x.d.mts`), a
+source map, JSON, an editor's backup (`x.ts~`, `#x.ts#`, `x.ts.bak`) and a `node_modules`
+folder are never extensions. A project's extension replaces the user's of the same name.
+Which names `[extensions]` means is `rho_ext_js.naming`'s business.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ EXTENSIONS_DIR = Path(".rho") / "extensions"
 #: Entry files, in order of preference.
 SINGLE_FILE_SUFFIXES = (".ts", ".js")
 FOLDER_ENTRIES = ("mod.ts", "mod.js")
+#: Folders that hold what extensions use, never an extension.
+NOT_EXTENSION_FOLDERS = frozenset({"node_modules"})
 
 #: The source files of an extension (what trust and reload look at).
 SOURCE_SUFFIXES = (".ts", ".js", ".mts", ".mjs")
@@ -75,7 +79,8 @@ def discover_all(root: Path, home: Path | None = None) -> list[ExtensionSource]:
 
 
 def selected(name: str, config: ExtensionsConfig) -> bool:
-    """Whether `[extensions]` lets the extension `name` load."""
+    """Whether `[extensions]` lets the extension of discovery name `name` load (the manager
+    also accepts manifest names: see `rho_ext_js.naming`)."""
     if config.enabled and name not in config.enabled:
         return False
     return name not in config.disabled
@@ -104,14 +109,24 @@ def _scan(directory: Path, level: Level) -> Iterator[ExtensionSource]:
             continue
         path = Path(entry.path)
         if entry.is_file(follow_symlinks=False):
-            if path.suffix in SINGLE_FILE_SUFFIXES:
+            if is_entry_name(entry.name):
                 yield ExtensionSource(path.stem, path, path.parent, level, folder=False)
-        elif entry.is_dir(follow_symlinks=False):
+        elif entry.is_dir(follow_symlinks=False) and entry.name not in NOT_EXTENSION_FOLDERS:
             for candidate in FOLDER_ENTRIES:
                 main = path / candidate
                 if _regular(main):
                     yield ExtensionSource(entry.name, main, path, level, folder=True)
                     break
+
+
+def is_entry_name(name: str) -> bool:
+    """Whether a file named `name` in an extensions folder is a single-file extension:
+    `name.ts` or `name.js`, not hidden, and not a declaration file (`rho.d.ts`), which
+    declares types and never runs."""
+    stem, dot, suffix = name.rpartition(".")
+    if not dot or not stem or name.startswith(".") or f".{suffix}" not in SINGLE_FILE_SUFFIXES:
+        return False
+    return not stem.endswith(".d")
 
 
 def _regular(path: Path) -> bool:
@@ -138,6 +153,7 @@ __all__ = [
     "discover",
     "discover_all",
     "extension_dirs",
+    "is_entry_name",
     "selected",
     "source_files",
     "stamp",

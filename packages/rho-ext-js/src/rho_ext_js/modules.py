@@ -78,12 +78,17 @@ class Bundle:
     """One script for an extension: `script` evaluates to the entry's default export.
 
     `urls` maps each module's `sourceURL` (the name V8 gives it in stack traces and error
-    messages) to its file; `modules` lists the files in the order they run.
+    messages) to its file; `modules` lists the files in the order they run. `shifts` maps
+    each `sourceURL` to the columns rho's prologue adds to the module's first line (in
+    UTF-16 units, as V8 counts): a column on line 1 less that is the source's column.
     """
 
     script: str
     modules: tuple[Path, ...]
     urls: dict[str, Path] = field(default_factory=dict)
+    shifts: dict[str, int] = field(default_factory=dict)
+    #: Each module's code (a function expression), by `sourceURL`.
+    codes: dict[str, str] = field(default_factory=dict)
 
     def locate(self, url: str, line: int) -> tuple[Path, int] | None:
         """The file and line for `url:line` in a V8 stack trace (None if not a module)."""
@@ -150,6 +155,7 @@ class _Module:
     exports: dict[str, str] = field(default_factory=dict)  # exported name -> JS expression
     code: str = ""
     done: bool = False
+    shift: int = 0  # the prologue's length on line 1, in UTF-16 units
 
 
 @dataclass
@@ -272,8 +278,14 @@ class _Linker:
         lines.append(f"return __rho_ns[{entry}].default;")
         lines.append("})()")
         urls = {_url(m.name): m.path for m in self.modules}
+        shifts = {_url(m.name): m.shift for m in self.modules}
+        codes = {_url(m.name): m.code for m in self.modules}
         return Bundle(
-            "\n".join(lines) + "\n", tuple(self.modules[i].path for i in self.order), urls
+            "\n".join(lines) + "\n",
+            tuple(self.modules[i].path for i in self.order),
+            urls,
+            shifts,
+            codes,
         )
 
 
@@ -321,6 +333,8 @@ class _Rewriter:
                 self.edits.append((node.start_byte, node.end_byte, ""))
         if len(_IMPORT_WORD.findall(source)) > statements:
             self.refuse_dynamic(root)
+        if _STRICT_WORD.search(source):
+            self.refuse_strict_bindings(root)
         self.star_exports()
         module.code = self.assemble()
 
@@ -479,6 +493,24 @@ class _Rewriter:
                     self.fail(node, "dynamic `import()` is not supported (use a static import)")
             stack.extend(node.children)
 
+    def refuse_strict_bindings(self, root: Node) -> None:
+        """Refuse binding or assigning `arguments` or `eval` (strict mode forbids it, and
+        V8's own error would name no line)."""
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type in _NAME_NODES and self.text_of(node) in _STRICT_NAMES and _binds(node):
+                self.fail(
+                    node,
+                    f"`{self.text_of(node)}` cannot be bound or assigned here: an extension "
+                    "module is strict mode code (rename it)",
+                )
+            stack.extend(node.children)
+
+    def text_of(self, node: Node) -> str:
+        """The source text of `node`."""
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
+
     def assemble(self) -> str:
         """The module's code: a function expression whose prologue shares the first line."""
         out: list[str] = []
@@ -498,7 +530,49 @@ class _Rewriter:
             f"{declare}__rho_export([{getters}]); {' '.join(self.bindings)}"
         )
         body = "".join(out)
+        self.module.shift = len(prologue.encode("utf-16-le")) // 2
         return f"{prologue}{body}\n}})\n//# sourceURL={_url(self.module.name)}"
+
+
+_STRICT_NAMES = frozenset({"arguments", "eval"})
+_STRICT_WORD = re.compile(r"\b(?:arguments|eval)\b")
+_NAME_NODES = frozenset({"identifier", "type_identifier", "shorthand_property_identifier_pattern"})
+#: Parents whose identifier children all bind a name.
+_BINDING_PARENTS = frozenset(
+    {"formal_parameters", "array_pattern", "rest_pattern", "catch_clause", "update_expression"}
+)
+#: Parents whose identifier in the given field binds (or assigns) a name.
+_BINDING_FIELDS = {
+    "variable_declarator": "name",
+    "required_parameter": "pattern",
+    "optional_parameter": "pattern",
+    "arrow_function": "parameter",
+    "function_declaration": "name",
+    "function_expression": "name",
+    "generator_function_declaration": "name",
+    "generator_function": "name",
+    "class_declaration": "name",
+    "class": "name",
+    "pair_pattern": "value",
+    "assignment_pattern": "left",
+    "object_assignment_pattern": "left",
+    "assignment_expression": "left",
+    "augmented_assignment_expression": "left",
+    "for_in_statement": "left",
+}
+
+
+def _binds(node: Node) -> bool:
+    """Whether the name `node` is bound or assigned there (not merely read)."""
+    if node.type == "shorthand_property_identifier_pattern":
+        return True
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type in _BINDING_PARENTS:
+        return True
+    field_name = _BINDING_FIELDS.get(parent.type)
+    return field_name is not None and parent.child_by_field_name(field_name) == node
 
 
 def _declared_names(declaration: Node, text: Callable[[Node], str]) -> list[str]:

@@ -39,6 +39,7 @@
   const SharedBuffer = SharedArrayBuffer;
   const Int32 = Int32Array;
   const freeze = Object.freeze;
+  const defineProperty = Object.defineProperty;
   const state = { cwd: "", model: "", manifest: null };
   // `then` on the runtime's own promises looks these two up: fixed, it calls no extension code.
   Object.defineProperty(Promise.prototype, "constructor", { writable: false, configurable: false });
@@ -84,12 +85,34 @@
   // --- host calls: a request in the outbox, its answer through settle() -------------------
   const pending = Object.create(null);
   let nextRequest = 1;
+  function callerFrames() {
+    // The stack of the extension's call, read now in its own turn: a refusal then points at
+    // the extension's line, where an error made in settle() would show only rho's frames.
+    try {
+      const stack = StringFn(new ErrorCtor().stack);
+      const at = stack.indexOf("\n");
+      return at < 0 ? "" : stack.slice(at);
+    } catch (_) {
+      return "";
+    }
+  }
+  function hostFailure(message, frames) {
+    const error = new ErrorCtor(message);
+    defineProperty(error, "stack", {
+      value: "Error: " + message + frames,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
+    return error;
+  }
   function hostCall(op, args) {
     const id = nextRequest++;
+    const frames = callerFrames();
     // Posted now, in the caller's turn: the request carries the caller's token.
     post({ t: "host", id, op, args });
     return new PromiseCtor((resolve, reject) => {
-      pending[id] = { __proto__: null, resolve, reject };
+      pending[id] = { __proto__: null, resolve, reject, frames };
     });
   }
   function settle(key, id, answerJson, token) {
@@ -100,7 +123,7 @@
     delete pending[id];
     const answer = parse(answerJson);
     if (answer.ok) waiter.resolve(answer.value);
-    else waiter.reject(new ErrorCtor(StringFn(answer.error)));
+    else waiter.reject(hostFailure(StringFn(answer.error), waiter.frames));
   }
 
   function errorInfo(error) {
@@ -158,9 +181,18 @@
   Object.defineProperty(g, "rho", { value: rho, enumerable: false });
 
   // --- console: to rho's log -----------------------------------------------------------
+  // A frame of the extension's own modules: their sourceURLs are "<extension>/<file>", while
+  // rho's environment and bridge are "<anonymous>" and the bundle's glue is "<extension>".
+  const ownFrame = /^\s*at (?:.+? \()?[^()\s]*\/[^()\s]*:\d+:\d+\)?$/;
+  function ownStack(stack) {
+    return stack
+      .split("\n")
+      .filter((line, i) => i === 0 || !/^\s*at /.test(line) || ownFrame.test(line))
+      .join("\n");
+  }
   function show(value) {
     if (typeof value === "string") return value;
-    if (value instanceof Error) return String(value.stack || value);
+    if (value instanceof Error) return ownStack(String(value.stack || value));
     try {
       const text = stringify(value);
       return text === undefined ? String(value) : text;

@@ -33,13 +33,19 @@ class ExtensionTool(Tool):
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         context = CallContext("tool", f"tool {self.name}", allowed=self.risk, tool=ctx)
-        value = await self.manager.call_tool(self.extension, self.name, json.dumps(args), context)
+        value, note = await self.manager.run_tool(
+            self.extension, self.name, json.dumps(args), context
+        )
+        output = self._text(value)
+        return ToolResult(f"{note}\n{output}" if note else output)
+
+    def _text(self, value: Any) -> str:
         if isinstance(value, str):
-            return ToolResult(value)
+            return value
         if value is None:
-            return ToolResult("")
+            return ""
         try:
-            return ToolResult(json.dumps(value, ensure_ascii=False, allow_nan=False))
+            return json.dumps(value, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise ToolError(f"{self.name}: the extension returned no JSON value ({exc})") from None
 
