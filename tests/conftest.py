@@ -1,13 +1,26 @@
-"""Suite-wide settings: no installed third-party plugin leaks into in-process tests."""
+"""Suite-wide settings: the plugin set under test is rho's own, whatever else is installed."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from rho_rpc.distributions import RHO_DISTRIBUTIONS
+
+#: What every test loads: rho's own plugins (`RHO_PLUGINS`); a test that installs a plugin
+#: names it too. A third-party plugin installed next to rho (the example one, say) never loads.
+OWN_PLUGINS = ",".join(sorted(RHO_DISTRIBUTIONS))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Name the plugins under test for the whole run (child processes inherit it)."""
+    os.environ["RHO_PLUGINS"] = OWN_PLUGINS
+    os.environ.pop("RHO_DISABLE_PLUGIN_AUTOLOAD", None)
 
 
 @pytest.fixture
@@ -30,3 +43,4 @@ def _isolated_home(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("USERPROFILE", raising=False)
     monkeypatch.delenv("RHO_MODEL", raising=False)
+    monkeypatch.setenv("RHO_PLUGINS", OWN_PLUGINS)

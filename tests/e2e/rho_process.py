@@ -12,7 +12,29 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rho_rpc.distributions import RHO_DISTRIBUTIONS
+
 RHO = str(Path(sys.executable).with_name("rho"))
+#: `RHO_PLUGINS` for every rho a test starts: rho's own distributions, so that a third-party
+#: plugin installed next to rho never changes what a test sees; a test adds its own.
+OWN_PLUGINS = ",".join(sorted(RHO_DISTRIBUTIONS))
+
+
+def rho_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment for a `rho` a test starts: this one without rho's and providers'
+    variables, with `home` as HOME, rho's own plugins only, and `extra`."""
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("RHO_", "OPENAI", "OPENROUTER"))
+    }
+    env.update({"HOME": str(home), "NO_COLOR": "1", "RHO_PLUGINS": OWN_PLUGINS})
+    env.update(extra)
+    return env
+
+
+def plugin_env(site: Path, *plugins: str) -> dict[str, str]:
+    """Variables that put `site` on PYTHONPATH and load rho's own plugins plus `plugins`
+    (entry-point names) installed there."""
+    return {"PYTHONPATH": str(site), "RHO_PLUGINS": ",".join([OWN_PLUGINS, *plugins])}
 
 
 class RhoProcess:
@@ -21,13 +43,7 @@ class RhoProcess:
     def __init__(
         self, args: list[str], *, cwd: Path, home: Path, env: dict[str, str] | None = None
     ) -> None:
-        full_env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("RHO_", "OPENAI", "OPENROUTER"))
-        }
-        full_env.update({"HOME": str(home), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"})
-        full_env.update(env or {})
+        full_env = rho_env(home, PYTHONUNBUFFERED="1", **(env or {}))
         self.proc = subprocess.Popen(
             [RHO, *args],
             cwd=cwd,

@@ -9,7 +9,7 @@ import signal
 import time
 from pathlib import Path
 
-from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, plugin_env, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ErrorReply, ScriptedServer, text_reply, tool_calls_reply
 
@@ -168,7 +168,7 @@ def _slow_tool_site(tmp_path: Path) -> dict[str, str]:
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: slow-tool\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text("[rho]\nslow = slow_tool\n")
     (site / "slow_tool.py").write_text(SLOW_TOOL)
-    return {"PYTHONPATH": str(site)}
+    return plugin_env(site, "slow")
 
 
 def test_a_write_that_finished_after_the_signal_is_reported_as_done(
