@@ -144,7 +144,9 @@ from rho_kernel.cancel import run_to_completion
 
 def _write(path):
     pathlib.Path(path + ".started").write_text("")
-    time.sleep(0.8)
+    deadline = time.monotonic() + 60  # the test releases it once rho has the signal
+    while not pathlib.Path(path + ".release").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
     pathlib.Path(path).write_text("done")
     return "wrote " + pathlib.Path(path).name
 
@@ -183,6 +185,7 @@ def test_a_write_that_finished_after_the_signal_is_reported_as_done(
         assert time.monotonic() < deadline
         time.sleep(0.01)
     os.kill(rho.proc.pid, signal.SIGTERM)
+    (project / "out.txt.release").write_text("")
     assert rho.finish() == 0
     result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
     assert result == {

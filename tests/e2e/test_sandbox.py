@@ -144,10 +144,9 @@ def test_network_is_off_unless_the_user_grants_it(
     assert approval["sandbox"]["network"] is network
     if network:
         assert result["output"] == "exit_code: 0\nsent\n"
-        for _ in range(100):  # the listener thread may still be reading
-            if received:
-                break
-            time.sleep(0.05)
+        deadline = time.monotonic() + 60  # the listener thread may still be reading
+        while not received and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert received == [b"hello"]
     else:
         assert result["is_error"] is True and "Connection refused" in result["output"]
