@@ -17,6 +17,21 @@ from rho_rpc.distributions import RHO_DISTRIBUTIONS
 OWN_PLUGINS = ",".join(sorted(RHO_DISTRIBUTIONS))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Spread the tests over every core by default (pytest-xdist, work stealing).
+
+    Set here rather than in `addopts`, so that `-n 0` and `-p no:xdist` still run the
+    suite in one process; an explicit `-n N` or `--dist` wins.
+    """
+    if not config.pluginmanager.hasplugin("xdist") or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    if config.option.numprocesses is None and not config.option.collectonly:
+        config.option.numprocesses = "auto"
+        if config.option.dist == "no":
+            config.option.dist = "worksteal"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Name the plugins under test for the whole run (child processes inherit it)."""
     os.environ["RHO_PLUGINS"] = OWN_PLUGINS

@@ -18,6 +18,8 @@ RHO = str(Path(sys.executable).with_name("rho"))
 #: `RHO_PLUGINS` for every rho a test starts: rho's own distributions, so that a third-party
 #: plugin installed next to rho never changes what a test sees; a test adds its own.
 OWN_PLUGINS = ",".join(sorted(RHO_DISTRIBUTIONS))
+#: How long a read waits for rho at most: only a safety net (a loaded machine is slow).
+WAIT = 90.0
 
 
 def rho_env(home: Path, **extra: str) -> dict[str, str]:
@@ -85,7 +87,7 @@ class RhoProcess:
         return id
 
     def call(
-        self, method: str, params: dict[str, Any] | None = None, timeout: float = 20
+        self, method: str, params: dict[str, Any] | None = None, timeout: float = WAIT
     ) -> dict[str, Any]:
         """Send a request and return its response (notifications before it are kept in `seen`)."""
         request_id = self.request(method, params)
@@ -106,7 +108,7 @@ class RhoProcess:
 
     # ── reading ────────────────────────────────────────────────────────────
 
-    def read(self, timeout: float = 20) -> dict[str, Any] | list[Any]:
+    def read(self, timeout: float = WAIT) -> dict[str, Any] | list[Any]:
         line = self.lines.get(timeout=timeout)
         if line is None:
             raise EOFError("rho closed stdout; stderr:\n" + self.stderr_text())
@@ -116,7 +118,7 @@ class RhoProcess:
             self.seen.append(message)
         return message
 
-    def wait_for(self, predicate: Any, timeout: float = 20) -> Any:
+    def wait_for(self, predicate: Any, timeout: float = WAIT) -> Any:
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
@@ -126,20 +128,20 @@ class RhoProcess:
             if predicate(message):
                 return message
 
-    def notification(self, method: str, timeout: float = 20) -> dict[str, Any]:
+    def notification(self, method: str, timeout: float = WAIT) -> dict[str, Any]:
         return self.wait_for(lambda m: isinstance(m, dict) and m.get("method") == method, timeout)
 
     def methods_seen(self) -> list[str]:
         return [m["method"] for m in self.seen if "method" in m]
 
-    def finish(self, timeout: float = 20) -> int:
+    def finish(self, timeout: float = WAIT) -> int:
         """Close stdin, read everything left and wait for exit; returns the exit code."""
         if self.proc.stdin and not self.proc.stdin.closed:
             self.close_stdin()
         code = self.proc.wait(timeout=timeout)
         while True:
             try:
-                line = self.lines.get(timeout=5)
+                line = self.lines.get(timeout=WAIT)
             except queue.Empty:
                 break
             if line is None:
