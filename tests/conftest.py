@@ -1,13 +1,41 @@
-"""Suite-wide settings: no installed third-party plugin leaks into in-process tests."""
+"""Suite-wide settings: the plugin set under test is rho's own, whatever else is installed."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from rho_rpc.distributions import RHO_DISTRIBUTIONS
+
+#: What every test loads: rho's own plugins (`RHO_PLUGINS`); a test that installs a plugin
+#: names it too. A third-party plugin installed next to rho (the example one, say) never loads.
+OWN_PLUGINS = ",".join(sorted(RHO_DISTRIBUTIONS))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Spread the tests over every core by default (pytest-xdist, work stealing).
+
+    Set here rather than in `addopts`, so that `-n 0` and `-p no:xdist` still run the
+    suite in one process; an explicit `-n N` or `--dist` wins.
+    """
+    if not config.pluginmanager.hasplugin("xdist") or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    if config.option.numprocesses is None and not config.option.collectonly:
+        config.option.numprocesses = "auto"
+        if config.option.dist == "no":
+            config.option.dist = "worksteal"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Name the plugins under test for the whole run (child processes inherit it)."""
+    os.environ["RHO_PLUGINS"] = OWN_PLUGINS
+    os.environ.pop("RHO_DISABLE_PLUGIN_AUTOLOAD", None)
 
 
 @pytest.fixture
@@ -30,3 +58,4 @@ def _isolated_home(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("USERPROFILE", raising=False)
     monkeypatch.delenv("RHO_MODEL", raising=False)
+    monkeypatch.setenv("RHO_PLUGINS", OWN_PLUGINS)

@@ -12,7 +12,31 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rho_rpc.distributions import RHO_DISTRIBUTIONS
+
 RHO = str(Path(sys.executable).with_name("rho"))
+#: `RHO_PLUGINS` for every rho a test starts: rho's own distributions, so that a third-party
+#: plugin installed next to rho never changes what a test sees; a test adds its own.
+OWN_PLUGINS = ",".join(sorted(RHO_DISTRIBUTIONS))
+#: How long a read waits for rho at most: only a safety net (a loaded machine is slow).
+WAIT = 90.0
+
+
+def rho_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment for a `rho` a test starts: this one without rho's and providers'
+    variables, with `home` as HOME, rho's own plugins only, and `extra`."""
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("RHO_", "OPENAI", "OPENROUTER"))
+    }
+    env.update({"HOME": str(home), "NO_COLOR": "1", "RHO_PLUGINS": OWN_PLUGINS})
+    env.update(extra)
+    return env
+
+
+def plugin_env(site: Path, *plugins: str) -> dict[str, str]:
+    """Variables that put `site` on PYTHONPATH and load rho's own plugins plus `plugins`
+    (entry-point names) installed there."""
+    return {"PYTHONPATH": str(site), "RHO_PLUGINS": ",".join([OWN_PLUGINS, *plugins])}
 
 
 class RhoProcess:
@@ -21,13 +45,7 @@ class RhoProcess:
     def __init__(
         self, args: list[str], *, cwd: Path, home: Path, env: dict[str, str] | None = None
     ) -> None:
-        full_env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("RHO_", "OPENAI", "OPENROUTER"))
-        }
-        full_env.update({"HOME": str(home), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"})
-        full_env.update(env or {})
+        full_env = rho_env(home, PYTHONUNBUFFERED="1", **(env or {}))
         self.proc = subprocess.Popen(
             [RHO, *args],
             cwd=cwd,
@@ -72,7 +90,7 @@ class RhoProcess:
         return id
 
     def call(
-        self, method: str, params: dict[str, Any] | None = None, timeout: float = 20
+        self, method: str, params: dict[str, Any] | None = None, timeout: float = WAIT
     ) -> dict[str, Any]:
         """Send a request and return its response (notifications before it are kept in `seen`)."""
         request_id = self.request(method, params)
@@ -93,7 +111,7 @@ class RhoProcess:
 
     # ── reading ────────────────────────────────────────────────────────────
 
-    def read(self, timeout: float = 20) -> dict[str, Any] | list[Any]:
+    def read(self, timeout: float = WAIT) -> dict[str, Any] | list[Any]:
         line = self.lines.get(timeout=timeout)
         if line is None:
             raise EOFError("rho closed stdout; stderr:\n" + self.stderr_text())
@@ -103,7 +121,7 @@ class RhoProcess:
             self.seen.append(message)
         return message
 
-    def wait_for(self, predicate: Any, timeout: float = 20) -> Any:
+    def wait_for(self, predicate: Any, timeout: float = WAIT) -> Any:
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
@@ -113,20 +131,20 @@ class RhoProcess:
             if predicate(message):
                 return message
 
-    def notification(self, method: str, timeout: float = 20) -> dict[str, Any]:
+    def notification(self, method: str, timeout: float = WAIT) -> dict[str, Any]:
         return self.wait_for(lambda m: isinstance(m, dict) and m.get("method") == method, timeout)
 
     def methods_seen(self) -> list[str]:
         return [m["method"] for m in self.seen if "method" in m]
 
-    def finish(self, timeout: float = 20) -> int:
+    def finish(self, timeout: float = WAIT) -> int:
         """Close stdin, read everything left and wait for exit; returns the exit code."""
         if self.proc.stdin and not self.proc.stdin.closed:
             self.close_stdin()
         code = self.proc.wait(timeout=timeout)
         while True:
             try:
-                line = self.lines.get(timeout=5)
+                line = self.lines.get(timeout=WAIT)
             except queue.Empty:
                 break
             if line is None:

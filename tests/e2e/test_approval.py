@@ -9,7 +9,7 @@ import signal
 import time
 from pathlib import Path
 
-from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, plugin_env, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ErrorReply, ScriptedServer, text_reply, tool_calls_reply
 
@@ -144,7 +144,9 @@ from rho_kernel.cancel import run_to_completion
 
 def _write(path):
     pathlib.Path(path + ".started").write_text("")
-    time.sleep(0.8)
+    deadline = time.monotonic() + 60  # the test releases it once rho has the signal
+    while not pathlib.Path(path + ".release").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
     pathlib.Path(path).write_text("done")
     return "wrote " + pathlib.Path(path).name
 
@@ -168,7 +170,7 @@ def _slow_tool_site(tmp_path: Path) -> dict[str, str]:
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: slow-tool\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text("[rho]\nslow = slow_tool\n")
     (site / "slow_tool.py").write_text(SLOW_TOOL)
-    return {"PYTHONPATH": str(site)}
+    return plugin_env(site, "slow")
 
 
 def test_a_write_that_finished_after_the_signal_is_reported_as_done(
@@ -183,6 +185,7 @@ def test_a_write_that_finished_after_the_signal_is_reported_as_done(
         assert time.monotonic() < deadline
         time.sleep(0.01)
     os.kill(rho.proc.pid, signal.SIGTERM)
+    (project / "out.txt.release").write_text("")
     assert rho.finish() == 0
     result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
     assert result.pop("turnId").startswith("turn_")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rho_process import RhoProcess, install_plugin, start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, install_plugin, plugin_env, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.session import CompactionPayload, LeafMovedPayload, Session
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
@@ -183,7 +183,7 @@ def test_a_third_party_strategy_selected_by_compaction_mode(
 ) -> None:  # type: ignore[no-untyped-def]
     _config(home, '[agent]\ncompaction_mode = "acme"\n')
     _big_file(project, "big.txt")
-    rho = start_scripted(start_rho, server, env={"PYTHONPATH": str(site)})
+    rho = start_scripted(start_rho, server, env=plugin_env(site, "acme"))
     _two_prompts(rho, server)
     result = rho.call("compact")["result"]
     assert result["strategy"] == result["requested"] == "acme"
@@ -203,7 +203,7 @@ def test_a_failing_third_party_strategy_falls_back_to_mechanical(
     start_rho, server: ScriptedServer, project: Path, site: Path
 ) -> None:  # type: ignore[no-untyped-def]
     _big_file(project, "big.txt")
-    rho = start_scripted(start_rho, server, env={"PYTHONPATH": str(site)})
+    rho = start_scripted(start_rho, server, env=plugin_env(site, "acme"))
     _two_prompts(rho, server)
     result = rho.call("compact", {"strategy": "shaky"})["result"]
     assert result["compacted"] is True

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from rho_process import RhoProcess, install_plugin, start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, install_plugin, plugin_env, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -104,7 +104,7 @@ def test_a_plugin_section_is_validated_merged_and_read_by_its_tool(  # type: ign
         'banned = ["eggs"]\n',
     )
     server.add(tool_call_reply("greet", {}), text_reply("greeted"))
-    rho = start_scripted(start_rho, server, "--ephemeral", env={"PYTHONPATH": str(site)})
+    rho = start_scripted(start_rho, server, "--ephemeral", env=plugin_env(site, "greeter", "rival"))
     assert rho.call("prompt", {"message": "greet"})["result"]["reply"] == "greeted"
     result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
     assert result["name"] == "greet" and result["is_error"] is False
@@ -132,7 +132,7 @@ def test_an_invalid_value_in_a_plugin_section_is_exit_2_naming_file_and_key(  # 
 ) -> None:
     _write(home / ".rho" / "config.toml", '[greeter]\nname = "ann"\n')
     path = _write(project / ".rho" / "config.toml", '[greeter]\ntimes = "twice"\n')
-    process = start_rho("--ephemeral", env={"PYTHONPATH": str(site)})
+    process = start_rho("--ephemeral", env=plugin_env(site, "greeter", "rival"))
     stderr = _assert_failed_cleanly(process)
     assert stderr == (f"rho: error: {path}: greeter.times: expected an integer, got 'twice'\n")
 
@@ -178,7 +178,7 @@ def test_an_unknown_key_in_a_plugin_section_warns_with_a_suggestion(  # type: ig
     start_rho, server: ScriptedServer, site: Path, project: Path
 ) -> None:
     path = _write(project / ".rho" / "config.toml", '[greeter]\nnmae = "bob"\n')
-    rho = start_scripted(start_rho, server, "--ephemeral", env={"PYTHONPATH": str(site)})
+    rho = start_scripted(start_rho, server, "--ephemeral", env=plugin_env(site, "greeter", "rival"))
     assert rho.finish() == 0
     assert (
         f"rho: warning: {path}: unknown key 'greeter.nmae' ignored; did you mean 'greeter.name'?"
@@ -190,7 +190,7 @@ def test_a_section_claimed_by_two_plugins_is_exit_2_naming_both(  # type: ignore
     start_rho, site: Path
 ) -> None:
     install_plugin(site, "rival_rho_plugin", "rival", RIVAL)
-    process = start_rho("--ephemeral", env={"PYTHONPATH": str(site)})
+    process = start_rho("--ephemeral", env=plugin_env(site, "greeter", "rival"))
     stderr = _assert_failed_cleanly(process)
     assert "config section [greeter] is declared by both" in stderr
     assert "plugin 'greeter'" in stderr and "plugin 'rival'" in stderr

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
-from rho_process import RHO, start_scripted  # type: ignore[import-not-found]
+from rho_process import RHO, rho_env, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer
 
@@ -14,8 +13,7 @@ AGENTS = "# Conventions\n\nRun `make check` before every commit.\n"
 
 
 def _rho_trust(cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RHO_")}
-    env.update({"HOME": str(home), "NO_COLOR": "1"})
+    env = rho_env(home)
     return subprocess.run(
         [RHO, "trust"], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, plugin_env, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -95,7 +95,7 @@ def _site(tmp_path: Path, **plugins: str) -> dict[str, str]:
         (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
         (dist / "entry_points.txt").write_text(f"[rho]\n{entry} = {module}\n")
         (site / f"{module}.py").write_text(source)
-    return {"PYTHONPATH": str(site)}
+    return plugin_env(site, *plugins)
 
 
 def _results(rho: RhoProcess) -> list[dict[str, Any]]:

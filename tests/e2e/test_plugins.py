@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from rho_process import RHO, RhoProcess, start_scripted  # type: ignore[import-not-found]
+from rho_process import RHO, RhoProcess, plugin_env, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -153,7 +153,7 @@ def _listing(project: Path, home: Path, site: Path) -> subprocess.CompletedProce
     return subprocess.run(
         [RHO, "--plugins"],
         cwd=project,
-        env={"HOME": str(home), "PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        env={"HOME": str(home), "PATH": "/usr/bin:/bin", **plugin_env(site, "acme", "broken")},
         capture_output=True,
         text=True,
         timeout=60,
@@ -211,7 +211,7 @@ def test_plugins_flag_sends_nothing_anywhere_even_with_an_external_provider(
 
 
 def test_list_plugins_names_distributions_and_contributions(start_rho, site: Path) -> None:  # type: ignore[no-untyped-def]
-    process = start_rho("--ephemeral", env={"PYTHONPATH": str(site)})
+    process = start_rho("--ephemeral", env=plugin_env(site, "acme", "broken"))
     assert process.read()["method"] == "ready"
     result = process.call("listPlugins")["result"]
     plugins = {p["name"]: p for p in result["plugins"]}
@@ -236,7 +236,7 @@ def test_bad_contributions_are_skipped_with_the_distribution_named(
     site = tmp_path / "site"
     _install(site, "sloppy_plugin", "sloppy-dist", "sloppy", SLOPPY)
     process: RhoProcess = start_scripted(
-        start_rho, server, "--ephemeral", env={"PYTHONPATH": str(site)}
+        start_rho, server, "--ephemeral", env=plugin_env(site, "sloppy")
     )
     tools = {t["name"]: t for t in process.call("listTools")["result"]["tools"]}
     assert "sloppy_ok" in tools
@@ -293,3 +293,27 @@ def test_with_a_tool_pack_nothing_is_said_about_tool_packs(start_rho) -> None:  
     assert process.call("listTools")["result"]["tools"]
     assert process.finish() == 0
     assert "tool packs" not in process.stderr_text()
+
+
+def test_rho_plugins_loads_only_the_named_plugins(start_rho, site: Path) -> None:  # type: ignore[no-untyped-def]
+    env = {**plugin_env(site), "RHO_PLUGINS": "rho-tools-fs"}
+    process = start_rho("--ephemeral", env=env)
+    assert process.read()["method"] == "ready"
+    tools = {tool["plugin"] for tool in process.call("listTools")["result"]["tools"]}
+    assert tools == {"rho-tools-fs"}
+    result = process.call("listPlugins")["result"]
+    names = {plugin["name"] for plugin in result["plugins"]}
+    assert {"rho-kernel", "rho-rpc", "rho-tools-fs"} <= names  # the core always loads
+    assert not {"acme", "rho-tools-rust", "rho-memory", "rho-ext-js"} & names
+    assert result["failed"] == []  # the broken plugin was never imported
+    assert process.finish() == 0
+
+
+def test_a_plugin_the_test_does_not_name_never_loads(start_rho, site: Path) -> None:  # type: ignore[no-untyped-def]
+    # The suite's own guarantee: what a test sees does not depend on what else is installed.
+    process = start_rho("--ephemeral", env={"PYTHONPATH": str(site)})
+    assert process.read()["method"] == "ready"
+    result = process.call("listPlugins")["result"]
+    assert "acme" not in {plugin["name"] for plugin in result["plugins"]}
+    assert result["failed"] == []
+    assert process.finish() == 0

@@ -350,8 +350,8 @@ def test_clear_new_session_list_and_resume(start_rho, server: ScriptedServer) ->
     assert created["path"] != str(first) and not Path(created["path"]).exists()
     rho.call("prompt", {"message": "q2"})  # the file appears with the first prompt
     assert Path(created["path"]).exists()
-    time.sleep(0.05)
-    os.utime(created["path"])
+    later = Path(first).stat().st_mtime + 10  # newer, whatever the clock's grain
+    os.utime(created["path"], (later, later))
     sessions = rho.call("listSessions")["result"]["sessions"]
     assert [s["path"] for s in sessions] == [created["path"], str(first)]
     assert [s["latest"] for s in sessions] == [True, False]

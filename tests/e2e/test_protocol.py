@@ -6,7 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from rho_process import RHO, RhoProcess, install_plugin  # type: ignore[import-not-found]
+from rho_process import (  # type: ignore[import-not-found]
+    RHO,
+    RhoProcess,
+    install_plugin,
+    plugin_env,
+)
 
 from rho_kernel.testing import ScriptedServer, text_reply
 
@@ -255,7 +260,7 @@ def test_a_broken_plugin_is_skipped_and_rho_still_starts(start_rho, tmp_path: Pa
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-rho-plugin\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text("[rho]\nbroken = broken_rho_plugin\n")
     (site / "broken_rho_plugin.py").write_text("import does_not_exist_anywhere\n")
-    process = start_rho("--ephemeral", env={"PYTHONPATH": str(site)})
+    process = start_rho("--ephemeral", env=plugin_env(site, "broken"))
     assert process.read()["method"] == "ready"
     failed = process.call("listPlugins")["result"]["failed"]
     assert failed and failed[0]["name"] == "broken"

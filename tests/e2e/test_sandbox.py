@@ -144,10 +144,9 @@ def test_network_is_off_unless_the_user_grants_it(
     assert approval["sandbox"]["network"] is network
     if network:
         assert result["output"] == "exit_code: 0\nsent\n"
-        for _ in range(100):  # the listener thread may still be reading
-            if received:
-                break
-            time.sleep(0.05)
+        deadline = time.monotonic() + 60  # the listener thread may still be reading
+        while not received and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert received == [b"hello"]
     else:
         assert result["is_error"] is True and "Connection refused" in result["output"]
@@ -303,13 +302,13 @@ def rho_register_tools():
 def test_a_tool_with_a_confined_risk_asks_only_when_unconfined(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer, home: Path, outside_tmp: Path, mode: str
 ) -> None:
-    from rho_process import install_plugin  # type: ignore[import-not-found]
+    from rho_process import install_plugin, plugin_env  # type: ignore[import-not-found]
 
     site = outside_tmp / "site"
     install_plugin(site, "build_tools", "build-tools", BUILD_PLUGIN)
     user_config(home, f'[sandbox]\nmode = "{mode}"\n')
     server.add(tool_call_reply("build", {}), text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral", env={"PYTHONPATH": str(site)})
+    rho = start_scripted(start_rho, server, "--ephemeral", env=plugin_env(site, "build-tools"))
     assert "build" in {t["name"] for t in rho.call("listTools")["result"]["tools"]}, (
         rho.stderr_text()
     )

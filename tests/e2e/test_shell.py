@@ -24,11 +24,12 @@ def alive(pid: int) -> bool:
 
 def gone(pid: int) -> bool:
     """Wait (bounded) for `pid` to die."""
-    for _ in range(200):
-        if not alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
+    deadline = time.monotonic() + 60
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def pids_with(token: str) -> list[int]:
@@ -46,11 +47,12 @@ def pids_with(token: str) -> list[int]:
 
 def all_gone(token: str) -> bool:
     """Wait (bounded) until no process's command line contains `token`."""
-    for _ in range(200):
-        if not pids_with(token):
-            return True
-        time.sleep(0.05)
-    return False
+    deadline = time.monotonic() + 60
+    while pids_with(token):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 @pytest.fixture(params=["confined", "off"])

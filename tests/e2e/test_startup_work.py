@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rho_process import install_plugin, start_scripted  # type: ignore[import-not-found]
+from rho_process import install_plugin, plugin_env, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -45,7 +45,7 @@ def test_tools_registered_by_startup_work_are_there_for_the_first_requests(  # t
     site = tmp_path / "site"
     install_plugin(site, "late_tools", "late", LATE_TOOLS)
     server.add(tool_call_reply("late", {}), text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral", env={"PYTHONPATH": str(site)})
+    rho = start_scripted(start_rho, server, "--ephemeral", env=plugin_env(site, "late"))
     names = {t["name"] for t in rho.call("listTools")["result"]["tools"]}
     assert "late" in names
     prompt = rho.request("prompt", {"message": "go"})

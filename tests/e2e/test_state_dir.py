@@ -6,14 +6,13 @@ The home directory lives under /var/tmp here: the OS sandbox gives commands a pr
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rho_process import RHO, RhoProcess, start_scripted  # type: ignore[import-not-found]
+from rho_process import RHO, RhoProcess, rho_env, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -82,8 +81,7 @@ def test_root_flag_pointing_into_the_state_directory_is_refused(  # type: ignore
 
 
 def test_rho_trust_refuses_the_state_directory(home: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RHO_")}
-    env.update({"HOME": str(home), "NO_COLOR": "1"})
+    env = rho_env(home)
     result = subprocess.run(
         [RHO, "trust"], cwd=home / ".rho", env=env, capture_output=True, text=True, timeout=60
     )

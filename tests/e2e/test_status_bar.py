@@ -10,15 +10,13 @@ import subprocess
 import time
 from pathlib import Path
 
-from rho_process import RHO, RhoProcess, start_scripted  # type: ignore[import-not-found]
+from rho_process import RHO, RhoProcess, rho_env, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply
 
 
 def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RHO_", "OPENAI"))}
-    env.update({"HOME": str(home), "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"})
-    return env
+    return rho_env(home, PYTHONUNBUFFERED="1")
 
 
 def _read_available(fd: int, until: str, timeout: float = 20) -> str:

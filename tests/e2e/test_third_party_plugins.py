@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from rho_process import RhoProcess  # type: ignore[import-not-found]
+from rho_process import RhoProcess, plugin_env  # type: ignore[import-not-found]
 
 from rho_rpc.distributions import disabling_config, foreign_plugins
 
@@ -58,7 +58,7 @@ def _committed() -> dict:
 
 
 def test_the_plugin_is_installed_and_serves_its_method(start_rho, acme_site: Path) -> None:  # type: ignore[no-untyped-def]
-    process: RhoProcess = start_rho("--ephemeral", env={"PYTHONPATH": str(acme_site)})
+    process: RhoProcess = start_rho("--ephemeral", env=plugin_env(acme_site, "acme"))
     assert process.read()["method"] == "ready"
     assert process.call("acme/ping")["result"] == {"pong": True}
     discovered = {m["name"] for m in process.call("rpc.discover")["result"]["methods"]}
@@ -78,7 +78,7 @@ def test_discover_matches_the_committed_document_with_the_plugin_disabled(  # ty
     (home / ".rho").mkdir()
     config = disabling_config(foreign_plugins([str(acme_site), *sys.path]))
     (home / ".rho" / "config.toml").write_text(config)
-    process: RhoProcess = start_rho("--ephemeral", env={"PYTHONPATH": str(acme_site)})
+    process: RhoProcess = start_rho("--ephemeral", env=plugin_env(acme_site, "acme"))
     assert process.read()["method"] == "ready"
     document = process.call("rpc.discover")["result"]
     assert document == _committed(), (
@@ -102,7 +102,7 @@ def test_discover_matches_the_committed_document_with_the_plugin_disabled(  # ty
 
 
 def test_the_generated_document_leaves_third_party_methods_out(acme_site: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(acme_site)}
+    env = {**os.environ, **plugin_env(acme_site, "acme")}
     done = subprocess.run(
         [sys.executable, "-m", "rho_rpc.openrpc"],
         capture_output=True,

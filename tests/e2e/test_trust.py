@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from rho_process import RHO, RhoProcess  # type: ignore[import-not-found]
+from rho_process import RHO, RhoProcess, rho_env  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -17,8 +17,7 @@ AUTO_WRITE = '[approval.per_tool]\nwrite_file = "auto"\n'
 
 
 def _rho_trust(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RHO_")}
-    env.update({"HOME": str(home), "NO_COLOR": "1"})
+    env = rho_env(home)
     return subprocess.run(
         [RHO, "trust", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
     )
@@ -165,8 +164,7 @@ _GATED = "import os, sys; os.read(int(sys.argv[1]), 1); os.execv(sys.argv[2], sy
 def _run_together(runs: list[tuple[list[str], Path]], home: Path) -> list[tuple[int, str]]:
     """Start every `(args, cwd)` run of `rho`, release them all at once, and return each one's
     exit code and stderr."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RHO_")}
-    env.update({"HOME": str(home), "NO_COLOR": "1"})
+    env = rho_env(home)
     barrier, release = os.pipe()
     try:
         processes = [

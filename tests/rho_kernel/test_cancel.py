@@ -10,9 +10,15 @@ import pytest
 from rho_kernel.cancel import Cancelled, CancelToken, run_to_completion
 
 
+async def _settle() -> None:
+    """Let every ready task and callback run (no timer: nothing here waits for time)."""
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
 async def test_cancel_interrupts_waiting_work() -> None:
     token = CancelToken()
-    asyncio.get_running_loop().call_later(0.01, token.cancel)
+    asyncio.get_running_loop().call_soon(token.cancel)  # runs once the work waits
     with pytest.raises(Cancelled):
         await token.run(asyncio.sleep(30))
 
@@ -25,14 +31,14 @@ async def test_work_that_finishes_despite_the_cancel_returns_its_result() -> Non
 
     def write() -> str:
         started.set()
-        release.wait(5)
+        release.wait(60)
         done.append("written")
         return "wrote it"
 
     task = asyncio.ensure_future(token.run(run_to_completion(write)))
-    await asyncio.to_thread(started.wait, 5)
+    await asyncio.to_thread(started.wait, 60)
     token.cancel()
-    await asyncio.sleep(0.01)
+    await _settle()
     assert not task.done()  # the write is still running: not reported as cancelled
     release.set()
     assert await task == "wrote it"
@@ -48,17 +54,19 @@ async def test_run_to_completion_passes_on_the_worker_exception() -> None:
 
 
 async def test_a_task_cancelled_twice_still_waits_for_the_worker() -> None:
-    release = threading.Event()
+    started, release = threading.Event(), threading.Event()
 
     def slow() -> int:
-        release.wait(5)
+        started.set()
+        release.wait(60)
         return 7
 
     task = asyncio.ensure_future(run_to_completion(slow))
-    await asyncio.sleep(0.01)
+    await asyncio.to_thread(started.wait, 60)
     task.cancel()
-    await asyncio.sleep(0.01)
+    await _settle()
     task.cancel()
-    await asyncio.sleep(0.01)
+    await _settle()
+    assert not task.done()
     release.set()
     assert await task == 7

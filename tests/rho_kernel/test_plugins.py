@@ -109,7 +109,7 @@ def test_entry_point_that_fails_to_import_is_skipped(
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     reports: list[str] = []
-    host = PluginHost(autoload=True, report=reports.append)
+    host = PluginHost(autoload=True, only=["broken", "fine"], report=reports.append)
     host.load_entrypoints()
     infos = {info.name: info for info in host.plugins()}
     assert "broken" not in infos
@@ -161,3 +161,55 @@ def test_rewrites_chain_and_the_first_block_wins() -> None:
     assert seen == [{"n": 3}, {"n": 6}]
     assert host.intercept(None, {"n": 3.5}, None) == Block("seven")
     assert host.after_tool_call(None, ToolResult("ok")).output == "ok!!"
+
+
+def _installed(site: Path, entry: str, distribution: str) -> None:
+    """Install a plugin module under entry point `entry` of `distribution` into `site`."""
+    module = f"{entry.replace('-', '_')}_mod"
+    info = site / f"{distribution.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[rho]\n{entry} = {module}\n")
+    (site / f"{module}.py").write_text("")
+
+
+@pytest.mark.parametrize(
+    ("value", "loaded"),
+    [
+        ("alpha", {"alpha"}),  # an entry-point name
+        ("Beta_Dist", {"beta"}),  # a distribution name, as packaging compares names
+        ("alpha, beta-dist", {"alpha", "beta"}),
+        ("alpha gamma", {"alpha", "gamma"}),
+        ("", set()),  # set but empty: no entry-point plugin at all
+        ("nobody", set()),
+    ],
+)
+def test_rho_plugins_names_the_only_entry_points_that_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, loaded: set[str]
+) -> None:
+    for entry in ("alpha", "beta", "gamma"):
+        _installed(tmp_path, entry, f"{entry}-dist")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("RHO_PLUGINS", value)
+    host = PluginHost()
+    host.load_defaults()
+    host.load_entrypoints()
+    names = {info.name for info in host.plugins()}
+    assert names & {"alpha", "beta", "gamma"} == loaded
+    assert "rho.approval" in names  # built-ins always load
+    assert "rho-tools-fs" not in names  # installed, but not named
+    assert host.not_loading() == (
+        "RHO_PLUGINS is set and only the plugins it names load; add it there"
+    )
+
+
+def test_without_rho_plugins_every_entry_point_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _installed(tmp_path, "alpha", "alpha-dist")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("RHO_PLUGINS")
+    host = PluginHost()
+    host.load_entrypoints()
+    assert {"alpha", "rho-tools-fs"} <= {info.name for info in host.plugins()}
+    assert host.not_loading() is None

@@ -24,11 +24,17 @@ class NameParams(BaseModel):
 
 
 async def _lines(
-    items: list[bytes | Oversize], gate: asyncio.Event | None = None
+    items: list[bytes | Oversize],
+    gate: asyncio.Event | None = None,
+    drained: asyncio.Event | None = None,
 ) -> AsyncIterator[bytes | Oversize]:
+    """Yield `items`; then set `drained` (the server has handled them all) and, before the
+    end of input, wait for `gate`."""
     for item in items:
         yield item
         await asyncio.sleep(0)
+    if drained is not None:
+        drained.set()
     if gate is not None:
         await gate.wait()
 
@@ -78,12 +84,14 @@ async def test_serial_methods_run_in_arrival_order_and_concurrent_ones_overtake(
 
 
 async def test_end_of_input_waits_for_queued_work() -> None:
+    drained = asyncio.Event()
+
     async def work(_: dict[str, Any]) -> dict[str, Any]:
-        await asyncio.sleep(0.05)
+        await drained.wait()  # still working when the input ends
         return {"done": True}
 
     server, out = _server([RpcMethod("work", work)])
-    await server.serve(_lines([_req("work", 1), _req("work", 2)]))
+    await server.serve(_lines([_req("work", 1), _req("work", 2)], drained=drained))
     assert out == [
         {"jsonrpc": "2.0", "result": {"done": True}, "id": 1},
         {"jsonrpc": "2.0", "result": {"done": True}, "id": 2},
@@ -184,18 +192,19 @@ async def test_concurrency_can_depend_on_params() -> None:
 
 
 async def test_cancel_queued_answers_waiting_requests_with_an_error() -> None:
-    release = asyncio.Event()
+    release, started, drained = asyncio.Event(), asyncio.Event(), asyncio.Event()
 
     async def slow(_: dict[str, Any]) -> dict[str, Any]:
+        started.set()
         await release.wait()
         return {"ran": True}
 
     server, out = _server([RpcMethod("slow", slow)])
     gate = asyncio.Event()
-    serving = asyncio.create_task(
-        server.serve(_lines([_req("slow", 1), _req("slow", 2), _req("slow", 3)], gate))
-    )
-    await asyncio.sleep(0.05)  # request 1 is running, 2 and 3 wait in the serial lane
+    lines = _lines([_req("slow", 1), _req("slow", 2), _req("slow", 3)], gate, drained)
+    serving = asyncio.create_task(server.serve(lines))
+    # Request 1 is running; 2 and 3 were read, so they wait in the serial lane.
+    await asyncio.wait_for(asyncio.gather(started.wait(), drained.wait()), 60)
     server.cancel_queued("shutting down")
     release.set()
     gate.set()

@@ -323,7 +323,7 @@ async def test_a_write_finished_after_an_abort_is_reported_as_written(
 
     def slow_write(*args: object) -> Path:
         started.set()
-        release.wait(5)
+        release.wait(60)
         return real_write(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(module, "_write", slow_write)
@@ -333,9 +333,11 @@ async def test_a_write_finished_after_an_abort_is_reported_as_written(
     task = asyncio.ensure_future(
         token.run(write_file.execute({"path": "a.txt", "content": "x"}, ctx))
     )
-    await asyncio.to_thread(started.wait, 5)
+    await asyncio.to_thread(started.wait, 60)
     token.cancel()
-    await asyncio.sleep(0.02)
+    for _ in range(20):  # let the cancel be seen while the write still runs
+        await asyncio.sleep(0)
+    assert not task.done()
     release.set()
     result = await task
     assert result == ToolResult("wrote 1 bytes to a.txt")

@@ -46,16 +46,23 @@ def store(key: str) -> str:
     return "stored"
 
 
+#: Set by `slow` once it runs (a fresh event per test).
+slow_started = asyncio.Event()
+
+
 @tool(risk="read")
 async def slow(ctx: ToolContext) -> str:
     """Wait a long time."""
+    slow_started.set()
     await asyncio.sleep(30)
     return "never"
 
 
 @pytest.fixture(autouse=True)
 def _reset_calls() -> None:
+    global slow_started
     calls.clear()
+    slow_started = asyncio.Event()
 
 
 @pytest.fixture
@@ -292,7 +299,7 @@ async def test_cancel_during_a_tool_answers_every_call(
             session=session,
         )
     )
-    await asyncio.sleep(0.5)
+    await asyncio.wait_for(slow_started.wait(), 60)  # the first call is running
     cancel.cancel()
     result = await asyncio.wait_for(task, 5)
     assert result.finish_reason == "cancelled"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -34,13 +35,24 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+async def until(condition: Callable[[], bool], timeout: float = 60) -> bool:
+    """Poll `condition` until it holds (True) or `timeout` passes, a safety net (False)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True
+
+
 async def gone(pid: int) -> bool:
     """Wait (bounded) for `pid` to die; a SIGKILLed process can take a moment to be reaped."""
-    for _ in range(200):
-        if not alive(pid):
-            return True
-        await asyncio.sleep(0.05)
-    return False
+    return await until(lambda: not alive(pid))
+
+
+def written(path: Path) -> Callable[[], bool]:
+    """Whether a shell has written something to `path` yet."""
+    return lambda: path.exists() and bool(path.read_text())
 
 
 async def test_exit_code_stdout_stderr_and_input(tmp_path: Path) -> None:
@@ -118,8 +130,7 @@ async def test_cancel_token_kills_the_group(tmp_path: Path) -> None:
             cancel=cancel,
         )
     )
-    while not (tmp_path / "child.pid").exists() or not (tmp_path / "child.pid").read_text():
-        await asyncio.sleep(0.02)
+    assert await until(written(tmp_path / "child.pid"))
     cancel.cancel()
     result = await task
     assert result.cancelled and not result.ok
@@ -130,8 +141,7 @@ async def test_cancelling_the_awaiting_task_kills_the_group(tmp_path: Path) -> N
     task = asyncio.ensure_future(
         run_process(SH.argv("echo $$ > leader.pid; sleep 300"), root=SandboxRoot(tmp_path))
     )
-    while not (tmp_path / "leader.pid").exists() or not (tmp_path / "leader.pid").read_text():
-        await asyncio.sleep(0.02)
+    assert await until(written(tmp_path / "leader.pid"))
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

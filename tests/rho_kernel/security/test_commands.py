@@ -8,7 +8,7 @@ import pytest
 
 from rho_kernel.config.model import ShellConfig
 from rho_kernel.security import CommandPolicy, command_name
-from rho_kernel.security.commands import dangerous_target
+from rho_kernel.security.commands import MAX_DEPTH, dangerous_target
 
 BASH = CommandPolicy()
 PWSH = CommandPolicy(shell="pwsh")
@@ -553,11 +553,22 @@ def test_flag_combos_match_every_spelling_and_an_optional_command() -> None:
     assert policy.check("rm -r build") is None
 
 
-def test_deeply_nested_shells_are_refused() -> None:
+def _nested_shells(levels: int) -> str:
+    """`echo hi` inside `levels` quoted `bash -c` (the line triples in length per level)."""
     line = "echo hi"
-    for _ in range(12):
+    for _ in range(levels):
         line = "bash -c " + "'" + line.replace("'", "'\\''") + "'"
-    denial = BASH.check(line)
+    return line
+
+
+def test_shells_nested_up_to_the_limit_are_allowed() -> None:
+    assert BASH.check(_nested_shells(MAX_DEPTH)) is None
+
+
+@pytest.mark.parametrize("levels", [MAX_DEPTH + 1, MAX_DEPTH + 2])
+def test_deeply_nested_shells_are_refused(levels: int) -> None:
+    # Just past the limit: each level triples the line (12 levels would be 800 KB).
+    denial = BASH.check(_nested_shells(levels))
     assert denial is not None and denial.rule == "too_deep"
 
 

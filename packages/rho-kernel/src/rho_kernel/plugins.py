@@ -25,6 +25,9 @@ KERNEL_PLUGIN_NAME = "rho-kernel"
 
 #: Set to a non-empty value to load no entry-point plugins (built-ins still load).
 DISABLE_AUTOLOAD_ENV = "RHO_DISABLE_PLUGIN_AUTOLOAD"
+#: When set, names the only entry-point plugins to load (entry-point or distribution names,
+#: separated by commas or spaces; empty: none); built-ins still load. Unset: every one loads.
+ONLY_ENV = "RHO_PLUGINS"
 #: Set to a non-empty value to trace every hook call to stderr.
 TRACE_ENV = "RHO_TRACE_PLUGINS"
 
@@ -66,12 +69,15 @@ class PluginHost:
         *,
         disabled: Iterable[str] = (),
         autoload: bool | None = None,
+        only: Iterable[str] | None = None,
         report: Callable[[str], None] = diagnostics.warn,
     ) -> None:
         self.pm = pluggy.PluginManager("rho")
         self.pm.add_hookspecs(hookspecs)
         self.disabled = set(disabled)
         self.autoload = (not os.environ.get(DISABLE_AUTOLOAD_ENV)) if autoload is None else autoload
+        #: The entry-point or distribution names (normalized) that may load; None: any.
+        self.only = _allow_list() if only is None else frozenset(map(_normalized, only))
         self.report = report
         self.versions: dict[str, str | None] = {}
         self.failures: list[PluginFailure] = []
@@ -148,7 +154,9 @@ class PluginHost:
         """Register every `rho` entry point, in name order so that which plugin loads first
         (and keeps a contested tool or method name) never depends on the file system.
 
-        One that fails to import is reported and skipped.
+        With an allow-list (`only`, `RHO_PLUGINS`) only the entry points it names, by their
+        own name or their distribution's, load. One that fails to import is reported and
+        skipped.
         """
         if not self.autoload:
             return
@@ -156,6 +164,8 @@ class PluginHost:
             if ep.name in self.disabled or self.pm.has_plugin(ep.name):
                 continue
             dist = ep.dist
+            if not self._allowed(ep.name, _metadata_name(dist)):
+                continue
             self.distributions[ep.name] = _metadata_name(dist)
             self.versions[ep.name] = _metadata_version(dist)
             try:
@@ -168,11 +178,20 @@ class PluginHost:
     def not_loading(self) -> str | None:
         """Why installed (entry-point) plugins are not loaded and how to load them, for a
         message; None when they are."""
-        if self.autoload:
+        if self.autoload and self.only is None:
             return None
+        if self.autoload:
+            return f"{ONLY_ENV} is set and only the plugins it names load; add it there"
         if os.environ.get(DISABLE_AUTOLOAD_ENV):
             return f"{DISABLE_AUTOLOAD_ENV} is set; unset it to load installed plugins"
         return "this rho was started without loading installed plugins"
+
+    def _allowed(self, entry: str, distribution: str | None) -> bool:
+        """Whether the allow-list (if any) names this entry point or its distribution."""
+        if self.only is None:
+            return True
+        names = {_normalized(entry)} | ({_normalized(distribution)} if distribution else set())
+        return bool(names & self.only)
 
     def _fail(self, name: str, problem: str) -> None:
         distribution, version = self.origin(name)
@@ -465,6 +484,14 @@ def installed_distribution(name: str) -> bool:
         if found is not None and _normalized(found) == wanted:
             return True
     return False
+
+
+def _allow_list() -> frozenset[str] | None:
+    """The names `RHO_PLUGINS` lists (normalized), or None when it is not set."""
+    value = os.environ.get(ONLY_ENV)
+    if value is None:
+        return None
+    return frozenset(_normalized(name) for name in re.split(r"[\s,]+", value) if name)
 
 
 def _normalized(name: str) -> str:
