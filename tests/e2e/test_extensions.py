@@ -5,9 +5,9 @@ extensions, permissions, limits, and hot reload."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
-import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path

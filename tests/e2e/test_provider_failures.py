@@ -36,7 +36,8 @@ def _failed(rho: RhoProcess) -> tuple[dict[str, Any], dict[str, Any]]:
     """Send a prompt that fails; its failure object, checked to be the same everywhere, and
     the response's result."""
     result = rho.call("prompt", {"message": "hi"})["result"]
-    assert set(result) == {"error", "failure"}, result
+    assert set(result) == {"error", "failure", "turnId"}, result
+    assert result["turnId"].startswith("turn_")
     (notified,) = [m["params"] for m in rho.seen if m.get("method") == "agent/error"]
     assert notified == result
     assert "agent/end" not in rho.methods_seen()
