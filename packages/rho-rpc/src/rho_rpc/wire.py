@@ -558,9 +558,6 @@ class CompactResult(Result):
     tokensBefore: int = 0
     tokensAfter: int = 0
     summaryId: str | None = Field(None, description="The new Compaction entry.")
-    turnId: str | None = Field(
-        None, description=_TURN_ID + " Absent for a compaction the `compact` method started."
-    )
     previousLeafId: str | None = Field(
         None, description="The leaf of the branch that was compacted; it stays in the session."
     )
@@ -934,6 +931,9 @@ class ContextCompactedParams(Wire):
     tokensBefore: int = Field(description="Estimated tokens of the path before.")
     tokensAfter: int = Field(description="Estimated tokens of the path after.")
     summaryId: str | None = Field(None, description="The new Compaction entry.")
+    turnId: str | None = Field(
+        None, description=_TURN_ID + " Absent for a compaction the `compact` method started."
+    )
 
 
 class AgentErrorParams(Wire):
