@@ -68,7 +68,7 @@ def test_the_checker_accepts_what_the_document_describes() -> None:
     sent = [_request("prompt", 7, {"message": "x"}), _request("getTree", 9, {})]
     received = [
         _notification("ready", READY),
-        _notification("state/change", {"state": "idle"}),
+        _notification("state/change", {"state": "idle", "turnId": "turn_0123456789ab"}),
         _line({"jsonrpc": "2.0", "id": 7, "result": {"reply": "x"}}),
         _line({"jsonrpc": "2.0", "id": 9, "error": {"code": -32602, "message": "m", "data": [1]}}),
         _line({"jsonrpc": "2.0", "id": 99, "result": {"from": "a plugin's method"}}),
@@ -116,7 +116,7 @@ def test_approvals_messages_and_turns_are_sent_as_the_document_says(
     rho.answer_approval(approval)
     rho.wait_for(lambda m: m.get("id") == prompt and "result" in m)
     start = next(m for m in rho.seen if m.get("method") == "agent/start")
-    assert start["params"] == {}
+    assert set(start["params"]) == {"turnId"}
     messages = rho.call("getMessages")["result"]["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant"]
     assert messages[2]["tool_calls"][0]["function"]["name"] == "run_command"

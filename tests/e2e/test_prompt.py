@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import socket
-import time
 from pathlib import Path
 
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
@@ -173,10 +172,9 @@ def test_abort_interrupts_the_model_request(start_rho, server: ScriptedServer) -
     rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "wait"})
     server.wait_for_requests(1, timeout=10)
-    started = time.monotonic()
     assert rho.call("abort")["result"] == {}
-    rho.wait_for(lambda m: m.get("id") == prompt_id, timeout=10)
-    assert time.monotonic() - started < 5
+    # The reply hangs for 60 s: an answer before then is the abort's.
+    rho.wait_for(lambda m: m.get("id") == prompt_id, timeout=50)
     end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
     assert end["finishReason"] == "cancelled"
 

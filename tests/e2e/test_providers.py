@@ -140,9 +140,7 @@ def test_list_models_and_providers(start_rho, project: Path, server: ScriptedSer
         {"id": "beta-model", "provider": "scripted"},
     ]
     assert len(listed["errors"]) == 1 and "gone" in listed["errors"][0]
-    started = time.monotonic()
     providers = {p["name"]: p for p in rho.call("listProviders")["result"]["providers"]}
-    assert time.monotonic() - started < 10
     assert providers["scripted"]["reachable"] is True and providers["scripted"]["active"] is True
     assert providers["gone"]["reachable"] is False and providers["gone"]["active"] is False
     assert providers["scripted"]["isExternal"] is False
