@@ -79,7 +79,7 @@ from rho_kernel.security import (
     protected_name,
     read_regular_file,
 )
-from rho_kernel.session import CompactionSummary
+from rho_kernel.session import CompactionSummary, SessionNotFound
 from rho_kernel.tools import (
     Block,
     Phase,
@@ -145,6 +145,7 @@ __all__ = [
     "SandboxRoot",
     "ServiceCreator",
     "ServiceFactory",
+    "SessionNotFound",
     "StreamEvent",
     "TextDelta",
     "Tool",

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from rho_kernel import SessionNotFound
 from rho_kernel.loop.result import AgentError
 from rho_kernel.rpc import (
     APPROVAL_NOT_PENDING,
@@ -16,7 +17,6 @@ from rho_kernel.rpc import (
     RpcMethod,
 )
 from rho_kernel.runtime import Runtime, StartupError
-from rho_kernel.session import SessionNotFound
 from rho_rpc import render
 from rho_rpc.diagnostics import report
 from rho_rpc.peer import ApprovalMismatch, RpcPeer

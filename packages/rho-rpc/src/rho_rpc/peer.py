@@ -6,11 +6,12 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from rho_kernel.loop.approval import ApprovalDecision, ApprovalRequest
-from rho_kernel.loop.observer import Observer
-from rho_kernel.loop.result import (
+from rho_kernel import (
     AgentResult,
+    ApprovalDecision,
+    ApprovalRequest,
     ContextCompacted,
+    Observer,
     ProviderFailure,
     RequestUsage,
     UsageContext,
