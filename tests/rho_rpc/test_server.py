@@ -430,6 +430,20 @@ async def test_an_unknown_param_is_refused_naming_it_with_a_close_match() -> Non
     assert len(seen) == 1  # only the last request reached the handler
 
 
+async def test_thousands_of_unknown_params_name_the_first_few_and_count_the_rest() -> None:
+    async def handle(params: Any) -> dict[str, Any]:
+        return {}
+
+    hostile = {f"p{i}": i for i in range(5000)}
+    by_id = await _answers(
+        [RpcMethod("plugin/do", handle, params_model=PluginParams)], ("plugin/do", hostile)
+    )
+    error = by_id[0]["error"]
+    assert error["code"] == -32602
+    assert [d["param"] for d in error["data"]] == [f"p{i}" for i in range(10)]
+    assert error["message"].endswith("; and 4990 more unknown params")
+
+
 async def test_a_method_without_params_refuses_any_and_open_models_accept_any() -> None:
     async def handle(params: Any) -> dict[str, Any]:
         return {"got": params if isinstance(params, dict) else params.model_dump()}

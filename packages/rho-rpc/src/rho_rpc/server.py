@@ -34,6 +34,8 @@ from rho_rpc.params_check import unknown_params
 from rho_rpc.transport import Oversize
 
 _MISSING = object()
+#: How many unknown params an error names (the rest are counted).
+MAX_UNKNOWN_SHOWN = 10
 DEBUG_ENV = "RHO_DEBUG"
 
 
@@ -130,8 +132,12 @@ def _validated_params(method: RpcMethod, params: Any) -> tuple[dict[str, Any], A
         return raw, raw
     unknown = unknown_params(model, raw)
     if unknown:
-        text = "; ".join(f"{d['param']}: {d['problem']}" for d in unknown)
-        raise RpcError(INVALID_PARAMS, f"Invalid params: {text}", unknown)
+        # A hostile request may hold thousands of unknown members: name the first few.
+        shown = unknown[:MAX_UNKNOWN_SHOWN]
+        text = "; ".join(f"{d['param']}: {d['problem']}" for d in shown)
+        if len(unknown) > len(shown):
+            text += f"; and {len(unknown) - len(shown)} more unknown params"
+        raise RpcError(INVALID_PARAMS, f"Invalid params: {text}", shown)
     try:
         validated = model.model_validate_json(encode_json(raw), strict=True)
     except ValidationError as exc:
