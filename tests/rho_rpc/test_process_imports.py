@@ -1,5 +1,6 @@
 """What the real `rho` process imports: up to `ready` none of the wire models or method
-handlers, and for a request only the models of its own method.
+handlers, for a request only the models of its own method, and for `rho trust` only what
+trusting needs.
 
 rho runs as its console script does (`rho_rpc.cli.main`), under a wrapper that writes the
 names in `sys.modules` to a file when the process exits.
@@ -59,9 +60,9 @@ def _run_rho(
     it had imported when it exited, its protocol lines, and the completed process."""
     home = tmp_path / "home"
     project = tmp_path / "project"
-    (project / ".git").mkdir(parents=True)
-    home.mkdir()
-    modules = tmp_path / "modules.txt"
+    (project / ".git").mkdir(parents=True, exist_ok=True)
+    home.mkdir(exist_ok=True)
+    modules = tmp_path / f"modules-{len(list(tmp_path.glob('modules-*')))}.txt"
     result = subprocess.run(
         [sys.executable, "-c", WRAPPER, str(modules), *args],
         cwd=project,
@@ -135,3 +136,56 @@ def test_help_and_version_do_not_start_the_kernel(tmp_path: Path, flag: str) -> 
     assert result.stdout.startswith("usage: rho" if flag == "--help" else "rho ")
     assert not {m for m in modules if m == "rho_kernel" or m.startswith("rho_kernel.")}
     assert ("importlib.metadata" in modules) == (flag == "--version")
+
+
+#: rho-rpc's modules that serve the protocol: `rho trust` needs none of them.
+RPC_HOST = ("rho_rpc.app", "rho_rpc.server", "rho_rpc.peer", "rho_rpc.render", *REQUEST_MODULES)
+
+#: The kernel modules `rho trust --list` and `--revoke` use.
+TRUST_STORE = (
+    "import argparse, atexit, sys, rho_kernel.diagnostics, rho_kernel.project, "
+    "rho_kernel.security.trust, rho_kernel.security.regular_file; print('\\n'.join(sys.modules))"
+)
+#: What listing or revoking trust never needs (unless the trust store's own modules do).
+HEAVY = (
+    "pydantic",
+    "httpx",
+    "importlib.metadata",
+    "rho_kernel.config.model",
+    "rho_kernel.runtime",
+    "rho_kernel.loop.agent",
+    "rho_kernel.plugins",
+)
+
+
+def _rpc_host(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m in RPC_HOST or m.startswith("rho_rpc.protocol"))
+
+
+def test_trust_and_its_list_import_no_more_than_they_use(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".rho").mkdir(parents=True)
+    (project / ".rho" / "config.toml").write_text("[agent]\nmax_iterations = 3\n")
+    modules, _, result = _run_rho(tmp_path, "trust")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"trusted {project.resolve()}/.rho/config.toml (sha256 ")
+    # The plugins are loaded (they may name files to trust); rho-rpc's is, without its host.
+    assert "rho_rpc.plugin" in modules
+    assert _rpc_host(modules) == []
+    store = subprocess.run(
+        [sys.executable, "-c", TRUST_STORE], capture_output=True, text=True, check=True
+    )
+    needed = set(store.stdout.split())
+    expected = {
+        "--list": f"{project.resolve()}/.rho/config.toml  sha256 ",
+        "--revoke": f"revoked trust in {project.resolve()} (.rho/config.toml)",
+    }
+    for action, said in expected.items():
+        modules, _, result = _run_rho(tmp_path, "trust", action)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith(said)
+        assert _rpc_host(modules) == []
+        own = sorted(m for m in modules - needed if m.startswith("rho_rpc"))
+        assert own == ["rho_rpc", "rho_rpc.cli", "rho_rpc.trust_command"]
+        assert sorted((set(HEAVY) - needed) & modules) == []
+    assert _run_rho(tmp_path, "trust", "--list")[2].stdout.startswith("no trusted project files")
