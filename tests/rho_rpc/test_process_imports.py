@@ -9,6 +9,7 @@ names in `sys.modules` to a file when the process exits.
 from __future__ import annotations
 
 import json
+import pkgutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -16,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from rho_process import rho_env  # type: ignore[import-not-found]
+
+import rho_rpc.protocol
 
 #: Runs `rho ARGS` as the console script does; the first argument is where to write the
 #: modules imported when the process exits.
@@ -38,26 +41,16 @@ REQUEST_MODULES = (
     "rho_rpc.status_bar",
     "rho_rpc.distributions",
 )
-GROUPS = (
-    "base",
-    "prompt",
-    "state",
-    "messages",
-    "models",
-    "stats",
-    "tools",
-    "plugins",
-    "sessions",
-    "tree",
-    "notifications",
-)
+#: The modules of `rho_rpc.protocol`: the wire models, one group of methods each.
+GROUPS = tuple(module.name for module in pkgutil.iter_modules(rho_rpc.protocol.__path__))
 
 
 def _run_rho(
     tmp_path: Path, *args: str, requests: Sequence[dict[str, object]] = ()
 ) -> tuple[set[str], list[dict[str, object]], subprocess.CompletedProcess[str]]:
-    """Run rho in a fresh project with `requests` on stdin (then end of input): the modules
-    it had imported when it exited, its protocol lines, and the completed process."""
+    """Run rho in the test's project (made on first use) with `requests` on stdin, then end
+    of input: the modules it had imported when it exited, its protocol lines, and the
+    completed process."""
     home = tmp_path / "home"
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True, exist_ok=True)
