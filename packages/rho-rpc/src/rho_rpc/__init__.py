@@ -1,8 +1,25 @@
 """The rho console script: CLI and JSON-RPC 2.0 over stdio."""
 
-from importlib import metadata as _metadata
+from __future__ import annotations
 
-try:  # one version per package: its pyproject's, as installed
-    __version__: str = _metadata.version("rho-rpc")
-except _metadata.PackageNotFoundError:  # a source tree that is not installed
-    __version__ = "0+unknown"
+from typing import Any
+
+__all__ = ["__version__"]
+
+__version__: str  # made on first use, below
+
+
+def __getattr__(name: str) -> Any:
+    """`__version__`, read from the installed metadata on first use (PEP 562): importing
+    `importlib.metadata` costs more than the rest of `import rho_rpc`, and most of what
+    imports rho_rpc never asks for the version."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import metadata
+
+    try:  # one version per package: its pyproject's, as installed
+        version = metadata.version("rho-rpc")
+    except metadata.PackageNotFoundError:  # a source tree that is not installed
+        version = "0+unknown"
+    globals()["__version__"] = version
+    return version

@@ -6,18 +6,19 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rho_kernel.rpc import RpcMethod
-from rho_kernel.runtime import Runtime
 from rho_kernel.session.stats import warm_estimates
-from rho_rpc import __version__
+from rho_rpc.deferred import DeferredMethod
 from rho_rpc.diagnostics import report
 from rho_rpc.method_registry import collect_methods
 from rho_rpc.peer import RpcPeer
 from rho_rpc.server import JsonRpcServer
 from rho_rpc.transport import Oversize, StdoutWriter, read_lines
-from rho_rpc.wire import NoParams
+
+if TYPE_CHECKING:
+    from rho_kernel.runtime import Runtime
 
 #: Said on stderr at startup when no plugin contributes a tool.
 NO_TOOLS_NOTE = (
@@ -27,20 +28,32 @@ NO_TOOLS_NOTE = (
 )
 
 
+#: What `rpc.discover` is, in the OpenRPC document.
+DISCOVER_SUMMARY = "The OpenRPC document of this server."
+
+
 def add_discover(methods: dict[str, RpcMethod]) -> None:
-    """Add `rpc.discover`, which returns the OpenRPC document of `methods`."""
+    """Add `rpc.discover`, which returns the OpenRPC document of `methods` (its modules are
+    imported on its first request)."""
 
-    async def discover(_: NoParams) -> dict[str, Any]:
+    def complete() -> RpcMethod:
+        from rho_rpc import __version__
         from rho_rpc.openrpc import build_openrpc
+        from rho_rpc.protocol.base import NoParams
 
-        return build_openrpc(methods, __version__)
+        async def discover(_: NoParams) -> dict[str, Any]:
+            return build_openrpc(methods, __version__)
 
-    methods["rpc.discover"] = RpcMethod(
-        "rpc.discover",
-        discover,
-        params_model=NoParams,
-        summary="The OpenRPC document of this server.",
-        concurrent=True,
+        return RpcMethod(
+            "rpc.discover",
+            discover,
+            params_model=NoParams,
+            summary=DISCOVER_SUMMARY,
+            concurrent=True,
+        )
+
+    methods["rpc.discover"] = DeferredMethod(
+        "rpc.discover", complete, summary=DISCOVER_SUMMARY, concurrent=True
     )
 
 
@@ -89,6 +102,8 @@ def _start(runtime: Runtime) -> tuple[JsonRpcServer, RpcPeer]:
 
 def _announce_ready(runtime: Runtime, server: JsonRpcServer) -> None:
     """Send `ready`, then do what can wait until the client is told."""
+    from rho_rpc import __version__
+
     server.notify(
         "ready",
         {

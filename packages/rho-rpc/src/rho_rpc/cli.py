@@ -8,8 +8,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rho_rpc import __version__
-
 if TYPE_CHECKING:
     from rho_kernel.runtime import Runtime, RuntimeOptions
 
@@ -88,6 +86,7 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from rho_rpc import __version__
         from rho_rpc.distributions import version_text
 
         print(version_text(__version__))
@@ -115,8 +114,10 @@ def flag_problem(args: argparse.Namespace) -> str | None:
         ("--max-iterations", "max_iterations", args.max_iterations),
         ("--token-budget", "token_budget", args.token_budget),
     ):
+        if value is None:
+            continue
         minimum = _config_minimum(field)
-        if value is not None and value < minimum:
+        if value < minimum:
             return f"{flag} must be at least {minimum} (got {value})"
     if args.endpoint is not None:
         from rho_kernel.providers.urls import endpoint_problem, mask_url

@@ -1,10 +1,10 @@
-"""The core JSON-RPC methods, contributed through `rho_register_rpc_methods` like any plugin's."""
+"""The handlers of the core JSON-RPC methods (`rho_rpc.method_table` lists the methods)."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rho_kernel import SessionNotFound
 from rho_kernel.loop.result import AgentError
@@ -14,44 +14,37 @@ from rho_kernel.rpc import (
     INVALID_PARAMS,
     NO_RUNNING_PROMPT,
     RpcError,
-    RpcMethod,
 )
-from rho_kernel.runtime import Runtime, StartupError
+from rho_kernel.runtime import StartupError
 from rho_rpc import render
 from rho_rpc.diagnostics import report
 from rho_rpc.peer import ApprovalMismatch, RpcPeer
+from rho_rpc.protocol.base import EmptyResult, NoParams
 from rho_rpc.status_bar import draw_status_bar, stderr_is_terminal
-from rho_rpc.tree_methods import TREE_TABLE, MethodRow, TreeMethods
-from rho_rpc.wire import (
-    ApprovalResponseParams,
-    CompactParams,
-    CompactResult,
-    EmptyResult,
-    GetMessagesResult,
-    GetSessionStatsResult,
-    GetStateResult,
-    ListModelsResult,
-    ListPluginsResult,
-    ListProvidersResult,
-    ListSessionsParams,
-    ListSessionsResult,
-    ListToolsResult,
-    ModelEntry,
-    NewSessionResult,
-    NoParams,
-    PromptParams,
-    PromptResult,
-    ProviderEntry,
-    ProviderFailureInfo,
-    ResumeSessionParams,
-    ResumeSessionResult,
-    SandboxInfo,
-    SessionEntry,
-    SetModelParams,
-    SetModelResult,
-    ToolDefinitionsInfo,
-    ToolInfo,
-)
+
+if TYPE_CHECKING:
+    from rho_kernel.runtime import Runtime
+    from rho_rpc.protocol.models import (
+        ListModelsResult,
+        ListProvidersResult,
+        SetModelParams,
+        SetModelResult,
+    )
+    from rho_rpc.protocol.plugins import ListPluginsResult
+    from rho_rpc.protocol.prompt import ApprovalResponseParams, PromptParams, PromptResult
+    from rho_rpc.protocol.sessions import (
+        CompactParams,
+        CompactResult,
+        ListSessionsParams,
+        NewSessionResult,
+        ResumeSessionParams,
+        ResumeSessionResult,
+    )
+    from rho_rpc.protocol.state import GetStateResult, SandboxInfo
+    from rho_rpc.protocol.tools import ListToolsResult
+
+# Each handler imports the wire models it builds, so that serving a method imports only its
+# own group of them (see rho_rpc.method_table); the bases are shared by all.
 
 
 def peer_of(runtime: Runtime) -> RpcPeer:
@@ -71,6 +64,8 @@ class CoreMethods:
     # ── prompts and approvals ───────────────────────────────────────────────
 
     async def prompt(self, params: PromptParams) -> PromptResult:
+        from rho_rpc.protocol.prompt import PromptResult, ProviderFailureInfo
+
         if not params.message.strip():
             raise RpcError(INVALID_PARAMS, "Invalid params: message must not be blank")
         if params.steer:
@@ -103,6 +98,8 @@ class CoreMethods:
             report(f"the status bar could not be drawn: {exc}", "warning")
 
     def _steer(self, message: str) -> PromptResult:
+        from rho_rpc.protocol.prompt import PromptResult
+
         if not self.runtime.steer(message):
             raise RpcError(
                 NO_RUNNING_PROMPT,
@@ -132,6 +129,8 @@ class CoreMethods:
         return EmptyResult()
 
     async def new_session(self, _: NoParams) -> NewSessionResult:
+        from rho_rpc.protocol.sessions import NewSessionResult
+
         try:
             session = self.runtime.new_session()
         except Exception as exc:
@@ -140,6 +139,7 @@ class CoreMethods:
 
     async def compact(self, params: CompactParams) -> CompactResult:
         from rho_kernel.compaction import UnknownStrategy
+        from rho_rpc.protocol.sessions import CompactResult
 
         try:
             outcome = await self.runtime.compact(params.strategy)
@@ -160,6 +160,8 @@ class CoreMethods:
         )
 
     async def list_sessions(self, params: ListSessionsParams) -> dict[str, Any]:
+        from rho_rpc.protocol.sessions import ListSessionsResult, SessionEntry
+
         infos = await asyncio.to_thread(
             self.runtime.sessions, limit=params.limit + 1, offset=params.offset
         )
@@ -200,6 +202,8 @@ class CoreMethods:
             ) from None
 
     async def resume_session(self, params: ResumeSessionParams) -> ResumeSessionResult:
+        from rho_rpc.protocol.sessions import ResumeSessionResult
+
         path = self._session_to_resume(params)
         try:
             session = self.runtime.resume(path)
@@ -219,6 +223,8 @@ class CoreMethods:
     # ── state ───────────────────────────────────────────────────────────────
 
     async def get_state(self, _: NoParams) -> GetStateResult:
+        from rho_rpc.protocol.state import GetStateResult, ToolDefinitionsInfo
+
         runtime = self.runtime
         session = runtime.session
         return GetStateResult(
@@ -237,6 +243,8 @@ class CoreMethods:
         )
 
     async def _sandbox(self) -> SandboxInfo:
+        from rho_rpc.protocol.state import SandboxInfo
+
         status = await asyncio.to_thread(self.runtime.confinement.status)  # may probe, once
         return SandboxInfo.model_validate(render.sandbox_status(status))
 
@@ -247,6 +255,8 @@ class CoreMethods:
         return {"messages": [render.chat_message(message) for message in messages]}
 
     async def get_session_stats(self, _: NoParams) -> dict[str, Any]:
+        from rho_rpc.protocol.stats import GetSessionStatsResult
+
         runtime = self.runtime
         stats = render.session_stats(
             runtime.meter().stats(runtime.session), runtime.api_usage, runtime.fitted_view()
@@ -254,6 +264,8 @@ class CoreMethods:
         return GetSessionStatsResult.model_validate(stats).model_dump(mode="json")
 
     async def list_tools(self, _: NoParams) -> ListToolsResult:
+        from rho_rpc.protocol.tools import ListToolsResult, ToolInfo
+
         await self.runtime.startup_settled()  # tools a plugin is still loading
         tools = self.runtime.tools
         sandbox = await self._sandbox()
@@ -281,6 +293,8 @@ class CoreMethods:
     # ── models and providers ────────────────────────────────────────────────
 
     async def set_model(self, params: SetModelParams) -> SetModelResult:
+        from rho_rpc.protocol.models import SetModelResult
+
         try:
             provider = await self.runtime.set_model(params.model)
         except ValueError as exc:
@@ -295,6 +309,8 @@ class CoreMethods:
         )
 
     async def list_models(self, _: NoParams) -> ListModelsResult:
+        from rho_rpc.protocol.models import ListModelsResult, ModelEntry
+
         listed, errors = await self.runtime.models()
         return ListModelsResult(
             models=[ModelEntry(id=model_id, provider=name) for model_id, name in listed],
@@ -302,6 +318,8 @@ class CoreMethods:
         )
 
     async def list_providers(self, _: NoParams) -> ListProvidersResult:
+        from rho_rpc.protocol.models import ListProvidersResult, ProviderEntry
+
         runtime = self.runtime
         reachable = await runtime.reachability()
         return ListProvidersResult(
@@ -319,63 +337,4 @@ class CoreMethods:
         )
 
 
-def _is_steering(raw: dict[str, object]) -> bool:
-    return raw.get("steer") is True
-
-
-#: (name, handler attribute, params, result, summary, concurrent) of every core method.
-_TABLE: tuple[MethodRow, ...] = (
-    ("prompt", "prompt", PromptParams, PromptResult,
-     "Run a user message through the agent (or steer the running prompt).", _is_steering),
-    ("abort", "abort", NoParams, EmptyResult,
-     "Cancel the running prompt, including a model request in flight.", True),
-    ("approvalResponse", "approval_response", ApprovalResponseParams, EmptyResult,
-     "Answer the approval/request named by approvalId.", True),
-    ("clear", "clear", NoParams, EmptyResult,
-     "Branch back to the system message; the old branch stays on disk.", False),
-    ("newSession", "new_session", NoParams, NewSessionResult, "Start a new session.", False),
-    ("compact", "compact", CompactParams, CompactResult,
-     "Summarize all but the last turn onto a new branch; the old branch stays.", False),
-    ("getState", "get_state", NoParams, GetStateResult,
-     "Model, provider, project root, message count and how commands are confined.", True),
-    ("getMessages", "get_messages", NoParams, GetMessagesResult,
-     "The messages on the current branch.", True),
-    ("listTools", "list_tools", NoParams, ListToolsResult, "The tools the model can call.", True),
-    ("listPlugins", "list_plugins", NoParams, ListPluginsResult,
-     "Loaded plugins with versions and hooks, and the ones that failed.", True),
-    ("listSessions", "list_sessions", ListSessionsParams, ListSessionsResult,
-     "A page of this project's sessions, most recently used first (10 by default).", True),
-    ("setModel", "set_model", SetModelParams, SetModelResult,
-     "Switch model (bare id, found on the provider that lists it, or provider:id).", False),
-    ("listModels", "list_models", NoParams, ListModelsResult,
-     "Every model of every configured provider.", True),
-    ("listProviders", "list_providers", NoParams, ListProvidersResult,
-     "Configured providers: active, external, reachable.", True),
-    ("getSessionStats", "get_session_stats", NoParams, GetSessionStatsResult,
-     "Context usage estimates by role, resolution and phase, and API usage.", True),
-    ("resumeSession", "resume_session", ResumeSessionParams, ResumeSessionResult,
-     "Continue a saved session, named by its file (path) or its id (id, or a unique prefix).",
-     False),
-)  # fmt: skip
-
-
-def core_methods(runtime: Runtime) -> list[RpcMethod]:
-    """The core methods (prompt, approvals, sessions and their tree, state, models, tools,
-    plugins)."""
-    handlers = CoreMethods(runtime)
-    tree = TreeMethods(runtime)
-    return [
-        RpcMethod(
-            name,
-            getattr(owner, attribute),
-            params_model=params,
-            result_model=result,
-            summary=summary,
-            concurrent=concurrent,
-        )
-        for owner, table in ((handlers, _TABLE), (tree, TREE_TABLE))
-        for name, attribute, params, result, summary, concurrent in table
-    ]
-
-
-__all__ = ["CoreMethods", "core_methods", "peer_of"]
+__all__ = ["CoreMethods", "peer_of"]

@@ -7,7 +7,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from rho_kernel.rpc import RpcMethod
-from rho_rpc.wire import NOTIFICATIONS
+from rho_rpc.deferred import loaded
+from rho_rpc.protocol.notifications import NOTIFICATIONS
 
 OPENRPC_VERSION = "1.3.2"
 _REF = "#/components/schemas/{model}"
@@ -39,7 +40,7 @@ def build_openrpc(methods: dict[str, RpcMethod], version: str) -> dict[str, Any]
     defs: dict[str, Any] = {}
     described: list[dict[str, Any]] = []
     for name in sorted(methods):
-        method = methods[name]
+        method = loaded(methods[name])
         entry: dict[str, Any] = {
             "name": name,
             "summary": method.summary,

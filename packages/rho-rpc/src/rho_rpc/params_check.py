@@ -9,7 +9,6 @@ extra members (`extra="allow"`) accepts any.
 
 from __future__ import annotations
 
-import difflib
 import types
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -102,6 +101,8 @@ def _is(origin: Any, kind: type) -> bool:
 def _unknown(key: str, names: Sequence[str]) -> str:
     if not names:
         return "unknown param: the method takes no params"
+    import difflib  # only when a request holds an unknown param
+
     close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
     if close:
         return f"unknown param (did you mean '{close[0]}'?)"

@@ -4,13 +4,20 @@ other plugin's."""
 
 from __future__ import annotations
 
-from rho_kernel import ApprovalGate, Observer, RhoConfig, RpcMethod, Runtime, hookimpl
-from rho_rpc.peer import RpcPeer
+from typing import TYPE_CHECKING
+
+from rho_kernel import hookimpl
+
+if TYPE_CHECKING:  # `rho trust` loads this module too: it must not import the agent loop
+    from rho_kernel import ApprovalGate, Observer, RhoConfig, RpcMethod, Runtime
+    from rho_rpc.peer import RpcPeer
 
 
 def _peer(runtime: Runtime) -> RpcPeer | None:
     """The connected client, which the RPC host keeps in the runtime's stash (None in a
     runtime that no client drives)."""
+    from rho_rpc.peer import RpcPeer
+
     peer = runtime.stash.get(RpcPeer)
     return peer if isinstance(peer, RpcPeer) else None
 
@@ -31,6 +38,6 @@ def rho_register_observers(config: RhoConfig, runtime: Runtime) -> list[Observer
 @hookimpl
 def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
     """The core methods (prompt, abort, approvalResponse, sessions, state, tools, plugins)."""
-    from rho_rpc.methods import core_methods
+    from rho_rpc.method_table import core_methods
 
     return core_methods(runtime)

@@ -9,7 +9,7 @@ import sys
 from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.plugins import PluginHost
 from rho_kernel.runtime import Runtime
-from rho_rpc.wire import FailedPlugin, ListPluginsResult, PluginEntry
+from rho_rpc.protocol.plugins import FailedPlugin, ListPluginsResult, PluginEntry
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 

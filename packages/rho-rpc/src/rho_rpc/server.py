@@ -28,6 +28,7 @@ from rho_kernel.rpc import (
     RpcMethod,
 )
 from rho_rpc.decode import MAX_BATCH, BatchTooLarge, ParseError, RepeatedKey, decode_message
+from rho_rpc.deferred import loaded
 from rho_rpc.encode import NOT_JSON, encode_json, json_safe
 from rho_rpc.leading_id import leading_id
 from rho_rpc.params_check import unknown_params
@@ -351,7 +352,7 @@ class JsonRpcServer:
         method = self.methods.get(name)
         if method is None:
             raise RpcError(METHOD_NOT_FOUND, f"Method not found: {name}")
-        return method
+        return loaded(method)  # a deferred method's modules are imported now
 
     def _enqueue(self, method: RpcMethod, validated: Any) -> asyncio.Future[Any]:
         """Put the call on the serial lane; the future yields what the handler returns."""

@@ -8,16 +8,14 @@ change the tree run in the serial lane, so they never interleave with a running 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from rho_kernel.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
-from rho_kernel.runtime import Runtime
 from rho_kernel.session import Session, SessionError, summarize_branch, tree_page
 from rho_rpc import render
-from rho_rpc.wire import (
+from rho_rpc.protocol.tree import (
     BranchToParams,
     BranchToResult,
     ForkSessionParams,
@@ -28,6 +26,9 @@ from rho_rpc.wire import (
     SetLabelResult,
     TreeNodeInfo,
 )
+
+if TYPE_CHECKING:
+    from rho_kernel.runtime import Runtime
 
 _CONTROL = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
@@ -146,25 +147,4 @@ class TreeMethods:
         return _wire(SetLabelResult(entryId=target, label=label or None))
 
 
-#: (name, handler attribute, params, result, summary, concurrent) of the tree methods.
-MethodRow: TypeAlias = tuple[
-    str, str, type[BaseModel], type[BaseModel], str, bool | Callable[[dict[str, Any]], bool]
-]
-"""(name, handler attribute, params model, result model, summary, concurrent) of a method."""
-
-TREE_TABLE: tuple[MethodRow, ...] = (
-    ("getTree", "get_tree", GetTreeParams, GetTreeResult,
-     "A page of the session tree: every entry with its parent, kind, preview, resolution "
-     "and label.", True),
-    ("branchTo", "branch_to", BranchToParams, BranchToResult,
-     "Continue from an earlier entry (recorded as LeafMoved), optionally summarizing the "
-     "branch left behind.", False),
-    ("forkSession", "fork_session", ForkSessionParams, ForkSessionResult,
-     "Continue in a new session copied from the path to an entry; its header names this "
-     "session as its parent.", False),
-    ("setLabel", "set_label", SetLabelParams, SetLabelResult,
-     "Label an entry of the tree, or remove its label.", False),
-)  # fmt: skip
-
-
-__all__ = ["TREE_TABLE", "TreeMethods"]
+__all__ = ["TreeMethods"]

@@ -12,29 +12,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rho_kernel.config import (
-    PROJECT_CONFIG,
-    ConfigError,
-    loosening_settings,
-    plugin_sections,
-    project_config_path,
-    read_config,
-)
-from rho_kernel.config.loader import MAX_CONFIG_BYTES
-from rho_kernel.context_files import scan_context_files
 from rho_kernel.diagnostics import error, warn
-from rho_kernel.home import state_dir
-from rho_kernel.project import ProjectRootError, find_project_root
-from rho_kernel.security import (
-    SandboxError,
-    SandboxRoot,
-    TrustError,
-    TrustStore,
-    canonical_root,
-    file_digest,
-    read_regular_file,
-)
+
+if TYPE_CHECKING:
+    from rho_kernel.security.sandbox import SandboxRoot
+    from rho_kernel.security.trust import TrustStore
+
+# Each action imports only the kernel modules it uses: `--list` and `--revoke` read the trust
+# store and never load the config models, the plugins or the agent.
+
 
 EPILOG = (
     "Trust lasts while a file is byte for byte what it was: after any change, run "
@@ -77,6 +65,8 @@ def _fail(message: str, code: int) -> int:
 
 def _root(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> Path:
     """The project root: `--root` (as given), else detected from the working directory."""
+    from rho_kernel.project import find_project_root
+
     if args.root is not None:
         return args.root.absolute()
     return find_project_root(cwd if cwd is not None else Path.cwd(), home=home)
@@ -92,6 +82,9 @@ def main(argv: list[str], *, home: Path | None = None, cwd: Path | None = None) 
 
 
 def _run(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> int:
+    from rho_kernel.project import ProjectRootError
+    from rho_kernel.security.trust import TrustError, TrustStore
+
     store = TrustStore.load(home)
     if args.list:
         return _list(store)
@@ -100,15 +93,39 @@ def _run(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> int:
         if args.revoke:
             return _revoke(store, root)
         return _trust(store, root, home)
-    except (ProjectRootError, SandboxError) as exc:
+    except ProjectRootError as exc:
         return _fail(str(exc), 2)
-    except ConfigError as exc:
-        return _fail(f"{exc}; fix it before trusting it", 2)
     except TrustError as exc:
         return _fail(str(exc), 1)
 
 
 def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
+    """Trust the project's files; the config and sandbox errors that stop it, said."""
+    from rho_kernel.config.errors import ConfigError
+    from rho_kernel.security.errors import SandboxError
+
+    try:
+        return _trust_files(store, root, home)
+    except SandboxError as exc:
+        return _fail(str(exc), 2)
+    except ConfigError as exc:
+        return _fail(f"{exc}; fix it before trusting it", 2)
+
+
+def _trust_files(store: TrustStore, root: Path, home: Path | None) -> int:
+    from rho_kernel.config import (
+        PROJECT_CONFIG,
+        loosening_settings,
+        plugin_sections,
+        project_config_path,
+        read_config,
+    )
+    from rho_kernel.config.loader import MAX_CONFIG_BYTES
+    from rho_kernel.context_files import scan_context_files
+    from rho_kernel.home import state_dir
+    from rho_kernel.security.regular_file import read_regular_file
+    from rho_kernel.security.sandbox import SandboxRoot
+
     if not root.is_dir():
         return _fail(f"--root {_shown(str(root))}: not a directory", 2)
     sandbox = SandboxRoot(root, state_dir=state_dir(home))  # refuses rho's own ~/.rho
@@ -160,6 +177,7 @@ def plugin_files(root: SandboxRoot, disabled: list[str]) -> list[tuple[str, str,
     (`rho_project_files_to_trust`); one that cannot be read inside the project is reported
     and skipped."""
     from rho_kernel.plugins import PluginHost  # loads the plugins: only for this command
+    from rho_kernel.security.errors import SandboxError
 
     host = PluginHost(disabled=disabled, report=lambda _: None)
     host.load_defaults()
@@ -189,6 +207,8 @@ def _print_settings(settings: list[str]) -> None:
 
 
 def _revoke(store: TrustStore, root: Path) -> int:
+    from rho_kernel.security.trust import canonical_root
+
     removed = store.revoke(root)
     shown = _shown(canonical_root(root))
     if not removed:
@@ -204,6 +224,9 @@ _MAX_LISTED_BYTES = 16 * 1024 * 1024
 
 
 def _list(store: TrustStore) -> int:
+    from rho_kernel.security.regular_file import read_regular_file
+    from rho_kernel.security.trust import file_digest
+
     if not store.entries:
         print(f"no trusted project files (store: {_shown(str(store.path))})")
         return 0

@@ -1,0 +1,308 @@
+"""Every notification rho sends (rho → client), and `NOTIFICATIONS`, their params by name."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from rho_rpc.protocol.base import TURN_ID, Wire
+from rho_rpc.protocol.prompt import ProviderFailureInfo
+from rho_rpc.protocol.state import SandboxInfo
+
+
+class ReadyParams(Wire):
+    """`ready`: sent once, before anything else."""
+
+    version: str
+    model: str
+    provider: str
+    cwd: str
+    sessionPath: str
+
+
+class TurnEvent(Wire):
+    """An event of a prompt's turn."""
+
+    turnId: str = Field(description=TURN_ID)
+
+
+class AgentStartParams(TurnEvent):
+    """`agent/start`: a prompt's turn began."""
+
+
+class StateChangeParams(TurnEvent):
+    """`state/change`."""
+
+    state: Literal["idle", "thinking", "awaiting_approval", "executing_tool"]
+
+
+class DeltaParams(TurnEvent):
+    """`message/delta` and `reasoning/delta`: a piece of streamed text."""
+
+    delta: str
+
+
+class ToolCallParams(TurnEvent):
+    """`tool/call`: the model called a tool (arguments is the raw JSON string)."""
+
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
+    name: str
+    arguments: str
+
+
+class ToolResultParams(TurnEvent):
+    """`tool/result`: a tool call's result as the model sees it."""
+
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
+    name: str
+    is_error: bool
+    output: str
+
+
+class ToolOutputParams(TurnEvent):
+    """`tool/output`: live output of a running call (redacted); the model gets only the
+    final result."""
+
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
+    name: str
+    stream: str = Field(description='Which output: "stdout", "stderr" or a tool\'s own label.')
+    text: str
+
+
+class ToolDeniedParams(TurnEvent):
+    """`tool/denied`."""
+
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
+    name: str
+
+
+class ApprovalRequestParams(TurnEvent):
+    """`approval/request`: answer with `approvalResponse` carrying the same `approvalId`."""
+
+    approvalId: str = Field(description="Names this request; the response must carry it back.")
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
+    tool: str
+    arguments: str = Field(
+        description="Exactly the arguments that will run, as canonical JSON (after decoding and "
+        "any rewrite by a plugin), not the model's raw text."
+    )
+    risk: Literal["read", "write", "destructive", "network"]
+    sandbox: SandboxInfo | None = Field(
+        None,
+        description="For a tool that starts processes: whether the command will run confined, "
+        "and the writable paths approving it grants (pendingWritable).",
+    )
+
+
+class RetryParams(TurnEvent):
+    """`agent/retry`: a model request failed with a retryable error and will be retried."""
+
+    attempt: int = Field(description="This retry's number, from 1.")
+    maxAttempts: int = Field(description="Retries allowed ([agent] retry_budget).")
+    delayMs: int = Field(description="Milliseconds until the retry is sent.")
+    reason: str = Field(description="The error, in words (names the provider or endpoint).")
+
+
+class UsageTotals(Wire):
+    """Token usage of a run."""
+
+    inputTokens: int
+    outputTokens: int
+    cachedTokens: int
+    totalTokens: int
+    totalCost: float
+    requestCount: int
+
+
+class ToolOutcome(Wire):
+    """How a tool call ended; `output` is present for non-success outcomes."""
+
+    kind: Literal["success", "error", "denied", "blocked", "cancelled"]
+    output: str | None = None
+
+
+class ToolCallSummary(Wire):
+    """One tool call of the run."""
+
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
+    name: str
+    arguments: str
+    outcome: ToolOutcome
+    durationMs: int | None = None
+
+
+class AgentEndParams(TurnEvent):
+    """`agent/end`: the structured result of a finished prompt."""
+
+    reply: str = Field(
+        description="The assistant's final text, as streamed in message/delta and stored."
+    )
+    reasoning: str | None = Field(
+        None,
+        description="The reasoning behind that reply, with [agent] show_reasoning = true and "
+        "when the model sent some.",
+    )
+    iterations: int
+    usage: UsageTotals
+    toolCalls: list[ToolCallSummary]
+    durationMs: int
+    finishReason: Literal[
+        "stop",
+        "max_iterations",
+        "cancelled",
+        "consecutive_empty_responses",
+    ]
+
+
+class IterationUsage(Wire):
+    """Usage of one model request."""
+
+    inputTokens: int
+    outputTokens: int
+    cachedTokens: int
+    cost: float
+    requestCount: int
+
+
+class FittedRequest(Wire):
+    """The request as sent after fitting the conversation into the prompt budget."""
+
+    estimatedTokens: int = Field(description="Estimated tokens of its messages and tools.")
+    promptBudget: int = Field(description="Context window minus completion reserve.")
+    messageCount: int = Field(description="Messages it held.")
+    outlined: int = Field(description="Session entries it showed as an outline.")
+    summarized: int = Field(description="Session entries it showed as a summary.")
+    evicted: int = Field(description="Session messages it left out.")
+
+
+class ContextSnapshot(Wire):
+    """The context window right after a model request."""
+
+    estimatedUsed: int
+    contextWindow: int
+    completionReserve: int
+    utilizationPercent: float
+    fitted: FittedRequest | None = None
+
+
+class UsageParams(Wire):
+    """`usage`: sent after every model request of a prompt, and after the model request of an
+    LLM compaction (also one that `compact` started)."""
+
+    iteration: int = Field(
+        description="The prompt's iteration the request belongs to; 0 for a compaction that "
+        "`compact` started outside a prompt."
+    )
+    kind: Literal["turn", "compaction"] = Field(
+        description='"compaction" for the request an LLM compaction strategy made to summarize '
+        'turns, "turn" for the conversation\'s own requests; both count in every total.'
+    )
+    usage: IterationUsage
+    context: ContextSnapshot
+    turnId: str | None = Field(
+        None, description=TURN_ID + " Absent for a compaction `compact` started."
+    )
+
+
+class ContextCompactedParams(Wire):
+    """`context/compacted`: older turns were folded into a summary."""
+
+    trigger: Literal["auto", "truncated", "manual"] = Field(
+        description='"auto": during a prompt, the context reached [agent] '
+        'auto_compact_threshold; "truncated": a reply was cut off at the output token limit '
+        'and older turns were compacted to let it continue; "manual": the compact method.'
+    )
+    strategy: str = Field(
+        description='The strategy whose summary was written ("mechanical" after a fallback).'
+    )
+    requested: str = Field(description="The strategy that was asked for.")
+    entriesCompacted: int = Field(description="Session entries folded into the summary.")
+    tokensBefore: int = Field(description="Estimated tokens of the path before.")
+    tokensAfter: int = Field(description="Estimated tokens of the path after.")
+    summaryId: str | None = Field(None, description="The new Compaction entry.")
+    turnId: str | None = Field(
+        None, description=TURN_ID + " Absent for a compaction the `compact` method started."
+    )
+
+
+class AgentErrorParams(Wire):
+    """`agent/error`: the prompt failed."""
+
+    error: str = Field(description="What happened and what to do, in words.")
+    failure: ProviderFailureInfo | None = Field(
+        None, description="When the model could not be reached or refused the request."
+    )
+    turnId: str | None = Field(
+        None, description=TURN_ID + " Absent only when the prompt failed before its turn began."
+    )
+
+
+#: Notification name → params model, in the order a turn emits them.
+NOTIFICATIONS: dict[str, type[BaseModel]] = {
+    "ready": ReadyParams,
+    "agent/start": AgentStartParams,
+    "state/change": StateChangeParams,
+    "message/delta": DeltaParams,
+    "reasoning/delta": DeltaParams,
+    "tool/call": ToolCallParams,
+    "approval/request": ApprovalRequestParams,
+    "tool/denied": ToolDeniedParams,
+    "tool/output": ToolOutputParams,
+    "tool/result": ToolResultParams,
+    "usage": UsageParams,
+    "context/compacted": ContextCompactedParams,
+    "agent/retry": RetryParams,
+    "agent/end": AgentEndParams,
+    "agent/error": AgentErrorParams,
+}
+
+
+__all__ = [
+    "NOTIFICATIONS",
+    "AgentEndParams",
+    "AgentErrorParams",
+    "AgentStartParams",
+    "ApprovalRequestParams",
+    "ContextCompactedParams",
+    "ContextSnapshot",
+    "DeltaParams",
+    "FittedRequest",
+    "IterationUsage",
+    "ReadyParams",
+    "RetryParams",
+    "StateChangeParams",
+    "ToolCallParams",
+    "ToolCallSummary",
+    "ToolDeniedParams",
+    "ToolOutcome",
+    "ToolOutputParams",
+    "ToolResultParams",
+    "TurnEvent",
+    "UsageParams",
+    "UsageTotals",
+]

@@ -1,0 +1,88 @@
+"""`prompt` and `approvalResponse`: params, result, and how a provider failure is told."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from rho_rpc.protocol.base import TURN_ID, Params, Result, Wire
+
+
+class PromptParams(Params):
+    """`prompt`: run a user message through the agent, or steer the running turn."""
+
+    message: str = Field(min_length=1, description="The user's message (must not be empty).")
+    steer: bool = Field(
+        False,
+        description="Steer the running prompt: answered at once with {turnId} (the turn it "
+        "steers); the message becomes a "
+        "user turn at the next tool-batch seam, or one more round if the model has just "
+        "answered. Refused (-32002) when no prompt is running.",
+    )
+
+
+class ProviderFailureInfo(Wire):
+    """Why the model could not be reached or refused the request (the one shape of every
+    provider failure: a refused connection, an unknown host, a TLS error, a timeout, an error
+    status, a malformed stream, a retry budget used up)."""
+
+    kind: str = Field(
+        description='"connect" (no connection), "http" (an error status), "timeout" (no '
+        'answer in time), "stream" (an error in or a break of the stream) or "decode" (a '
+        "body or stream rho cannot read); a provider plugin may use another word."
+    )
+    reason: str | None = Field(
+        None,
+        description='For "connect": "refused", "dns" (the host name does not exist), '
+        '"dns_temporary", "tls", "timeout", "unreachable", "closed" (dropped before a '
+        'response) or "invalid_url".',
+    )
+    provider: str = Field(description="The provider's name.")
+    endpoint: str = Field(description="The endpoint URL, credentials masked.")
+    status: int | None = Field(None, description="The HTTP status, when one came.")
+    attempts: int = Field(description="Requests sent: 1 plus the retries.")
+    retryable: bool = Field(description="Whether sending the prompt again later may work.")
+    hint: str = Field(
+        description="What to do, fitting how the provider was chosen (--endpoint, a "
+        "[[providers]] entry or rho's default endpoint)."
+    )
+
+
+class PromptResult(Result):
+    """`prompt` result: `reply` when the turn ended, `error` when it failed (see agent/error);
+    a steering prompt is answered at once with only the `turnId` of the turn it steers."""
+
+    reply: str | None = Field(
+        None, description="The assistant's final text, as streamed in message/delta and stored."
+    )
+    reasoning: str | None = Field(
+        None,
+        description="The reasoning behind that reply, with [agent] show_reasoning = true and "
+        "when the model sent some.",
+    )
+    error: str | None = None
+    failure: ProviderFailureInfo | None = Field(
+        None,
+        description="With `error`, when the model could not be reached or refused the request.",
+    )
+    turnId: str | None = Field(
+        None, description=TURN_ID + " Absent only when the prompt failed before its turn began."
+    )
+
+
+class ApprovalResponseParams(Params):
+    """`approvalResponse`: answer the pending `approval/request` named by `approvalId`."""
+
+    approvalId: str = Field(
+        description="The approvalId of the approval/request being answered. Required: a "
+        "response without it, or naming an approval that is not pending (already answered, "
+        "cancelled, or never asked), is an error and approves nothing."
+    )
+    approved: bool = Field(description="True runs the tool call; false denies it.")
+    message: str | None = Field(
+        None,
+        description="With approved=false: redirect — the tool batch is abandoned and this text "
+        "becomes a new user turn.",
+    )
+
+
+__all__ = ["ApprovalResponseParams", "PromptParams", "PromptResult", "ProviderFailureInfo"]

@@ -1,0 +1,80 @@
+"""`getState`: the state result, how commands are confined, the tool definitions' share."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from rho_rpc.protocol.base import Result, Wire
+
+
+class SandboxInfo(Wire):
+    """How the commands rho runs for the model are confined."""
+
+    mode: Literal["confined", "unconfined", "off", "refused"] = Field(
+        description='"confined" (by `backend`), "unconfined" (no sandbox backend works here: '
+        'see `problem` and `fix`), "off" ([sandbox] mode = "off") or "refused" (no backend '
+        "works and [sandbox] require = true: commands do not run)."
+    )
+    backend: str | None = Field(None, description='The sandbox in use, e.g. "bubblewrap".')
+    network: bool | list[str] = Field(
+        False, description="Whether commands may use the network (or the hosts they may reach)."
+    )
+    writable: list[str] = Field(
+        default_factory=list, description="Granted writable paths besides the project."
+    )
+    pendingWritable: list[str] = Field(
+        default_factory=list,
+        description="Configured writable paths not yet granted: the next command asks for "
+        "approval, and approving it grants them for this project.",
+    )
+    problem: str | None = Field(None, description="Why commands are not confined.")
+    fix: str | None = Field(None, description="What would confine them.")
+
+
+class PackToolTokens(Wire):
+    """The tool definitions one plugin contributes."""
+
+    plugin: str = Field(description="The plugin (its registered name).")
+    tokens: int = Field(description="Estimated tokens of its tool definitions.")
+    tools: int = Field(description="How many tools it contributes.")
+
+
+class ToolDefinitionsInfo(Wire):
+    """How much of the prompt budget the tool definitions take (sent with every request)."""
+
+    tokens: int = Field(
+        description="Estimated tokens of every tool definition (at the model's calibrated "
+        "bytes per token, as fitting counts them)."
+    )
+    promptBudget: int = Field(description="Context window minus completion reserve.")
+    overHalf: bool = Field(description="Whether they alone take more than half of it.")
+    packs: list[PackToolTokens] = Field(description="Per contributing plugin, biggest first.")
+    warning: str | None = Field(
+        None,
+        description="When overHalf: the warning rho also gives on stderr (once), naming the "
+        "biggest packs.",
+    )
+
+
+class GetStateResult(Result):
+    """`getState` result."""
+
+    model: str
+    provider: str
+    cwd: str
+    messageCount: int
+    sessionId: str
+    sessionPath: str = Field(description='The session file; "" for an in-memory session.')
+    busy: bool = Field(description="Whether a prompt is running.")
+    phase: str | None = Field(
+        None, description="Phase of work of the current or last prompt (exploration, execution, …)."
+    )
+    sandbox: SandboxInfo = Field(description="How commands run for the model are confined.")
+    toolDefinitions: ToolDefinitionsInfo = Field(
+        description="How much of the prompt budget the tool definitions take."
+    )
+
+
+__all__ = ["GetStateResult", "PackToolTokens", "SandboxInfo", "ToolDefinitionsInfo"]
