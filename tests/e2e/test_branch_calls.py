@@ -138,15 +138,26 @@ def test_fork_session_closes_the_calls_in_the_fork_only(
     parent = Path(rho.call("getState")["result"]["sessionPath"])
     assert rho.finish() == 0
     before = parent.read_bytes()
-    for name, closed in TARGETS.items():
-        forked = start_scripted(start_rho, server, "--session", str(parent))
+    # One rho, started on the parent with `--session`, serves every target: before each fork
+    # it resumes the parent from its file, as a rho started with `--session` would, and each
+    # fork is resumed from its file too. The last fork is also resumed by a fresh process.
+    forked = start_scripted(start_rho, server, "--session", str(parent))
+    for index, (name, closed) in enumerate(TARGETS.items()):
+        if index:
+            resumed = forked.call("resumeSession", {"path": str(parent)})["result"]
+            assert resumed["path"] == str(parent), name
         fork = forked.call("forkSession", {"entryId": ids[name]})["result"]
         assert fork["closedCalls"] == closed, name
         assert (fork["leafId"] == ids[name]) is (closed == 0), name
         messages = prompt_and_check(forked, server, f"in the fork at {name}")
         assert len(cancelled_ids(messages)) == closed, name
-        assert forked.finish() == 0
         assert parent.read_bytes() == before  # the parent is untouched
-        resumed = start_scripted(start_rho, server, "--session", fork["path"])
-        prompt_and_check(resumed, server, f"the fork at {name} resumed")
-        assert resumed.finish() == 0
+        assert (
+            forked.call("resumeSession", {"path": fork["path"]})["result"]["path"] == fork["path"]
+        )
+        prompt_and_check(forked, server, f"the fork at {name} resumed")
+    assert forked.finish() == 0
+    assert parent.read_bytes() == before
+    resumed = start_scripted(start_rho, server, "--session", fork["path"])
+    prompt_and_check(resumed, server, f"the fork at {name} resumed again")
+    assert resumed.finish() == 0

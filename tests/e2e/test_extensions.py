@@ -852,7 +852,7 @@ export default {
     async execute(args: string) {
       calls += 1;
       const { mode } = JSON.parse(args);
-      if (mode === "eat") { const a: string[] = []; while (true) a.push("x".repeat(1 << 20) + a.length); }
+      if (mode === "eat") { const a: number[][] = []; while (true) a.push(new Array(1 << 20).fill(a.length)); }
       if (mode === "spin") { await 0; while (true) {} }
       return `call ${calls} of this isolate`;
     } }],
@@ -867,9 +867,10 @@ def test_a_stopped_extension_restarts_on_its_next_call_a_bounded_number_of_times
     _user_extension(home, "phoenix.ts", RESTARTING)
     (home / ".rho" / "config.toml").write_text(
         '[extensions.per_extension."phoenix"]\n'
-        # The time limit leaves the memory eater ample time to reach its limit on a loaded
-        # machine; the spinning call still meets it.
-        "max_memory_mb = 32\nmax_execution_time_s = 10\nmax_restarts = 2\n"
+        # The memory eater fills 8 MB arrays, reaching its limit in a few of them (~0.1 s
+        # here): the time limit leaves it ample time on a loaded machine, and the spinning
+        # call, which burns CPU until the limit, still meets it.
+        "max_memory_mb = 32\nmax_execution_time_s = 5\nmax_restarts = 2\n"
     )
     modes = ["ok", "ok", "eat", "ok", "spin", "ok", "eat"]
     server.add(*(tool_call_reply("phoenix", {"mode": m}) for m in modes), text_reply("done"))
@@ -890,7 +891,7 @@ def test_a_stopped_extension_restarts_on_its_next_call_a_bounded_number_of_times
     assert "(1 restart left" in results[4][1]
     assert not after_spin[0] and after_spin[1].startswith(
         "[extension 'phoenix' was restarted with a fresh isolate (restart 2 of 2 this session): "
-        "extension 'phoenix' ran longer than 10 s"
+        "extension 'phoenix' ran longer than 5 s"
     )
     assert after_spin[1].endswith("]\ncall 1 of this isolate")
     assert results[6][0] and "already restarted 2 times (max_restarts)" in results[6][1]

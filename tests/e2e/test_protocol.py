@@ -44,23 +44,25 @@ def test_invalid_utf8_is_a_parse_error(rho: RhoProcess) -> None:
     assert rho.read()["error"]["code"] == -32700
 
 
-@pytest.mark.parametrize(
-    ("message", "expected_id"),
-    [
-        ({"method": "getState", "id": 7}, 7),  # no jsonrpc
-        ({"jsonrpc": "1.0", "method": "getState", "id": "a"}, "a"),
-        ({"jsonrpc": "2.0", "method": 5, "id": 8}, 8),
-        ({"jsonrpc": "2.0", "id": 9}, 9),  # no method
-        ({"jsonrpc": "2.0", "method": "getState", "id": {"x": 1}}, None),  # bad id type
-        ({"jsonrpc": "2.0", "method": "getState", "id": True}, None),
-        ({"jsonrpc": "2.0", "method": "getState", "params": "str", "id": 10}, 10),
-    ],
-)
-def test_invalid_requests(rho: RhoProcess, message: dict[str, object], expected_id: object) -> None:
-    rho.send(message)
-    response = rho.read()
-    assert response["error"]["code"] == -32600
-    assert response["id"] == expected_id
+_INVALID_REQUESTS = [
+    ({"method": "getState", "id": 7}, 7),  # no jsonrpc
+    ({"jsonrpc": "1.0", "method": "getState", "id": "a"}, "a"),
+    ({"jsonrpc": "2.0", "method": 5, "id": 8}, 8),
+    ({"jsonrpc": "2.0", "id": 9}, 9),  # no method
+    ({"jsonrpc": "2.0", "method": "getState", "id": {"x": 1}}, None),  # bad id type
+    ({"jsonrpc": "2.0", "method": "getState", "id": True}, None),
+    ({"jsonrpc": "2.0", "method": "getState", "params": "str", "id": 10}, 10),
+]
+
+
+def test_invalid_requests(rho: RhoProcess) -> None:
+    # One rho answers every case in turn, each checked as it comes (a rho per case
+    # cost ~0.7 s of CPU each).
+    for message, expected_id in _INVALID_REQUESTS:
+        rho.send(message)
+        response = rho.read()
+        assert response["error"]["code"] == -32600
+        assert response["id"] == expected_id
 
 
 def test_non_object_message_is_invalid(rho: RhoProcess) -> None:
@@ -83,41 +85,43 @@ def test_notifications_get_no_response_even_when_unknown(rho: RhoProcess) -> Non
     assert [m for m in rho.seen if "id" in m] == [response]
 
 
-@pytest.mark.parametrize(
-    ("params", "fragment"),
-    [
-        ({}, "message"),
-        ({"message": 5}, "message"),
-        ({"message": ""}, "message"),
-        ({"message": "   "}, "blank"),
-        ({"message": "hi", "steer": "yes"}, "steer"),
-    ],
-)
-def test_invalid_params(rho: RhoProcess, params: dict[str, object], fragment: str) -> None:
-    response = rho.call("prompt", params)
-    assert response["error"]["code"] == -32602
-    assert fragment in response["error"]["message"]
+_INVALID_PARAMS = [
+    ({}, "message"),
+    ({"message": 5}, "message"),
+    ({"message": ""}, "message"),
+    ({"message": "   "}, "blank"),
+    ({"message": "hi", "steer": "yes"}, "steer"),
+]
 
 
-@pytest.mark.parametrize(
-    ("method", "params", "message"),
-    [
-        ("prompt", {"message": "x", "stear": True},
-         "Invalid params: stear: unknown param (did you mean 'steer'?)"),
-        ("getTree", {"limt": 5}, "Invalid params: limt: unknown param (did you mean 'limit'?)"),
-        ("getState", {"verbose": True},
-         "Invalid params: verbose: unknown param: the method takes no params"),
-        ("approvalResponse", {"approvalId": "a", "approved": False, "mesage": "no"},
-         "Invalid params: mesage: unknown param (did you mean 'message'?)"),
-    ],
-)  # fmt: skip
-def test_an_unknown_param_is_refused_naming_it(
-    rho: RhoProcess, method: str, params: dict[str, object], message: str
-) -> None:
-    error = rho.call(method, params)["error"]
-    assert error["code"] == -32602
-    assert error["message"] == message
-    assert not [m for m in rho.seen if m.get("method") == "agent/start"]
+def test_invalid_params(rho: RhoProcess) -> None:
+    # One rho answers every case in turn, each checked as it comes (a rho per case
+    # cost ~0.7 s of CPU each).
+    for params, fragment in _INVALID_PARAMS:
+        response = rho.call("prompt", params)
+        assert response["error"]["code"] == -32602
+        assert fragment in response["error"]["message"]
+
+
+_UNKNOWN_PARAMS = [
+    ("prompt", {"message": "x", "stear": True},
+     "Invalid params: stear: unknown param (did you mean 'steer'?)"),
+    ("getTree", {"limt": 5}, "Invalid params: limt: unknown param (did you mean 'limit'?)"),
+    ("getState", {"verbose": True},
+     "Invalid params: verbose: unknown param: the method takes no params"),
+    ("approvalResponse", {"approvalId": "a", "approved": False, "mesage": "no"},
+     "Invalid params: mesage: unknown param (did you mean 'message'?)"),
+]  # fmt: skip
+
+
+def test_an_unknown_param_is_refused_naming_it(rho: RhoProcess) -> None:
+    # One rho answers every case in turn, each checked as it comes (a rho per case
+    # cost ~0.7 s of CPU each).
+    for method, params, message in _UNKNOWN_PARAMS:
+        error = rho.call(method, params)["error"]
+        assert error["code"] == -32602
+        assert error["message"] == message
+        assert not [m for m in rho.seen if m.get("method") == "agent/start"]
 
 
 def test_positional_params_are_refused(rho: RhoProcess) -> None:
@@ -329,26 +333,28 @@ def test_a_prompt_with_a_lone_surrogate_does_not_break_later_prompts(start_rho) 
         _assert_clean_exit(rho)
 
 
-@pytest.mark.parametrize(
-    ("line", "fragment"),
-    [
-        (b'{"jsonrpc":"2.0","method":"getState","id":NaN}', "NaN"),
-        (b'{"jsonrpc":"2.0","method":"getState","id":Infinity}', "Infinity"),
-        (b'{"jsonrpc":"2.0","method":"getState","id":-Infinity}', "-Infinity"),
-        (b'{"jsonrpc":"2.0","method":"getState","id":1e400}', "1e400"),
-        (b'{"jsonrpc":"2.0","method":"getState","id":-1E+999}', "-1E+999"),
-        (b'{"jsonrpc":"2.0","method":"getState","id":1,"params":{"x":[2.5e308]}}', "2.5e308"),
-        (b'[{"jsonrpc":"2.0","method":"getState","id":NaN}]', "NaN"),
-        (b'[{"jsonrpc":"2.0","method":"getState","id":1e400}]', "1e400"),
-    ],
-)
-def test_non_standard_numbers_are_parse_errors(rho: RhoProcess, line: bytes, fragment: str) -> None:
-    rho.send_raw(line + b"\n")
-    response = rho.read()
-    assert isinstance(response, dict) and response["id"] is None
-    assert response["error"]["code"] == -32700
-    assert fragment in response["error"]["message"]
-    assert "result" in rho.call("getState")
+_NON_STANDARD_NUMBERS = [
+    (b'{"jsonrpc":"2.0","method":"getState","id":NaN}', "NaN"),
+    (b'{"jsonrpc":"2.0","method":"getState","id":Infinity}', "Infinity"),
+    (b'{"jsonrpc":"2.0","method":"getState","id":-Infinity}', "-Infinity"),
+    (b'{"jsonrpc":"2.0","method":"getState","id":1e400}', "1e400"),
+    (b'{"jsonrpc":"2.0","method":"getState","id":-1E+999}', "-1E+999"),
+    (b'{"jsonrpc":"2.0","method":"getState","id":1,"params":{"x":[2.5e308]}}', "2.5e308"),
+    (b'[{"jsonrpc":"2.0","method":"getState","id":NaN}]', "NaN"),
+    (b'[{"jsonrpc":"2.0","method":"getState","id":1e400}]', "1e400"),
+]
+
+
+def test_non_standard_numbers_are_parse_errors(rho: RhoProcess) -> None:
+    # One rho answers every case in turn, each checked as it comes (a rho per case
+    # cost ~0.7 s of CPU each).
+    for line, fragment in _NON_STANDARD_NUMBERS:
+        rho.send_raw(line + b"\n")
+        response = rho.read()
+        assert isinstance(response, dict) and response["id"] is None
+        assert response["error"]["code"] == -32700
+        assert fragment in response["error"]["message"]
+        assert "result" in rho.call("getState")
     _assert_clean_exit(rho)
 
 
@@ -434,46 +440,61 @@ def _raw_reply(rho: RhoProcess, line: bytes) -> bytes:
     return rho.raw[-1].rstrip(b"\n")
 
 
-@pytest.mark.parametrize(
-    "id_text",
-    [
-        b"7",
-        b"0",
-        b"-12",
-        b'"x"',
-        b"null",
-        b"123456789012345678901234567890",  # past 64 bits: echoed digit for digit
-        b"-98765432109876543210987654321",
-        b"9" * 4000,
-    ],
-)
-def test_an_id_is_echoed_exactly_as_written(rho: RhoProcess, id_text: bytes) -> None:
-    reply = _raw_reply(rho, b'{"jsonrpc":"2.0","method":"getState","id":' + id_text + b"}")
-    assert b'"result"' in reply and reply.endswith(b',"id":' + id_text + b"}")
-    # In an error response for malformed params too.
-    line = b'{"jsonrpc":"2.0","method":"setModel","params":{"model":5},"id":' + id_text + b"}"
-    reply = _raw_reply(rho, line)
-    assert b'"code":-32602' in reply and reply.endswith(b',"id":' + id_text + b"}")
+_ECHOED_IDS = [
+    b"7",
+    b"0",
+    b"-12",
+    b'"x"',
+    b"null",
+    b"123456789012345678901234567890",  # past 64 bits: echoed digit for digit
+    b"-98765432109876543210987654321",
+    b"9" * 4000,
+]
+
+
+def test_an_id_is_echoed_exactly_as_written(rho: RhoProcess) -> None:
+    # One rho answers every case in turn, each checked as it comes (a rho per case
+    # cost ~0.7 s of CPU each).
+    for id_text in _ECHOED_IDS:
+        reply = _raw_reply(rho, b'{"jsonrpc":"2.0","method":"getState","id":' + id_text + b"}")
+        assert b'"result"' in reply and reply.endswith(b',"id":' + id_text + b"}")
+        # In an error response for malformed params too.
+        line = b'{"jsonrpc":"2.0","method":"setModel","params":{"model":5},"id":' + id_text + b"}"
+        reply = _raw_reply(rho, line)
+        assert b'"code":-32602' in reply and reply.endswith(b',"id":' + id_text + b"}")
     _assert_clean_exit(rho)
 
 
-@pytest.mark.parametrize(
-    "id_text",
-    [b"1e-400", b"1.0", b"1E2", b"1e+2", b"-0", b"-0.0", b"0.5", b"2.5E-3", b"1e308", b"-1.5"],
-)
-def test_an_id_that_cannot_be_echoed_as_written_is_refused(rho: RhoProcess, id_text: bytes) -> None:
-    for line in (
-        b'{"jsonrpc":"2.0","method":"getState","id":' + id_text + b"}",
-        # The id's problem comes first, whatever else is wrong.
-        b'{"jsonrpc":"2.0","method":"setModel","params":{"model":5},"id":' + id_text + b"}",
-        b'{"jsonrpc":"2.0","method":"getState","params":"str","id":' + id_text + b"}",
-    ):
-        reply = _raw_reply(rho, line)
-        response = json.loads(reply)
-        assert response["id"] is None and reply.endswith(b',"id":null}')
-        assert response["error"]["code"] == -32600
-        assert "id must be a string, null or an integer" in response["error"]["message"]
-    assert "result" in rho.call("getState")
+_UNECHOABLE_IDS = [
+    b"1e-400",
+    b"1.0",
+    b"1E2",
+    b"1e+2",
+    b"-0",
+    b"-0.0",
+    b"0.5",
+    b"2.5E-3",
+    b"1e308",
+    b"-1.5",
+]
+
+
+def test_an_id_that_cannot_be_echoed_as_written_is_refused(rho: RhoProcess) -> None:
+    # One rho answers every case in turn, each checked as it comes (a rho per case
+    # cost ~0.7 s of CPU each).
+    for id_text in _UNECHOABLE_IDS:
+        for line in (
+            b'{"jsonrpc":"2.0","method":"getState","id":' + id_text + b"}",
+            # The id's problem comes first, whatever else is wrong.
+            b'{"jsonrpc":"2.0","method":"setModel","params":{"model":5},"id":' + id_text + b"}",
+            b'{"jsonrpc":"2.0","method":"getState","params":"str","id":' + id_text + b"}",
+        ):
+            reply = _raw_reply(rho, line)
+            response = json.loads(reply)
+            assert response["id"] is None and reply.endswith(b',"id":null}')
+            assert response["error"]["code"] == -32600
+            assert "id must be a string, null or an integer" in response["error"]["message"]
+        assert "result" in rho.call("getState")
     _assert_clean_exit(rho)
 
 
@@ -492,48 +513,48 @@ def test_ids_in_a_batch_are_echoed_exactly_or_refused(rho: RhoProcess) -> None:
     _assert_clean_exit(rho)
 
 
-@pytest.mark.parametrize(
-    ("line", "expected_id", "key"),
-    [
-        (b'{"jsonrpc":"2.0","method":"getState","method":"prompt","id":3}', 3, "method"),
-        (b'{"jsonrpc":"2.0","id":1,"id":2,"method":"getState"}', None, "id"),
-        (b'{"jsonrpc":"2.0","id":1,"method":"getState","id":1}', None, "id"),  # same value
-        (b'{"jsonrpc":"2.0","jsonrpc":"2.0","id":6,"method":"getState"}', 6, "jsonrpc"),
-        (b'{"jsonrpc":"2.0","id":7,"method":"getState","\\u006dethod":"getState"}', 7, "method"),
-        (
-            b'{"jsonrpc":"2.0","id":4,"method":"setModel","params":{"model":"a","model":"b"}}',
-            4,
-            "model",
-        ),
-        (
-            b'{"jsonrpc":"2.0","id":"n","method":"getTree","params":{"x":[{"k":{"a":1,"a":1}}]}}',
-            "n",
-            "a",
-        ),
-        (b'{"jsonrpc":"2.0","id":8,"method":"getState","params":{},"params":{}}', 8, "params"),
-        (
-            b'{"jsonrpc":"2.0","id":"\\ud800","method":"getState","extra":{"b":1,"b":2}}',
-            "\ufffd",
-            "b",
-        ),
-        (b'{"jsonrpc":"2.0","method":"getState","method":"abort"}', None, "method"),  # notification
-        # Two keys that differ only in lone surrogates become one key once they are replaced.
-        (
-            b'{"jsonrpc":"2.0","id":10,"method":"getState","params":{"\\ud800":1,"\\udc00":2}}',
-            10,
-            "\ufffd",
-        ),
-        (b'{"jsonrpc":"2.0","method":"nope","id":9,"params":{"a":1,"a":2}}', 9, "a"),
-    ],
-)
-def test_a_repeated_key_is_refused_with_the_right_id(
-    rho: RhoProcess, line: bytes, expected_id: object, key: str
-) -> None:
-    response = json.loads(_raw_reply(rho, line))
-    assert response["id"] == expected_id
-    assert response["error"]["code"] == -32600
-    assert f"the key {key!r} appears more than once" in response["error"]["message"]
-    assert "result" in rho.call("getState")
+_REPEATED_KEYS = [
+    (b'{"jsonrpc":"2.0","method":"getState","method":"prompt","id":3}', 3, "method"),
+    (b'{"jsonrpc":"2.0","id":1,"id":2,"method":"getState"}', None, "id"),
+    (b'{"jsonrpc":"2.0","id":1,"method":"getState","id":1}', None, "id"),  # same value
+    (b'{"jsonrpc":"2.0","jsonrpc":"2.0","id":6,"method":"getState"}', 6, "jsonrpc"),
+    (b'{"jsonrpc":"2.0","id":7,"method":"getState","\\u006dethod":"getState"}', 7, "method"),
+    (
+        b'{"jsonrpc":"2.0","id":4,"method":"setModel","params":{"model":"a","model":"b"}}',
+        4,
+        "model",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":"n","method":"getTree","params":{"x":[{"k":{"a":1,"a":1}}]}}',
+        "n",
+        "a",
+    ),
+    (b'{"jsonrpc":"2.0","id":8,"method":"getState","params":{},"params":{}}', 8, "params"),
+    (
+        b'{"jsonrpc":"2.0","id":"\\ud800","method":"getState","extra":{"b":1,"b":2}}',
+        "\ufffd",
+        "b",
+    ),
+    (b'{"jsonrpc":"2.0","method":"getState","method":"abort"}', None, "method"),  # notification
+    # Two keys that differ only in lone surrogates become one key once they are replaced.
+    (
+        b'{"jsonrpc":"2.0","id":10,"method":"getState","params":{"\\ud800":1,"\\udc00":2}}',
+        10,
+        "\ufffd",
+    ),
+    (b'{"jsonrpc":"2.0","method":"nope","id":9,"params":{"a":1,"a":2}}', 9, "a"),
+]
+
+
+def test_a_repeated_key_is_refused_with_the_right_id(rho: RhoProcess) -> None:
+    # One rho answers every case in turn, each checked as it comes (a rho per case
+    # cost ~0.7 s of CPU each).
+    for line, expected_id, key in _REPEATED_KEYS:
+        response = json.loads(_raw_reply(rho, line))
+        assert response["id"] == expected_id
+        assert response["error"]["code"] == -32600
+        assert f"the key {key!r} appears more than once" in response["error"]["message"]
+        assert "result" in rho.call("getState")
     _assert_clean_exit(rho)
 
 

@@ -239,52 +239,56 @@ def test_retry_after_is_respected(start_rho, project: Path, server: ScriptedServ
     assert time.monotonic() - started >= 0.95
 
 
-@pytest.mark.parametrize(
-    ("reply", "fragments"),
-    [
-        (ErrorReply(401, {"error": {"message": "bad key"}}), ["scripted", "401", "bad key"]),
-        (RawReply(200, b"<html>hi</html>", "text/html"), ["scripted", "text/html"]),
-        (SSEReply(['{"choices": [{"delta": {"content": "x"']), ["scripted"]),
-        (
-            SSEReply(
-                [
-                    {
-                        "choices": [
-                            {
-                                "index": 0,
-                                "delta": {
-                                    "tool_calls": [
-                                        {"index": 0, "id": "c", "function": {"arguments": "{}"}}
-                                    ]
-                                },
-                            }
-                        ]
-                    }
-                ]
-            ),
-            ["scripted", "name"],
+# (what the server answers, what the error names)
+PROVIDER_FAILURES = [
+    (ErrorReply(401, {"error": {"message": "bad key"}}), ["scripted", "401", "bad key"]),
+    (RawReply(200, b"<html>hi</html>", "text/html"), ["scripted", "text/html"]),
+    (SSEReply(['{"choices": [{"delta": {"content": "x"']), ["scripted"]),
+    (
+        SSEReply(
+            [
+                {
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {
+                                "tool_calls": [
+                                    {"index": 0, "id": "c", "function": {"arguments": "{}"}}
+                                ]
+                            },
+                        }
+                    ]
+                }
+            ]
         ),
-    ],
-    ids=["4xx", "html", "truncated-json", "nameless-tool-call"],
-)
+        ["scripted", "name"],
+    ),
+]
+
+
 def test_provider_failures_are_clear_agent_errors(
-    start_rho, project: Path, server: ScriptedServer, reply, fragments
+    start_rho, project: Path, server: ScriptedServer
 ) -> None:  # type: ignore[no-untyped-def]
+    # One rho meets every failure in turn, a prompt each (a rho per failure cost ~0.7 s of
+    # CPU each); each turn's error is checked as it comes and in the session file.
     _config(project, _provider_config(server) + "\n[agent]\nretry_budget = 0\n")
-    server.add(reply)
     rho = start_rho()
     _ready(rho)
     path = Path(rho.call("getState")["result"]["sessionPath"])
-    error = rho.call("prompt", {"message": "x"})["result"]["error"]
-    assert all(fragment in error for fragment in fragments), error
-    assert _params(rho, "agent/error")[0]["error"] == error
-    assert rho.call("getState")["result"]["busy"] is False
+    errors: list[str] = []
+    for index, (reply, fragments) in enumerate(PROVIDER_FAILURES):
+        server.add(reply)
+        error = rho.call("prompt", {"message": "x"})["result"]["error"]
+        assert all(fragment in error for fragment in fragments), error
+        assert _params(rho, "agent/error")[index]["error"] == error
+        assert rho.call("getState")["result"]["busy"] is False
+        errors.append(error)
     assert rho.finish() == 0
     assert "Traceback" not in rho.stderr_text()
     turn_errors = [
         json.loads(line) for line in path.read_text().splitlines() if "rho.turn_error.v1" in line
     ]
-    assert turn_errors[0]["payload"]["Custom"]["data"]["error"] == error
+    assert [e["payload"]["Custom"]["data"]["error"] for e in turn_errors] == errors
 
 
 def test_empty_200_with_no_choices_counts_as_empty(

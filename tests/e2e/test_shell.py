@@ -203,13 +203,21 @@ TEXT_AS_CODE = [
 ]
 
 
-@pytest.mark.parametrize(("line", "why"), TEXT_AS_CODE)
 def test_text_that_becomes_code_is_refused_and_nothing_runs(
-    start_rho, server: ScriptedServer, project: Path, line: str, why: str
+    start_rho, server: ScriptedServer, project: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    rho = start(start_rho, server, {"command": f"touch ran\n{line}"})
-    result = run_tool(rho)
-    assert result["is_error"] is True
-    assert result["output"].startswith("run_command: command denied: ")
-    assert why in result["output"]
-    assert not (project / "ran").exists()
+    # One rho runs every case in turn, each a prompt of its own (a rho per case cost ~0.7 s
+    # of CPU each).
+    for line, _ in TEXT_AS_CODE:
+        server.add(tool_call_reply("run_command", {"command": f"touch ran\n{line}"}))
+        server.add(text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    for line, why in TEXT_AS_CODE:
+        prompt = rho.request("prompt", {"message": "go"})
+        rho.answer_approval(rho.notification("approval/request")["params"])
+        result = rho.notification("tool/result")["params"]
+        assert result["is_error"] is True, line
+        assert result["output"].startswith("run_command: command denied: "), line
+        assert why in result["output"], line
+        rho.wait_for(lambda m, prompt=prompt: m.get("id") == prompt and "method" not in m)
+        assert not (project / "ran").exists(), line

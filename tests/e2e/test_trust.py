@@ -217,9 +217,15 @@ def test_concurrent_trust_runs_keep_every_entry(tmp_path: Path, home: Path) -> N
 
 
 def test_concurrent_revokes_and_trusts_each_take_effect(tmp_path: Path, home: Path) -> None:
+    from rho_kernel.security import TrustStore
+
     old = _projects(tmp_path, 6, "old")
+    # The trusts to revoke are recorded as `rho trust` records them (tested above), without
+    # a process each: what is under test is the concurrent runs below.
     for root in old:
-        assert _rho_trust(cwd=root, home=home).returncode == 0
+        config = root / ".rho" / "config.toml"
+        TrustStore.load(home).trust(root, ".rho/config.toml", config.read_bytes())
+    assert _trusted_roots(home) == sorted(str(root) for root in old)
     new = _projects(tmp_path, 6, "new")
     runs = [(["trust", "--revoke"], root) for root in old[::2]]
     runs += [(["trust"], root) for root in new]

@@ -62,7 +62,19 @@ def test_tool_outline_prefers_the_tools_own_and_falls_back_to_generic() -> None:
     assert len(tool_outline(long, "long", {"a": "b"}, result)) == 200
 
 
-@given(st.dictionaries(st.text(max_size=30), st.recursive(st.none() | st.text(), st.lists)))
+# `shrink_arguments` keeps at most 8 keys and replaces a list by its size, so nesting deeper than
+# a few leaves and more than a dozen keys reach no other branch: bounding them keeps every
+# branch (lists, more keys than kept, caps of 48 and 160 bytes) and spares drawing thousands
+# of leaves per example, which was nearly all of this test's time. Strings longer than the
+# 12 and 40 characters kept are drawn on purpose (plain `st.text()` rarely reaches them).
+_ARGUMENTS = st.dictionaries(
+    st.text(max_size=30),
+    st.recursive(st.none() | st.text() | st.text(min_size=13, max_size=80), st.lists, max_leaves=8),
+    max_size=12,
+)
+
+
+@given(_ARGUMENTS)
 def test_shrunk_arguments_are_valid_json_within_the_cap(value: dict[str, Any]) -> None:
     raw = json.dumps(value)
     for level in (OUTLINE, SUMMARY):
