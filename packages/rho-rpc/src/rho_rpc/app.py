@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rho_kernel.rpc import RpcMethod
 from rho_kernel.session.stats import warm_estimates
 from rho_rpc.deferred import DeferredMethod
+from rho_rpc import startup_gc
 from rho_rpc.diagnostics import report
 from rho_rpc.method_registry import collect_methods
 from rho_rpc.peer import RpcPeer
@@ -61,6 +62,7 @@ async def serve(runtime: Runtime) -> None:
     """Announce `ready`, answer requests until end of input, then shut down cleanly."""
     server, peer = _start(runtime)
     _announce_ready(runtime, server)
+    startup_gc.resume()
     client = _ClientInput(peer)
 
     def on_signal() -> None:

@@ -133,6 +133,9 @@ def flag_problem(args: argparse.Namespace) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `rho` console script; returns the exit code."""
+    from rho_rpc import startup_gc
+
+    startup_gc.pause()  # resumed once `ready` is sent (or never: the process is about to exit)
     # pydantic's own plugin discovery scans every installed distribution on first model
     # creation; rho uses none, and the scan would sit on the startup path.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
