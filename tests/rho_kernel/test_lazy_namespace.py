@@ -17,7 +17,24 @@ from rho_kernel.lazy import exports_of, lazy_exports
 SRC = Path(rho_kernel.__file__).resolve().parent
 
 #: The packages whose `__init__` resolves its names lazily.
-LAZY_PACKAGES = ["rho_kernel"]
+LAZY_PACKAGES = [
+    "rho_kernel",
+    *(
+        f"rho_kernel.{name}"
+        for name in (
+            "compaction",
+            "config",
+            "confinement",
+            "context",
+            "loop",
+            "process",
+            "providers",
+            "security",
+            "session",
+            "tools",
+        )
+    ),
+]
 
 
 def _fresh_modules(code: str) -> list[str]:
