@@ -21,11 +21,12 @@ if TYPE_CHECKING:
         unknown_strategy_message,
         write_branch,
     )
-    from rho_kernel.compaction.llm import LlmStrategy, transcript
-    from rho_kernel.compaction.mechanical import MechanicalStrategy, mechanical_summary
+    from rho_kernel.compaction.llm import transcript
+    from rho_kernel.compaction.mechanical import mechanical_summary
     from rho_kernel.compaction.model import model_call
     from rho_kernel.compaction.plan import CompactionPlan, plan_compaction, split_turns
     from rho_kernel.compaction.registry import DuplicateStrategy, collect_strategies
+    from rho_kernel.compaction.strategies import LlmStrategy, MechanicalStrategy
     from rho_kernel.loop.compaction import (
         CompactionModelUnavailable,
         CompactionRequest,
@@ -44,8 +45,9 @@ _ORIGIN = exports_of(
             "unknown_strategy_message",
             "write_branch",
         ),
-        "rho_kernel.compaction.llm": ("LlmStrategy", "transcript"),
-        "rho_kernel.compaction.mechanical": ("MechanicalStrategy", "mechanical_summary"),
+        "rho_kernel.compaction.llm": ("transcript",),
+        "rho_kernel.compaction.mechanical": ("mechanical_summary",),
+        "rho_kernel.compaction.strategies": ("LlmStrategy", "MechanicalStrategy"),
         "rho_kernel.compaction.model": ("model_call",),
         "rho_kernel.compaction.plan": ("CompactionPlan", "plan_compaction", "split_turns"),
         "rho_kernel.compaction.registry": ("DuplicateStrategy", "collect_strategies"),
