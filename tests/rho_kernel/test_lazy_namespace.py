@@ -126,3 +126,21 @@ def test_lazy_exports_keeps_a_resolved_name_in_the_namespace() -> None:
         assert vars(module)["dedent"] is textwrap.dedent
     finally:
         del sys.modules["lazy_probe_package"]
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_type_checkers_do_not_see_the_module_getattr(package: str) -> None:
+    """A module `__getattr__` visible to mypy would make every misspelt import type-check."""
+    init = Path(importlib.import_module(package).__file__ or "")
+    seen: list[str] = []
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        hidden = isinstance(node, ast.If) and ast.unparse(node.test) == "not TYPE_CHECKING"
+        for item in ast.walk(node):
+            names = []
+            if isinstance(item, ast.FunctionDef):
+                names = [item.name]
+            elif isinstance(item, ast.Assign):
+                names = [n.id for t in item.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+            if "__getattr__" in names:
+                seen.append("hidden" if hidden else "visible")
+    assert seen == ["hidden"]

@@ -160,14 +160,14 @@ _ORIGIN = exports_of(
         "rho_kernel.tools.registry": ("ToolRegistry",),
     }
 )
-_resolve, __dir__ = lazy_exports(__name__, _ORIGIN)
+if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
+    _resolve, __dir__ = lazy_exports(__name__, _ORIGIN)
 
-
-def __getattr__(name: str) -> Any:
-    if name == "__version__":
-        globals()["__version__"] = version = _installed_version()
-        return version
-    return _resolve(name)
+    def __getattr__(name: str) -> Any:
+        if name == "__version__":
+            globals()["__version__"] = version = _installed_version()
+            return version
+        return _resolve(name)
 
 
 def _installed_version() -> str:

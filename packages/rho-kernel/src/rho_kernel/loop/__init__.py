@@ -36,7 +36,8 @@ _ORIGIN = exports_of(
         "rho_kernel.loop.result": ("AgentError", "AgentResult", "RunUsage", "ToolCallRecord"),
     }
 )
-__getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
+if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
+    __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
 
 __all__ = [
     "EMPTY_REPLY_NUDGE",

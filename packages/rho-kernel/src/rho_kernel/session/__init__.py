@@ -132,7 +132,8 @@ _ORIGIN = exports_of(
         "rho_kernel.session.tree": ("TreeNode", "TreePage", "tree_page"),
     }
 )
-__getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
+if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
+    __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
 
 __all__ = [
     "ATTACHED",
