@@ -513,7 +513,9 @@ def _metadata_identity(dist: Any) -> tuple[str | None, str | None]:
     not text), from one read of its METADATA file."""
     try:
         metadata = dist.metadata if dist is not None else None
-        name, version = (metadata.get("Name"), metadata.get("Version")) if metadata else (None, None)
+        if not metadata:  # no distribution, or an empty METADATA file
+            return None, None
+        name, version = metadata.get("Name"), metadata.get("Version")
     except Exception:  # a broken METADATA file must not stop startup
         return None, None
     return (
