@@ -3,95 +3,182 @@
 A plugin imports everything it uses from here: `from rho_kernel import hookimpl, tool`.
 The names exported by this module (and the test helpers of `rho_kernel.testing`) are rho's
 public API; every other module under `rho_kernel` is internal and may change in any release.
+
+Each name is imported from its module on first use (see `rho_kernel.lazy`), so importing
+this package costs next to nothing and a process loads only the parts of the kernel it uses.
 """
 
-from importlib import metadata as _metadata
+from __future__ import annotations
 
-# Defined before the imports below: kernel modules read it while this package initialises.
-try:  # one version per package: its pyproject's, as installed
-    __version__: str = _metadata.version("rho-kernel")
-except _metadata.PackageNotFoundError:  # a source tree that is not installed
-    __version__ = "0+unknown"
+from typing import TYPE_CHECKING, Any
 
-from rho_kernel.cancel import Cancelled, CancelToken, run_to_completion
-from rho_kernel.compaction import CompactionRequest, CompactionStrategy
-from rho_kernel.config import (
-    Additive,
-    ApprovalMode,
-    ConfigSectionError,
-    NeedsTrust,
-    Replaced,
-    RhoConfig,
-    UserOnly,
-    adds_items,
-    changes,
-    disables,
-    enables,
-    less_strict,
-    load_config,
+from rho_kernel.lazy import exports_of, lazy_exports
+
+if TYPE_CHECKING:
+    __version__: str
+    from rho_kernel.cancel import Cancelled, CancelToken, run_to_completion
+    from rho_kernel.config.loader import load_config
+    from rho_kernel.config.markers import (
+        Additive,
+        NeedsTrust,
+        Replaced,
+        UserOnly,
+        adds_items,
+        changes,
+        disables,
+        enables,
+        less_strict,
+    )
+    from rho_kernel.config.model import ApprovalMode, ConfigSectionError, RhoConfig
+    from rho_kernel.confinement.backend import ConfinementBackend, Problem
+    from rho_kernel.confinement.hints import sandbox_note
+    from rho_kernel.confinement.policy import ConfinementPolicy
+    from rho_kernel.confinement.state import ConfinementRefused
+    from rho_kernel.framing import escape_controls, escape_tags, unescape_tags
+    from rho_kernel.loop.approval import ApprovalDecision, ApprovalGate, ApprovalRequest
+    from rho_kernel.loop.compaction import CompactionRequest, CompactionStrategy
+    from rho_kernel.loop.observer import Observer
+    from rho_kernel.loop.result import (
+        AgentResult,
+        ContextCompacted,
+        ProviderFailure,
+        RequestUsage,
+        UsageContext,
+    )
+    from rho_kernel.messages import ChatMessage, ToolCall
+    from rho_kernel.plugins import PluginHost, hookimpl
+    from rho_kernel.process.runner import ProcessResult, ProcessStartError
+    from rho_kernel.providers.events import (
+        ModelRequest,
+        ModelResponse,
+        ProviderError,
+        ReasoningDelta,
+        StreamEvent,
+        TextDelta,
+    )
+    from rho_kernel.providers.service import LlmService, ServiceCreator, ServiceFactory
+    from rho_kernel.rpc import RpcError, RpcMethod
+    from rho_kernel.runtime import Runtime
+    from rho_kernel.security.errors import (
+        FileTypeError,
+        PathNotFoundError,
+        ProtectedPathError,
+        SandboxError,
+    )
+    from rho_kernel.security.handles import SandboxDir, WriteTarget
+    from rho_kernel.security.key_blocks import KeyBlockLines
+    from rho_kernel.security.protected import PROTECTED_NAMES, protected_name
+    from rho_kernel.security.regular_file import (
+        FileTooLargeError,
+        NotRegularFileError,
+        check_regular,
+        open_regular,
+        read_regular_file,
+    )
+    from rho_kernel.security.sandbox import SandboxRoot
+    from rho_kernel.session.discovery import SessionNotFound
+    from rho_kernel.session.entries import CompactionSummary
+    from rho_kernel.tools.base import Phase, Risk, Tool, ToolContext, ToolError, ToolResult
+    from rho_kernel.tools.decorator import tool
+    from rho_kernel.tools.intercept import Block, Rewrite
+    from rho_kernel.tools.registry import ToolRegistry
+
+_ORIGIN = exports_of(
+    {
+        "rho_kernel.cancel": ("CancelToken", "Cancelled", "run_to_completion"),
+        "rho_kernel.config.loader": ("load_config",),
+        "rho_kernel.config.markers": (
+            "Additive",
+            "NeedsTrust",
+            "Replaced",
+            "UserOnly",
+            "adds_items",
+            "changes",
+            "disables",
+            "enables",
+            "less_strict",
+        ),
+        "rho_kernel.config.model": ("ApprovalMode", "ConfigSectionError", "RhoConfig"),
+        "rho_kernel.confinement.backend": ("ConfinementBackend", "Problem"),
+        "rho_kernel.confinement.hints": ("sandbox_note",),
+        "rho_kernel.confinement.policy": ("ConfinementPolicy",),
+        "rho_kernel.confinement.state": ("ConfinementRefused",),
+        "rho_kernel.framing": ("escape_controls", "escape_tags", "unescape_tags"),
+        "rho_kernel.loop.approval": ("ApprovalDecision", "ApprovalGate", "ApprovalRequest"),
+        "rho_kernel.loop.compaction": ("CompactionRequest", "CompactionStrategy"),
+        "rho_kernel.loop.observer": ("Observer",),
+        "rho_kernel.loop.result": (
+            "AgentResult",
+            "ContextCompacted",
+            "ProviderFailure",
+            "RequestUsage",
+            "UsageContext",
+        ),
+        "rho_kernel.messages": ("ChatMessage", "ToolCall"),
+        "rho_kernel.plugins": ("PluginHost", "hookimpl"),
+        "rho_kernel.process.runner": ("ProcessResult", "ProcessStartError"),
+        "rho_kernel.providers.events": (
+            "ModelRequest",
+            "ModelResponse",
+            "ProviderError",
+            "ReasoningDelta",
+            "StreamEvent",
+            "TextDelta",
+        ),
+        "rho_kernel.providers.service": ("LlmService", "ServiceCreator", "ServiceFactory"),
+        "rho_kernel.rpc": ("RpcError", "RpcMethod"),
+        "rho_kernel.runtime": ("Runtime",),
+        "rho_kernel.security.errors": (
+            "FileTypeError",
+            "PathNotFoundError",
+            "ProtectedPathError",
+            "SandboxError",
+        ),
+        "rho_kernel.security.handles": ("SandboxDir", "WriteTarget"),
+        "rho_kernel.security.key_blocks": ("KeyBlockLines",),
+        "rho_kernel.security.protected": ("PROTECTED_NAMES", "protected_name"),
+        "rho_kernel.security.regular_file": (
+            "FileTooLargeError",
+            "NotRegularFileError",
+            "check_regular",
+            "open_regular",
+            "read_regular_file",
+        ),
+        "rho_kernel.security.sandbox": ("SandboxRoot",),
+        "rho_kernel.session.discovery": ("SessionNotFound",),
+        "rho_kernel.session.entries": ("CompactionSummary",),
+        "rho_kernel.tools.base": (
+            "Phase",
+            "Risk",
+            "Tool",
+            "ToolContext",
+            "ToolError",
+            "ToolResult",
+        ),
+        "rho_kernel.tools.decorator": ("tool",),
+        "rho_kernel.tools.intercept": ("Block", "Rewrite"),
+        "rho_kernel.tools.registry": ("ToolRegistry",),
+    }
 )
-from rho_kernel.confinement import (
-    ConfinementBackend,
-    ConfinementPolicy,
-    ConfinementRefused,
-    Problem,
-    sandbox_note,
-)
-from rho_kernel.framing import escape_controls, escape_tags, unescape_tags
-from rho_kernel.loop import ApprovalDecision, ApprovalGate, ApprovalRequest, Observer
-from rho_kernel.loop.result import (
-    AgentResult,
-    ContextCompacted,
-    ProviderFailure,
-    RequestUsage,
-    UsageContext,
-)
-from rho_kernel.messages import ChatMessage, ToolCall
-from rho_kernel.plugins import PluginHost, hookimpl
-from rho_kernel.process import ProcessResult, ProcessStartError
-from rho_kernel.providers import (
-    LlmService,
-    ModelRequest,
-    ModelResponse,
-    ProviderError,
-    ReasoningDelta,
-    ServiceFactory,
-    StreamEvent,
-    TextDelta,
-)
-from rho_kernel.providers.service import ServiceCreator
-from rho_kernel.rpc import RpcError, RpcMethod
-from rho_kernel.runtime import Runtime
-from rho_kernel.security import (
-    PROTECTED_NAMES,
-    FileTooLargeError,
-    FileTypeError,
-    KeyBlockLines,
-    NotRegularFileError,
-    PathNotFoundError,
-    ProtectedPathError,
-    SandboxDir,
-    SandboxError,
-    SandboxRoot,
-    WriteTarget,
-    check_regular,
-    open_regular,
-    protected_name,
-    read_regular_file,
-)
-from rho_kernel.session import CompactionSummary, SessionNotFound
-from rho_kernel.tools import (
-    Block,
-    Phase,
-    Rewrite,
-    Risk,
-    Tool,
-    ToolContext,
-    ToolError,
-    ToolRegistry,
-    ToolResult,
-    tool,
-)
+if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
+    _resolve, __dir__ = lazy_exports(__name__, _ORIGIN)
+
+    def __getattr__(name: str) -> Any:
+        if name == "__version__":
+            globals()["__version__"] = version = _installed_version()
+            return version
+        return _resolve(name)
+
+
+def _installed_version() -> str:
+    """One version per package: its pyproject's, as installed."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("rho-kernel")
+    except metadata.PackageNotFoundError:  # a source tree that is not installed
+        return "0+unknown"
+
 
 __all__ = [
     "PROTECTED_NAMES",

@@ -163,11 +163,11 @@ class PluginHost:
         for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
             if ep.name in self.disabled or self.pm.has_plugin(ep.name):
                 continue
-            dist = ep.dist
-            if not self._allowed(ep.name, _metadata_name(dist)):
+            distribution, version = _metadata_identity(ep.dist)
+            if not self._allowed(ep.name, distribution):
                 continue
-            self.distributions[ep.name] = _metadata_name(dist)
-            self.versions[ep.name] = _metadata_version(dist)
+            self.distributions[ep.name] = distribution
+            self.versions[ep.name] = version
             try:
                 plugin = ep.load()
             except Exception as exc:
@@ -508,12 +508,20 @@ def _metadata_name(dist: Any) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def _metadata_version(dist: Any) -> str | None:
+def _metadata_identity(dist: Any) -> tuple[str | None, str | None]:
+    """A distribution's name and version as its metadata spells them (None when missing or
+    not text), from one read of its METADATA file."""
     try:
-        version = dist.version if dist is not None else None
-    except Exception:
-        return None
-    return version if isinstance(version, str) and version else None
+        metadata = dist.metadata if dist is not None else None
+        if not metadata:  # no distribution, or an empty METADATA file
+            return None, None
+        name, version = metadata.get("Name"), metadata.get("Version")
+    except Exception:  # a broken METADATA file must not stop startup
+        return None, None
+    return (
+        name if isinstance(name, str) and name else None,
+        version if isinstance(version, str) and version else None,
+    )
 
 
 def _distribution_of_module(module_path: str) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import platform
+import threading
 from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -20,23 +21,12 @@ from rho_kernel.config.loader import ConfigFiles, read_config
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.config.sections import HOOK as SECTIONS_HOOK
 from rho_kernel.config.sections import collect_sections
-from rho_kernel.confinement.backend import ConfinementBackend
-from rho_kernel.confinement.state import Confinement
 from rho_kernel.context.budget import TokenBudget, resolve_budget
 from rho_kernel.context.estimator import TokenEstimator
-from rho_kernel.context.fitting import ContextFitter
 from rho_kernel.context_files import context_block, trusted_context_files
 from rho_kernel.diagnostics import warn
 from rho_kernel.home import state_dir, user_home
-from rho_kernel.loop.agent import AgentLoop, LoopParams
 from rho_kernel.loop.observer import Observer
-from rho_kernel.loop.result import (
-    AgentResult,
-    ContextCompacted,
-    RequestUsage,
-    UsageContext,
-    request_cost,
-)
 from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.messages import ChatMessage
 from rho_kernel.plugins import PluginHost
@@ -71,10 +61,13 @@ from rho_kernel.tools.registry import ToolRegistry, collect_tools
 if TYPE_CHECKING:
     from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
     from rho_kernel.compaction.model import ResponseSink
-    from rho_kernel.context.fitting import FitResult
+    from rho_kernel.confinement.state import Confinement
+    from rho_kernel.context.fitting import ContextFitter, FitResult
     from rho_kernel.context.tool_share import ToolShare
+    from rho_kernel.loop.agent import AgentLoop
     from rho_kernel.loop.approval import ApprovalGate
     from rho_kernel.loop.compaction import CompactionStrategy
+    from rho_kernel.loop.result import AgentResult, ContextCompacted, RequestUsage, UsageContext
     from rho_kernel.providers.catalog import ModelCatalog
     from rho_kernel.providers.events import ModelResponse
     from rho_kernel.providers.service import LlmService, ServiceFactory
@@ -199,15 +192,45 @@ class Runtime:
         self._meter: tuple[tuple[int, int, int], ContextMeter] | None = None
         #: Bytes-per-token ratios per model, calibrated by every response's usage.
         self.estimator = TokenEstimator()
-        #: The fitting plan of the current session, kept between requests.
-        self.fitter = ContextFitter()
+        self._fitter: ContextFitter | None = None
         self._context_notes: set[tuple[str, str]] = set()  # context files already noted
         self._tool_share_warned: set[tuple[int, int]] = set()  # (prompt budget, tokens) said
-        #: The OS sandbox of the commands tools start for the model.
-        self.confinement = _confinement(config, root, plugins, options.home)
+        self._confinement: Confinement | None = None
+        self._confinement_lock = threading.Lock()
         #: Compaction strategies by name (collected by `build`, or on first use).
         self.compaction_strategies: dict[str, CompactionStrategy] | None = None
         self._startup_work: list[asyncio.Future[Any]] = []
+
+    # ── parts made on first use ─────────────────────────────────────────────
+
+    @property
+    def fitter(self) -> ContextFitter:
+        """The fitting plan of the current session, kept between requests."""
+        if self._fitter is None:
+            from rho_kernel.context.fitting import ContextFitter
+
+            self._fitter = ContextFitter()
+        return self._fitter
+
+    @fitter.setter
+    def fitter(self, fitter: ContextFitter) -> None:
+        self._fitter = fitter
+
+    @property
+    def confinement(self) -> Confinement:
+        """The OS sandbox of the commands tools start for the model (made on first use,
+        with the backends the plugins contribute; the backends are probed later still)."""
+        with self._confinement_lock:  # first used from the loop or a worker thread
+            if self._confinement is None:
+                self._confinement = _confinement(
+                    self.config, self.root, self.plugins, self.options.home
+                )
+            return self._confinement
+
+    @confinement.setter
+    def confinement(self, confinement: Confinement) -> None:
+        with self._confinement_lock:
+            self._confinement = confinement
 
     # ── assembly ────────────────────────────────────────────────────────────
 
@@ -556,6 +579,8 @@ class Runtime:
 
     async def _report_compaction(self, response: ModelResponse) -> None:
         """Count a compaction request made outside a prompt, as the loop counts its own."""
+        from rho_kernel.loop.result import RequestUsage, UsageContext, request_cost
+
         cost = request_cost(response.usage, self.catalog, self.model, self.provider.name)
         usage = RequestUsage.of(response.usage, cost, "compaction")
         context = UsageContext(stats=self.meter().stats(self.session))
@@ -586,6 +611,8 @@ class Runtime:
         cancel: CancelToken | None = None,
     ) -> AgentResult:
         """Run one prompt to its end (raises `AgentError` when it fails)."""
+        from rho_kernel.loop.agent import AgentLoop, LoopParams
+
         async with self._turn_lock:
             self.cancel = cancel or CancelToken()
             self._warn_tool_share()
@@ -752,6 +779,9 @@ def _confinement(
     config: RhoConfig, root: SandboxRoot, plugins: PluginHost, home: Path | None
 ) -> Confinement:
     """The project's command sandbox, with the backends the plugins contribute."""
+    from rho_kernel.confinement.backend import ConfinementBackend
+    from rho_kernel.confinement.state import Confinement
+
     backends = []
     for plugin_name, item in plugins.collect("rho_register_confinement_backends"):
         if isinstance(item, ConfinementBackend):

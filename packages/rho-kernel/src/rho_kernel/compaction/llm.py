@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rho_kernel.compaction.mechanical import clip
+from rho_kernel.compaction.strategies import LlmStrategy
 from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.loop.compaction import CompactionRequest
 from rho_kernel.session.entries import (
@@ -73,27 +74,23 @@ def transcript(entries: Sequence[Entry], max_chars: int) -> str:
     return text[-max_chars:] if len(text) > max_chars else text
 
 
-class LlmStrategy:
-    """`compaction_mode = "llm"`: the mechanical summary with model-written `notes`."""
-
-    name = "llm"
-
-    async def summarize(self, request: CompactionRequest) -> CompactionSummary:
-        """Ask the model for a narrative of the entries (at most 512 tokens)."""
-        budget = request.budget_tokens
-        chars = (budget - MAX_TOKENS - _PROMPT_OVERHEAD) * 3 if budget else DEFAULT_TRANSCRIPT_CHARS
-        prompt = (
-            "Summarize this part of the session.\n\n"
-            f"<transcript>\n{transcript(request.entries, max(chars, 1000))}\n</transcript>"
-        )
-        text = await request.complete(SYSTEM, prompt, max_tokens=MAX_TOKENS)
-        notes = scrub_surrogates(text).strip()
-        if not notes:
-            raise EmptyNotes("the model returned no summary")
-        if len(notes) > NOTES_CHARS:
-            notes = notes[: NOTES_CHARS - 1] + "…"
-        # The transcript holds any earlier summary, so these notes replace the carried ones.
-        return request.mechanical.model_copy(update={"notes": notes})
+async def llm_summary(request: CompactionRequest) -> CompactionSummary:
+    """The mechanical summary with notes the model wrote about the entries (at most 512
+    tokens); raises when the model gives none."""
+    budget = request.budget_tokens
+    chars = (budget - MAX_TOKENS - _PROMPT_OVERHEAD) * 3 if budget else DEFAULT_TRANSCRIPT_CHARS
+    prompt = (
+        "Summarize this part of the session.\n\n"
+        f"<transcript>\n{transcript(request.entries, max(chars, 1000))}\n</transcript>"
+    )
+    text = await request.complete(SYSTEM, prompt, max_tokens=MAX_TOKENS)
+    notes = scrub_surrogates(text).strip()
+    if not notes:
+        raise EmptyNotes("the model returned no summary")
+    if len(notes) > NOTES_CHARS:
+        notes = notes[: NOTES_CHARS - 1] + "…"
+    # The transcript holds any earlier summary, so these notes replace the carried ones.
+    return request.mechanical.model_copy(update={"notes": notes})
 
 
-__all__ = ["LlmStrategy", "transcript"]
+__all__ = ["LlmStrategy", "llm_summary", "transcript"]

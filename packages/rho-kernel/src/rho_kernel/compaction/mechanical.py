@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rho_kernel.loop.compaction import CompactionRequest
+from rho_kernel.compaction.strategies import MechanicalStrategy
 from rho_kernel.loop.guards import PhaseTracker
 from rho_kernel.session.entries import (
     BranchSummaryPayload,
@@ -257,16 +257,6 @@ def _build(walker: _Walker, phases: list[CompactionPhase], dropped: int) -> Comp
         phases=phases,
         notes="\n".join(notes) or None,
     )
-
-
-class MechanicalStrategy:
-    """`compaction_mode = "mechanical"`: the deterministic summary, without a model call."""
-
-    name = "mechanical"
-
-    async def summarize(self, request: CompactionRequest) -> CompactionSummary:
-        """The mechanical summary the compactor already computed."""
-        return request.mechanical
 
 
 __all__ = [

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from rho_kernel.compaction.llm import LlmStrategy
-from rho_kernel.compaction.mechanical import MechanicalStrategy
-from rho_kernel.loop.compaction import CompactionStrategy
+from typing import TYPE_CHECKING
+
+from rho_kernel.compaction.strategies import LlmStrategy, MechanicalStrategy
 from rho_kernel.plugins import hookimpl
+
+if TYPE_CHECKING:
+    from rho_kernel.loop.compaction import CompactionStrategy
 
 
 @hookimpl

@@ -5,9 +5,8 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING
 
-from rho_kernel.loop.compaction import CompactionStrategy
-
 if TYPE_CHECKING:
+    from rho_kernel.loop.compaction import CompactionStrategy
     from rho_kernel.plugins import PluginHost
 
 HOOK = "rho_register_compaction_strategies"

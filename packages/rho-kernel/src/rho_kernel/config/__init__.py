@@ -1,52 +1,116 @@
 """Configuration: the kernel's schema (`model`), field rules (`markers`), the loader (`loader`)
 and plugin sections (`sections`; read them with `RhoConfig.section`)."""
 
-from rho_kernel.config.errors import ConfigError
-from rho_kernel.config.loader import (
-    PROJECT_CONFIG,
-    ConfigFiles,
-    load_config,
-    loosening_settings,
-    project_config_path,
-    read_config,
-    user_config_path,
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rho_kernel.lazy import exports_of, lazy_exports
+
+if TYPE_CHECKING:
+    from rho_kernel.config.errors import ConfigError
+    from rho_kernel.config.loader import (
+        PROJECT_CONFIG,
+        ConfigFiles,
+        load_config,
+        loosening_settings,
+        project_config_path,
+        read_config,
+        user_config_path,
+    )
+    from rho_kernel.config.markers import (
+        Additive,
+        Loosens,
+        NeedsTrust,
+        Replaced,
+        UserOnly,
+        adds_items,
+        changes,
+        disables,
+        enables,
+        less_strict,
+    )
+    from rho_kernel.config.merge import merge_config_dicts, merge_section, provider_key
+    from rho_kernel.config.model import (
+        AgentConfig,
+        ApprovalConfig,
+        ApprovalMode,
+        ConfigSectionError,
+        ContextConfig,
+        PluginsConfig,
+        ProviderConfig,
+        RedactionConfig,
+        RhoConfig,
+        SandboxConfig,
+        ShellConfig,
+        SystemPromptConfig,
+    )
+    from rho_kernel.config.sections import (
+        FIRST_PARTY_SECTIONS,
+        KERNEL_OWNER,
+        SectionConflict,
+        SectionSpec,
+        collect_sections,
+        plugin_sections,
+    )
+    from rho_kernel.config.untrusted import describe_setting, restrict_untrusted, strip_user_only
+
+_ORIGIN = exports_of(
+    {
+        "rho_kernel.config.errors": ("ConfigError",),
+        "rho_kernel.config.loader": (
+            "PROJECT_CONFIG",
+            "ConfigFiles",
+            "load_config",
+            "loosening_settings",
+            "project_config_path",
+            "read_config",
+            "user_config_path",
+        ),
+        "rho_kernel.config.markers": (
+            "Additive",
+            "Loosens",
+            "NeedsTrust",
+            "Replaced",
+            "UserOnly",
+            "adds_items",
+            "changes",
+            "disables",
+            "enables",
+            "less_strict",
+        ),
+        "rho_kernel.config.merge": ("merge_config_dicts", "merge_section", "provider_key"),
+        "rho_kernel.config.model": (
+            "AgentConfig",
+            "ApprovalConfig",
+            "ApprovalMode",
+            "ConfigSectionError",
+            "ContextConfig",
+            "PluginsConfig",
+            "ProviderConfig",
+            "RedactionConfig",
+            "RhoConfig",
+            "SandboxConfig",
+            "ShellConfig",
+            "SystemPromptConfig",
+        ),
+        "rho_kernel.config.sections": (
+            "FIRST_PARTY_SECTIONS",
+            "KERNEL_OWNER",
+            "SectionConflict",
+            "SectionSpec",
+            "collect_sections",
+            "plugin_sections",
+        ),
+        "rho_kernel.config.untrusted": (
+            "describe_setting",
+            "restrict_untrusted",
+            "strip_user_only",
+        ),
+    }
 )
-from rho_kernel.config.markers import (
-    Additive,
-    Loosens,
-    NeedsTrust,
-    Replaced,
-    UserOnly,
-    adds_items,
-    changes,
-    disables,
-    enables,
-    less_strict,
-)
-from rho_kernel.config.merge import merge_config_dicts, merge_section, provider_key
-from rho_kernel.config.model import (
-    AgentConfig,
-    ApprovalConfig,
-    ApprovalMode,
-    ConfigSectionError,
-    ContextConfig,
-    PluginsConfig,
-    ProviderConfig,
-    RedactionConfig,
-    RhoConfig,
-    SandboxConfig,
-    ShellConfig,
-    SystemPromptConfig,
-)
-from rho_kernel.config.sections import (
-    FIRST_PARTY_SECTIONS,
-    KERNEL_OWNER,
-    SectionConflict,
-    SectionSpec,
-    collect_sections,
-    plugin_sections,
-)
-from rho_kernel.config.untrusted import describe_setting, restrict_untrusted, strip_user_only
+if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
+    __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
 
 __all__ = [
     "FIRST_PARTY_SECTIONS",

@@ -10,26 +10,60 @@
 - `sandbox_note` explains a failure the sandbox caused.
 """
 
-from rho_kernel.confinement.backend import ConfinementBackend, Problem
-from rho_kernel.confinement.bubblewrap import Bubblewrap
-from rho_kernel.confinement.grants import GrantError, WritableGrants
-from rho_kernel.confinement.hints import sandbox_note
-from rho_kernel.confinement.policy import (
-    DEFAULT_HOME_READ_DENY,
-    DEFAULT_SYSTEM_READ_DENY,
-    READ_ONLY_NAMES,
-    ConfinementPolicy,
-    build_policy,
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rho_kernel.lazy import exports_of, lazy_exports
+
+if TYPE_CHECKING:
+    from rho_kernel.confinement.backend import ConfinementBackend, Problem
+    from rho_kernel.confinement.bubblewrap import Bubblewrap
+    from rho_kernel.confinement.grants import GrantError, WritableGrants
+    from rho_kernel.confinement.hints import sandbox_note
+    from rho_kernel.confinement.policy import (
+        DEFAULT_HOME_READ_DENY,
+        DEFAULT_SYSTEM_READ_DENY,
+        READ_ONLY_NAMES,
+        ConfinementPolicy,
+        build_policy,
+    )
+    from rho_kernel.confinement.seatbelt import Seatbelt, seatbelt_profile
+    from rho_kernel.confinement.state import (
+        ConfinedLauncher,
+        Confinement,
+        ConfinementRefused,
+        SandboxMode,
+        SandboxStatus,
+        sandbox_summary,
+    )
+
+_ORIGIN = exports_of(
+    {
+        "rho_kernel.confinement.backend": ("ConfinementBackend", "Problem"),
+        "rho_kernel.confinement.bubblewrap": ("Bubblewrap",),
+        "rho_kernel.confinement.grants": ("GrantError", "WritableGrants"),
+        "rho_kernel.confinement.hints": ("sandbox_note",),
+        "rho_kernel.confinement.policy": (
+            "DEFAULT_HOME_READ_DENY",
+            "DEFAULT_SYSTEM_READ_DENY",
+            "READ_ONLY_NAMES",
+            "ConfinementPolicy",
+            "build_policy",
+        ),
+        "rho_kernel.confinement.seatbelt": ("Seatbelt", "seatbelt_profile"),
+        "rho_kernel.confinement.state": (
+            "ConfinedLauncher",
+            "Confinement",
+            "ConfinementRefused",
+            "SandboxMode",
+            "SandboxStatus",
+            "sandbox_summary",
+        ),
+    }
 )
-from rho_kernel.confinement.seatbelt import Seatbelt, seatbelt_profile
-from rho_kernel.confinement.state import (
-    ConfinedLauncher,
-    Confinement,
-    ConfinementRefused,
-    SandboxMode,
-    SandboxStatus,
-    sandbox_summary,
-)
+if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
+    __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
 
 __all__ = [
     "DEFAULT_HOME_READ_DENY",

@@ -5,9 +5,8 @@ from __future__ import annotations
 import unicodedata
 from typing import TYPE_CHECKING
 
-from rho_kernel.process.runner import ProcessResult
-
 if TYPE_CHECKING:
+    from rho_kernel.process.runner import ProcessResult
     from rho_kernel.tools.base import ToolResult
 
 #: Output that a confined command shows when the sandbox stopped it: (text, what was blocked).

@@ -3,24 +3,54 @@ the fitting of each request into the budget."""
 
 from __future__ import annotations
 
-from rho_kernel.context.bounding import BatchAllowance, Bounded, bound_text, footer
-from rho_kernel.context.budget import DEFAULT_CONTEXT_WINDOW, TokenBudget, resolve_budget
-from rho_kernel.context.estimator import (
-    TokenEstimator,
-    family_ratio,
-    message_bytes,
-    utf8_len,
+from typing import TYPE_CHECKING
+
+from rho_kernel.lazy import exports_of, lazy_exports
+
+if TYPE_CHECKING:
+    from rho_kernel.context.bounding import BatchAllowance, Bounded, bound_text, footer
+    from rho_kernel.context.budget import DEFAULT_CONTEXT_WINDOW, TokenBudget, resolve_budget
+    from rho_kernel.context.estimator import TokenEstimator, family_ratio, message_bytes, utf8_len
+    from rho_kernel.context.fitting import ContextFitter, ContextOverflow, FitResult, omitted_note
+    from rho_kernel.context.outlines import (
+        OUTLINE,
+        SUMMARY,
+        clip,
+        downgrade,
+        generic_outline,
+        shrink_arguments,
+        tool_outline,
+    )
+
+_ORIGIN = exports_of(
+    {
+        "rho_kernel.context.bounding": ("BatchAllowance", "Bounded", "bound_text", "footer"),
+        "rho_kernel.context.budget": ("DEFAULT_CONTEXT_WINDOW", "TokenBudget", "resolve_budget"),
+        "rho_kernel.context.estimator": (
+            "TokenEstimator",
+            "family_ratio",
+            "message_bytes",
+            "utf8_len",
+        ),
+        "rho_kernel.context.fitting": (
+            "ContextFitter",
+            "ContextOverflow",
+            "FitResult",
+            "omitted_note",
+        ),
+        "rho_kernel.context.outlines": (
+            "OUTLINE",
+            "SUMMARY",
+            "clip",
+            "downgrade",
+            "generic_outline",
+            "shrink_arguments",
+            "tool_outline",
+        ),
+    }
 )
-from rho_kernel.context.fitting import ContextFitter, ContextOverflow, FitResult, omitted_note
-from rho_kernel.context.outlines import (
-    OUTLINE,
-    SUMMARY,
-    clip,
-    downgrade,
-    generic_outline,
-    shrink_arguments,
-    tool_outline,
-)
+if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
+    __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",

@@ -14,26 +14,60 @@
   one that also hands the process file descriptors gives a `Launch` (`process.launch`).
 """
 
-from rho_kernel.process.capture import CappedOutput
-from rho_kernel.process.launch import Launch
-from rho_kernel.process.live import LiveOutput, OutputCallback
-from rho_kernel.process.live_lines import LineFilter, LiveLines
-from rho_kernel.process.orphans import die_with_parent, die_with_parent_argv
-from rho_kernel.process.runner import (
-    DEFAULT_KILL_GRACE,
-    Launcher,
-    ProcessResult,
-    ProcessStartError,
-    resolve_cwd,
-    run_process,
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rho_kernel.lazy import exports_of, lazy_exports
+
+if TYPE_CHECKING:
+    from rho_kernel.process.capture import CappedOutput
+    from rho_kernel.process.launch import Launch
+    from rho_kernel.process.live import LiveOutput, OutputCallback
+    from rho_kernel.process.live_lines import LineFilter, LiveLines
+    from rho_kernel.process.orphans import die_with_parent, die_with_parent_argv
+    from rho_kernel.process.runner import (
+        DEFAULT_KILL_GRACE,
+        Launcher,
+        ProcessResult,
+        ProcessStartError,
+        resolve_cwd,
+        run_process,
+    )
+    from rho_kernel.process.shell import (
+        SECRET_PATTERNS,
+        ShellNotFoundError,
+        ShellProgram,
+        command_environment,
+        find_shell,
+    )
+
+_ORIGIN = exports_of(
+    {
+        "rho_kernel.process.capture": ("CappedOutput",),
+        "rho_kernel.process.launch": ("Launch",),
+        "rho_kernel.process.live": ("LiveOutput", "OutputCallback"),
+        "rho_kernel.process.live_lines": ("LineFilter", "LiveLines"),
+        "rho_kernel.process.orphans": ("die_with_parent", "die_with_parent_argv"),
+        "rho_kernel.process.runner": (
+            "DEFAULT_KILL_GRACE",
+            "Launcher",
+            "ProcessResult",
+            "ProcessStartError",
+            "resolve_cwd",
+            "run_process",
+        ),
+        "rho_kernel.process.shell": (
+            "SECRET_PATTERNS",
+            "ShellNotFoundError",
+            "ShellProgram",
+            "command_environment",
+            "find_shell",
+        ),
+    }
 )
-from rho_kernel.process.shell import (
-    SECRET_PATTERNS,
-    ShellNotFoundError,
-    ShellProgram,
-    command_environment,
-    find_shell,
-)
+if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
+    __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
 
 __all__ = [
     "DEFAULT_KILL_GRACE",

@@ -14,41 +14,90 @@ Check a shell line with `CommandPolicy.from_config(ctx.config.shell).check(line)
 `Denial` (its `rule` and `reason`) or None.
 """
 
-from rho_kernel.security.commands import (
-    BUILTIN_DENIED_COMMANDS,
-    CommandPolicy,
-    Denial,
-    command_name,
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rho_kernel.lazy import exports_of, lazy_exports
+
+if TYPE_CHECKING:
+    from rho_kernel.security.commands import (
+        BUILTIN_DENIED_COMMANDS,
+        CommandPolicy,
+        Denial,
+        command_name,
+    )
+    from rho_kernel.security.key_blocks import KeyBlockLines
+    from rho_kernel.security.redaction import REDACTED, Redactor, StreamRedactor
+    from rho_kernel.security.regular_file import (
+        FileTooLargeError,
+        NotRegularFileError,
+        check_regular,
+        open_regular,
+        read_regular_file,
+    )
+    from rho_kernel.security.sandbox import (
+        PROTECTED_NAMES,
+        FileTypeError,
+        PathNotFoundError,
+        ProtectedPathError,
+        SandboxDir,
+        SandboxError,
+        SandboxRoot,
+        WriteTarget,
+        protected_name,
+    )
+    from rho_kernel.security.trust import (
+        TRUST_STORE_NAME,
+        TrustEntry,
+        TrustError,
+        TrustStore,
+        canonical_root,
+        file_digest,
+        trust_store_path,
+    )
+
+_ORIGIN = exports_of(
+    {
+        "rho_kernel.security.commands": (
+            "BUILTIN_DENIED_COMMANDS",
+            "CommandPolicy",
+            "Denial",
+            "command_name",
+        ),
+        "rho_kernel.security.key_blocks": ("KeyBlockLines",),
+        "rho_kernel.security.redaction": ("REDACTED", "Redactor", "StreamRedactor"),
+        "rho_kernel.security.regular_file": (
+            "FileTooLargeError",
+            "NotRegularFileError",
+            "check_regular",
+            "open_regular",
+            "read_regular_file",
+        ),
+        "rho_kernel.security.sandbox": (
+            "PROTECTED_NAMES",
+            "FileTypeError",
+            "PathNotFoundError",
+            "ProtectedPathError",
+            "SandboxDir",
+            "SandboxError",
+            "SandboxRoot",
+            "WriteTarget",
+            "protected_name",
+        ),
+        "rho_kernel.security.trust": (
+            "TRUST_STORE_NAME",
+            "TrustEntry",
+            "TrustError",
+            "TrustStore",
+            "canonical_root",
+            "file_digest",
+            "trust_store_path",
+        ),
+    }
 )
-from rho_kernel.security.key_blocks import KeyBlockLines
-from rho_kernel.security.redaction import REDACTED, Redactor, StreamRedactor
-from rho_kernel.security.regular_file import (
-    FileTooLargeError,
-    NotRegularFileError,
-    check_regular,
-    open_regular,
-    read_regular_file,
-)
-from rho_kernel.security.sandbox import (
-    PROTECTED_NAMES,
-    FileTypeError,
-    PathNotFoundError,
-    ProtectedPathError,
-    SandboxDir,
-    SandboxError,
-    SandboxRoot,
-    WriteTarget,
-    protected_name,
-)
-from rho_kernel.security.trust import (
-    TRUST_STORE_NAME,
-    TrustEntry,
-    TrustError,
-    TrustStore,
-    canonical_root,
-    file_digest,
-    trust_store_path,
-)
+if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
+    __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
 
 __all__ = [
     "BUILTIN_DENIED_COMMANDS",

@@ -2,66 +2,138 @@
 
 from __future__ import annotations
 
-from rho_kernel.session.branching import summarize_branch
-from rho_kernel.session.discovery import (
-    SessionInfo,
-    SessionNotFound,
-    find_latest_session,
-    find_session,
-    list_sessions,
-    project_hash,
-    read_session_info,
-    rho_home,
-    sessions_dir,
+from typing import TYPE_CHECKING
+
+from rho_kernel.lazy import exports_of, lazy_exports
+
+if TYPE_CHECKING:
+    from rho_kernel.session.branching import summarize_branch
+    from rho_kernel.session.discovery import (
+        SessionInfo,
+        SessionNotFound,
+        find_latest_session,
+        find_session,
+        list_sessions,
+        project_hash,
+        read_session_info,
+        rho_home,
+        sessions_dir,
+    )
+    from rho_kernel.session.entries import (
+        ATTACHED,
+        CURRENT_VERSION,
+        FULL,
+        PINNED,
+        SUPPORTED_VERSIONS,
+        Attached,
+        BranchSummaryPayload,
+        Compacted,
+        CompactionPayload,
+        CompactionPhase,
+        CompactionSummary,
+        CustomMessagePayload,
+        CustomPayload,
+        Entry,
+        Full,
+        Header,
+        LabelPayload,
+        LeafMovedPayload,
+        MessagePayload,
+        ModelChangePayload,
+        Outlined,
+        Payload,
+        Pinned,
+        Resolution,
+        ResolutionChange,
+        SessionEndedPayload,
+        SessionError,
+        SessionInfoPayload,
+        Summarized,
+        TimeSpan,
+        Timestamp,
+        UnknownPayload,
+        UnknownResolution,
+        new_id,
+        parse_line,
+        render_entry,
+    )
+    from rho_kernel.session.lock import SessionLock, SessionLocked
+    from rho_kernel.session.stats import (
+        ContextMeter,
+        ContextStats,
+        approximate_tokens,
+        schema_tokens,
+        warm_estimates,
+    )
+    from rho_kernel.session.store import CANCELLED_TOOL_CALL, CUSTOM_KIND, Session
+    from rho_kernel.session.tree import TreeNode, TreePage, tree_page
+
+_ORIGIN = exports_of(
+    {
+        "rho_kernel.session.branching": ("summarize_branch",),
+        "rho_kernel.session.discovery": (
+            "SessionInfo",
+            "SessionNotFound",
+            "find_latest_session",
+            "find_session",
+            "list_sessions",
+            "project_hash",
+            "read_session_info",
+            "rho_home",
+            "sessions_dir",
+        ),
+        "rho_kernel.session.entries": (
+            "ATTACHED",
+            "CURRENT_VERSION",
+            "FULL",
+            "PINNED",
+            "SUPPORTED_VERSIONS",
+            "Attached",
+            "BranchSummaryPayload",
+            "Compacted",
+            "CompactionPayload",
+            "CompactionPhase",
+            "CompactionSummary",
+            "CustomMessagePayload",
+            "CustomPayload",
+            "Entry",
+            "Full",
+            "Header",
+            "LabelPayload",
+            "LeafMovedPayload",
+            "MessagePayload",
+            "ModelChangePayload",
+            "Outlined",
+            "Payload",
+            "Pinned",
+            "Resolution",
+            "ResolutionChange",
+            "SessionEndedPayload",
+            "SessionError",
+            "SessionInfoPayload",
+            "Summarized",
+            "TimeSpan",
+            "Timestamp",
+            "UnknownPayload",
+            "UnknownResolution",
+            "new_id",
+            "parse_line",
+            "render_entry",
+        ),
+        "rho_kernel.session.lock": ("SessionLock", "SessionLocked"),
+        "rho_kernel.session.stats": (
+            "ContextMeter",
+            "ContextStats",
+            "approximate_tokens",
+            "schema_tokens",
+            "warm_estimates",
+        ),
+        "rho_kernel.session.store": ("CANCELLED_TOOL_CALL", "CUSTOM_KIND", "Session"),
+        "rho_kernel.session.tree": ("TreeNode", "TreePage", "tree_page"),
+    }
 )
-from rho_kernel.session.entries import (
-    ATTACHED,
-    CURRENT_VERSION,
-    FULL,
-    PINNED,
-    SUPPORTED_VERSIONS,
-    Attached,
-    BranchSummaryPayload,
-    Compacted,
-    CompactionPayload,
-    CompactionPhase,
-    CompactionSummary,
-    CustomMessagePayload,
-    CustomPayload,
-    Entry,
-    Full,
-    Header,
-    LabelPayload,
-    LeafMovedPayload,
-    MessagePayload,
-    ModelChangePayload,
-    Outlined,
-    Payload,
-    Pinned,
-    Resolution,
-    ResolutionChange,
-    SessionEndedPayload,
-    SessionError,
-    SessionInfoPayload,
-    Summarized,
-    TimeSpan,
-    Timestamp,
-    UnknownPayload,
-    UnknownResolution,
-    new_id,
-    parse_line,
-    render_entry,
-)
-from rho_kernel.session.lock import SessionLock, SessionLocked
-from rho_kernel.session.stats import (
-    ContextMeter,
-    ContextStats,
-    approximate_tokens,
-    schema_tokens,
-    warm_estimates,
-)
-from rho_kernel.session.store import CANCELLED_TOOL_CALL, CUSTOM_KIND, Session
-from rho_kernel.session.tree import TreeNode, TreePage, tree_page
+if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
+    __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
 
 __all__ = [
     "ATTACHED",

@@ -1,20 +1,49 @@
 """The tool contract, the `@tool` decorator and the registry."""
 
-from rho_kernel.tools.base import (
-    Continuation,
-    Outliner,
-    OutputSink,
-    Phase,
-    Risk,
-    RiskOfCall,
-    Tool,
-    ToolContext,
-    ToolError,
-    ToolResult,
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rho_kernel.lazy import exports_of, lazy_exports
+
+if TYPE_CHECKING:
+    from rho_kernel.tools.base import (
+        Continuation,
+        Outliner,
+        OutputSink,
+        Phase,
+        Risk,
+        RiskOfCall,
+        Tool,
+        ToolContext,
+        ToolError,
+        ToolResult,
+    )
+    from rho_kernel.tools.decorator import FunctionTool, tool
+    from rho_kernel.tools.intercept import Block, Rewrite
+    from rho_kernel.tools.registry import DuplicateToolError, ToolRegistry
+
+_ORIGIN = exports_of(
+    {
+        "rho_kernel.tools.base": (
+            "Continuation",
+            "Outliner",
+            "OutputSink",
+            "Phase",
+            "Risk",
+            "RiskOfCall",
+            "Tool",
+            "ToolContext",
+            "ToolError",
+            "ToolResult",
+        ),
+        "rho_kernel.tools.decorator": ("FunctionTool", "tool"),
+        "rho_kernel.tools.intercept": ("Block", "Rewrite"),
+        "rho_kernel.tools.registry": ("DuplicateToolError", "ToolRegistry"),
+    }
 )
-from rho_kernel.tools.decorator import FunctionTool, tool
-from rho_kernel.tools.intercept import Block, Rewrite
-from rho_kernel.tools.registry import DuplicateToolError, ToolRegistry
+if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
+    __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
 
 __all__ = [
     "Block",
