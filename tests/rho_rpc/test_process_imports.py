@@ -179,6 +179,6 @@ def test_trust_and_its_list_import_no_more_than_they_use(tmp_path: Path) -> None
         assert result.stdout.startswith(said)
         assert _rpc_host(modules) == []
         own = sorted(m for m in modules - needed if m.startswith("rho_rpc"))
-        assert own == ["rho_rpc", "rho_rpc.cli", "rho_rpc.trust_command"]
+        assert own == ["rho_rpc", "rho_rpc.cli", "rho_rpc.startup_gc", "rho_rpc.trust_command"]
         assert sorted((set(HEAVY) - needed) & modules) == []
     assert _run_rho(tmp_path, "trust", "--list")[2].stdout.startswith("no trusted project files")
