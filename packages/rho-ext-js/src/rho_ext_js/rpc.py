@@ -14,13 +14,19 @@ from rho_kernel.rpc import INVALID_PARAMS
 EXTENSION_ERROR = -32020
 
 
-class NoParams(BaseModel):
+class _Model(BaseModel):
+    """Base of these methods' models: their schemas are built on first use, off start-up."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class NoParams(_Model):
     """No parameters."""
 
     model_config = ConfigDict(extra="forbid")
 
 
-class ExtensionInfo(BaseModel):
+class ExtensionInfo(_Model):
     """One extension: where it is, whether it runs, and what it contributes."""
 
     name: str = Field(description="The discovery name (file stem or folder name).")
@@ -35,20 +41,20 @@ class ExtensionInfo(BaseModel):
     error: str | None = Field(None, description="Why it is not running.")
 
 
-class ListExtensionsResult(BaseModel):
+class ListExtensionsResult(_Model):
     """Every extension rho found."""
 
     extensions: list[ExtensionInfo]
 
 
-class FailedExtension(BaseModel):
+class FailedExtension(_Model):
     """An extension a reload could not start."""
 
     name: str
     error: str
 
 
-class ReloadExtensionsResult(BaseModel):
+class ReloadExtensionsResult(_Model):
     """What a reload changed."""
 
     added: list[str]
@@ -57,7 +63,7 @@ class ReloadExtensionsResult(BaseModel):
     failed: list[FailedExtension]
 
 
-class CommandInfo(BaseModel):
+class CommandInfo(_Model):
     """A command an extension offers."""
 
     name: str
@@ -66,13 +72,13 @@ class CommandInfo(BaseModel):
     risk: str
 
 
-class ListCommandsResult(BaseModel):
+class ListCommandsResult(_Model):
     """The commands of the running extensions."""
 
     commands: list[CommandInfo]
 
 
-class ExecuteCommandParams(BaseModel):
+class ExecuteCommandParams(_Model):
     """`executeCommand` params."""
 
     model_config = ConfigDict(extra="forbid")
@@ -82,7 +88,7 @@ class ExecuteCommandParams(BaseModel):
     extension: str | None = Field(None, description="Which extension's, when two offer it.")
 
 
-class ExecuteCommandResult(BaseModel):
+class ExecuteCommandResult(_Model):
     """What the command's handler returned."""
 
     output: str

@@ -14,7 +14,13 @@ from rho_kernel.rpc import INVALID_PARAMS
 MEMORY_UNAVAILABLE = -32010
 
 
-class IngestMemoryParams(BaseModel):
+class _Model(BaseModel):
+    """Base of these methods' models: their schemas are built on first use, off start-up."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class IngestMemoryParams(_Model):
     """`ingestMemory` params: a file or folder inside the project (default: all of it)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -22,14 +28,14 @@ class IngestMemoryParams(BaseModel):
     path: str = Field(".", description="A Markdown/text file or folder, relative to the root.")
 
 
-class SkippedFile(BaseModel):
+class SkippedFile(_Model):
     """A file ingest did not load, and why."""
 
     path: str
     reason: str
 
 
-class IngestMemoryResult(BaseModel):
+class IngestMemoryResult(_Model):
     """What an ingest did, counted in files (and the documents it wrote)."""
 
     files: int = Field(description="Markdown/text files seen.")
