@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openrpc_check import drift  # type: ignore[import-not-found]
 from rho_process import RhoProcess  # type: ignore[import-not-found]
+from shared_rho import SharedRho, SharedRhos  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer
 
@@ -51,3 +53,33 @@ def server() -> Iterator[ScriptedServer]:
     """A scripted model server on loopback for the test."""
     with ScriptedServer() as scripted:
         yield scripted
+
+
+@pytest.fixture(scope="module")
+def _shared_rhos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedRhos]:
+    pool = SharedRhos(tmp_path_factory.mktemp("shared-rho"))
+    yield pool
+    problems = pool.close()
+    if problems:
+        pytest.fail("shared rho processes:\n" + "\n".join(problems), pytrace=False)
+
+
+@pytest.fixture
+def shared_rho(_shared_rhos: SharedRhos) -> Iterator[Callable[..., SharedRho]]:
+    """`shared_rho(*args, user_config=, env=, models=)`: a rho shared by the module's tests
+    that need the same flags, HOME config and env, idle in a new session of its own, its
+    server's script empty (see shared_rho.py). What it sends is checked like `start_rho`'s."""
+    used: list[SharedRho] = []
+
+    def get(*args: str, **options: Any) -> SharedRho:
+        shared = _shared_rhos.get(*args, **options)
+        used.append(shared)
+        return shared
+
+    yield get
+    drifted = [problem for shared in used for problem in shared.take_problems()]
+    if drifted:
+        pytest.fail(
+            "rho sent messages that docs/openrpc.json does not describe:\n" + "\n".join(drifted),
+            pytrace=False,
+        )

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from rho_process import RhoProcess, plugin_env, start_scripted  # type: ignore[import-not-found]
+from shared_rho import SharedRho  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ErrorReply, ScriptedServer, text_reply, tool_calls_reply
 
@@ -20,6 +21,14 @@ def _writes(*names: str) -> object:
     return tool_calls_reply([(WRITE, {"path": name, "content": name}) for name in names])
 
 
+def _shared(shared_rho, *replies: object) -> tuple[RhoProcess, ScriptedServer, Path]:  # type: ignore[no-untyped-def]
+    """The module's `--ephemeral` rho, fresh for this test, with `replies` scripted (tests
+    that need nothing else of their own share it: a rho each cost ~0.7 s of CPU)."""
+    shared: SharedRho = shared_rho("--ephemeral")
+    shared.server.add(*replies)
+    return shared.rho, shared.server, shared.project
+
+
 def _response(rho: RhoProcess, request_id: object) -> dict:
     def matches(message: dict) -> bool:
         return message.get("id") == request_id and "method" not in message
@@ -28,11 +37,8 @@ def _response(rho: RhoProcess, request_id: object) -> dict:
     return earlier[0] if earlier else rho.wait_for(matches)
 
 
-def test_a_double_clicked_approve_approves_only_its_own_call(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    server.add(_writes("a.txt", "b.txt"), text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
+def test_a_double_clicked_approve_approves_only_its_own_call(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, _, project = _shared(shared_rho, _writes("a.txt", "b.txt"), text_reply("done"))
     prompt_id = rho.request("prompt", {"message": "write two"})
     first = rho.notification("approval/request")["params"]
     click1 = rho.answer_approval(first)
@@ -49,11 +55,8 @@ def test_a_double_clicked_approve_approves_only_its_own_call(
     assert (project / "a.txt").exists() and not (project / "b.txt").exists()
 
 
-def test_a_late_approve_after_abort_does_not_approve_the_next_prompt(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    server.add(_writes("old.txt"), _writes("new.txt"), text_reply("ok"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
+def test_a_late_approve_after_abort_does_not_approve_the_next_prompt(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, _, project = _shared(shared_rho, _writes("old.txt"), _writes("new.txt"), text_reply("ok"))
     first_prompt = rho.request("prompt", {"message": "one"})
     stale = rho.notification("approval/request")["params"]
     rho.call("abort")
@@ -70,11 +73,8 @@ def test_a_late_approve_after_abort_does_not_approve_the_next_prompt(
     assert not (project / "new.txt").exists() and not (project / "old.txt").exists()
 
 
-def test_an_approval_response_without_an_id_is_refused(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    server.add(_writes("x.txt"), text_reply("ok"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
+def test_an_approval_response_without_an_id_is_refused(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, _, project = _shared(shared_rho, _writes("x.txt"), text_reply("ok"))
     prompt_id = rho.request("prompt", {"message": "w"})
     request = rho.notification("approval/request")["params"]
     error = rho.call("approvalResponse", {"approved": True})["error"]
@@ -87,12 +87,10 @@ def test_an_approval_response_without_an_id_is_refused(
     assert (project / "x.txt").read_text() == "x.txt"
 
 
-def test_repeated_keys_are_refused_and_never_shown_differently(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
+def test_repeated_keys_are_refused_and_never_shown_differently(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, project = _shared(shared_rho)
     raw = '{"path":"notes.txt","content":"x","path":".git/hooks/pre-push"}'
     server.add(tool_calls_reply([(WRITE, raw)]), text_reply("ok"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     rho.call("prompt", {"message": "w"})
     assert "approval/request" not in rho.methods_seen()
     result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
@@ -101,12 +99,10 @@ def test_repeated_keys_are_refused_and_never_shown_differently(
     assert not (project / ".git" / "hooks" / "pre-push").exists()
 
 
-def test_the_approver_sees_the_arguments_that_will_run(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
+def test_the_approver_sees_the_arguments_that_will_run(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, project = _shared(shared_rho)
     raw = '{"path": "n.txt",   "content": "caf\\u00e9 \\ud800"}'
     server.add(tool_calls_reply([(WRITE, raw)]), text_reply("ok"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "w"})
     request = rho.notification("approval/request")["params"]
     assert request["arguments"] == '{"path": "n.txt", "content": "café \ufffd"}'
@@ -115,14 +111,12 @@ def test_the_approver_sees_the_arguments_that_will_run(
     assert (project / "n.txt").read_text() == "café \ufffd"
 
 
-def test_abort_during_an_approval_answers_the_call(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    server.add(
+def test_abort_during_an_approval_answers_the_call(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, _ = _shared(
+        shared_rho,
         tool_calls_reply([(WRITE, {"path": "a", "content": "1"})], call_ids=["call_open"]),
         text_reply("fine"),
     )
-    rho = start_scripted(start_rho, server, "--ephemeral")
     first = rho.request("prompt", {"message": "w"})
     rho.notification("approval/request")
     rho.call("abort")
@@ -201,9 +195,8 @@ def test_a_write_that_finished_after_the_signal_is_reported_as_done(
     assert (project / "out.txt").read_text() == "done"
 
 
-def test_steering_while_idle_is_refused(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
-    server.add(text_reply("answer"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
+def test_steering_while_idle_is_refused(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, _ = _shared(shared_rho, text_reply("answer"))
     error = rho.call("prompt", {"message": "late", "steer": True})["error"]
     assert error["code"] == -32002 and "no prompt is running" in error["message"]
     assert rho.call("prompt", {"message": "real"})["result"]["reply"] == "answer"
@@ -229,9 +222,8 @@ def test_each_retry_is_announced_with_the_configured_backoff(
     assert all("503" in r["reason"] and "overloaded" in r["reason"] for r in retries)
 
 
-def test_every_tool_event_of_parallel_calls_carries_its_call_id(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
+def test_every_tool_event_of_parallel_calls_carries_its_call_id(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, project = _shared(shared_rho)
     (project / "r.txt").write_text("r")
     server.add(
         tool_calls_reply(
@@ -244,7 +236,6 @@ def test_every_tool_event_of_parallel_calls_carries_its_call_id(
         ),
         text_reply("ok"),
     )
-    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "three"})
     first = rho.notification("approval/request")["params"]
     rho.answer_approval(first)
@@ -270,18 +261,16 @@ def test_every_tool_event_of_parallel_calls_carries_its_call_id(
     assert [m["tool_call_id"] for m in sent] == ["call_w", "call_r", "call_d"]
 
 
-def test_calls_without_or_with_repeated_ids_get_distinct_generated_ones(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    (project / "a.txt").write_text("a")
+def test_calls_without_or_with_repeated_ids_get_distinct_generated_ones(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, project = _shared(shared_rho)
+    (project / "ids.txt").write_text("a")  # not a.txt: the project is shared
     server.add(
         tool_calls_reply(
-            [("read_file", {"path": "a.txt"})] * 3,
+            [("read_file", {"path": "ids.txt"})] * 3,
             call_ids=["same", "same", ""],
         ),
         text_reply("ok"),
     )
-    rho = start_scripted(start_rho, server, "--ephemeral")
     rho.call("prompt", {"message": "two"})
     calls = [m["params"]["callId"] for m in rho.seen if m.get("method") == "tool/call"]
     results = [m["params"]["callId"] for m in rho.seen if m.get("method") == "tool/result"]

@@ -77,10 +77,13 @@ def _two_prompts(rho: RhoProcess, server: ScriptedServer) -> None:
 
 
 def test_compact_continues_on_a_summarized_branch_and_the_old_one_stays(
-    start_rho, server: ScriptedServer, project: Path
+    start_rho, shared_rho
 ) -> None:  # type: ignore[no-untyped-def]
+    # The module's rho holds the session first (a rho of its own cost ~0.7 s of CPU); a new
+    # one resumes it.
+    shared = shared_rho()
+    rho, server, project = shared.rho, shared.server, shared.project
     _big_file(project, "big.txt")
-    rho = start_scripted(start_rho, server)
     _two_prompts(rho, server)
     before = rho.call("getMessages")["result"]["messages"]
     result = rho.call("compact")["result"]
@@ -106,11 +109,14 @@ def test_compact_continues_on_a_summarized_branch_and_the_old_one_stays(
     sent = _contents(server.requests[-1])
     assert "big.txt line 030" not in sent and "[Compacted: 4 entries" in sent
     path = Path(rho.call("getState")["result"]["sessionPath"])
-    assert rho.finish() == 0
+    rho.call("newSession")  # closes the session (rho.finish() == 0: checked at the module's end)
 
     # Resuming continues on the compacted branch …
-    server.add(text_reply("resumed"))
-    again = start_scripted(start_rho, server, "--session", str(path))
+    again = start_rho(
+        "--endpoint", server.chat_url, "-m", "scripted-model", "--session", str(path),
+        cwd=project,
+    )  # fmt: skip
+    assert again.read()["method"] == "ready"
     resumed = again.call("getMessages")["result"]["messages"]
     assert resumed[:4] == messages and resumed[-1]["content"] == "carrying on"
     assert again.finish() == 0
@@ -129,23 +135,24 @@ def test_compact_continues_on_a_summarized_branch_and_the_old_one_stays(
         session.close()
 
 
-def test_compact_with_nothing_to_compact_changes_nothing(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
-    rho = start_scripted(start_rho, server)
+def test_compact_with_nothing_to_compact_changes_nothing(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    shared = shared_rho()
+    rho, server = shared.rho, shared.server
     server.add(text_reply("hello"))
     rho.call("prompt", {"message": "hi"})
     result = rho.call("compact")["result"]
     assert result["compacted"] is False and result["reason"] == "nothing to compact"
     assert len(rho.call("getMessages")["result"]["messages"]) == 3
-    assert rho.finish() == 0
+    # rho.finish() == 0: checked when the module's shared rho ends
 
 
-def test_compact_refuses_an_unknown_strategy(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
-    rho = start_scripted(start_rho, server, "--ephemeral")
+def test_compact_refuses_an_unknown_strategy(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho = shared_rho().rho
     error = rho.call("compact", {"strategy": "turbo"})["error"]
     assert error["code"] == -32602
     assert error["message"] == "unknown compaction strategy 'turbo' (available: llm, mechanical)"
     assert rho.call("compact", {"strategy": 3})["error"]["code"] == -32602
-    assert rho.finish() == 0
+    # rho.finish() == 0: checked when the module's shared rho ends
 
 
 def test_auto_compaction_keeps_a_long_task_going(
@@ -217,11 +224,11 @@ def test_a_failing_third_party_strategy_falls_back_to_mechanical(
     assert "Traceback" not in stderr
 
 
-def test_the_llm_strategy_asks_the_model_for_notes(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
+def test_the_llm_strategy_asks_the_model_for_notes(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    # Shared: it checks no usage total (those count every request of the process).
+    shared = shared_rho()
+    rho, server, project = shared.rho, shared.server, shared.project
     _big_file(project, "big.txt")
-    rho = start_scripted(start_rho, server)
     _two_prompts(rho, server)
     server.add(text_reply("The user asked for a bug fix; big.txt was read; docs are done."))
     result = rho.call("compact", {"strategy": "llm"})["result"]
@@ -234,7 +241,7 @@ def test_the_llm_strategy_asks_the_model_for_notes(
     assert summary.endswith(
         "<context>\nThe user asked for a bug fix; big.txt was read; docs are done.\n<context:end>"
     )
-    assert rho.finish() == 0
+    # rho.finish() == 0: checked when the module's shared rho ends
 
 
 def test_an_unknown_compaction_mode_stops_startup(

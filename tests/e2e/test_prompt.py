@@ -9,8 +9,16 @@ import socket
 from pathlib import Path
 
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from shared_rho import SharedRho  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ErrorReply, HangReply, ScriptedServer, text_reply, tool_call_reply
+
+
+def _shared(shared_rho) -> tuple[SharedRho, RhoProcess, ScriptedServer, Path]:  # type: ignore[no-untyped-def]
+    """The module's `--ephemeral` rho, fresh for this test (tests that need nothing else of
+    their own share it: a rho each cost ~0.7 s of CPU)."""
+    shared = shared_rho("--ephemeral")
+    return shared, shared.rho, shared.server, shared.project
 
 
 def _write_config(project: Path, text: str) -> None:
@@ -18,13 +26,14 @@ def _write_config(project: Path, text: str) -> None:
     (project / ".rho" / "config.toml").write_text(text)
 
 
-def test_text_prompt_notifications_in_order(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+def test_text_prompt_notifications_in_order(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    shared, rho, server, _ = _shared(shared_rho)
     server.add(text_reply("hello", chunks=2))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     response = rho.call("prompt", {"message": "say hello"})
     assert response["result"]["reply"] == "hello"
     methods = rho.methods_seen()
-    assert methods[:3] == ["ready", "agent/start", "state/change"]
+    assert shared.ready["method"] == "ready"  # the first line rho wrote
+    assert methods[:2] == ["agent/start", "state/change"]
     assert methods.count("message/delta") == 2
     assert methods[-2:] == ["state/change", "agent/end"]
     end = rho.seen[-2]["params"]
@@ -32,16 +41,16 @@ def test_text_prompt_notifications_in_order(start_rho, server: ScriptedServer) -
     assert end["usage"]["requestCount"] == 1 and end["usage"]["inputTokens"] == 10
     assert rho.seen[-3]["params"] == {"state": "idle", "turnId": end["turnId"]}
     assert server.requests[0].json["model"] == "scripted-model"
-    assert rho.finish() == 0
+    # rho.finish() == 0: checked when the module's shared rho ends
 
 
-def test_read_file_round_trip(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_read_file_round_trip(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    _, rho, server, project = _shared(shared_rho)
     (project / "notes.txt").write_text("alpha\nbeta\n")
     server.add(
         tool_call_reply("read_file", {"path": "notes.txt", "hashline": False}),
         text_reply("read it"),
     )
-    rho = start_scripted(start_rho, server, "--ephemeral")
     assert rho.call("prompt", {"message": "read notes"})["result"]["reply"] == "read it"
     tool_result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
     assert tool_result.pop("turnId").startswith("turn_")
@@ -56,12 +65,12 @@ def test_read_file_round_trip(start_rho, server: ScriptedServer, project: Path) 
     assert sent["role"] == "tool" and "alpha" in sent["content"]
 
 
-def test_write_file_waits_for_approval(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_write_file_waits_for_approval(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    shared, rho, server, project = _shared(shared_rho)
     server.add(
         tool_call_reply("write_file", {"path": "out/new.txt", "content": "hi"}),
         text_reply("written"),
     )
-    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "write"})
     request = rho.notification("approval/request")["params"]
     assert request["tool"] == "write_file" and request["risk"] == "write"
@@ -75,8 +84,8 @@ def test_write_file_waits_for_approval(start_rho, server: ScriptedServer, projec
     assert response["result"]["reply"] == "written"
     assert (project / "out" / "new.txt").read_text() == "hi"
     notifications = [m for m in rho.methods_seen() if m not in ("message/delta",)]
+    assert shared.ready["method"] == "ready"
     assert notifications == [
-        "ready",
         "agent/start",
         "state/change",
         "usage",
@@ -94,9 +103,9 @@ def test_write_file_waits_for_approval(start_rho, server: ScriptedServer, projec
     assert states == ["thinking", "awaiting_approval", "executing_tool", "thinking", "idle"]
 
 
-def test_denied_write_continues_the_turn(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_denied_write_continues_the_turn(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    _, rho, server, project = _shared(shared_rho)
     server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}), text_reply("ok"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "write"})
     rho.answer_approval(rho.notification("approval/request")["params"], approved=False)
     response = rho.wait_for(lambda m: m.get("id") == prompt_id)
@@ -110,9 +119,9 @@ def test_denied_write_continues_the_turn(start_rho, server: ScriptedServer, proj
     }
 
 
-def test_redirect_becomes_a_user_turn(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+def test_redirect_becomes_a_user_turn(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    _, rho, server, _ = _shared(shared_rho)
     server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}), text_reply("ok"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "write"})
     request = rho.notification("approval/request")["params"]
     rho.answer_approval(request, approved=False, message="write y.txt instead")
@@ -136,21 +145,21 @@ def test_policy_from_project_config(start_rho, server: ScriptedServer, project: 
     assert not (project / "x.txt").exists()
 
 
-def test_hostile_path_is_an_error_result(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_path_is_an_error_result(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    _, rho, server, _ = _shared(shared_rho)
     server.add(tool_call_reply("read_file", {"path": "../../etc/passwd"}), text_reply("blocked"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     rho.call("prompt", {"message": "r"})
     result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
     assert result["is_error"] is True and "outside" in result["output"]
 
 
-def test_unknown_tool_and_bad_arguments(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_tool_and_bad_arguments(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    _, rho, server, _ = _shared(shared_rho)
     server.add(
         tool_call_reply("no_such_tool", {}),
         tool_call_reply("read_file", "{not json"),
         text_reply("fine"),
     )
-    rho = start_scripted(start_rho, server, "--ephemeral")
     assert rho.call("prompt", {"message": "x"})["result"]["reply"] == "fine"
     results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
     assert "unknown tool 'no_such_tool'" in results[0]["output"]
@@ -167,9 +176,9 @@ def test_max_iterations_is_an_agent_end(start_rho, server: ScriptedServer, proje
     assert end["finishReason"] == "max_iterations"
 
 
-def test_abort_interrupts_the_model_request(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+def test_abort_interrupts_the_model_request(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    _, rho, server, _ = _shared(shared_rho)
     server.add(HangReply(60))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "wait"})
     server.wait_for_requests(1, timeout=10)
     assert rho.call("abort")["result"] == {}
@@ -179,9 +188,9 @@ def test_abort_interrupts_the_model_request(start_rho, server: ScriptedServer) -
     assert end["finishReason"] == "cancelled"
 
 
-def test_abort_while_awaiting_approval(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_abort_while_awaiting_approval(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    _, rho, server, project = _shared(shared_rho)
     server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "hi"}))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "w"})
     rho.notification("approval/request")
     rho.request("abort")
@@ -252,11 +261,12 @@ def test_piped_prompt_then_eof_still_answers(start_rho, server: ScriptedServer) 
     assert response["result"]["reply"] == "bye" and "error" not in response["result"]
 
 
-def test_steering_prompt_is_acknowledged_at_once(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    server.add(tool_call_reply("write_file", {"path": "x.txt", "content": "1"}), text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
+def test_steering_prompt_is_acknowledged_at_once(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    _, rho, server, _ = _shared(shared_rho)
+    # Its own file: the tests that deny or abort a write of x.txt share the project.
+    server.add(
+        tool_call_reply("write_file", {"path": "steered.txt", "content": "1"}), text_reply("done")
+    )
     prompt_id = rho.request("prompt", {"message": "w"})
     request = rho.notification("approval/request")["params"]
     assert rho.call("prompt", {"message": "also y", "steer": True})["result"] == {

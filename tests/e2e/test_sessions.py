@@ -41,14 +41,20 @@ def _session_files(home: Path) -> list[Path]:
 # ── No empty sessions ─────────────────────────────────────────────────────────
 
 
-def test_a_start_without_a_prompt_writes_no_session_file(
+def test_a_start_without_a_prompt_and_new_sessions_without_prompts_write_no_file(
     start_rho, server: ScriptedServer, home: Path
 ) -> None:  # type: ignore[no-untyped-def]
+    # One rho for both (a rho each cost ~0.7 s of CPU): neither the session it starts with
+    # nor the two `newSession` makes without a prompt leaves a file.
     rho = start_rho("--endpoint", server.chat_url, "-m", "scripted-model")
     ready = rho.read()["params"]
     path = Path(ready["sessionPath"])
     assert path.parent.parent == home / ".rho" / "sessions"
     assert _session_path(rho) == path
+    first = rho.call("newSession")["result"]["path"]
+    second = rho.call("newSession")["result"]["path"]
+    assert first != second and _session_path(rho) == Path(second)
+    assert str(path) not in (first, second)
     assert rho.finish() == 0
     assert not path.exists()
     assert _session_files(home) == []
@@ -88,17 +94,6 @@ def test_continue_after_an_empty_start_resumes_the_real_conversation(
     messages = again.call("getMessages")["result"]["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant"]
     assert again.finish() == 0
-
-
-def test_new_session_twice_without_prompts_leaves_no_files(
-    start_rho, server: ScriptedServer, home: Path
-) -> None:  # type: ignore[no-untyped-def]
-    rho = start_scripted(start_rho, server)
-    first = rho.call("newSession")["result"]["path"]
-    second = rho.call("newSession")["result"]["path"]
-    assert first != second and _session_path(rho) == Path(second)
-    assert rho.finish() == 0
-    assert _session_files(home) == []
 
 
 # ── Unreadable lines are kept ─────────────────────────────────────────────────
@@ -168,29 +163,23 @@ def test_a_call_left_waiting_by_a_kill_is_answered_on_resume(
 # ── One writer per session ────────────────────────────────────────────────────
 
 
-@pytest.mark.parametrize("flag", ["--session", "-c"])
-def test_a_second_rho_on_an_open_session_exits_2_naming_the_first(
-    start_rho, server: ScriptedServer, flag: str
-) -> None:  # type: ignore[no-untyped-def]
-    first, path = _conversation(start_rho, server)
-    second = start_rho(
-        "--endpoint", server.chat_url, *([flag, str(path)] if flag == "--session" else [flag])
-    )
-    assert second.finish() == 2
-    assert second.raw == []
-    stderr = second.stderr_text()
-    assert stderr.startswith("rho: error: ") and str(path) in stderr
-    assert f"pid {first.proc.pid}" in stderr and "Traceback" not in stderr
-    assert first.finish() == 0
-    after = start_scripted(start_rho, server, flag, *([str(path)] if flag == "--session" else []))
-    assert _session_path(after) == path
-    assert after.finish() == 0
-
-
-def test_resume_session_of_an_open_session_is_a_json_rpc_error(
+def test_a_second_rho_on_an_open_session_is_refused_naming_the_first(
     start_rho, server: ScriptedServer
 ) -> None:  # type: ignore[no-untyped-def]
+    # One first rho holds the session for every way of opening it again (a first rho per
+    # way cost ~0.7 s of CPU each).
     first, path = _conversation(start_rho, server)
+    for flag in ("--session", "-c"):
+        second = start_rho(
+            "--endpoint", server.chat_url, *([flag, str(path)] if flag == "--session" else [flag])
+        )
+        assert second.finish() == 2, flag
+        assert second.raw == [], flag
+        stderr = second.stderr_text()
+        assert stderr.startswith("rho: error: ") and str(path) in stderr, flag
+        assert f"pid {first.proc.pid}" in stderr and "Traceback" not in stderr, flag
+
+    # resumeSession of the open session is a JSON-RPC error and keeps the current session.
     second = start_scripted(start_rho, server)
     own = _session_path(second)
     error = second.call("resumeSession", {"path": str(path)})["error"]
@@ -198,6 +187,13 @@ def test_resume_session_of_an_open_session_is_a_json_rpc_error(
     assert str(path) in error["message"] and f"pid {first.proc.pid}" in error["message"]
     assert _session_path(second) == own
     assert second.finish() == 0 and first.finish() == 0
+
+    for flag in ("--session", "-c"):  # once the first has ended, either way opens it
+        after = start_scripted(
+            start_rho, server, flag, *([str(path)] if flag == "--session" else [])
+        )
+        assert _session_path(after) == path, flag
+        assert after.finish() == 0, flag
 
 
 def test_a_lock_left_by_a_killed_rho_blocks_nobody(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from shared_rho import SharedRho  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -55,12 +56,12 @@ def all_gone(token: str) -> bool:
     return True
 
 
+SANDBOX_OFF = '[sandbox]\nmode = "off"\n'
+
+
 @pytest.fixture(params=["confined", "off"])
-def sandbox_mode(request: pytest.FixtureRequest, home: Path) -> str:
+def sandbox_mode(request: pytest.FixtureRequest) -> str:
     """Runs a test with commands confined (the default) and with `[sandbox] mode = "off"`."""
-    if request.param == "off":
-        (home / ".rho").mkdir(exist_ok=True)
-        (home / ".rho" / "config.toml").write_text('[sandbox]\nmode = "off"\n')
     return str(request.param)
 
 
@@ -72,15 +73,18 @@ def run_tool(rho: RhoProcess, name: str = "run_command") -> dict[str, Any]:
 
 
 def start(
-    start_rho: Any, server: ScriptedServer, args: dict[str, Any], name: str = "run_command"
-) -> RhoProcess:
-    server.add(tool_call_reply(name, args), text_reply("done"))
-    return start_scripted(start_rho, server, "--ephemeral")
+    shared_rho: Any, args: dict[str, Any], name: str = "run_command", sandbox: str = "confined"
+) -> SharedRho:
+    """The module's rho for `sandbox` (a rho per test cost ~0.7 s of CPU), fresh for the
+    test, with the call scripted."""
+    shared = shared_rho("--ephemeral", user_config=SANDBOX_OFF if sandbox == "off" else None)
+    shared.server.add(tool_call_reply(name, args), text_reply("done"))
+    return shared
 
 
-def test_live_output_arrives_before_the_result(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+def test_live_output_arrives_before_the_result(shared_rho) -> None:  # type: ignore[no-untyped-def]
     command = "for i in 1 2 3; do echo line$i; sleep 0.3; done; echo warn >&2"
-    rho = start(start_rho, server, {"command": command})
+    rho = start(shared_rho, {"command": command}).rho
     result = run_tool(rho)
     assert result["output"] == "exit_code: 0\nline1\nline2\nline3\n\nstderr:\nwarn\n"
     methods = [m.get("method") for m in rho.seen]
@@ -93,10 +97,8 @@ def test_live_output_arrives_before_the_result(start_rho, server: ScriptedServer
     assert len([o for o in outputs if o["stream"] == "stdout"]) >= 2  # live, not all at the end
 
 
-def test_live_output_of_a_big_command_is_whole_lines_with_the_gap_marked(
-    start_rho, server: ScriptedServer
-) -> None:  # type: ignore[no-untyped-def]
-    rho = start(start_rho, server, {"command": "seq 1 200000"})
+def test_live_output_of_a_big_command_is_whole_lines_with_the_gap_marked(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho = start(shared_rho, {"command": "seq 1 200000"}).rho
     result = run_tool(rho)
     assert result["is_error"] is False
     methods = [m.get("method") for m in rho.seen]
@@ -118,24 +120,20 @@ def test_live_output_of_a_big_command_is_whole_lines_with_the_gap_marked(
     assert expected == 200001 and gaps >= 1  # through the last line, the gaps marked
 
 
-def test_a_timeout_kills_the_process_tree(
-    start_rho, server: ScriptedServer, sandbox_mode: str
-) -> None:  # type: ignore[no-untyped-def]
+def test_a_timeout_kills_the_process_tree(shared_rho, sandbox_mode: str) -> None:  # type: ignore[no-untyped-def]
     token = f"300.{secrets.randbelow(10**9)}"
     command = f"sleep {token} & sleep {token} >/dev/null 2>&1 & sleep {token}"
-    rho = start(start_rho, server, {"command": command, "timeout_secs": 1})
+    rho = start(shared_rho, {"command": command, "timeout_secs": 1}, sandbox=sandbox_mode).rho
     result = run_tool(rho)
     assert result["is_error"] is True
     assert "[run_command: timed out after 1s;" in result["output"]
     assert all_gone(token)
 
 
-def test_abort_kills_a_running_command(
-    start_rho, server: ScriptedServer, sandbox_mode: str
-) -> None:  # type: ignore[no-untyped-def]
+def test_abort_kills_a_running_command(shared_rho, sandbox_mode: str) -> None:  # type: ignore[no-untyped-def]
     token = f"300.{secrets.randbelow(10**9)}"
     command = f"bash -c 'sleep {token}; true' & sleep {token} & wait"
-    rho = start(start_rho, server, {"command": command})
+    rho = start(shared_rho, {"command": command}, sandbox=sandbox_mode).rho
     prompt = rho.request("prompt", {"message": "go"})
     rho.answer_approval(rho.notification("approval/request")["params"])
     rho.notification("state/change")
@@ -146,10 +144,9 @@ def test_abort_kills_a_running_command(
     assert all_gone(token)
 
 
-def test_a_denied_command_is_an_error_naming_the_rule(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    rho = start(start_rho, server, {"command": "touch ran && bash -c 'wget -q https://x'"})
+def test_a_denied_command_is_an_error_naming_the_rule(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    shared = start(shared_rho, {"command": "touch ran && bash -c 'wget -q https://x'"})
+    rho, project = shared.rho, shared.project
     result = run_tool(rho)
     assert result["is_error"] is True
     assert result["output"] == (
@@ -161,24 +158,24 @@ def test_a_denied_command_is_an_error_naming_the_rule(
 def test_output_cap_keeps_head_and_tail(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
     (project / ".rho").mkdir()
     (project / ".rho" / "config.toml").write_text("[shell]\nmax_output_bytes = 2048\n")
-    rho = start(start_rho, server, {"command": "echo BEGIN; seq 1 100000; echo END"})
+    server.add(
+        tool_call_reply("run_command", {"command": "echo BEGIN; seq 1 100000; echo END"}),
+        text_reply("done"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
     output = run_tool(rho)["output"]
     assert output.startswith("exit_code: 0\nBEGIN\n1\n2\n") and output.endswith("100000\nEND\n")
     assert "elided …]" in output and len(output) < 2600
 
 
-def test_cwd_outside_the_project_is_refused(
-    start_rho, server: ScriptedServer, project: Path, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
-    rho = start(start_rho, server, {"command": "touch ran", "cwd": "../"})
-    result = run_tool(rho)
+def test_cwd_outside_the_project_is_refused(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    shared = start(shared_rho, {"command": "touch ran", "cwd": "../"})
+    result = run_tool(shared.rho)
     assert result["is_error"] is True and result["output"].startswith("run_command: cwd '../'")
-    assert not list(tmp_path.rglob("ran"))
+    assert not list(shared.project.parent.rglob("ran"))  # the project, its HOME, their folder
 
 
-def test_wait_for_polls_until_a_regex_matches(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
+def test_wait_for_polls_until_a_regex_matches(shared_rho) -> None:  # type: ignore[no-untyped-def]
     command = "echo x >> polls; test $(wc -l < polls) -ge 2 && echo 'Build FINISHED'"
     args = {
         "command": command,
@@ -186,7 +183,9 @@ def test_wait_for_polls_until_a_regex_matches(
         "poll_secs": 1,
         "timeout_secs": 60,
     }
-    rho = start(start_rho, server, args, "wait_for")
+    shared = start(shared_rho, args, "wait_for")
+    (shared.project / "polls").unlink(missing_ok=True)
+    rho = shared.rho
     result = run_tool(rho, "wait_for")
     assert result["is_error"] is False
     assert result["output"].startswith("Build FINISHED\n[wait_for: 2 polls, ")
@@ -203,15 +202,14 @@ TEXT_AS_CODE = [
 ]
 
 
-def test_text_that_becomes_code_is_refused_and_nothing_runs(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
+def test_text_that_becomes_code_is_refused_and_nothing_runs(shared_rho) -> None:  # type: ignore[no-untyped-def]
     # One rho runs every case in turn, each a prompt of its own (a rho per case cost ~0.7 s
     # of CPU each).
+    shared = shared_rho("--ephemeral")
+    rho, server, project = shared.rho, shared.server, shared.project
     for line, _ in TEXT_AS_CODE:
         server.add(tool_call_reply("run_command", {"command": f"touch ran\n{line}"}))
         server.add(text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     for line, why in TEXT_AS_CODE:
         prompt = rho.request("prompt", {"message": "go"})
         rho.answer_approval(rho.notification("approval/request")["params"])
