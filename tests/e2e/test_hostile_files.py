@@ -115,34 +115,52 @@ def test_config_as_a_directory_is_exit_2(start_rho, project: Path) -> None:  # t
     assert line == f"rho: error: {config}: cannot be read: is a directory, not a regular file"
 
 
-def test_state_file_as_a_fifo_is_a_warning_and_rho_answers(  # type: ignore[no-untyped-def]
+def test_fifos_read_at_startup_are_reported_and_rho_answers(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer, home: Path, project: Path
 ) -> None:
-    # Both state files are FIFOs in the same rho (a rho per file cost ~0.7 s of CPU).
-    path, _ = (_fifo(home / ".rho" / store) for store in STATE_FILES)
+    # One rho meets every FIFO it reads at startup besides its config (a rho per kind of
+    # file cost ~0.7 s of CPU): the state files (a warning), the context files (left out
+    # with a note) and extension files (reported; the other extensions load).
+    trust_store, _ = (_fifo(home / ".rho" / store) for store in STATE_FILES)
     # A project config makes rho consult the trust store at startup.
     (project / ".rho").mkdir()
     (project / ".rho" / "config.toml").write_text("[agent]\nmax_iterations = 5\n")
-    rho = start_scripted(start_rho, server, "--ephemeral")
-    assert rho.call("getState")["result"]
-    assert rho.finish() == 0
-    stderr = rho.stderr_text()
-    assert f"{path}: cannot be read (is a FIFO, not a regular file)" in stderr
-
-
-def test_context_file_as_a_fifo_is_left_out_with_a_note(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path
-) -> None:
     for name in ("AGENTS.md", "CLAUDE.md", ".cursorrules", ".rho/prompt.md"):
         _fifo(project / name)
+    _hostile_extensions(home / ".rho" / "extensions")
     server.add(text_reply("hello"))
     rho = start_scripted(start_rho, server, "--ephemeral")
+    assert rho.call("getState")["result"]
+    listed = {e["name"]: e for e in rho.call("listExtensions")["result"]["extensions"]}
+    assert listed["good"]["loaded"] is True
+    assert listed["importer"]["state"] == "failed" and "lib.ts" in listed["importer"]["error"]
+    assert "single" not in listed and "entry-fifo" not in listed
     reply = rho.call("prompt", {"message": "hi"})
     assert reply["result"]["reply"] == "hello"
     assert rho.finish() == 0
     stderr = rho.stderr_text()
+    assert f"{trust_store}: cannot be read (is a FIFO, not a regular file)" in stderr
     assert "context file AGENTS.md left out: path 'AGENTS.md' is a FIFO" in stderr
     assert "Traceback" not in stderr
+
+
+GOOD_EXTENSION = (
+    "export default { name: 'good', tools: [{ name: 'good_tool', description: 'x', "
+    "risk: 'read', execute: () => 'ran' }] };\n"
+)
+
+
+def _hostile_extensions(extensions: Path) -> None:
+    """Extensions with FIFOs for files, next to one good extension."""
+    (extensions / "importer").mkdir(parents=True)
+    (extensions / "importer" / "mod.ts").write_text(
+        "import { x } from './lib.ts';\nexport default { name: 'importer' + x };\n"
+    )
+    _fifo(extensions / "importer" / "lib.ts")
+    _fifo(extensions / "single.ts")  # an entry that is a FIFO is no extension at all
+    (extensions / "entry-fifo").mkdir()
+    _fifo(extensions / "entry-fifo" / "mod.ts")
+    (extensions / "good.ts").write_text(GOOD_EXTENSION)
 
 
 def test_a_fifo_among_the_sessions_or_as_a_lock_file_is_refused(  # type: ignore[no-untyped-def]
@@ -260,31 +278,3 @@ def test_ignore_file_as_a_fifo_does_not_hang_the_file_tools(  # type: ignore[no-
 def _results(rho: RhoProcess, start: int = 0) -> list[dict[str, Any]]:
     """The `tool/result` params among the messages seen from `start` on."""
     return [m["params"] for m in rho.seen[start:] if m.get("method") == "tool/result"]
-
-
-GOOD_EXTENSION = (
-    "export default { name: 'good', tools: [{ name: 'good_tool', description: 'x', "
-    "risk: 'read', execute: () => 'ran' }] };\n"
-)
-
-
-def test_extension_files_as_fifos_are_reported_and_the_others_load(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, home: Path
-) -> None:
-    extensions = home / ".rho" / "extensions"
-    (extensions / "importer").mkdir(parents=True)
-    (extensions / "importer" / "mod.ts").write_text(
-        "import { x } from './lib.ts';\nexport default { name: 'importer' + x };\n"
-    )
-    _fifo(extensions / "importer" / "lib.ts")
-    _fifo(extensions / "single.ts")  # an entry that is a FIFO is no extension at all
-    (extensions / "entry-fifo").mkdir()
-    _fifo(extensions / "entry-fifo" / "mod.ts")
-    (extensions / "good.ts").write_text(GOOD_EXTENSION)
-    rho = start_scripted(start_rho, server, "--ephemeral")
-    listed = {e["name"]: e for e in rho.call("listExtensions")["result"]["extensions"]}
-    assert listed["good"]["loaded"] is True
-    assert listed["importer"]["state"] == "failed" and "lib.ts" in listed["importer"]["error"]
-    assert "single" not in listed and "entry-fifo" not in listed
-    assert rho.finish() == 0
-    assert "Traceback" not in rho.stderr_text()
