@@ -14,6 +14,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rho_process import (  # type: ignore[import-not-found]
@@ -334,18 +335,47 @@ def test_lone_surrogates_in_id_and_method_are_replaced_and_answered(rho: RhoProc
     assert "result" in rho.call("getState")
 
 
-def test_a_prompt_with_a_lone_surrogate_does_not_break_later_prompts(start_rho) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def model_server() -> Iterator[ScriptedServer]:
     with ScriptedServer() as server:
-        server.add(text_reply("first"), text_reply("second"))
-        rho = start_rho("--endpoint", server.chat_url, "-m", "scripted-model")
-        assert rho.read()["method"] == "ready"
-        assert rho.call("prompt", {"message": "odd \ud83d text"})["result"]["reply"] == "first"
-        assert rho.call("prompt", {"message": "plain"})["result"]["reply"] == "second"
-        sent = [m["content"] for m in server.requests[1].json["messages"] if m["role"] == "user"]
-        assert sent == ["odd \ufffd text", "plain"]
-        history = rho.call("getMessages")["result"]["messages"]
-        assert [m["content"] for m in history if m["role"] == "user"] == sent
-        _assert_clean_exit(rho)
+        yield server
+
+
+@pytest.fixture(scope="module")
+def shared_prompting(
+    tmp_path_factory: pytest.TempPathFactory, model_server: ScriptedServer
+) -> Iterator[SharedRho]:
+    """A rho with a model to prompt, saving its sessions, for the tests that prompt."""
+    args = ["--endpoint", model_server.chat_url, "-m", "scripted-model"]
+    serving = SharedRho(args, tmp_path_factory.mktemp("prompting"))
+    yield serving
+    serving.close()
+
+
+@pytest.fixture
+def prompting(shared_prompting: SharedRho) -> Iterator[RhoProcess]:
+    with shared_prompting.turn() as process:
+        assert "result" in process.call("newSession")  # a session of the test's own
+        yield process
+
+
+def _chats(server: ScriptedServer, start: int) -> list[Any]:
+    """The chat requests the server got from the `start`-th on."""
+    return [r for r in server.requests[start:] if r.json and "messages" in r.json]
+
+
+def test_a_prompt_with_a_lone_surrogate_does_not_break_later_prompts(
+    prompting: RhoProcess, model_server: ScriptedServer
+) -> None:
+    rho, server = prompting, model_server
+    asked = len(server.requests)
+    server.add(text_reply("first"), text_reply("second"))
+    assert rho.call("prompt", {"message": "odd \ud83d text"})["result"]["reply"] == "first"
+    assert rho.call("prompt", {"message": "plain"})["result"]["reply"] == "second"
+    sent = [m["content"] for m in _chats(server, asked)[1].json["messages"] if m["role"] == "user"]
+    assert sent == ["odd \ufffd text", "plain"]
+    history = rho.call("getMessages")["result"]["messages"]
+    assert [m["content"] for m in history if m["role"] == "user"] == sent
 
 
 _NON_STANDARD_NUMBERS = [
@@ -582,19 +612,19 @@ def test_repeated_keys_in_a_batch_refuse_only_their_member(rho: RhoProcess) -> N
     ]
 
 
-def test_a_prompt_with_a_repeated_key_never_reaches_the_model(start_rho) -> None:  # type: ignore[no-untyped-def]
-    with ScriptedServer() as server:
-        server.add(text_reply("answered"))
-        rho = start_rho("--endpoint", server.chat_url, "-m", "scripted-model")
-        assert rho.read()["method"] == "ready"
-        rho.send_raw(
-            b'{"jsonrpc":"2.0","id":1,"method":"prompt",'
-            b'"params":{"message":"shown to the approver","message":"sent to the model"}}\n'
-        )
-        response = rho.read()
-        assert response["id"] == 1 and response["error"]["code"] == -32600
-        assert rho.call("prompt", {"message": "plain"})["result"]["reply"] == "answered"
-        chats = [r for r in server.requests if r.json and "messages" in r.json]
-        sent = [m["content"] for r in chats for m in r.json["messages"] if m["role"] == "user"]
-        assert sent == ["plain"]
-        _assert_clean_exit(rho)
+def test_a_prompt_with_a_repeated_key_never_reaches_the_model(
+    prompting: RhoProcess, model_server: ScriptedServer
+) -> None:
+    rho, server = prompting, model_server
+    asked = len(server.requests)
+    server.add(text_reply("answered"))
+    rho.send_raw(
+        b'{"jsonrpc":"2.0","id":1,"method":"prompt",'
+        b'"params":{"message":"shown to the approver","message":"sent to the model"}}\n'
+    )
+    response = rho.read()
+    assert response["id"] == 1 and response["error"]["code"] == -32600
+    assert rho.call("prompt", {"message": "plain"})["result"]["reply"] == "answered"
+    chats = _chats(server, asked)
+    sent = [m["content"] for r in chats for m in r.json["messages"] if m["role"] == "user"]
+    assert sent == ["plain"]
