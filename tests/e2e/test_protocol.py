@@ -1,7 +1,7 @@
 """JSON-RPC 2.0 conformance of the real `rho` process, hostile input included.
 
 The tests that only send lines and read the answers talk to one `rho` of the module in
-turn (`shared_rho`): each turn is checked against docs/openrpc.json and for strict JSON
+turn (`protocol_rho`): each turn is checked against docs/openrpc.json and for strict JSON
 lines on stdout, and the process must end cleanly (exit 0, no traceback) on end of input
 after all of them. Tests that need a process of their own (startup flags and errors, end of
 input, a byte order mark at the start of input, a model server) start one.
@@ -23,25 +23,25 @@ from rho_process import (  # type: ignore[import-not-found]
     install_plugin,
     plugin_env,
 )
-from shared_rho import SharedRho, assert_strict_json_lines  # type: ignore[import-not-found]
+from protocol_rho import ProtocolRho, assert_strict_json_lines  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply
 
 
 @pytest.fixture(scope="module")
-def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedRho]:
-    serving = SharedRho(["--ephemeral", "-m", "my-model"], tmp_path_factory.mktemp("protocol"))
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProtocolRho]:
+    serving = ProtocolRho(["--ephemeral", "-m", "my-model"], tmp_path_factory.mktemp("protocol"))
     yield serving
     serving.close()  # exit 0 on end of input, no traceback, strict JSON lines only
 
 
 @pytest.fixture
-def rho(shared: SharedRho) -> Iterator[RhoProcess]:
+def rho(shared: ProtocolRho) -> Iterator[RhoProcess]:
     with shared.turn() as process:
         yield process
 
 
-def test_ready_comes_first_and_names_the_model(shared: SharedRho, rho: RhoProcess) -> None:
+def test_ready_comes_first_and_names_the_model(shared: ProtocolRho, rho: RhoProcess) -> None:
     first = shared.ready  # the first line the process wrote; its clean exit: `shared.close`
     assert first["jsonrpc"] == "2.0" and first["method"] == "ready" and "id" not in first
     assert first["params"]["model"] == "my-model"
@@ -200,7 +200,7 @@ def test_list_tools_and_plugins(rho: RhoProcess) -> None:
     assert "rho_register_tools" in plugins["rho-tools-fs"]["hooks"]
 
 
-def test_get_state_and_messages(shared: SharedRho, rho: RhoProcess) -> None:
+def test_get_state_and_messages(shared: ProtocolRho, rho: RhoProcess) -> None:
     project = shared.project
     state = rho.call("getState")["result"]
     assert state["cwd"] == str(project)
@@ -344,16 +344,16 @@ def model_server() -> Iterator[ScriptedServer]:
 @pytest.fixture(scope="module")
 def shared_prompting(
     tmp_path_factory: pytest.TempPathFactory, model_server: ScriptedServer
-) -> Iterator[SharedRho]:
+) -> Iterator[ProtocolRho]:
     """A rho with a model to prompt, saving its sessions, for the tests that prompt."""
     args = ["--endpoint", model_server.chat_url, "-m", "scripted-model"]
-    serving = SharedRho(args, tmp_path_factory.mktemp("prompting"))
+    serving = ProtocolRho(args, tmp_path_factory.mktemp("prompting"))
     yield serving
     serving.close()
 
 
 @pytest.fixture
-def prompting(shared_prompting: SharedRho) -> Iterator[RhoProcess]:
+def prompting(shared_prompting: ProtocolRho) -> Iterator[RhoProcess]:
     with shared_prompting.turn() as process:
         assert "result" in process.call("newSession")  # a session of the test's own
         yield process

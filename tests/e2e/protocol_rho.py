@@ -1,4 +1,4 @@
-"""One real `rho` that the tests of a module talk to in turn.
+"""One real `rho` that protocol tests talk to in turn, each test one checked turn.
 
 Starting rho costs ~0.7 s of CPU (mostly imports). Tests that only send lines and read the
 answers can share one process, each in its own `turn`: the turn starts with every earlier
@@ -9,7 +9,8 @@ exit 0, no traceback, and nothing but strict JSON lines on stdout. The server su
 every test in sequence is part of what is checked.
 
 A process that an earlier test brought down is started afresh for the next turn, so a test
-never depends on which tests ran before it on the same worker.
+never depends on which tests ran before it on the same worker. (Tests that prompt a scripted
+model, each in a session of its own, share a rho through the `shared_rho` fixture instead.)
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def assert_strict_json_lines(lines: list[bytes]) -> None:
         json.loads(line.decode("utf-8", "strict"), parse_constant=_reject_constant)
 
 
-class SharedRho:
+class ProtocolRho:
     """A `rho` started with `args` in a project and home of its own under `root`."""
 
     def __init__(self, args: list[str], root: Path, env: dict[str, str] | None = None) -> None:
