@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import textwrap
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from rho_process import RHO, RhoProcess, plugin_env, start_scripted  # type: ignore[import-not-found]
@@ -149,8 +150,28 @@ def site(tmp_path: Path) -> Path:
     return path
 
 
-def _listing(project: Path, home: Path, site: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+class Listing(NamedTuple):
+    """One `rho --plugins` run and the home it ran with."""
+
+    done: subprocess.CompletedProcess[str]
+    home: Path
+
+
+@pytest.fixture(scope="module")
+def listing(tmp_path_factory: pytest.TempPathFactory) -> Listing:
+    """`rho --plugins` with acme and a broken plugin installed, and the user's config
+    naming an external provider; run once for the tests that read it (a run costs ~0.7 s
+    of CPU)."""
+    root = tmp_path_factory.mktemp("listing")
+    site, home, project = root / "site", root / "home", root / "project"
+    _install(site, "acme_plugin", "acme-tools", "acme", ACME)
+    _install(site, "broken_plugin", "broken-dist", "broken", "import no_such_module_xyz\n")
+    (project / ".git").mkdir(parents=True)
+    (home / ".rho").mkdir(parents=True)
+    (home / ".rho" / "config.toml").write_text(
+        '[[providers]]\nname = "far"\nendpoint = "https://api.example.invalid/v1"\n'
+    )
+    done = subprocess.run(
         [RHO, "--plugins"],
         cwd=project,
         env={"HOME": str(home), "PATH": "/usr/bin:/bin", **plugin_env(site, "acme", "broken")},
@@ -158,6 +179,7 @@ def _listing(project: Path, home: Path, site: Path) -> subprocess.CompletedProce
         text=True,
         timeout=60,
     )
+    return Listing(done, home)
 
 
 def _blocks(stdout: str) -> dict[str, str]:
@@ -174,9 +196,9 @@ def _blocks(stdout: str) -> dict[str, str]:
 
 
 def test_plugins_flag_lists_each_plugin_with_its_contributions_then_exits(
-    project: Path, home: Path, site: Path
+    listing: Listing,
 ) -> None:
-    done = _listing(project, home, site)
+    done = listing.done
     assert done.returncode == 0, done.stderr
     blocks = _blocks(done.stdout)
     acme = blocks["acme-tools 0.3: plugin 'acme'"]
@@ -198,16 +220,12 @@ def test_plugins_flag_lists_each_plugin_with_its_contributions_then_exits(
 
 
 def test_plugins_flag_sends_nothing_anywhere_even_with_an_external_provider(
-    project: Path, home: Path, site: Path
+    listing: Listing,
 ) -> None:
-    (home / ".rho").mkdir()
-    (home / ".rho" / "config.toml").write_text(
-        '[[providers]]\nname = "far"\nendpoint = "https://api.example.invalid/v1"\n'
-    )
-    done = _listing(project, home, site)
+    done = listing.done
     assert done.returncode == 0, done.stderr
     assert "acme-tools 0.3: plugin 'acme'" in done.stdout
-    assert not list((home / ".rho").glob("sessions/**/*.jsonl"))
+    assert not list((listing.home / ".rho").glob("sessions/**/*.jsonl"))
 
 
 def test_list_plugins_names_distributions_and_contributions(start_rho, site: Path) -> None:  # type: ignore[no-untyped-def]
@@ -287,14 +305,6 @@ def test_no_tool_packs_is_said_on_stderr_and_list_tools_is_empty(start_rho, home
     assert "pip install rho-tools-fs" in stderr
 
 
-def test_with_a_tool_pack_nothing_is_said_about_tool_packs(start_rho) -> None:  # type: ignore[no-untyped-def]
-    process = start_rho("--ephemeral")
-    assert process.read()["method"] == "ready"
-    assert process.call("listTools")["result"]["tools"]
-    assert process.finish() == 0
-    assert "tool packs" not in process.stderr_text()
-
-
 def test_rho_plugins_loads_only_the_named_plugins(start_rho, site: Path) -> None:  # type: ignore[no-untyped-def]
     env = {**plugin_env(site), "RHO_PLUGINS": "rho-tools-fs"}
     process = start_rho("--ephemeral", env=env)
@@ -309,11 +319,17 @@ def test_rho_plugins_loads_only_the_named_plugins(start_rho, site: Path) -> None
     assert process.finish() == 0
 
 
-def test_a_plugin_the_test_does_not_name_never_loads(start_rho, site: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_plugin_the_test_does_not_name_never_loads_and_tool_packs_go_unmentioned(  # type: ignore[no-untyped-def]
+    start_rho, site: Path
+) -> None:
     # The suite's own guarantee: what a test sees does not depend on what else is installed.
+    # The same rho (rho's own plugins: a tool pack among them) shows that with a tool pack
+    # nothing is said about tool packs (a rho of its own cost ~0.7 s of CPU).
     process = start_rho("--ephemeral", env={"PYTHONPATH": str(site)})
     assert process.read()["method"] == "ready"
+    assert process.call("listTools")["result"]["tools"]
     result = process.call("listPlugins")["result"]
     assert "acme" not in {plugin["name"] for plugin in result["plugins"]}
     assert result["failed"] == []
     assert process.finish() == 0
+    assert "tool packs" not in process.stderr_text()

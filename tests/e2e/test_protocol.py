@@ -1,9 +1,20 @@
-"""JSON-RPC 2.0 conformance of the real `rho` process, hostile input included."""
+"""JSON-RPC 2.0 conformance of the real `rho` process, hostile input included.
+
+The tests that only send lines and read the answers talk to one `rho` of the module in
+turn (`protocol_rho`): each turn is checked against docs/openrpc.json and for strict JSON
+lines on stdout, and the process must end cleanly (exit 0, no traceback) on end of input
+after all of them. Tests that need a process of their own (startup flags and errors, end of
+input, a byte order mark at the start of input, a model server) start one.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rho_process import (  # type: ignore[import-not-found]
@@ -12,25 +23,29 @@ from rho_process import (  # type: ignore[import-not-found]
     install_plugin,
     plugin_env,
 )
+from protocol_rho import ProtocolRho, assert_strict_json_lines  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProtocolRho]:
+    serving = ProtocolRho(["--ephemeral", "-m", "my-model"], tmp_path_factory.mktemp("protocol"))
+    yield serving
+    serving.close()  # exit 0 on end of input, no traceback, strict JSON lines only
+
+
 @pytest.fixture
-def rho(start_rho) -> RhoProcess:  # type: ignore[no-untyped-def]
-    process = start_rho("--ephemeral")
-    ready = process.read()
-    assert ready["method"] == "ready"
-    return process
+def rho(shared: ProtocolRho) -> Iterator[RhoProcess]:
+    with shared.turn() as process:
+        yield process
 
 
-def test_ready_comes_first_and_names_the_model(start_rho) -> None:  # type: ignore[no-untyped-def]
-    process = start_rho("--ephemeral", "-m", "my-model")
-    first = process.read()
+def test_ready_comes_first_and_names_the_model(shared: ProtocolRho, rho: RhoProcess) -> None:
+    first = shared.ready  # the first line the process wrote; its clean exit: `shared.close`
     assert first["jsonrpc"] == "2.0" and first["method"] == "ready" and "id" not in first
     assert first["params"]["model"] == "my-model"
     assert first["params"]["sessionPath"] == ""
-    assert process.finish() == 0
 
 
 def test_parse_error_has_null_id(rho: RhoProcess) -> None:
@@ -78,11 +93,12 @@ def test_unknown_method(rho: RhoProcess) -> None:
 
 
 def test_notifications_get_no_response_even_when_unknown(rho: RhoProcess) -> None:
+    before = len(rho.seen)
     rho.send({"jsonrpc": "2.0", "method": "frobnicate"})
     rho.send({"jsonrpc": "2.0", "method": "getState"})
     response = rho.call("getState")
     assert "result" in response
-    assert [m for m in rho.seen if "id" in m] == [response]
+    assert [m for m in rho.seen[before:] if "id" in m] == [response]
 
 
 _INVALID_PARAMS = [
@@ -117,11 +133,12 @@ _UNKNOWN_PARAMS = [
 def test_an_unknown_param_is_refused_naming_it(rho: RhoProcess) -> None:
     # One rho answers every case in turn, each checked as it comes (a rho per case
     # cost ~0.7 s of CPU each).
+    before = len(rho.seen)
     for method, params, message in _UNKNOWN_PARAMS:
         error = rho.call(method, params)["error"]
         assert error["code"] == -32602
         assert error["message"] == message
-        assert not [m for m in rho.seen if m.get("method") == "agent/start"]
+        assert not [m for m in rho.seen[before:] if m.get("method") == "agent/start"]
 
 
 def test_positional_params_are_refused(rho: RhoProcess) -> None:
@@ -162,7 +179,9 @@ def test_deeply_nested_and_oversize_lines(rho: RhoProcess) -> None:
     assert "result" in rho.call("getState")
 
 
-def test_end_of_input_exits_cleanly_without_traceback(rho: RhoProcess) -> None:
+def test_end_of_input_exits_cleanly_without_traceback(start_rho) -> None:  # type: ignore[no-untyped-def]
+    rho = start_rho("--ephemeral")
+    assert rho.read()["method"] == "ready"
     rho.send_raw(b"garbage\n")
     assert rho.finish() == 0
     stderr = rho.stderr_text()
@@ -181,7 +200,8 @@ def test_list_tools_and_plugins(rho: RhoProcess) -> None:
     assert "rho_register_tools" in plugins["rho-tools-fs"]["hooks"]
 
 
-def test_get_state_and_messages(rho: RhoProcess, project: Path) -> None:
+def test_get_state_and_messages(shared: ProtocolRho, rho: RhoProcess) -> None:
+    project = shared.project
     state = rho.call("getState")["result"]
     assert state["cwd"] == str(project)
     assert state["messageCount"] == 1
@@ -197,10 +217,17 @@ def test_approval_response_outside_a_flow_approves_nothing(rho: RhoProcess) -> N
     assert rho.call("abort")["result"] == {}
 
 
-def test_version_and_help() -> None:
-    import subprocess
+@pytest.fixture(scope="module")
+def version_run(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    """`rho --version` with a third-party pack installed next to rho's own."""
+    site = tmp_path_factory.mktemp("version") / "site"
+    install_plugin(site, "acme_tools", "acme", "")
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    return subprocess.run([RHO, "--version"], capture_output=True, text=True, timeout=30, env=env)
 
-    version = subprocess.run([RHO, "--version"], capture_output=True, text=True, timeout=30)
+
+def test_version_and_help(version_run: subprocess.CompletedProcess[str]) -> None:
+    version = version_run
     assert version.returncode == 0 and version.stdout.startswith("rho ")
     help_text = subprocess.run([RHO, "--help"], capture_output=True, text=True, timeout=30)
     for flag in (
@@ -215,17 +242,13 @@ def test_version_and_help() -> None:
         assert flag in help_text.stdout
 
 
-def test_version_names_rho_and_every_installed_pack(tmp_path: Path) -> None:
-    import os
-    import subprocess
+def test_version_names_rho_and_every_installed_pack(
+    version_run: subprocess.CompletedProcess[str],
+) -> None:
     from importlib.metadata import version
 
-    site = tmp_path / "site"
-    install_plugin(site, "acme_tools", "acme", "")
-    env = {**os.environ, "PYTHONPATH": str(site)}
-    done = subprocess.run(
-        [RHO, "--version"], capture_output=True, text=True, timeout=30, env=env, check=True
-    )
+    done = version_run
+    assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == f"rho {version('rho-rpc')}"
     for name in ("rho-kernel", "rho-tools-fs", "rho-memory", "rho-ext-js", "rho-tools-rust"):
@@ -286,23 +309,17 @@ def test_unwritable_sessions_directory_is_a_clear_startup_error(start_rho, home:
 
 
 # ── hostile input cannot wedge the server ──────────────────────────────────
-
-
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} on stdout")
-
-
-def _assert_stdout_is_strict_json_lines(rho: RhoProcess) -> None:
-    """Every line rho wrote is strict UTF-8 holding standard JSON (no NaN/Infinity)."""
-    assert rho.raw
-    for line in rho.raw:
-        json.loads(line.decode("utf-8", "strict"), parse_constant=_reject_constant)
+#
+# The shared rho's turns check that stdout holds strict JSON lines only; its clean exit
+# after all of them is checked when the module is done. The tests with a process of their
+# own check both for it.
 
 
 def _assert_clean_exit(rho: RhoProcess) -> None:
     assert rho.finish() == 0
     assert "Traceback" not in rho.stderr_text()
-    _assert_stdout_is_strict_json_lines(rho)
+    assert rho.raw
+    assert_strict_json_lines(rho.raw)
 
 
 def test_lone_surrogates_in_id_and_method_are_replaced_and_answered(rho: RhoProcess) -> None:
@@ -316,21 +333,49 @@ def test_lone_surrogates_in_id_and_method_are_replaced_and_answered(rho: RhoProc
     rho.send([{"jsonrpc": "2.0", "method": "getState", "id": "\udc00b"}])
     assert rho.read()[0]["id"] == "\ufffdb"  # type: ignore[index]
     assert "result" in rho.call("getState")
-    _assert_clean_exit(rho)
 
 
-def test_a_prompt_with_a_lone_surrogate_does_not_break_later_prompts(start_rho) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def model_server() -> Iterator[ScriptedServer]:
     with ScriptedServer() as server:
-        server.add(text_reply("first"), text_reply("second"))
-        rho = start_rho("--endpoint", server.chat_url, "-m", "scripted-model")
-        assert rho.read()["method"] == "ready"
-        assert rho.call("prompt", {"message": "odd \ud83d text"})["result"]["reply"] == "first"
-        assert rho.call("prompt", {"message": "plain"})["result"]["reply"] == "second"
-        sent = [m["content"] for m in server.requests[1].json["messages"] if m["role"] == "user"]
-        assert sent == ["odd \ufffd text", "plain"]
-        history = rho.call("getMessages")["result"]["messages"]
-        assert [m["content"] for m in history if m["role"] == "user"] == sent
-        _assert_clean_exit(rho)
+        yield server
+
+
+@pytest.fixture(scope="module")
+def shared_prompting(
+    tmp_path_factory: pytest.TempPathFactory, model_server: ScriptedServer
+) -> Iterator[ProtocolRho]:
+    """A rho with a model to prompt, saving its sessions, for the tests that prompt."""
+    args = ["--endpoint", model_server.chat_url, "-m", "scripted-model"]
+    serving = ProtocolRho(args, tmp_path_factory.mktemp("prompting"))
+    yield serving
+    serving.close()
+
+
+@pytest.fixture
+def prompting(shared_prompting: ProtocolRho) -> Iterator[RhoProcess]:
+    with shared_prompting.turn() as process:
+        assert "result" in process.call("newSession")  # a session of the test's own
+        yield process
+
+
+def _chats(server: ScriptedServer, start: int) -> list[Any]:
+    """The chat requests the server got from the `start`-th on."""
+    return [r for r in server.requests[start:] if r.json and "messages" in r.json]
+
+
+def test_a_prompt_with_a_lone_surrogate_does_not_break_later_prompts(
+    prompting: RhoProcess, model_server: ScriptedServer
+) -> None:
+    rho, server = prompting, model_server
+    asked = len(server.requests)
+    server.add(text_reply("first"), text_reply("second"))
+    assert rho.call("prompt", {"message": "odd \ud83d text"})["result"]["reply"] == "first"
+    assert rho.call("prompt", {"message": "plain"})["result"]["reply"] == "second"
+    sent = [m["content"] for m in _chats(server, asked)[1].json["messages"] if m["role"] == "user"]
+    assert sent == ["odd \ufffd text", "plain"]
+    history = rho.call("getMessages")["result"]["messages"]
+    assert [m["content"] for m in history if m["role"] == "user"] == sent
 
 
 _NON_STANDARD_NUMBERS = [
@@ -355,7 +400,6 @@ def test_non_standard_numbers_are_parse_errors(rho: RhoProcess) -> None:
         assert response["error"]["code"] == -32700
         assert fragment in response["error"]["message"]
         assert "result" in rho.call("getState")
-    _assert_clean_exit(rho)
 
 
 def test_a_batch_over_the_limit_is_one_invalid_request(rho: RhoProcess) -> None:
@@ -374,7 +418,6 @@ def test_a_batch_over_the_limit_is_one_invalid_request(rho: RhoProcess) -> None:
         "id": None,
     }
     assert "result" in rho.call("getState")
-    _assert_clean_exit(rho)
 
 
 def test_a_huge_batch_line_is_refused_without_decoding_it_all(rho: RhoProcess) -> None:
@@ -384,7 +427,6 @@ def test_a_huge_batch_line_is_refused_without_decoding_it_all(rho: RhoProcess) -
     assert isinstance(response, dict) and response["error"]["code"] == -32600
     assert "at most 1000" in response["error"]["message"]
     assert "result" in rho.call("getState")
-    _assert_clean_exit(rho)
 
 
 def test_an_oversize_request_gets_its_id_back(rho: RhoProcess) -> None:
@@ -402,7 +444,6 @@ def test_an_oversize_request_gets_its_id_back(rho: RhoProcess) -> None:
     response = rho.read(timeout=60)
     assert response["id"] is None and response["error"]["code"] == -32600
     assert "result" in rho.call("getState")
-    _assert_clean_exit(rho)
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
@@ -413,7 +454,6 @@ def test_utf16_and_utf32_input_is_a_parse_error(rho: RhoProcess, encoding: str) 
     assert response["id"] is None and response["error"]["code"] == -32700
     assert "UTF-8" in response["error"]["message"]
     assert "result" in rho.call("getState")
-    _assert_clean_exit(rho)
 
 
 def test_a_byte_order_mark_is_accepted_only_at_the_start_of_input(start_rho) -> None:  # type: ignore[no-untyped-def]
@@ -462,7 +502,6 @@ def test_an_id_is_echoed_exactly_as_written(rho: RhoProcess) -> None:
         line = b'{"jsonrpc":"2.0","method":"setModel","params":{"model":5},"id":' + id_text + b"}"
         reply = _raw_reply(rho, line)
         assert b'"code":-32602' in reply and reply.endswith(b',"id":' + id_text + b"}")
-    _assert_clean_exit(rho)
 
 
 _UNECHOABLE_IDS = [
@@ -495,7 +534,6 @@ def test_an_id_that_cannot_be_echoed_as_written_is_refused(rho: RhoProcess) -> N
             assert response["error"]["code"] == -32600
             assert "id must be a string, null or an integer" in response["error"]["message"]
         assert "result" in rho.call("getState")
-    _assert_clean_exit(rho)
 
 
 def test_ids_in_a_batch_are_echoed_exactly_or_refused(rho: RhoProcess) -> None:
@@ -510,7 +548,6 @@ def test_ids_in_a_batch_are_echoed_exactly_or_refused(rho: RhoProcess) -> None:
     assert ids == [b"null", b"12345678901234567890123", b"null", b'"s"', b"null", b"3"]
     codes = [r.get("error", {}).get("code") for r in json.loads(reply)]
     assert codes == [-32600, None, -32600, None, -32600, None]
-    _assert_clean_exit(rho)
 
 
 _REPEATED_KEYS = [
@@ -555,7 +592,6 @@ def test_a_repeated_key_is_refused_with_the_right_id(rho: RhoProcess) -> None:
         assert response["error"]["code"] == -32600
         assert f"the key {key!r} appears more than once" in response["error"]["message"]
         assert "result" in rho.call("getState")
-    _assert_clean_exit(rho)
 
 
 def test_repeated_keys_in_a_batch_refuse_only_their_member(rho: RhoProcess) -> None:
@@ -574,22 +610,21 @@ def test_repeated_keys_in_a_batch_refuse_only_their_member(rho: RhoProcess) -> N
         (None, -32600),
         (5, None),
     ]
-    _assert_clean_exit(rho)
 
 
-def test_a_prompt_with_a_repeated_key_never_reaches_the_model(start_rho) -> None:  # type: ignore[no-untyped-def]
-    with ScriptedServer() as server:
-        server.add(text_reply("answered"))
-        rho = start_rho("--endpoint", server.chat_url, "-m", "scripted-model")
-        assert rho.read()["method"] == "ready"
-        rho.send_raw(
-            b'{"jsonrpc":"2.0","id":1,"method":"prompt",'
-            b'"params":{"message":"shown to the approver","message":"sent to the model"}}\n'
-        )
-        response = rho.read()
-        assert response["id"] == 1 and response["error"]["code"] == -32600
-        assert rho.call("prompt", {"message": "plain"})["result"]["reply"] == "answered"
-        chats = [r for r in server.requests if r.json and "messages" in r.json]
-        sent = [m["content"] for r in chats for m in r.json["messages"] if m["role"] == "user"]
-        assert sent == ["plain"]
-        _assert_clean_exit(rho)
+def test_a_prompt_with_a_repeated_key_never_reaches_the_model(
+    prompting: RhoProcess, model_server: ScriptedServer
+) -> None:
+    rho, server = prompting, model_server
+    asked = len(server.requests)
+    server.add(text_reply("answered"))
+    rho.send_raw(
+        b'{"jsonrpc":"2.0","id":1,"method":"prompt",'
+        b'"params":{"message":"shown to the approver","message":"sent to the model"}}\n'
+    )
+    response = rho.read()
+    assert response["id"] == 1 and response["error"]["code"] == -32600
+    assert rho.call("prompt", {"message": "plain"})["result"]["reply"] == "answered"
+    chats = _chats(server, asked)
+    sent = [m["content"] for r in chats for m in r.json["messages"] if m["role"] == "user"]
+    assert sent == ["plain"]

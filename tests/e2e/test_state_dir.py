@@ -97,10 +97,16 @@ def _results(rho: RhoProcess) -> list[dict[str, Any]]:
     return [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
 
 
-def _run_tools(start_rho: Any, server: ScriptedServer, home: Path, calls: list[Any]) -> RhoProcess:
+def _run_tools(
+    start_rho: Any,
+    server: ScriptedServer,
+    home: Path,
+    calls: list[Any],
+    env: dict[str, str] | None = None,
+) -> RhoProcess:
     """Run the tool calls with the home directory as the root, approving every one."""
     server.add(*calls, text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral", "--root", str(home))
+    rho = start_scripted(start_rho, server, "--ephemeral", "--root", str(home), env=env)
     prompt = rho.request("prompt", {"message": "look around"})
     while True:
         message = rho.wait_for(
@@ -126,90 +132,77 @@ READS = [
     ("search_files", {"pattern": "SESSION-OF", "path": ".rho"}),
     ("search_files", {"pattern": "SESSION-OF", "path": "link"}),
 ]
-
-
-@pytest.mark.parametrize("rg", ["rg", "python"])
-def test_no_tool_reads_the_state_directory_of_a_home_project(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, home: Path, rg: str
-) -> None:
-    (home / "link").symlink_to(".rho/sessions")
-    (home / "work").mkdir()
-    (home / "work" / "notes.txt").write_text("plain notes\n")
-    calls = [
-        tool_call_reply(name, {k: _at(v, home) for k, v in args.items()}) for name, args in READS
-    ]
-    calls += [  # the whole home: the state directory is left out
-        tool_call_reply("find_files", {"pattern": "*"}),
-        tool_call_reply("search_files", {"pattern": "SESSION-OF|USER-CONFIG-MARKER|plain"}),
-        tool_call_reply("list_dir", {"path": ".", "recursive": True}),
-    ]
-    env = {"RHO_RG": ""} if rg == "python" else None
-    server.add(*calls, text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral", "--root", str(home), env=env)
-    assert rho.call("prompt", {"message": "look"})["result"]["reply"] == "done"
-    results = _results(rho)
-    assert len(results) == len(calls)
-    for result in results:
-        assert SECRET not in result["output"] and "USER-CONFIG-MARKER" not in result["output"]
-    for (name, _), result in zip(READS, results, strict=False):
-        if name == "batch_read":  # a batch answers per file
-            assert result["output"].count("rho's own state directory") == 2, result
-        else:
-            assert result["is_error"] is True, result
-            assert "rho's own state directory" in result["output"], result
-    find, search, listing = results[len(READS) :]
-    assert "work/notes.txt" in find["output"] and "plain notes" in search["output"]
-    assert "1_other.jsonl" not in listing["output"]
-    assert rho.finish() == 0
-
-
-def _at(value: Any, home: Path) -> Any:
-    return value.replace("{home}", str(home)) if isinstance(value, str) else value
-
-
+WALKS = [  # the whole home: the state directory is left out
+    ("find_files", {"pattern": "*"}),
+    ("search_files", {"pattern": "SESSION-OF|USER-CONFIG-MARKER|plain"}),
+    ("list_dir", {"path": ".", "recursive": True}),
+]
 STATE_WRITES = [
     ("write_file", {"path": ".rho/config.toml", "content": "[sandbox]\nmode = 'off'\n"}),
     ("write_file", {"path": "state/config.toml", "content": "[sandbox]\nmode = 'off'\n"}),
     ("write_file", {"path": "state/trusted_projects.toml", "content": "x = 1\n"}),
     ("edit_file", {"path": "state/config.toml", "edits": [{"old_text": "30", "new_text": "99"}]}),
 ]
+#: A command that tries to read the state directory (run only where bubblewrap is).
+COMMAND = (
+    "run_command",
+    {
+        "command": "cat ~/.rho/config.toml ~/.rho/sessions/*/*.jsonl .rho/config.toml; "
+        "ls -A ~/.rho .rho; echo end"
+    },
+)
 
 
-def test_no_tool_writes_the_state_directory_of_a_home_project(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, home: Path
+@pytest.mark.parametrize("rg", ["rg", "python"])
+def test_no_tool_reads_or_writes_the_state_directory_of_a_home_project(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, rg: str
 ) -> None:
-    # One rho makes every call (a rho per call cost ~0.7 s of CPU each); what is checked
-    # after all of them held after each one.
+    # One rho makes every call, reads then writes then a command (a rho per call, or per
+    # kind of call, cost ~0.7 s of CPU each); what is checked after all of them held
+    # after each one.
+    (home / "link").symlink_to(".rho/sessions")
     (home / "state").symlink_to(".rho")
-    rho = _run_tools(start_rho, server, home, [tool_call_reply(*call) for call in STATE_WRITES])
+    (home / "work").mkdir()
+    (home / "work" / "notes.txt").write_text("plain notes\n")
+    commands = [COMMAND] if shutil.which("bwrap") else []  # bubblewrap is not installed
+    calls = [(name, {k: _at(v, home) for k, v in args.items()}) for name, args in READS]
+    calls += [*WALKS, *STATE_WRITES, *commands]
+    env = {"RHO_RG": ""} if rg == "python" else None
+    rho = _run_tools(start_rho, server, home, [tool_call_reply(*call) for call in calls], env)
     results = _results(rho)
-    assert len(results) == len(STATE_WRITES)
-    for call, result in zip(STATE_WRITES, results, strict=True):
+    assert len(results) == len(calls)
+    for call, result in zip(calls, results, strict=True):
+        assert SECRET not in result["output"], (call, result)
+        assert "USER-CONFIG-MARKER" not in result["output"], (call, result)
+    for (name, _), result in zip(READS, results, strict=False):
+        if name == "batch_read":  # a batch answers per file
+            assert result["output"].count("rho's own state directory") == 2, result
+        else:
+            assert result["is_error"] is True, result
+            assert "rho's own state directory" in result["output"], result
+    find, search, listing = results[len(READS) : len(READS) + len(WALKS)]
+    assert "work/notes.txt" in find["output"] and "plain notes" in search["output"]
+    assert "1_other.jsonl" not in listing["output"]
+    writes = results[len(READS) + len(WALKS) : len(READS) + len(WALKS) + len(STATE_WRITES)]
+    for call, result in zip(STATE_WRITES, writes, strict=True):
         assert result["is_error"] is True, (call, result)
+    if commands:
+        _check_command_output(results[-1]["output"])
     assert rho.finish() == 0
     assert (home / ".rho" / "config.toml").read_text() == USER_CONFIG
     assert not (home / ".rho" / "trusted_projects.toml").exists()
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
-def test_commands_of_a_home_project_cannot_read_the_state_directory(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, home: Path
-) -> None:
-    command = (
-        "cat ~/.rho/config.toml ~/.rho/sessions/*/*.jsonl .rho/config.toml; "
-        "ls -A ~/.rho .rho; echo end"
-    )
-    rho = _run_tools(
-        start_rho, server, home, [tool_call_reply("run_command", {"command": command})]
-    )
-    (result,) = _results(rho)
-    output = result["output"]
-    assert SECRET not in output and "USER-CONFIG-MARKER" not in output
+def _at(value: Any, home: Path) -> Any:
+    return value.replace("{home}", str(home)) if isinstance(value, str) else value
+
+
+def _check_command_output(output: str) -> None:
+    """The command of a home project read nothing of the state directory, and ran."""
     assert "No such file or directory" in output
     listed = output.split("stderr:")[0]
     assert "config.toml" not in listed and "sessions" not in listed  # ~/.rho shows empty
     assert "\nend\n" in output
-    assert rho.finish() == 0
 
 
 @pytest.mark.parametrize("rg", ["rg", "python"])

@@ -67,9 +67,11 @@ def _prompt_write(start_rho, server: ScriptedServer, project: Path) -> RhoProces
     return rho
 
 
-def test_untrusted_auto_still_asks_until_trusted_and_editing_lapses_trust(  # type: ignore[no-untyped-def]
+def test_untrusted_auto_asks_until_trusted_editing_lapses_trust_and_revoke_ends_it(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer, project: Path, home: Path
 ) -> None:
+    # `rho trust --list` and `--revoke` are checked along the way, on this project's trust
+    # (a `rho trust` of their own cost ~0.5 s of CPU).
     config = _write_config(project, AUTO_WRITE)
     write = tool_call_reply("write_file", {"path": "out.txt", "content": "hi"})
 
@@ -90,6 +92,9 @@ def test_untrusted_auto_still_asks_until_trusted_and_editing_lapses_trust(  # ty
     store = home / ".rho" / "trusted_projects.toml"
     assert stat.S_IMODE(store.stat().st_mode) == 0o600
     assert stat.S_IMODE((home / ".rho").stat().st_mode) == 0o700
+    listed = _rho_trust("--list", cwd=home, home=home)
+    assert listed.returncode == 0
+    assert listed.stdout.startswith(f"{config}  sha256 ") and "(current)" in listed.stdout
 
     server.add(write, text_reply("written"))
     rho = _prompt_write(start_rho, server, project)
@@ -103,11 +108,17 @@ def test_untrusted_auto_still_asks_until_trusted_and_editing_lapses_trust(  # ty
     assert "ignored settings" not in rho.stderr_text()
 
     config.write_text(AUTO_WRITE + "# edited\n")
+    assert "(changed)" in _rho_trust("--list", cwd=home, home=home).stdout
     server.add(write)
     lapsed = _prompt_write(start_rho, server, project)
     assert lapsed.notification("approval/request")["params"]["tool"] == "write_file"
     lapsed.kill()
     assert "this file changed since it was trusted" in lapsed.stderr_text()
+
+    revoked = _rho_trust("--revoke", "--root", str(project), cwd=home, home=home)
+    assert revoked.returncode == 0
+    assert revoked.stdout == f"revoked trust in {project} (.rho/config.toml)\n"
+    assert _rho_trust("--list", cwd=home, home=home).stdout.startswith("no trusted project files")
 
 
 def test_project_deny_applies_untrusted(start_rho, server: ScriptedServer, project: Path) -> None:  # type: ignore[no-untyped-def]
@@ -119,20 +130,6 @@ def test_project_deny_applies_untrusted(start_rho, server: ScriptedServer, proje
     assert not (project / "x.txt").exists()
     assert rho.finish() == 0
     assert "ignored settings" not in rho.stderr_text()
-
-
-def test_trust_list_and_revoke(project: Path, home: Path) -> None:
-    config = _write_config(project, AUTO_WRITE)
-    assert _rho_trust(cwd=project, home=home).returncode == 0
-    listed = _rho_trust("--list", cwd=home, home=home)
-    assert listed.returncode == 0
-    assert listed.stdout.startswith(f"{config}  sha256 ") and "(current)" in listed.stdout
-    config.write_text(AUTO_WRITE + "# edited\n")
-    assert "(changed)" in _rho_trust("--list", cwd=home, home=home).stdout
-    revoked = _rho_trust("--revoke", "--root", str(project), cwd=home, home=home)
-    assert revoked.returncode == 0
-    assert revoked.stdout == f"revoked trust in {project} (.rho/config.toml)\n"
-    assert _rho_trust("--list", cwd=home, home=home).stdout.startswith("no trusted project files")
 
 
 @pytest.mark.parametrize(
