@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from protocol_rho import ProtocolRho, assert_strict_json_lines  # type: ignore[import-not-found]
 from rho_process import (  # type: ignore[import-not-found]
     RHO,
     RhoProcess,
     install_plugin,
     plugin_env,
 )
-from protocol_rho import ProtocolRho, assert_strict_json_lines  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply
 
