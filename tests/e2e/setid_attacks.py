@@ -18,7 +18,9 @@ X86_64 = platform.machine() == "x86_64"
 PASSWD = "/usr/bin/passwd"
 HOST_SETUID = os.path.exists(PASSWD) and bool(os.stat(PASSWD).st_mode & stat.S_ISUID)
 
-#: A helper the script runs as `python3 setid_helper.py NAME`: exit 0 when the call worked.
+#: A helper the script runs as `python3 setid_helper.py NAME...`: each named call runs in a
+#: child process of its own (forked: one interpreter start for all of them, which was most of
+#: the script's time) and `NAME=ok` (the call worked) or `NAME=fail` is printed for it.
 HELPER = r'''
 import ctypes, mmap, os, stat, struct, sys, tarfile
 libc = ctypes.CDLL(None, use_errno=True)
@@ -98,14 +100,50 @@ ATTACKS = {
         os.mkdir("q2", 0o700), os.chmod("q2", 0o1777), os.fchmod(os.open("q1", 0), 0o755)),
 }
 
-try:
-    ATTACKS[sys.argv[1]]()
-except OSError as exc:
-    print(exc, file=sys.stderr)
-    sys.exit(1)
+def worked(name):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ATTACKS[name]()
+        except BaseException as exc:  # an OSError; `sys.exit(1)` when libc says no
+            print(exc, file=sys.stderr, flush=True)
+            os._exit(1)
+        os._exit(0)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+for name in sys.argv[1:]:
+    print(f"{name}={'ok' if worked(name) else 'fail'}", flush=True)
 '''
 
-#: (label, shell command): each must fail and leave no set-ID file. `{py}` runs the helper.
+#: The helper's attacks the script runs (every one must fail).
+HELPER_ATTACKS: tuple[str, ...] = (
+    "py-chmod",
+    "py-chmod-setgid",
+    "py-fchmod",
+    "py-fchmodat",
+    "fchmodat2",
+    "open-creat",
+    "open-creat-nonblock",
+    "openat-creat",
+    "libc-creat",
+    "py-mkdir",
+    "py-mkdirat",
+    "mknod",
+    "mknod-fifo",
+    "mknodat",
+    "tmpfile-link",
+    "openat2",
+    "io-uring",
+    "file-caps",
+    "py-tarfile",
+    *(("chmod-high-bits", "creat", "x32-chmod", "i386-chmod", "i386-creat") if X86_64 else ()),
+)
+#: What `ATTEMPTS` names as the command of an attack the helper makes: the script runs all of
+#: them in one helper line.
+HELPER_CALL = "{py} setid_helper.py NAME"
+#: (label, shell command): each must fail and leave no set-ID file (`HELPER_CALL`: the helper
+#: makes the attack called `label`).
 ATTEMPTS: tuple[tuple[str, str], ...] = (
     ("chmod-u+s", "touch s1 && chmod u+s s1"),
     ("chmod-g+s", "touch s2 && chmod g+s s2"),
@@ -120,35 +158,7 @@ ATTEMPTS: tuple[tuple[str, str], ...] = (
     ("tar-xp", "mkdir s10 && tar -xpf setid.tar -C s10"),
     *((("cp-p-passwd", f"cp -p {PASSWD} s11"),) if HOST_SETUID else ()),
     *((("hardlink-passwd", f"ln {PASSWD} s12"),) if HOST_SETUID else ()),
-    *(
-        (name, "{py} setid_helper.py " + name)
-        for name in (
-            "py-chmod",
-            "py-chmod-setgid",
-            "py-fchmod",
-            "py-fchmodat",
-            "fchmodat2",
-            "open-creat",
-            "open-creat-nonblock",
-            "openat-creat",
-            "libc-creat",
-            "py-mkdir",
-            "py-mkdirat",
-            "mknod",
-            "mknod-fifo",
-            "mknodat",
-            "tmpfile-link",
-            "openat2",
-            "io-uring",
-            "file-caps",
-            "py-tarfile",
-        )
-    ),
-    *(
-        (name, "{py} setid_helper.py " + name)
-        for name in ("chmod-high-bits", "creat", "x32-chmod", "i386-chmod", "i386-creat")
-        if X86_64
-    ),
+    *((name, HELPER_CALL) for name in HELPER_ATTACKS),
 )
 #: (label, shell command): ordinary permission changes and a build, each must work.
 ORDINARY: tuple[tuple[str, str], ...] = (
@@ -158,7 +168,7 @@ ORDINARY: tuple[tuple[str, str], ...] = (
     ("install", "install -m 0755 /bin/true n5 && install -d -m 0750 n6"),
     ("tar", "mkdir n7 && tar -xpf plain.tar -C n7 && test -x n7/tool"),
     ("make", "make -s -C build && build/hello"),
-    ("py-modes", "{py} setid_helper.py ok-py-modes"),
+    ("ok-py-modes", HELPER_CALL),
 )
 
 MAKEFILE = "hello: hello.c\n\tcc -o hello hello.c\n\tchmod 0755 hello\n"
@@ -191,8 +201,11 @@ def setid_script(project: Path, outside: Path) -> str:
     source = outside / "setuid-source"
     source.write_bytes(Path("/bin/true").read_bytes())
     source.chmod(0o6755)
-    lines = [f"cd {project}"]
+    helper = " ".join((*HELPER_ATTACKS, "ok-py-modes"))
+    lines = [f"cd {project}", f"{PYTHON} setid_helper.py {helper} 2>/dev/null"]
     for label, command in (*ATTEMPTS, *ORDINARY):
+        if command == HELPER_CALL:
+            continue
         text = command.format(outside=outside, py=PYTHON)
         lines.append(
             f"if ( {text} ) >/dev/null 2>&1; then echo {label}=ok; else echo {label}=fail; fi"

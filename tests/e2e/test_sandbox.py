@@ -63,12 +63,64 @@ def run_command(
     return rho, approval, rho.notification("tool/result")["params"]
 
 
-def test_a_command_writes_inside_the_project_and_clients_see_it_confined(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    rho, approval, result = run_command(
-        start_rho, server, "mkdir -p build && echo made > build/out.txt && echo ok"
-    )
+def run_commands(
+    start_rho: Any, server: ScriptedServer, commands: list[str]
+) -> tuple[RhoProcess, list[tuple[dict[str, Any], dict[str, Any]]]]:
+    """Approved run_commands, one prompt each, in one rho; returns rho and, per command, the
+    approval request and the tool result."""
+    for command in commands:
+        server.add(tool_call_reply("run_command", {"command": command}), text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    answered = []
+    for _ in commands:
+        prompt = rho.request("prompt", {"message": "go"})
+        approval = rho.notification("approval/request")["params"]
+        rho.answer_approval(approval)
+        answered.append((approval, rho.notification("tool/result")["params"]))
+        rho.wait_for(lambda m, prompt=prompt: m.get("id") == prompt and "method" not in m)
+    return rho, answered
+
+
+def test_the_default_sandbox_in_one_session(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path, outside_tmp: Path
+) -> None:
+    """The default sandbox (a user config that only denies one more file), one rho for four
+    approved commands: a write inside the project, writes outside it, a connection (no
+    network) and reads of the home's credentials."""
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-MATERIAL\n")
+    (home / ".netrc").write_text("machine example.com password NETRC-PASSWORD\n")
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text("AWS-SECRET-VALUE\n")
+    (home / "notes.txt").write_text("ordinary file\n")
+    user_config(home, '[sandbox]\nextra_read_deny = ["~/notes.txt"]\n')
+    targets = outside_targets(project, home, outside_tmp)
+    listener, received = _listener()
+    try:
+        rho, answered = run_commands(
+            start_rho,
+            server,
+            [
+                "mkdir -p build && echo made > build/out.txt && echo ok",
+                "; ".join(f"echo pwned > {target}" for target in targets) + "; exit 1",
+                connect_command(listener.getsockname()[1]),
+                "cat ~/.ssh/id_ed25519 ~/.netrc ~/.aws/credentials ~/notes.txt "
+                "~/.rho/config.toml; ls -A ~/.ssh; echo end",
+            ],
+        )
+    finally:
+        listener.close()
+    (approval, result), outside, network, credentials = answered
+    check_writes_inside(rho, project, approval, result)
+    check_writes_outside(outside[1], targets)
+    check_no_network(network[0], network[1], received)
+    check_credentials_unreadable(credentials[1], home)
+
+
+def check_writes_inside(
+    rho: RhoProcess, project: Path, approval: dict[str, Any], result: dict[str, Any]
+) -> None:
+    """A command writes inside the project, and clients see it confined."""
     assert result["output"] == "exit_code: 0\nok\n"
     assert (project / "build" / "out.txt").read_text() == "made\n"
     assert approval["sandbox"]["mode"] == "confined"
@@ -83,10 +135,9 @@ def test_a_command_writes_inside_the_project_and_clients_see_it_confined(
     assert tools["sandbox"]["backend"] == "bubblewrap"
 
 
-def test_writes_outside_the_project_fail_and_leave_nothing(
-    start_rho, server: ScriptedServer, project: Path, home: Path, outside_tmp: Path
-) -> None:  # type: ignore[no-untyped-def]
-    targets = [
+def outside_targets(project: Path, home: Path, outside_tmp: Path) -> list[Path]:
+    """Places outside the project (or in its .git) that a command tries to write."""
+    return [
         home / "planted",
         Path("/etc/rho-sandbox-planted"),
         project / ".git" / "hooks" / "pre-commit",
@@ -94,8 +145,10 @@ def test_writes_outside_the_project_fail_and_leave_nothing(
         outside_tmp / "beside-the-project",
         Path("/usr/local/bin/rho-planted"),
     ]
-    lines = "; ".join(f"echo pwned > {target}" for target in targets)
-    _, _, result = run_command(start_rho, server, f"{lines}; exit 1")
+
+
+def check_writes_outside(result: dict[str, Any], targets: list[Path]) -> None:
+    """Writes outside the project fail and leave nothing."""
     assert result["is_error"] is True
     said, note = result["output"].split("\n[sandbox: ")
     assert said.count("Read-only file system") == len(targets)
@@ -123,51 +176,45 @@ def _listener() -> tuple[socket.socket, list[bytes]]:
     return server, received
 
 
-@pytest.mark.parametrize("network", [False, True])
-def test_network_is_off_unless_the_user_grants_it(
-    start_rho, server: ScriptedServer, home: Path, network: bool
-) -> None:  # type: ignore[no-untyped-def]
-    if network:
-        user_config(home, "[sandbox]\nnetwork = true\n")
-    listener, received = _listener()
-    port = listener.getsockname()[1]
-    try:
-        connect = (
-            f"import socket; s = socket.create_connection(('127.0.0.1', {port}), 5); "
-            "s.sendall(b'hello'); s.close(); print('sent')"
-        )
-        # The base interpreter: a virtualenv under /tmp is hidden by the private /tmp.
-        python = os.path.realpath(sys.executable)
-        _, approval, result = run_command(start_rho, server, f'{python} -c "{connect}"')
-    finally:
-        listener.close()
-    assert approval["sandbox"]["network"] is network
-    if network:
-        assert result["output"] == "exit_code: 0\nsent\n"
-        deadline = time.monotonic() + 60  # the listener thread may still be reading
-        while not received and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert received == [b"hello"]
-    else:
-        assert result["is_error"] is True and "Connection refused" in result["output"]
-        assert "[sandbox:" in result["output"] and received == []
+def connect_command(port: int) -> str:
+    """A command that connects to `port` on 127.0.0.1, sends `hello` and prints `sent`."""
+    connect = (
+        f"import socket; s = socket.create_connection(('127.0.0.1', {port}), 5); "
+        "s.sendall(b'hello'); s.close(); print('sent')"
+    )
+    # The base interpreter: a virtualenv under /tmp is hidden by the private /tmp.
+    return f'{os.path.realpath(sys.executable)} -c "{connect}"'
 
 
-def test_credentials_in_the_home_directory_are_unreadable(
+def check_no_network(
+    approval: dict[str, Any], result: dict[str, Any], received: list[bytes]
+) -> None:
+    """Without the user's grant a command has no network."""
+    assert approval["sandbox"]["network"] is False
+    assert result["is_error"] is True and "Connection refused" in result["output"]
+    assert "[sandbox:" in result["output"] and received == []
+
+
+def test_network_is_on_when_the_user_grants_it(
     start_rho, server: ScriptedServer, home: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    (home / ".ssh").mkdir()
-    (home / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-MATERIAL\n")
-    (home / ".netrc").write_text("machine example.com password NETRC-PASSWORD\n")
-    (home / ".aws").mkdir()
-    (home / ".aws" / "credentials").write_text("AWS-SECRET-VALUE\n")
-    (home / "notes.txt").write_text("ordinary file\n")
-    user_config(home, '[sandbox]\nextra_read_deny = ["~/notes.txt"]\n')
-    command = (
-        "cat ~/.ssh/id_ed25519 ~/.netrc ~/.aws/credentials ~/notes.txt ~/.rho/config.toml; "
-        "ls -A ~/.ssh; echo end"
-    )
-    _, _, result = run_command(start_rho, server, command)
+    user_config(home, "[sandbox]\nnetwork = true\n")
+    listener, received = _listener()
+    try:
+        command = connect_command(listener.getsockname()[1])
+        _, approval, result = run_command(start_rho, server, command)
+    finally:
+        listener.close()
+    assert approval["sandbox"]["network"] is True
+    assert result["output"] == "exit_code: 0\nsent\n"
+    deadline = time.monotonic() + 60  # the listener thread may still be reading
+    while not received and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert received == [b"hello"]
+
+
+def check_credentials_unreadable(result: dict[str, Any], home: Path) -> None:
+    """Credentials in the home directory (and a file the user denies) are unreadable."""
     output = result["output"]
     for secret in ("PRIVATE-KEY", "NETRC-PASSWORD", "AWS-SECRET", "ordinary file", "sandbox]"):
         assert secret not in output

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from rho_ext_js import isolate as isolate_module
 from rho_ext_js.host import (
     ExtensionError,
     ExtensionMemoryError,
@@ -171,7 +172,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def web_server() -> Iterator[str]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll: shutdown() waits for the loop to look (every 0.5 s by default).
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -494,9 +496,25 @@ async def test_two_isolates_do_not_share_globals(host: _Host) -> None:
         second.close()
 
 
-async def test_a_runaway_loop_times_out_and_rho_goes_on(host: _Host) -> None:
-    iso = await Isolate.start("spin", host, Limits(max_execution_time_s=1))
+#: The call limit of the tests where it must fire (a call that never ends): the manifest still
+#: loads under the default limit, which must not.
+SHORT_LIMIT_S = 0.2
+
+
+async def limited(name: str, host: _Host) -> Isolate:
+    """An isolate with the manifest loaded, whose calls are then limited to `SHORT_LIMIT_S`."""
+    iso = await Isolate.start(name, host, Limits())
     await iso.load(MANIFEST)
+    iso._limits = Limits(max_execution_time_s=SHORT_LIMIT_S)
+    return iso
+
+
+async def test_a_runaway_loop_times_out_and_rho_goes_on(
+    host: _Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A spinning isolate never answers the probe after the timeout: that wait must end too.
+    monkeypatch.setattr(isolate_module, "_PROBE_S", SHORT_LIMIT_S)
+    iso = await limited("spin", host)
     with pytest.raises(ExtensionTimeout):
         await js(iso, "await null; while (true) {}")
     assert iso.closed
@@ -510,10 +528,12 @@ async def test_a_runaway_loop_times_out_and_rho_goes_on(host: _Host) -> None:
         other.close()
 
 
-async def test_a_synchronous_runaway_loop_times_out(host: _Host) -> None:
-    iso = await Isolate.start("spin", host, Limits(max_execution_time_s=1))
+async def test_a_synchronous_runaway_loop_times_out(
+    host: _Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(isolate_module, "_PROBE_S", SHORT_LIMIT_S)
+    iso = await limited("spin", host)
     try:
-        await iso.load(MANIFEST)
         with pytest.raises(ExtensionTimeout):
             await iso.call_tool("js", "while (true) {}")
     finally:
@@ -521,9 +541,8 @@ async def test_a_synchronous_runaway_loop_times_out(host: _Host) -> None:
 
 
 async def test_a_never_settling_promise_times_out_and_the_isolate_stays(host: _Host) -> None:
-    iso = await Isolate.start("wait", host, Limits(max_execution_time_s=1))
+    iso = await limited("wait", host)  # the probe keeps its own limit: it must not fire here
     try:
-        await iso.load(MANIFEST)
         with pytest.raises(ExtensionTimeout):
             await js(iso, "await new Promise(() => {})")
         assert not iso.closed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -99,26 +100,32 @@ async def test_missing_cwd_is_refused(tmp_path: Path) -> None:
     assert result.output.startswith("run_command: cwd 'nope' does not exist.")
 
 
-async def test_timeout_stops_the_command(tmp_path: Path) -> None:
-    result = await run(tmp_path, command="echo started; sleep 300", timeout_secs=1)
-    assert result.is_error
-    assert result.output.startswith("exit_code: -1\nstarted\n")
-    assert result.output.endswith(
+async def test_timeouts_stop_the_command_and_come_from_the_call_or_the_config(
+    tmp_path: Path,
+) -> None:
+    """The timeout given, one above the maximum (lowered to it) and the configured default:
+    each must fire (1 s, the least), so the three commands run at once."""
+    roots = [tmp_path / name for name in ("given", "lowered", "default")]
+    for root in roots:
+        root.mkdir()
+    given, lowered, default = await asyncio.gather(
+        run(roots[0], command="echo started; sleep 300", timeout_secs=1),
+        run(
+            roots[1],
+            RhoConfig(shell=ShellConfig(max_timeout_secs=1)),
+            command="sleep 300",
+            timeout_secs=999,
+        ),
+        run(roots[2], RhoConfig(shell=ShellConfig(timeout_secs=1)), command="sleep 300"),
+    )
+    assert given.is_error
+    assert given.output.startswith("exit_code: -1\nstarted\n")
+    assert given.output.endswith(
         "[run_command: timed out after 1s; the command and every process it started were stopped]"
     )
-
-
-async def test_timeout_above_the_maximum_is_lowered(tmp_path: Path) -> None:
-    config = RhoConfig(shell=ShellConfig(max_timeout_secs=1))
-    result = await run(tmp_path, config, command="sleep 300", timeout_secs=999)
-    assert "timeout_secs 999 is above the limit" in result.output
-    assert "timed out after 1s" in result.output
-
-
-async def test_default_timeout_comes_from_config(tmp_path: Path) -> None:
-    config = RhoConfig(shell=ShellConfig(timeout_secs=1))
-    result = await run(tmp_path, config, command="sleep 300")
-    assert "timed out after 1s" in result.output
+    assert "timeout_secs 999 is above the limit" in lowered.output
+    assert "timed out after 1s" in lowered.output
+    assert "timed out after 1s" in default.output
 
 
 async def test_invalid_timeout_and_empty_command(tmp_path: Path) -> None:

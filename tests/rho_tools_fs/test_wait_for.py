@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -22,6 +25,35 @@ async def run(root: Path, **args: object) -> ToolResult:
     return await wait_for.execute(dict(args), make_ctx(root))
 
 
+class SkippedWaits:
+    """The tool's clock, with its waits between polls taken at once: a wait moves the clock
+    on by its length. The probes, their own time limits and the loop's arithmetic stay real;
+    only the idle seconds between polls are not spent."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+        self._ahead = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self._ahead
+
+    async def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        self._ahead += max(seconds, 0.0)
+        await asyncio.sleep(0)
+
+
+@pytest.fixture
+def skipped_waits(monkeypatch: pytest.MonkeyPatch) -> SkippedWaits:
+    """The waits between polls skipped (see `SkippedWaits`), for the tests that poll more
+    than once; the cancellation test keeps the real clock."""
+    clock = SkippedWaits()
+    module = importlib.import_module("rho_tools_fs.wait_for")
+    monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=clock.monotonic))
+    monkeypatch.setattr(module, "asyncio", SimpleNamespace(sleep=clock.sleep))
+    return clock
+
+
 def test_tool_metadata() -> None:
     assert wait_for.risk is Risk.DESTRUCTIVE and wait_for.phase is None
     assert wait_for.parameters["required"] == ["command"]
@@ -34,10 +66,11 @@ async def test_success_on_the_first_poll(tmp_path: Path) -> None:
     assert result.output.endswith("s elapsed, exit 0]")
 
 
-async def test_waits_until_the_condition_holds(tmp_path: Path) -> None:
+async def test_waits_until_the_condition_holds(tmp_path: Path, skipped_waits: SkippedWaits) -> None:
     command = "n=$(cat n 2>/dev/null || echo 0); echo $((n+1)) > n; test $n -ge 2"
     result = await run(tmp_path, command=command, poll_secs=1, timeout_secs=30)
     assert not result.is_error and "[wait_for: 3 polls," in result.output
+    assert skipped_waits.waits == [1, 1]  # poll_secs between one probe and the next
 
 
 async def test_exit_code_condition(tmp_path: Path) -> None:
@@ -45,7 +78,9 @@ async def test_exit_code_condition(tmp_path: Path) -> None:
     assert not result.is_error and result.output.endswith("exit 3]")
 
 
-async def test_regex_is_a_real_case_insensitive_regex(tmp_path: Path) -> None:
+async def test_regex_is_a_real_case_insensitive_regex(
+    tmp_path: Path, skipped_waits: SkippedWaits
+) -> None:
     result = await run(
         tmp_path, command="echo 'Server LISTENING on :8080'", until=r"regex: listen\w+ on :\d+"
     )
@@ -105,7 +140,7 @@ def test_parse_until() -> None:
     assert parse_until("regex:  a b ").pattern == "a b"
 
 
-async def test_timeout_renders_the_last_poll(tmp_path: Path) -> None:
+async def test_timeout_renders_the_last_poll(tmp_path: Path, skipped_waits: SkippedWaits) -> None:
     result = await run(tmp_path, command="echo not yet; exit 1", timeout_secs=2, poll_secs=1)
     assert result.is_error
     assert result.output.startswith("not yet\n[wait_for: ")
@@ -113,11 +148,15 @@ async def test_timeout_renders_the_last_poll(tmp_path: Path) -> None:
     assert "[wait_for: timed out after 2s across " in result.output
 
 
-async def test_a_probe_over_its_poll_timeout_is_an_unsatisfied_poll(tmp_path: Path) -> None:
+async def test_a_probe_over_its_poll_timeout_is_an_unsatisfied_poll(
+    tmp_path: Path, skipped_waits: SkippedWaits
+) -> None:
+    """The probe's own limit (2 × poll_secs) is real: it must fire to stop `sleep 300`."""
     command = "if [ -f slow-done ]; then echo ok; else touch slow-done; sleep 300; fi"
     result = await run(tmp_path, command=command, poll_secs=1, timeout_secs=30)
     assert not result.is_error, result.output
     assert "[wait_for: 2 polls," in result.output
+    assert skipped_waits.waits == [1]
 
 
 async def test_the_policy_is_checked_once_before_anything_runs(tmp_path: Path) -> None:

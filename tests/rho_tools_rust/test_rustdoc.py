@@ -26,9 +26,22 @@ REAL_CARGO_HOME = os.environ.get("CARGO_HOME") or str(REAL_HOME / ".cargo")
 FRAME = re.compile(r'<stdlib reference query="([^"]+)">\n(.*)\n</stdlib reference>', re.S)
 
 
+@pytest.fixture(scope="module")
+def module_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One temp HOME for the module's lookups.
+
+    The docs and their index are kept per process for a (RUSTUP_HOME, HOME) pair: with a
+    fresh HOME per test every lookup ran rustup and parsed the three `all.html` pages again
+    (most of this module's time). The tests that are about finding the docs drop what was
+    found themselves (`forget_docs`) or use their own RUSTUP_HOME.
+    """
+    return tmp_path_factory.mktemp("rustdoc-home")
+
+
 @pytest.fixture(autouse=True)
-def real_toolchain(monkeypatch: pytest.MonkeyPatch) -> None:
+def real_toolchain(monkeypatch: pytest.MonkeyPatch, module_home: Path) -> None:
     """HOME is a temp folder in the suite; the toolchain and its docs stay the real ones."""
+    monkeypatch.setenv("HOME", str(module_home))
     monkeypatch.setenv("RUSTUP_HOME", REAL_RUSTUP_HOME)
     monkeypatch.setenv("CARGO_HOME", REAL_CARGO_HOME)
 

@@ -96,21 +96,33 @@ async def test_a_missing_program_is_a_start_error(tmp_path: Path) -> None:
         await run_process(["no-such-program-xyz"], root=SandboxRoot(tmp_path))
 
 
-async def test_timeout_kills_the_whole_process_tree(tmp_path: Path) -> None:
-    script = "sleep 300 & echo $! > child.pid; sleep 300"
-    result = await run_process(SH.argv(script), root=SandboxRoot(tmp_path), timeout=1, kill_grace=1)
-    assert result.timed_out and result.exit_code is None and result.returncode == -1
-    child = int((tmp_path / "child.pid").read_text())
-    assert await gone(child)
-
-
-async def test_a_group_ignoring_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:
-    script = "trap '' TERM; sleep 300 & echo $! > child.pid; wait"
-    result = await run_process(
-        SH.argv(script), root=SandboxRoot(tmp_path), timeout=1, kill_grace=0.5
+async def test_timeout_kills_the_whole_process_tree_even_one_ignoring_sigterm(
+    tmp_path: Path,
+) -> None:
+    """Two groups at once (each timeout must fire, after 1 s that lets the script write its
+    pid): one stopped by SIGTERM, one that ignores it and is killed after the grace."""
+    plain, ignoring = tmp_path / "plain", tmp_path / "ignoring"
+    plain.mkdir()
+    ignoring.mkdir()
+    result, stubborn = await asyncio.gather(
+        run_process(
+            SH.argv("sleep 300 & echo $! > child.pid; sleep 300"),
+            root=SandboxRoot(plain),
+            timeout=1,
+            kill_grace=1,
+        ),
+        run_process(
+            SH.argv("trap '' TERM; sleep 300 & echo $! > child.pid; wait"),
+            root=SandboxRoot(ignoring),
+            timeout=1,
+            kill_grace=0.2,
+        ),
     )
-    assert result.timed_out
-    assert await gone(int((tmp_path / "child.pid").read_text()))
+    assert result.timed_out and result.exit_code is None and result.returncode == -1
+    child = int((plain / "child.pid").read_text())
+    assert await gone(child)
+    assert stubborn.timed_out
+    assert await gone(int((ignoring / "child.pid").read_text()))
 
 
 async def test_background_processes_do_not_outlive_the_command(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ Proxies from the environment (`HTTPS_PROXY`, `NO_PROXY`, …) are honoured: the 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 from typing import Any
@@ -70,12 +71,28 @@ async def fetch_json(url: str, *, timeout: float = TIMEOUT_SECS) -> Any:
         raise CratesIoError("crates.io sent a response that is not valid JSON") from None
 
 
+@functools.cache
+def _tls_context(cert_file: str, cert_dir: str) -> Any:
+    """What httpx makes for `verify=True` with the environment (`SSL_CERT_FILE`,
+    `SSL_CERT_DIR`, else certifi's authorities), made once per pair of settings rather than
+    for every request (reading the authorities takes tens of milliseconds of CPU)."""
+    import httpx
+
+    return httpx.create_ssl_context(trust_env=True)
+
+
 async def _get(httpx: Any, url: str, timeout: float) -> tuple[int, str, bytes]:
     """Status, reason and body (at most `MAX_BODY_BYTES`) of `GET url`."""
     headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
     async with (
         httpx.AsyncClient(
-            timeout=timeout, follow_redirects=True, max_redirects=MAX_REDIRECTS, headers=headers
+            timeout=timeout,
+            follow_redirects=True,
+            max_redirects=MAX_REDIRECTS,
+            headers=headers,
+            verify=_tls_context(
+                os.environ.get("SSL_CERT_FILE", ""), os.environ.get("SSL_CERT_DIR", "")
+            ),
         ) as client,
         client.stream("GET", url) as response,
     ):

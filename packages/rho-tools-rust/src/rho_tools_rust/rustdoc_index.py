@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rho_kernel import open_regular
+from rho_tools_rust.diagnostics import collector_paused
 
 CRATES = ("std", "core", "alloc")
 #: Preferred kinds first when a name is ambiguous (`Display` → the trait, not a struct).
@@ -106,9 +107,10 @@ def read_crate_items(docs_root: Path, crate: str) -> list[Entry]:
 def build_index(docs_root: Path) -> DocIndex:
     """The index of `std`, `core` and `alloc` under `docs_root` (the `.../rust/html` folder)."""
     index = DocIndex()
-    for crate in CRATES:
-        for entry in read_crate_items(docs_root, crate):
-            index.add(entry)
+    with collector_paused():  # tens of thousands of entries, every one kept
+        for crate in CRATES:
+            for entry in read_crate_items(docs_root, crate):
+                index.add(entry)
     return index
 
 

@@ -103,7 +103,7 @@ async def fetch_models(
 
     url = provider.models_endpoint
     own = client is None
-    active = build_client(connect_timeout=timeout) if client is None else client
+    active = build_client(connect_timeout=timeout, endpoint=url) if client is None else client
     try:
         async with asyncio.timeout(timeout):
             response = await active.get(url, headers=_headers(provider))
@@ -159,7 +159,8 @@ async def check_reachable(
         from rho_kernel.providers.http import build_client
 
         own = client is None
-        active = build_client(connect_timeout=timeout) if client is None else client
+        url = provider.models_endpoint
+        active = build_client(connect_timeout=timeout, endpoint=url) if client is None else client
         try:
             async with (
                 asyncio.timeout(timeout),
