@@ -12,9 +12,11 @@ import email.utils
 import json
 import re
 import socket
+import ssl
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -42,17 +44,40 @@ _TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.IGNORECASE | re.DO
 _SPACE = re.compile(r"\s+")
 
 
-def build_client(*, connect_timeout: float = CONNECT_TIMEOUT) -> httpx.AsyncClient:
-    """A new `httpx.AsyncClient` for model requests.
+def build_client(
+    *, connect_timeout: float = CONNECT_TIMEOUT, endpoints: Iterable[str] = ()
+) -> httpx.AsyncClient:
+    """A new `httpx.AsyncClient` for model requests to `endpoints`.
 
     Connecting may take `connect_timeout` seconds; reads have no httpx timeout because the
     services enforce first-token and idle timeouts per stream. Proxy and other environment
     settings are ignored, and redirects are not followed (a redirect is reported as an error).
+
+    When every URL in `endpoints` is a plain `http://` one (a local model server, say), the
+    client loads no CA certificates: its TLS context trusts none, so an `https://` request
+    through it is refused. Otherwise (or with no `endpoints`) TLS is fully verified.
     """
     timeout = httpx.Timeout(
         connect=connect_timeout, read=None, write=connect_timeout, pool=connect_timeout
     )
-    return httpx.AsyncClient(timeout=timeout, trust_env=False, follow_redirects=False)
+    verify: ssl.SSLContext | bool = True
+    if _all_plain_http(endpoints):
+        # Building a verifying context parses the whole CA bundle, for nothing on http://.
+        verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    return httpx.AsyncClient(
+        timeout=timeout, trust_env=False, follow_redirects=False, verify=verify
+    )
+
+
+def _all_plain_http(endpoints: Iterable[str]) -> bool:
+    """True when there is at least one URL and every one has the scheme `http`."""
+    schemes = []
+    for url in endpoints:
+        try:
+            schemes.append(urlsplit(url.strip()).scheme.lower())
+        except ValueError:
+            return False
+    return bool(schemes) and all(scheme == "http" for scheme in schemes)
 
 
 def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
