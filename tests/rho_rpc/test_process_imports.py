@@ -41,11 +41,12 @@ REQUEST_MODULES = (
     "rho_rpc.status_bar",
     "rho_rpc.distributions",
 )
-#: What only running a tool needs (the command policy, the regex hints, the knowledge base):
-#: a session that runs none never loads them, from start-up to exit.
+#: What only running a tool needs (the command policy, the process runner, the regex hints,
+#: the knowledge base): a session that runs none never loads them, from start-up to exit.
 TOOL_IMPLEMENTATIONS = (
     "rho_kernel.security.commands",
     "rho_kernel.security.shellwords",
+    "rho_kernel.process.runner",
     "rho_tools_fs.regex_hints",
     "rho_memory.tool",
 )
