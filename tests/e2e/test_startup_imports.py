@@ -28,6 +28,7 @@ HEAVY = (
     "_sqlite3",
     "sqlite_utils",
     "rho_kernel.loop.agent",
+    "rho_kernel.loop.result",
     "rho_kernel.compaction.compactor",
     "rho_kernel.compaction.mechanical",
     "rho_kernel.compaction.llm",
