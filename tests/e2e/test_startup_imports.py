@@ -28,6 +28,8 @@ HEAVY = (
     "_sqlite3",
     "sqlite_utils",
     "rho_kernel.loop.agent",
+    "rho_kernel.loop.result",
+    "rho_kernel.providers.events",
     "rho_kernel.compaction.compactor",
     "rho_kernel.compaction.mechanical",
     "rho_kernel.compaction.llm",

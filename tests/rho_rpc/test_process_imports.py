@@ -41,6 +41,15 @@ REQUEST_MODULES = (
     "rho_rpc.status_bar",
     "rho_rpc.distributions",
 )
+#: What only running a tool needs (the command policy, the process runner, the regex hints,
+#: the knowledge base): a session that runs none never loads them, from start-up to exit.
+TOOL_IMPLEMENTATIONS = (
+    "rho_kernel.security.commands",
+    "rho_kernel.security.shellwords",
+    "rho_kernel.process.runner",
+    "rho_tools_fs.regex_hints",
+    "rho_memory.tool",
+)
 #: The modules of `rho_rpc.protocol`: the wire models, one group of methods each.
 GROUPS = tuple(module.name for module in pkgutil.iter_modules(rho_rpc.protocol.__path__))
 
@@ -80,6 +89,7 @@ def test_ready_imports_no_wire_model_and_no_method_handler(tmp_path: Path) -> No
     assert lines[0]["params"]["version"]  # type: ignore[index]
     assert sorted(m for m in REQUEST_MODULES if m in modules) == []
     assert _groups(modules) == set()
+    assert sorted(m for m in TOOL_IMPLEMENTATIONS if m in modules) == []
 
 
 @pytest.mark.parametrize(

@@ -47,7 +47,8 @@ if TYPE_CHECKING:
     )
     from rho_kernel.messages import ChatMessage, ToolCall
     from rho_kernel.plugins import PluginHost, hookimpl
-    from rho_kernel.process.runner import ProcessResult, ProcessStartError
+    from rho_kernel.process.errors import ProcessStartError
+    from rho_kernel.process.runner import ProcessResult
     from rho_kernel.providers.events import (
         ModelRequest,
         ModelResponse,
@@ -116,7 +117,8 @@ _ORIGIN = exports_of(
         ),
         "rho_kernel.messages": ("ChatMessage", "ToolCall"),
         "rho_kernel.plugins": ("PluginHost", "hookimpl"),
-        "rho_kernel.process.runner": ("ProcessResult", "ProcessStartError"),
+        "rho_kernel.process.errors": ("ProcessStartError",),
+        "rho_kernel.process.runner": ("ProcessResult",),
         "rho_kernel.providers.events": (
             "ModelRequest",
             "ModelResponse",

@@ -6,6 +6,7 @@ Nothing here imports `sqlite3`: the knowledge base is opened on its first use.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,10 +51,11 @@ def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
 @hookimpl
 def rho_shutdown(runtime: Runtime) -> None:
     """Close the knowledge base if a call opened it."""
-    from rho_memory.tool import MemoryTool
-
+    tool_module = sys.modules.get("rho_memory.tool")
+    if tool_module is None:  # no memory tool was made, so there is nothing to close
+        return
     tool = runtime.tools.get("memory")
-    if isinstance(tool, MemoryTool):
+    if isinstance(tool, tool_module.MemoryTool):
         tool.project.close()
 
 

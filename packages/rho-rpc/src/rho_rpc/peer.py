@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rho_kernel import (
-    AgentResult,
-    ApprovalDecision,
-    ApprovalRequest,
-    ContextCompacted,
-    Observer,
-    ProviderFailure,
-    RequestUsage,
-    UsageContext,
-)
+from rho_kernel import ApprovalDecision, ApprovalRequest, Observer
 from rho_kernel.tools.base import Risk, ToolResult
 from rho_rpc import render
+
+if TYPE_CHECKING:  # the loop's result types: only a prompt needs their module
+    from rho_kernel import (
+        AgentResult,
+        ContextCompacted,
+        ProviderFailure,
+        RequestUsage,
+        UsageContext,
+    )
 
 Notify = Callable[[str, dict[str, Any] | None], None]
 

@@ -2,19 +2,22 @@
 
 The line is checked against the command policy first (`rho_kernel.security.commands`);
 then it runs with `bash --noprofile --norc -c` (or PowerShell, `[shell] program`) in its
-own process group, with a timeout, capped output and live output to the client.
+own process group, with a timeout, capped output and live output to the client. The process
+runner is imported on the first call, not when the tool is registered.
 """
 
 from __future__ import annotations
 
 import signal as signals
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rho_kernel.confinement import sandbox_note
-from rho_kernel.process import ProcessResult, ProcessStartError, ShellNotFoundError
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.shell_setup import cwd_error, mentions_cd, quoted, shell_setup
+
+if TYPE_CHECKING:
+    from rho_kernel.process import ProcessResult
 
 CD_NOTE = (
     "[NOTE: each run_command starts a fresh process in the project root. A cd does not "
@@ -100,6 +103,8 @@ async def run_command(
         input: Text written to the command's standard input, which is then closed.
         timeout_secs: Seconds before the command is stopped (default [shell] timeout_secs = 120, at most [shell] max_timeout_secs = 600).
     """
+    from rho_kernel.process import ProcessStartError, ShellNotFoundError
+
     if not command.strip():
         return ToolResult.error("run_command: command is empty")
     if timeout_secs is not None and timeout_secs < 1:

@@ -31,7 +31,6 @@ from rho_tools_fs.key_lines import (
     without_key_lines,
 )
 from rho_tools_fs.outlines import listing_outline
-from rho_tools_fs.regex_hints import regex_hint
 from rho_tools_fs.ripgrep import (
     BASE_ARGS,
     MAX_FILESIZE_BYTES,
@@ -361,6 +360,8 @@ async def search_files(
     except ScopeError as exc:
         return ToolResult.error(str(exc))
     except _PatternError as exc:
+        from rho_tools_fs.regex_hints import regex_hint  # only a bad pattern needs it
+
         return ToolResult.error(
             f"search_files: invalid regex pattern '{pattern}': {exc}\n"
             f"Hint: {regex_hint(pattern, str(exc))}"

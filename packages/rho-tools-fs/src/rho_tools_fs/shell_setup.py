@@ -1,19 +1,21 @@
-"""What run_command and wait_for share: the shell, the policy, the environment, `cwd` errors."""
+"""What run_command and wait_for share: the shell, the policy, the environment, `cwd` errors.
+
+The command policy and the shell lookup are imported on the first `shell_setup`, so that
+registering the tools does not load them.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rho_kernel.process import ShellProgram, find_shell
-from rho_kernel.security import (
-    CommandPolicy,
-    FileTypeError,
-    PathNotFoundError,
-    SandboxError,
-    SandboxRoot,
-)
-from rho_kernel.tools import ToolContext
+from rho_kernel.security import FileTypeError, PathNotFoundError, SandboxError, SandboxRoot
+
+if TYPE_CHECKING:
+    from rho_kernel.process import ShellProgram
+    from rho_kernel.security import CommandPolicy
+    from rho_kernel.tools import ToolContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +35,9 @@ def shell_setup(ctx: ToolContext) -> ShellSetup:
     provider (`api_key_env`), any `*_API_KEY`, `[shell] env_remove`, and the startup-file
     variables `BASH_ENV`/`ENV`.
     """
+    from rho_kernel.process import find_shell
+    from rho_kernel.security import CommandPolicy
+
     config = ctx.config
     program = find_shell(config.shell.program)
     policy = CommandPolicy.from_config(config.shell, shell=program.kind)

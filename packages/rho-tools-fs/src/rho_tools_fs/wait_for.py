@@ -3,7 +3,8 @@
 Conditions: `success` (exit status 0), `exit_code: N`, or `regex: PATTERN` — a
 case-insensitive regular expression (ripgrep syntax, matched line by line in linear time)
 searched in the probe's stdout and stderr. Every probe goes through the process runner
-with a per-poll timeout; a probe that runs over it is an unsatisfied poll.
+with a per-poll timeout; a probe that runs over it is an unsatisfied poll. The process runner
+and the regex hints are imported on the first call, not when the tool is registered.
 """
 
 from __future__ import annotations
@@ -14,15 +15,16 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rho_kernel.cancel import Cancelled
 from rho_kernel.confinement import sandbox_note
-from rho_kernel.process import ProcessResult, ProcessStartError, ShellNotFoundError, run_process
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import Risk, ToolContext, ToolResult, tool
-from rho_tools_fs.regex_hints import regex_hint
 from rho_tools_fs.shell_setup import ShellSetup, cwd_error, quoted, shell_setup
+
+if TYPE_CHECKING:
+    from rho_kernel.process import ProcessResult
 
 MAX_TIMEOUT_SECS = 86400
 MAX_POLL_SECS = 300
@@ -64,6 +66,8 @@ def ripgrep() -> str | None:
 
 async def _regex_matches(rg: str, pattern: str, text: str, ctx: ToolContext) -> bool | str:
     """True/False, or ripgrep's complaint about the pattern."""
+    from rho_kernel.process import run_process
+
     argv = [rg, "--no-config", "--ignore-case", "--quiet", "--text", "--regexp", pattern, "-"]
     result = await run_process(argv, root=ctx.root, input=text, timeout=60, cancel=ctx.cancel)
     if result.cancelled:
@@ -106,6 +110,8 @@ async def _check_condition(condition: Condition, ctx: ToolContext) -> str | None
     verdict = await _regex_matches(rg, condition.pattern, "", ctx)
     if not isinstance(verdict, str):
         return None
+    from rho_tools_fs.regex_hints import regex_hint
+
     hint = regex_hint(condition.pattern, verdict, fixed_strings=False)
     return f"wait_for: invalid regex {condition.pattern!r}: {verdict}\nHint: {hint}"
 
@@ -186,6 +192,8 @@ async def wait_for(
         poll_secs: Seconds between probes (default 10, 1 to 300, at most timeout_secs).
         cwd: Directory to run the probe in, relative to the project root (default: the root).
     """
+    from rho_kernel.process import ProcessStartError, ShellNotFoundError
+
     try:
         condition = parse_until(until)
     except ValueError as exc:

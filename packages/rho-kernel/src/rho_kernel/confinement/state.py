@@ -20,8 +20,8 @@ from rho_kernel.confinement.backend import ConfinementBackend, Problem
 from rho_kernel.confinement.grants import GrantError, WritableGrants
 from rho_kernel.confinement.policy import ConfinementPolicy, build_policy
 from rho_kernel.diagnostics import warn
+from rho_kernel.process.errors import ProcessStartError
 from rho_kernel.process.launch import Launch
-from rho_kernel.process.runner import ProcessStartError
 from rho_kernel.security.repositories import Repositories, find_repositories
 
 #: "confined": commands run under `backend`; "unconfined": no backend works here, commands

@@ -22,6 +22,7 @@ from rho_kernel.lazy import exports_of, lazy_exports
 
 if TYPE_CHECKING:
     from rho_kernel.process.capture import CappedOutput
+    from rho_kernel.process.errors import ProcessStartError
     from rho_kernel.process.launch import Launch
     from rho_kernel.process.live import LiveOutput, OutputCallback
     from rho_kernel.process.live_lines import LineFilter, LiveLines
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
         DEFAULT_KILL_GRACE,
         Launcher,
         ProcessResult,
-        ProcessStartError,
         resolve_cwd,
         run_process,
     )
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 _ORIGIN = exports_of(
     {
         "rho_kernel.process.capture": ("CappedOutput",),
+        "rho_kernel.process.errors": ("ProcessStartError",),
         "rho_kernel.process.launch": ("Launch",),
         "rho_kernel.process.live": ("LiveOutput", "OutputCallback"),
         "rho_kernel.process.live_lines": ("LineFilter", "LiveLines"),
@@ -53,7 +54,6 @@ _ORIGIN = exports_of(
             "DEFAULT_KILL_GRACE",
             "Launcher",
             "ProcessResult",
-            "ProcessStartError",
             "resolve_cwd",
             "run_process",
         ),

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from rho_kernel.process.capture import CappedOutput
+from rho_kernel.process.errors import ProcessStartError
 from rho_kernel.process.launch import Launch, launching
 from rho_kernel.process.live import LiveOutput, OutputCallback
 from rho_kernel.process.live_lines import LineFilter
@@ -75,10 +76,6 @@ class _Child:
 
     async def exited(self) -> None:
         await self.protocol.exited.wait()
-
-
-class ProcessStartError(Exception):
-    """The process could not be started (missing program, bad working directory, …)."""
 
 
 @dataclass(frozen=True, slots=True)

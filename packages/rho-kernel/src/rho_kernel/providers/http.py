@@ -15,8 +15,9 @@ import re
 import socket
 import ssl
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -45,40 +46,50 @@ _SPACE = re.compile(r"\s+")
 
 
 def build_client(
-    *, connect_timeout: float = CONNECT_TIMEOUT, endpoint: str | None = None
+    *, connect_timeout: float = CONNECT_TIMEOUT, endpoints: Iterable[str] = ()
 ) -> httpx.AsyncClient:
-    """A new `httpx.AsyncClient` for model requests.
+    """A new `httpx.AsyncClient` for model requests to `endpoints`.
 
     Connecting may take `connect_timeout` seconds; reads have no httpx timeout because the
     services enforce first-token and idle timeouts per stream. Proxy and other environment
     settings are ignored, and redirects are not followed (a redirect is reported as an error).
-    A client for one plain-HTTP `endpoint` never speaks TLS: it skips reading the
-    certificate authorities (tens of milliseconds of CPU), and an https request through it
-    would fail verification, never pass unchecked.
+
+    When every URL in `endpoints` is a plain `http://` one (a local model server, say), the
+    client loads no CA certificates: its TLS context trusts none, so an `https://` request
+    through it is refused. Otherwise (or with no `endpoints`) TLS is fully verified, with the
+    certificate authorities read once per process and shared by every such client.
     """
     timeout = httpx.Timeout(
         connect=connect_timeout, read=None, write=connect_timeout, pool=connect_timeout
     )
-    plain = endpoint is not None and endpoint.lower().startswith("http://")
+    # Building a verifying context parses the whole CA bundle: for nothing on http://.
+    verify = _trusting_none() if _all_plain_http(endpoints) else _verifying_context()
     return httpx.AsyncClient(
-        timeout=timeout,
-        trust_env=False,
-        follow_redirects=False,
-        verify=_trusting_no_one() if plain else _tls_context(),
+        timeout=timeout, trust_env=False, follow_redirects=False, verify=verify
     )
 
 
 @functools.cache
-def _tls_context() -> ssl.SSLContext:
-    """The TLS settings every client shares: what httpx makes for `verify=True` without the
-    environment (certifi's authorities), read once per process rather than once per client
-    (tens of milliseconds of CPU each)."""
+def _verifying_context() -> ssl.SSLContext:
+    """What httpx makes for `verify=True` without the environment (certifi's authorities),
+    made once per process rather than once per client (tens of milliseconds of CPU each)."""
     return httpx.create_ssl_context(trust_env=False)
 
 
-def _trusting_no_one() -> ssl.SSLContext:
+def _trusting_none() -> ssl.SSLContext:
     """A context that verifies certificates and host names and trusts no authority."""
     return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
+def _all_plain_http(endpoints: Iterable[str]) -> bool:
+    """True when there is at least one URL and every one has the scheme `http`."""
+    schemes = []
+    for url in endpoints:
+        try:
+            schemes.append(urlsplit(url.strip()).scheme.lower())
+        except ValueError:
+            return False
+    return bool(schemes) and all(scheme == "http" for scheme in schemes)
 
 
 def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:

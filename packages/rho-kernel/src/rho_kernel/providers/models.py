@@ -103,7 +103,7 @@ async def fetch_models(
 
     url = provider.models_endpoint
     own = client is None
-    active = build_client(connect_timeout=timeout, endpoint=url) if client is None else client
+    active = build_client(connect_timeout=timeout, endpoints=[url]) if client is None else client
     try:
         async with asyncio.timeout(timeout):
             response = await active.get(url, headers=_headers(provider))
@@ -160,11 +160,13 @@ async def check_reachable(
 
         own = client is None
         url = provider.models_endpoint
-        active = build_client(connect_timeout=timeout, endpoint=url) if client is None else client
+        active = (
+            build_client(connect_timeout=timeout, endpoints=[url]) if client is None else client
+        )
         try:
             async with (
                 asyncio.timeout(timeout),
-                active.stream("GET", provider.models_endpoint, headers=_headers(provider)) as resp,
+                active.stream("GET", url, headers=_headers(provider)) as resp,
             ):
                 return resp.status_code < 500
         finally:
@@ -200,7 +202,8 @@ async def list_all_models(
         return [], []
     from rho_kernel.providers.http import build_client
 
-    client = build_client(connect_timeout=timeout)
+    endpoints = [provider.models_endpoint for provider in providers]
+    client = build_client(connect_timeout=timeout, endpoints=endpoints)
     try:
         results = await asyncio.gather(
             *(_models_or_error(provider, timeout, client) for provider in providers)
@@ -225,7 +228,8 @@ async def check_all_reachable(
         return []
     from rho_kernel.providers.http import build_client
 
-    client = build_client(connect_timeout=timeout)
+    endpoints = [provider.models_endpoint for provider in providers]
+    client = build_client(connect_timeout=timeout, endpoints=endpoints)
     try:
         return list(
             await asyncio.gather(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from rho_kernel.providers.events import ModelRequest, StreamEvent
+if TYPE_CHECKING:
+    from rho_kernel.providers.events import ModelRequest, StreamEvent
 
 
 class LlmService(Protocol):

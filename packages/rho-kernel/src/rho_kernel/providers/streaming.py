@@ -170,7 +170,7 @@ class SSEStreamService:
         """POST `body` and return the checked response, its headers read within the
         first-token timeout."""
         if self._client is None:
-            self._client = build_client(endpoint=self.endpoint)
+            self._client = build_client(endpoints=(self.endpoint,))
         scope = asyncio.timeout_at(call.deadline)
         try:
             async with scope:
