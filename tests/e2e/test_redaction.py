@@ -23,8 +23,10 @@ def _shared(shared_rho) -> tuple[RhoProcess, ScriptedServer, Path]:  # type: ign
 
 
 def _stored(rho: RhoProcess) -> str:
-    """The text of the session file rho writes this test's session to."""
-    text = Path(rho.call("getState")["result"]["sessionPath"]).read_text()
+    """The text of the file of this test's session, once rho has closed it (`newSession`)."""
+    path = Path(rho.call("getState")["result"]["sessionPath"])
+    assert "result" in rho.call("newSession")
+    text = path.read_text()
     assert "[REDACTED]" in text  # the session holds what the tools showed
     return text
 
