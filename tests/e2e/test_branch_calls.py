@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess  # type: ignore[import-not-found]
+from shared_rho import SharedRho  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply, tool_calls_reply
 
@@ -37,9 +38,12 @@ def last_request(server: ScriptedServer) -> list[dict[str, Any]]:
     return bodies[-1]["messages"]
 
 
-def build(start_rho, server: ScriptedServer, project: Path) -> tuple[RhoProcess, dict[str, str]]:  # type: ignore[no-untyped-def]
-    """A session holding an assistant message with three calls and one with one call;
-    returns the running rho and the ids of the entries a client would branch to."""
+def build(shared_rho) -> tuple[SharedRho, dict[str, str]]:  # type: ignore[no-untyped-def]
+    """The module's rho (sessions stored), fresh for this test, in a session holding an
+    assistant message with three calls and one with one call; returns it and the ids of the
+    entries a client would branch to. Its exit status is checked when the module is done."""
+    shared = shared_rho()
+    rho, server, project = shared.rho, shared.server, shared.project
     for name in ("a.txt", "b.txt", "c.txt"):
         (project / name).write_text(f"{name} body\n")
     server.add(
@@ -52,7 +56,6 @@ def build(start_rho, server: ScriptedServer, project: Path) -> tuple[RhoProcess,
         tool_call_reply("read_file", {"path": "a.txt"}, call_id="call_s1"),
         text_reply("read one"),
     )  # fmt: skip
-    rho = start_scripted(start_rho, server)
     assert rho.call("prompt", {"message": "read three"})["result"]["reply"] == "read three"
     assert rho.call("prompt", {"message": "read one"})["result"]["reply"] == "read one"
     nodes = rho.call("getTree")["result"]["entries"]
@@ -67,7 +70,17 @@ def build(start_rho, server: ScriptedServer, project: Path) -> tuple[RhoProcess,
         "last of three": tools[2]["id"],  # the group is complete
         "only result": tools[3]["id"],
     }
-    return rho, ids
+    return shared, ids
+
+
+def resume(start_rho, shared: SharedRho, path: str) -> RhoProcess:  # type: ignore[no-untyped-def]
+    """A new rho started with `--session path` (the shared rho's HOME, project and server),
+    once the shared rho has let go of the session (an open session is locked)."""
+    assert "result" in shared.rho.call("newSession")
+    args = ["--endpoint", shared.server.chat_url, "-m", "scripted-model", "--session", path]
+    rho = start_rho(*args, cwd=shared.project, env={"HOME": str(shared.home)})
+    assert rho.read()["method"] == "ready"
+    return rho
 
 
 # target → how many calls the move must close
@@ -96,10 +109,9 @@ def cancelled_ids(messages: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def test_branch_to_closes_the_calls_of_every_kind_of_group(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    rho, ids = build(start_rho, server, project)
+def test_branch_to_closes_the_calls_of_every_kind_of_group(shared_rho, start_rho) -> None:  # type: ignore[no-untyped-def]
+    shared, ids = build(shared_rho)
+    rho, server = shared.rho, shared.server
     path = Path(rho.call("getState")["result"]["sessionPath"])
     for name, closed in TARGETS.items():
         result = rho.call("branchTo", {"entryId": ids[name]})["result"]
@@ -110,42 +122,36 @@ def test_branch_to_closes_the_calls_of_every_kind_of_group(
     # Branching again to the same place closes nothing more: the results are on the tree.
     again = rho.call("branchTo", {"entryId": ids["several"]})["result"]
     assert again["closedCalls"] == 3 and again["leafId"] != ids["several"]
-    assert rho.finish() == 0
     # What was written resumes well-formed, with nothing left to close.
-    resumed = start_scripted(start_rho, server, "--session", str(path))
+    resumed = resume(start_rho, shared, str(path))
     messages = prompt_and_check(resumed, server, "after the resume")
     assert sorted(cancelled_ids(messages)) == ["call_m1", "call_m2", "call_m3"]
     assert resumed.finish() == 0
 
 
 @pytest.mark.parametrize("name", ["several", "first of three"])
-def test_branch_to_with_a_summary_puts_it_after_the_closed_calls(
-    start_rho, server: ScriptedServer, project: Path, name: str
-) -> None:  # type: ignore[no-untyped-def]
-    rho, ids = build(start_rho, server, project)
+def test_branch_to_with_a_summary_puts_it_after_the_closed_calls(shared_rho, name: str) -> None:  # type: ignore[no-untyped-def]
+    shared, ids = build(shared_rho)
+    rho, server = shared.rho, shared.server
     result = rho.call("branchTo", {"entryId": ids[name], "summarize": True})["result"]
     assert result["closedCalls"] == TARGETS[name]
     assert result["summaryId"] == result["leafId"]
     messages = prompt_and_check(rho, server, "after a summarized branch")
     assert "Abandoned branch" in messages[-2]["content"]
-    assert rho.finish() == 0
 
 
-def test_fork_session_closes_the_calls_in_the_fork_only(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    rho, ids = build(start_rho, server, project)
-    parent = Path(rho.call("getState")["result"]["sessionPath"])
-    assert rho.finish() == 0
+def test_fork_session_closes_the_calls_in_the_fork_only(shared_rho, start_rho) -> None:  # type: ignore[no-untyped-def]
+    shared, ids = build(shared_rho)
+    forked, server = shared.rho, shared.server
+    parent = Path(forked.call("getState")["result"]["sessionPath"])
+    assert "result" in forked.call("newSession")  # lets go of the parent
     before = parent.read_bytes()
-    # One rho, started on the parent with `--session`, serves every target: before each fork
-    # it resumes the parent from its file, as a rho started with `--session` would, and each
-    # fork is resumed from its file too. The last fork is also resumed by a fresh process.
-    forked = start_scripted(start_rho, server, "--session", str(parent))
-    for index, (name, closed) in enumerate(TARGETS.items()):
-        if index:
-            resumed = forked.call("resumeSession", {"path": str(parent)})["result"]
-            assert resumed["path"] == str(parent), name
+    # The rho that built the parent serves every target: before each fork it resumes the
+    # parent from its file, as a rho started with `--session` would, and each fork is
+    # resumed from its file too. The last fork is also resumed by a fresh process.
+    for name, closed in TARGETS.items():
+        resumed = forked.call("resumeSession", {"path": str(parent)})["result"]
+        assert resumed["path"] == str(parent), name
         fork = forked.call("forkSession", {"entryId": ids[name]})["result"]
         assert fork["closedCalls"] == closed, name
         assert (fork["leafId"] == ids[name]) is (closed == 0), name
@@ -156,8 +162,7 @@ def test_fork_session_closes_the_calls_in_the_fork_only(
             forked.call("resumeSession", {"path": fork["path"]})["result"]["path"] == fork["path"]
         )
         prompt_and_check(forked, server, f"the fork at {name} resumed")
-    assert forked.finish() == 0
     assert parent.read_bytes() == before
-    resumed = start_scripted(start_rho, server, "--session", fork["path"])
+    resumed = resume(start_rho, shared, fork["path"])
     prompt_and_check(resumed, server, f"the fork at {name} resumed again")
     assert resumed.finish() == 0

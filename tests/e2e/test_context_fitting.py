@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rho_process import start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -29,14 +29,20 @@ def _request_bytes(body: dict[str, Any]) -> int:
     return size
 
 
+def _shared(shared_rho) -> tuple[RhoProcess, ScriptedServer, Path]:  # type: ignore[no-untyped-def]
+    """The module's `--ephemeral` rho that may take up to 400 steps, fresh for this test (its
+    exit status is checked when the module is done)."""
+    shared = shared_rho("--ephemeral", "--max-iterations", "400")
+    return shared.rho, shared.server, shared.project
+
+
 def _session_lines(home: Path) -> list[dict[str, Any]]:
     (path,) = list((home / ".rho" / "sessions").rglob("*.jsonl"))
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def test_the_first_request_survives_hundreds_of_large_tool_results(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path
-) -> None:
+def test_the_first_request_survives_hundreds_of_large_tool_results(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, project = _shared(shared_rho)
     rounds = 250
     for index in range(20):
         (project / f"module_{index}.py").write_text(
@@ -49,7 +55,6 @@ def test_the_first_request_survives_hundreds_of_large_tool_results(  # type: ign
         ],
         text_reply("all read", usage=NO_USAGE),
     )
-    rho = start_scripted(start_rho, server, "--ephemeral", "--max-iterations", "400")
     task = "AUDIT EVERY MODULE and report the values"
     response = rho.call("prompt", {"message": task}, timeout=120)
     assert response["result"]["reply"] == "all read"
@@ -71,7 +76,6 @@ def test_the_first_request_survives_hundreds_of_large_tool_results(  # type: ign
     assert len(usage) == rounds + 1
     assert all(f["estimatedTokens"] <= f["promptBudget"] == PROMPT_BUDGET for f in usage)
     assert usage[-1]["evicted"] > 0
-    assert rho.finish() == 0
 
 
 def test_a_large_read_is_cut_with_how_to_read_on_and_kept_in_the_session(  # type: ignore[no-untyped-def]
@@ -109,11 +113,9 @@ def test_a_large_read_is_cut_with_how_to_read_on_and_kept_in_the_session(  # typ
     assert full["original_size"] == len(full["content"].encode())
 
 
-def test_a_prompt_that_cannot_fit_gets_a_clear_error_and_no_request(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer
-) -> None:
+def test_a_prompt_that_cannot_fit_gets_a_clear_error_and_no_request(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, _ = _shared(shared_rho)
     server.add(text_reply("hello", usage=NO_USAGE))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     assert rho.call("prompt", {"message": "hi"})["result"]["reply"] == "hello"
     response = rho.call("prompt", {"message": "word " * 40_000})
     error = response["result"]["error"]
@@ -131,18 +133,15 @@ def test_a_prompt_that_cannot_fit_gets_a_clear_error_and_no_request(  # type: ig
     assert [m["content"][:30] for m in sent if "word word" in m["content"]] == [
         "[outline] word word word word "  # shortened, as it is no longer the latest request
     ]
-    assert rho.finish() == 0
 
 
-def test_session_stats_show_the_raw_path_and_the_fitted_view_labelled(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path
-) -> None:
+def test_session_stats_show_the_raw_path_and_the_fitted_view_labelled(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, project = _shared(shared_rho)
     rounds = 40
     for index in range(10):
         (project / f"module_{index}.py").write_text(
             "".join(f"value_{index}_{line} = {line} * 31  # some code\n" for line in range(120))
         )
-    rho = start_scripted(start_rho, server, "--ephemeral", "--max-iterations", "100")
     small = rho.call("getSessionStats")["result"]
     assert small["fitted"]["outlined"] == small["fitted"]["evicted"] == 0
     assert small["fitted"]["promptBudget"] == PROMPT_BUDGET
@@ -165,4 +164,3 @@ def test_session_stats_show_the_raw_path_and_the_fitted_view_labelled(  # type: 
     assert fitted["messageCount"] < stats["messageCount"] or fitted["outlined"] > 0
     last = [m["params"]["context"]["fitted"] for m in rho.seen if m.get("method") == "usage"][-1]
     assert abs(fitted["estimatedTokens"] - last["estimatedTokens"]) < PROMPT_BUDGET // 10
-    assert rho.finish() == 0

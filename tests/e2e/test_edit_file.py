@@ -8,11 +8,19 @@ import json
 from pathlib import Path
 
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from shared_rho import SharedRho  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 from rho_tools_fs.hashline import line_hash
 
 SOURCE = "def area(width, height):\n    return width * height\n"
+
+
+def _shared(shared_rho) -> tuple[SharedRho, RhoProcess, ScriptedServer, Path]:  # type: ignore[no-untyped-def]
+    """The module's `--ephemeral` rho, fresh for this test (its exit status and a traceback
+    on its stderr are checked when the module is done)."""
+    shared = shared_rho("--ephemeral")
+    return shared, shared.rho, shared.server, shared.project
 
 
 def _result(rho: RhoProcess) -> dict:
@@ -27,9 +35,8 @@ def _prompt_with_approval(rho: RhoProcess, approve: bool = True) -> dict:
     return rho.wait_for(lambda m: m.get("id") == prompt and "method" not in m)
 
 
-def test_edit_file_edits_after_approval_and_reports_the_diff(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path
-) -> None:
+def test_edit_file_edits_after_approval_and_reports_the_diff(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    shared, rho, server, project = _shared(shared_rho)
     (project / "shapes.py").write_text(SOURCE)
     pos = f"2#{line_hash('    return width * height', 2)}"
     server.add(
@@ -45,7 +52,6 @@ def test_edit_file_edits_after_approval_and_reports_the_diff(  # type: ignore[no
         ),
         text_reply("done"),
     )
-    rho = start_scripted(start_rho, server, "--ephemeral")
     response = _prompt_with_approval(rho)
     assert response["result"]["reply"] == "done"
     assert (project / "shapes.py").read_text() == (
@@ -58,13 +64,11 @@ def test_edit_file_edits_after_approval_and_reports_the_diff(  # type: ignore[no
     # The model got the same text as the tool result.
     tool_message = json.dumps(server.requests[-1].json["messages"][-1])
     assert "<fresh-anchors>" in tool_message
-    assert rho.finish() == 0
-    assert "Traceback" not in rho.stderr_text()
+    assert "Traceback" not in shared.drain_stderr()  # exit status: at the module's end
 
 
-def test_denied_edit_leaves_the_file(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path
-) -> None:
+def test_denied_edit_leaves_the_file(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    _, rho, server, project = _shared(shared_rho)
     (project / "shapes.py").write_text(SOURCE)
     server.add(
         tool_call_reply(
@@ -73,10 +77,8 @@ def test_denied_edit_leaves_the_file(  # type: ignore[no-untyped-def]
         ),
         text_reply("ok"),
     )
-    rho = start_scripted(start_rho, server, "--ephemeral")
     _prompt_with_approval(rho, approve=False)
     assert (project / "shapes.py").read_text() == SOURCE
-    assert rho.finish() == 0
 
 
 def test_project_setting_rejects_syntax_errors(  # type: ignore[no-untyped-def]
@@ -105,9 +107,8 @@ def test_project_setting_rejects_syntax_errors(  # type: ignore[no-untyped-def]
     assert "unknown key" not in stderr and "Traceback" not in stderr
 
 
-def test_syntax_errors_are_a_warning_by_default(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path
-) -> None:
+def test_syntax_errors_are_a_warning_by_default(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    _, rho, server, project = _shared(shared_rho)
     (project / "shapes.py").write_text(SOURCE)
     server.add(
         tool_call_reply(
@@ -116,13 +117,11 @@ def test_syntax_errors_are_a_warning_by_default(  # type: ignore[no-untyped-def]
         ),
         text_reply("ok"),
     )
-    rho = start_scripted(start_rho, server, "--ephemeral")
     _prompt_with_approval(rho)
     result = _result(rho)
     assert result["is_error"] is False
     assert "\n[warning] syntax: the edit introduces " in result["output"]
     assert (project / "shapes.py").read_text() == SOURCE.replace("height):", "height:")
-    assert rho.finish() == 0
 
 
 def test_an_invalid_tools_edit_value_stops_startup(  # type: ignore[no-untyped-def]
@@ -144,23 +143,20 @@ MAIN = (
 )
 
 
-def test_a_broken_signature_is_warned_about_on_its_own_line(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path
-) -> None:
+def test_a_broken_signature_is_warned_about_on_its_own_line(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    _, rho, server, project = _shared(shared_rho)
     (project / "hello.py").write_text(MAIN)
     edit = {"old_text": "def main() -> None:", "new_text": "def main( -> None:"}
     server.add(
         tool_call_reply("edit_file", {"path": "hello.py", "edits": [edit]}), text_reply("done")
     )
-    rho = start_scripted(start_rho, server, "--ephemeral")
     _prompt_with_approval(rho)
     warning = _result(rho)["output"].split("[warning] syntax: ", 1)[1].split("\n")
     assert warning[1] == "  line 9, column 1: syntax error at `def main( -> None:`"
 
 
-def test_a_stale_anchor_error_says_what_changed(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path
-) -> None:
+def test_a_stale_anchor_error_says_what_changed(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    _, rho, server, project = _shared(shared_rho)
     (project / "shapes.py").write_text(SOURCE.replace("width * height", "height * width"))
     row = f"2#{line_hash('    return width * height', 2)}:    return width * height"
     now = line_hash("    return height * width", 2)
@@ -168,7 +164,6 @@ def test_a_stale_anchor_error_says_what_changed(  # type: ignore[no-untyped-def]
     server.add(
         tool_call_reply("edit_file", {"path": "shapes.py", "edits": [edit]}), text_reply("done")
     )
-    rho = start_scripted(start_rho, server, "--ephemeral")
     _prompt_with_approval(rho)
     lines = _result(rho)["output"].split("\n")
     assert lines[1] == f"Expected line:  {row}"

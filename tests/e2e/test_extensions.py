@@ -17,6 +17,9 @@ from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-fo
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
+#: `serve_forever` arguments for the tests' HTTP servers: `shutdown()` waits for the next poll.
+FAST_SHUTDOWN = {"poll_interval": 0.05}
+
 BOOK = """/// <reference path="./rho.d.ts" />
 interface Args { query: string }
 
@@ -526,7 +529,7 @@ def test_the_books_rust_error_codes_fetches_with_network_granted(  # type: ignor
     start_rho, server: ScriptedServer, home: Path
 ) -> None:
     docs = ThreadingHTTPServer(("127.0.0.1", 0), _Docs)
-    threading.Thread(target=docs.serve_forever, daemon=True).start()
+    threading.Thread(target=docs.serve_forever, kwargs=FAST_SHUTDOWN, daemon=True).start()
     try:
         local = RUST_ERROR_CODES.replace(
             "https://doc.rust-lang.org", f"http://127.0.0.1:{docs.server_port}"
@@ -684,7 +687,7 @@ def test_work_started_outside_an_approved_call_never_acts_with_its_authority(  #
 ) -> None:
     handler = type("Gate", (_Gate,), {"released": threading.Event()})
     web = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=web.serve_forever, daemon=True).start()
+    threading.Thread(target=web.serve_forever, kwargs=FAST_SHUTDOWN, daemon=True).start()
     try:
         _user_extension(home, "borrower.ts", BORROWER.replace("PORT", str(web.server_port)))
         (home / ".rho" / "config.toml").write_text(
@@ -806,7 +809,7 @@ def test_the_books_config_keys_work_by_manifest_name(  # type: ignore[no-untyped
     start_rho, server: ScriptedServer, home: Path
 ) -> None:
     docs = ThreadingHTTPServer(("127.0.0.1", 0), _Docs)
-    threading.Thread(target=docs.serve_forever, daemon=True).start()
+    threading.Thread(target=docs.serve_forever, kwargs=FAST_SHUTDOWN, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{docs.server_port}"
         _user_extension(home, "rust_docs/mod.ts", RUST_DOCS.replace("DOCS", url))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rho_process import RhoProcess, plugin_env, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
@@ -98,6 +99,17 @@ def _site(tmp_path: Path, **plugins: str) -> dict[str, str]:
     return plugin_env(site, *plugins)
 
 
+@pytest.fixture(scope="module")
+def tools_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """One site for the module's shared rho: the plugins adding tools of their own."""
+    return _site(
+        tmp_path_factory.mktemp("plugins"),
+        undeclared=UNDECLARED,
+        counter=COUNTER,
+        neighbour=NEIGHBOUR,
+    )
+
+
 def _results(rho: RhoProcess) -> list[dict[str, Any]]:
     return [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
 
@@ -143,15 +155,14 @@ def test_trace_env_traces_the_calls_rho_makes(  # type: ignore[no-untyped-def]
 
 
 def test_a_tool_that_declares_no_risk_asks_before_it_runs(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, tmp_path: Path
+    shared_rho, tools_site: dict[str, str]
 ) -> None:
+    shared = shared_rho("--ephemeral", env=tools_site)
+    rho, server = shared.rho, shared.server
     server.add(
         tool_call_reply("launch", {}),
         tool_call_reply("bare", {}),
         text_reply("done"),
-    )
-    rho = start_scripted(
-        start_rho, server, "--ephemeral", env=_site(tmp_path, undeclared=UNDECLARED)
     )
     tools = {t["name"]: t for t in rho.call("listTools")["result"]["tools"]}
     assert (tools["launch"]["risk"], tools["bare"]["risk"]) == ("destructive", "destructive")
@@ -168,15 +179,16 @@ def test_a_tool_that_declares_no_risk_asks_before_it_runs(  # type: ignore[no-un
 
 
 def test_a_plugins_stash_lasts_for_the_process_and_is_its_own(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, tmp_path: Path
+    shared_rho, tools_site: dict[str, str]
 ) -> None:
+    # The shared rho: no other test calls `count`, so its stash starts empty here.
+    shared = shared_rho("--ephemeral", env=tools_site)
+    rho, server = shared.rho, shared.server
     server.add(tool_call_reply("count", {}), text_reply("one"))
     server.add(tool_call_reply("count", {}), tool_call_reply("peek", {}), text_reply("two"))
     server.add(
         tool_call_reply("count", {}), tool_call_reply("neighbour_peek", {}), text_reply("three")
     )
-    env = _site(tmp_path, counter=COUNTER, neighbour=NEIGHBOUR)
-    rho = start_scripted(start_rho, server, "--ephemeral", env=env)
     assert rho.call("prompt", {"message": "1"})["result"]["reply"] == "one"
     assert rho.call("prompt", {"message": "2"})["result"]["reply"] == "two"
     assert "sessionId" in rho.call("newSession")["result"]

@@ -11,7 +11,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ErrorReply, ScriptedServer, SSEReply
 
@@ -43,6 +43,17 @@ def _failed(rho: RhoProcess) -> tuple[dict[str, Any], dict[str, Any]]:
     failure = result["failure"]
     assert set(failure) <= FAILURE_KEYS and failure["hint"] in result["error"]
     return failure, result
+
+
+#: HOME's config of the module's shared rho: a retry budget of 2, each retry 1 ms later.
+FAST_RETRIES = "[agent]\nretry_budget = 2\ninitial_backoff_ms = 1\n"
+
+
+def _shared(shared_rho) -> tuple[RhoProcess, ScriptedServer]:  # type: ignore[no-untyped-def]
+    """The module's `--ephemeral` rho retrying fast, fresh for this test (its exit status is
+    checked when the module is done)."""
+    shared = shared_rho("--ephemeral", user_config=FAST_RETRIES)
+    return shared.rho, shared.server
 
 
 def _retries(rho: RhoProcess) -> list[dict[str, Any]]:
@@ -88,12 +99,9 @@ def test_nothing_listening_at_a_configured_provider_names_the_entry(
     assert "provider 'workbench'" in failure["hint"] and "--endpoint" not in result["error"]
 
 
-def test_an_overloaded_provider_has_the_same_shape(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    _user_config(project, "[agent]\nretry_budget = 2\ninitial_backoff_ms = 1\n")
+def test_an_overloaded_provider_has_the_same_shape(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server = _shared(shared_rho)
     server.add(*[ErrorReply(503, {"error": {"message": "overloaded"}}) for _ in range(3)])
-    rho = start_scripted(start_rho, server, "--ephemeral")
     failure, result = _failed(rho)
     assert (failure["kind"], failure["status"], failure["attempts"]) == ("http", 503, 3)
     assert failure["retryable"] is True and "reason" not in failure
@@ -109,13 +117,11 @@ REFUSALS = [
 ]
 
 
-def test_refusals_and_unreadable_streams_have_the_same_shape(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
+def test_refusals_and_unreadable_streams_have_the_same_shape(shared_rho) -> None:  # type: ignore[no-untyped-def]
     # One rho meets every failure in turn, a prompt each (a rho per failure cost ~0.7 s of
     # CPU each); what it was sent is forgotten between them, so each is checked on its own.
-    _user_config(project, "[agent]\ninitial_backoff_ms = 1\n")
-    rho = start_scripted(start_rho, server, "--ephemeral")
+    # A refusal is never retried, whatever the retry budget.
+    rho, server = _shared(shared_rho)
     for reply, kind, status in REFUSALS:
         rho.seen.clear()
         server.add(reply)
@@ -126,4 +132,3 @@ def test_refusals_and_unreadable_streams_have_the_same_shape(
             assert "--api-key-env" in failure["hint"]
         if status == 404:
             assert "'scripted-model'" in failure["hint"]
-    assert rho.finish() == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rho_process import start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 from rho_tools_fs.hashline import line_hash
@@ -12,31 +12,46 @@ from rho_tools_fs.hashline import line_hash
 SECRET = "sk-proj-" + "Zx9" * 16
 
 
-def _read_env(start_rho, server: ScriptedServer, *extra: str):  # type: ignore[no-untyped-def]
+AUTO_EDITS = '[approval.per_tool]\nedit_file = "auto"\n'
+
+
+def _shared(shared_rho) -> tuple[RhoProcess, ScriptedServer, Path]:  # type: ignore[no-untyped-def]
+    """The module's rho (sessions stored, edit_file allowed in HOME's config), fresh for this
+    test; its exit status is checked when the module is done."""
+    shared = shared_rho(user_config=AUTO_EDITS)
+    return shared.rho, shared.server, shared.project
+
+
+def _stored(rho: RhoProcess) -> str:
+    """The text of the file of this test's session, once rho has closed it (`newSession`)."""
+    path = Path(rho.call("getState")["result"]["sessionPath"])
+    assert "result" in rho.call("newSession")
+    text = path.read_text()
+    assert "[REDACTED]" in text  # the session holds what the tools showed
+    return text
+
+
+def _read_env(rho: RhoProcess, server: ScriptedServer):  # type: ignore[no-untyped-def]
     server.add(
         tool_call_reply("read_file", {"path": ".env", "hashline": False}), text_reply("read")
     )
-    rho = start_scripted(start_rho, server, *extra)
     assert rho.call("prompt", {"message": "read .env"})["result"]["reply"] == "read"
     result = next(m for m in rho.seen if m.get("method") == "tool/result")["params"]
     return rho, result
 
 
-def test_a_secret_read_from_a_file_is_redacted_everywhere(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path, home: Path
-) -> None:
+def test_a_secret_read_from_a_file_is_redacted_everywhere(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, project = _shared(shared_rho)
     (project / ".env").write_text(f"OPENAI_API_KEY={SECRET}\nDB_PASSWORD=hunter2\nPORT=8080\n")
-    rho, result = _read_env(start_rho, server)
+    rho, result = _read_env(rho, server)
     assert result["output"] == (
         "<context>\nOPENAI_API_KEY=[REDACTED]\nDB_PASSWORD=[REDACTED]\nPORT=8080\n<context:end>"
     )
     assert SECRET not in server.requests[1].body.decode()
     messages = rho.call("getMessages")["result"]["messages"]
     assert all(SECRET not in str(m) for m in messages)
-    assert rho.finish() == 0
-    for session in (home / ".rho" / "sessions").rglob("*.jsonl"):
-        text = session.read_text()
-        assert SECRET not in text and "hunter2" not in text
+    text = _stored(rho)
+    assert SECRET not in text and "hunter2" not in text
 
 
 def test_custom_patterns_apply_and_a_bad_one_is_named_once(  # type: ignore[no-untyped-def]
@@ -47,7 +62,7 @@ def test_custom_patterns_apply_and_a_bad_one_is_named_once(  # type: ignore[no-u
         '[redaction]\ncustom_patterns = ["acme-[0-9]{6}", "(broken"]\n'
     )
     (project / ".env").write_text("ID=acme-123456\n")
-    rho, result = _read_env(start_rho, server, "--ephemeral")
+    rho, result = _read_env(start_scripted(start_rho, server, "--ephemeral"), server)
     assert result["output"] == "<context>\nID=[REDACTED]\n<context:end>"
     assert rho.finish() == 0
     err = rho.stderr_text()
@@ -61,35 +76,35 @@ KEY_BODY = [
 ]
 
 
-def test_partial_reads_and_searches_of_a_private_key_show_no_body(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path, home: Path
-) -> None:
+def test_partial_reads_and_searches_of_a_private_key_show_no_body(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, project = _shared(shared_rho)
     key = ["-----BEGIN OPENSSH PRIVATE KEY-----", *KEY_BODY, "-----END OPENSSH PRIVATE KEY-----"]
-    (project / "id_rsa").write_text("\r\n".join(key) + "\r\n")
-    (project / "cut.pem").write_text("\n".join(key[:3]) + "\n")  # BEGIN without END
+    keys = project / "partial"  # the tests sharing the project keep their files apart
+    keys.mkdir(exist_ok=True)
+    (keys / "id_rsa").write_text("\r\n".join(key) + "\r\n")
+    (keys / "cut.pem").write_text("\n".join(key[:3]) + "\n")  # BEGIN without END
     calls = [
-        ("read_file", {"path": "id_rsa", "offset": 2, "limit": 1}),
-        ("read_file", {"path": "id_rsa", "offset": 4, "limit": 2, "hashline": False}),
-        ("read_file", {"path": "cut.pem", "offset": 3}),
-        ("batch_read", {"paths": ["id_rsa", "cut.pem"]}),
-        ("search_files", {"pattern": "^[A-Za-z0-9+/=]{16,}"}),
-        ("edit_file", {"path": "id_rsa", "edits": [{"old_text": "OPENSSH", "new_text": "X"}]}),
+        ("read_file", {"path": "partial/id_rsa", "offset": 2, "limit": 1}),
+        ("read_file", {"path": "partial/id_rsa", "offset": 4, "limit": 2, "hashline": False}),
+        ("read_file", {"path": "partial/cut.pem", "offset": 3}),
+        ("batch_read", {"paths": ["partial/id_rsa", "partial/cut.pem"]}),
+        ("search_files", {"pattern": "^[A-Za-z0-9+/=]{16,}", "path": "partial"}),
+        (
+            "edit_file",
+            {"path": "partial/id_rsa", "edits": [{"old_text": "OPENSSH", "new_text": "X"}]},
+        ),
     ]
     for name, arguments in calls:
         server.add(tool_call_reply(name, arguments))
     server.add(text_reply("done"))
-    (home / ".rho").mkdir(exist_ok=True)
-    (home / ".rho" / "config.toml").write_text('[approval.per_tool]\nedit_file = "auto"\n')
-    rho = start_scripted(start_rho, server)
     assert rho.call("prompt", {"message": "look"}, timeout=60)["result"]["reply"] == "done"
     results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
     assert [r["name"] for r in results] == [name for name, _ in calls]
     assert "[REDACTED]" in results[0]["output"]
     assert results[4]["output"].startswith("No matches for")  # key lines are left out
-    assert rho.finish() == 0
     sent = b"".join(request.body for request in server.requests).decode()
     seen = "\n".join(str(m) for m in rho.seen)
-    stored = "".join(p.read_text() for p in (home / ".rho" / "sessions").rglob("*.jsonl"))
+    stored = _stored(rho)
     for line in KEY_BODY:
         for where in (sent, seen, stored):
             assert line not in where and line[:24] not in where
@@ -102,8 +117,9 @@ def _number_hash(line_no: int) -> str:
 
 
 def test_a_key_line_is_edited_by_its_shown_anchor_and_no_probe_learns_its_hash(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path, home: Path
+    shared_rho,
 ) -> None:
+    rho, server, project = _shared(shared_rho)
     key = ["-----BEGIN RSA PRIVATE KEY-----", *KEY_BODY, "-----END RSA PRIVATE KEY-----"]
     (project / "id_rsa").write_text("\n".join(["# deploy key", *key]) + "\n")
     real = {n: f"{n}#{line_hash(line, n)}" for n, line in enumerate(key, 2)}
@@ -116,9 +132,6 @@ def test_a_key_line_is_edited_by_its_shown_anchor_and_no_probe_learns_its_hash( 
     for name, arguments in calls:
         server.add(tool_call_reply(name, arguments))
     server.add(text_reply("done"))
-    (home / ".rho").mkdir(exist_ok=True)
-    (home / ".rho" / "config.toml").write_text('[approval.per_tool]\nedit_file = "auto"\n')
-    rho = start_scripted(start_rho, server)
     assert rho.call("prompt", {"message": "rotate"}, timeout=60)["result"]["reply"] == "done"
     results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
     rows = [f"{n}#{_number_hash(n)}:[REDACTED]" for n in (2, 3, 4)]
@@ -129,14 +142,13 @@ def test_a_key_line_is_edited_by_its_shown_anchor_and_no_probe_learns_its_hash( 
     assert f"Use updated anchor 4#{_number_hash(4)} to retry." in results[1]["output"]
     assert results[2]["output"].startswith("applied 1 hashline edit(s) to id_rsa"), results[2]
     assert (project / "id_rsa").read_text().split("\n")[3] == "bm90IHRoZSBrZXkgYW55bW9yZQ=="
-    assert rho.finish() == 0
     # The probe's error echoes the anchor given (twice) and shows only the number's anchor.
     echo = results[1]["output"].replace(f"anchor {real[4]} ", "").replace(f"  {real[4]} (", "")
     assert "(not the anchor shown for this hidden line)" in results[1]["output"]
     outputs = "\n".join([results[0]["output"], echo, results[2]["output"]])
     sent = b"".join(request.body for request in server.requests).decode()
     seen = "\n".join(str(m) for m in rho.seen)
-    stored = "".join(p.read_text() for p in (home / ".rho" / "sessions").rglob("*.jsonl"))
+    stored = _stored(rho)
     for number, anchor in real.items():
         assert anchor not in outputs
         if number != 4:  # the probe's own anchor is in the model's call, nowhere else

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from escapes import assert_contained, escape_script  # type: ignore[import-not-found]
-from rho_process import start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 from rust_crates import TOOLCHAIN_ENV, write_crate  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
@@ -47,22 +47,34 @@ def outside(outside_tmp: Path) -> Path:
     return path
 
 
+AUTO_COMMANDS = '[approval.per_tool]\nrun_command = "auto"\n'
+
+
+def _auto_commands(shared_rho: Any) -> tuple[RhoProcess, ScriptedServer, Path]:
+    """The module's `--ephemeral` rho that runs commands unasked, fresh for this test (its
+    exit status is checked when the module is done)."""
+    shared = shared_rho("--ephemeral", user_config=AUTO_COMMANDS)
+    return shared.rho, shared.server, shared.project
+
+
 @pytest.mark.parametrize("approval", ["auto", "approved"])
 def test_a_command_has_no_privileges_and_cannot_get_out(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path, home: Path, outside: Path, approval: str
+    shared_rho, start_rho, server: ScriptedServer, project: Path, outside: Path, approval: str
 ) -> None:
     if approval == "auto":
-        (home / ".rho" / "config.toml").write_text('[approval.per_tool]\nrun_command = "auto"\n')
+        rho, server, project = _auto_commands(shared_rho)
+    else:
+        rho = start_scripted(start_rho, server, "--ephemeral")
     script = escape_script(project, outside)
     server.add(tool_call_reply("run_command", {"command": script}), text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     rho.request("prompt", {"message": "go"})
     if approval == "approved":
         rho.answer_approval(rho.notification("approval/request")["params"])
     result = rho.notification("tool/result", timeout=60)["params"]
     assert result["output"].startswith("exit_code: 0\nCapEff:"), result["output"]
     assert_contained(result["output"], outside)
-    assert rho.finish() == 0
+    if approval == "approved":
+        assert rho.finish() == 0
 
 
 def _cargo_check(start_rho: Any, server: ScriptedServer, project: Path) -> dict[str, Any]:
@@ -166,11 +178,10 @@ def test_an_extensions_run_command_cannot_get_out(  # type: ignore[no-untyped-de
     assert rho.finish() == 0
 
 
-def test_the_sandbox_uid_cannot_read_what_only_root_could(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path, home: Path, outside: Path
-) -> None:
+def test_the_sandbox_uid_cannot_read_what_only_root_could(shared_rho) -> None:  # type: ignore[no-untyped-def]
     if os.geteuid() != 0:
         pytest.skip("about what a root rho loses")
+    rho, server, project = _auto_commands(shared_rho)
     other = project / "owned-by-another"
     other.mkdir()
     (other / "file").write_text("kept\n")
@@ -178,13 +189,10 @@ def test_the_sandbox_uid_cannot_read_what_only_root_could(  # type: ignore[no-un
     os.chown(other / "file", 4321, 4321)
     other.chmod(0o755)
     (other / "file").chmod(0o644)
-    (home / ".rho" / "config.toml").write_text('[approval.per_tool]\nrun_command = "auto"\n')
     command = f"echo x > {other}/file; echo y > {other}/new; echo z > {project}/mine; echo end"
     server.add(tool_call_reply("run_command", {"command": command}), text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     rho.request("prompt", {"message": "go"})
     result = rho.notification("tool/result", timeout=60)["params"]
     assert result["output"].count("Permission denied") == 2, result["output"]
     assert (other / "file").read_text() == "kept\n" and not (other / "new").exists()
     assert (project / "mine").read_text() == "z\n" and (project / "mine").stat().st_uid == 0
-    assert rho.finish() == 0

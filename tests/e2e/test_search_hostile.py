@@ -26,9 +26,16 @@ def _tool_results(rho: Any) -> list[dict[str, Any]]:
     return [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
 
 
-def test_a_swapped_directory_never_leaks_through_rho(
-    start_rho: Any, server: ScriptedServer, project: Path, tmp_path: Path
-) -> None:
+def _shared(shared_rho: Any) -> tuple[Any, ScriptedServer, Path]:
+    """The module's `--ephemeral` rho, fresh for this test (its exit status is checked when
+    the module is done); each test keeps its files apart in the shared project."""
+    shared = shared_rho("--ephemeral")
+    return shared.rho, shared.server, shared.project
+
+
+def test_a_swapped_directory_never_leaks_through_rho(shared_rho: Any, tmp_path: Path) -> None:
+    rho, server, project = _shared(shared_rho)
+    project = project / "swapping"
     outside = tmp_path / "outside"
     (outside / "sub").mkdir(parents=True)
     for index in range(20):
@@ -38,9 +45,11 @@ def test_a_swapped_directory_never_leaks_through_rho(
     (project / "d" / "in.txt").write_text("needle inside\n")
     (project / "d" / "sub" / "in.txt").write_text("needle inside\n")
     (project / "x").symlink_to(outside, target_is_directory=True)
-    calls = [("search_files", {"pattern": "needle"}), ("find_files", {"pattern": "*.txt"})]
+    calls = [
+        ("search_files", {"pattern": "needle", "path": "swapping"}),
+        ("find_files", {"pattern": "*.txt", "path": "swapping"}),
+    ]
     server.add(*(tool_calls_reply(calls) for _ in range(CALLS)), text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     with exchanging(project, "d", "x"):
         response = rho.call("prompt", {"message": "go"}, timeout=300)
     assert response["result"]["reply"] == "done"
@@ -74,9 +83,8 @@ def test_a_blocked_ripgrep_dies_with_a_killed_rho(
     assert wait_gone(rg), "ripgrep outlived the killed rho"
 
 
-def test_a_fifo_as_path_is_refused_through_rho(
-    start_rho: Any, server: ScriptedServer, project: Path
-) -> None:
+def test_a_fifo_as_path_is_refused_through_rho(shared_rho: Any) -> None:
+    rho, server, project = _shared(shared_rho)
     os.mkfifo(project / "pipe")
     calls = [
         ("search_files", {"pattern": "x", "path": "pipe"}),
@@ -84,7 +92,6 @@ def test_a_fifo_as_path_is_refused_through_rho(
         ("list_dir", {"path": "pipe"}),
     ]
     server.add(tool_calls_reply(calls), text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     assert rho.call("prompt", {"message": "go"})["result"]["reply"] == "done"
     outputs = [(r["is_error"], r["output"]) for r in _tool_results(rho)]
     assert outputs == [

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from shared_rho import SharedRho  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -22,16 +23,29 @@ def _by_preview(tree: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {node["preview"]: node for node in tree["entries"]}
 
 
-def _two_turns(start_rho, server: ScriptedServer, project: Path) -> RhoProcess:  # type: ignore[no-untyped-def]
-    (project / "notes.txt").write_text("alpha\nbeta\n")
+def _two_turns(shared_rho) -> tuple[SharedRho, RhoProcess, ScriptedServer]:  # type: ignore[no-untyped-def]
+    """The module's rho (sessions stored), fresh for this test, after two turns in its new
+    session; its exit status is checked when the module is done."""
+    shared = shared_rho()
+    rho, server = shared.rho, shared.server
+    (shared.project / "notes.txt").write_text("alpha\nbeta\n")
     server.add(
         tool_call_reply("read_file", {"path": "notes.txt"}, call_id="call_r"),
         text_reply("first answer"),
         text_reply("second answer"),
     )
-    rho = start_scripted(start_rho, server)
     assert rho.call("prompt", {"message": "first question"})["result"]["reply"] == "first answer"
     assert rho.call("prompt", {"message": "second question"})["result"]["reply"] == "second answer"
+    return shared, rho, server
+
+
+def _resume(shared: SharedRho, path: Path) -> RhoProcess:
+    """The shared rho resuming the session file `path` from disk (`resumeSession`, after a
+    `newSession` that lets go of it), as a rho started with `--session` would (starting with
+    `--session` is tested below with a damaged file)."""
+    rho = shared.rho
+    assert "result" in rho.call("newSession")
+    assert rho.call("resumeSession", {"path": str(path)})["result"]["path"] == str(path)
     return rho
 
 
@@ -41,9 +55,9 @@ def _sent_messages(server: ScriptedServer) -> list[dict[str, Any]]:
 
 
 def test_get_tree_lists_every_entry_with_parent_preview_and_path(
-    start_rho, server: ScriptedServer, project: Path
+    shared_rho,
 ) -> None:  # type: ignore[no-untyped-def]
-    rho = _two_turns(start_rho, server, project)
+    _, rho, _ = _two_turns(shared_rho)
     tree = _tree(rho)
     nodes = tree["entries"]
     assert tree["total"] == len(nodes) == 7 and tree["nextOffset"] is None
@@ -69,13 +83,12 @@ def test_get_tree_lists_every_entry_with_parent_preview_and_path(
     assert bad["error"]["code"] == -32602
     bad = rho.call("getTree", {"offset": "1"})
     assert bad["error"]["code"] == -32602
-    assert rho.finish() == 0
 
 
 def test_branch_to_moves_the_leaf_and_the_next_prompt_continues_there(
-    start_rho, server: ScriptedServer, project: Path
+    shared_rho,
 ) -> None:  # type: ignore[no-untyped-def]
-    rho = _two_turns(start_rho, server, project)
+    _, rho, server = _two_turns(shared_rho)
     first_answer = _by_preview(_tree(rho))["first answer"]
     result = rho.call("branchTo", {"entryId": first_answer["id"]})["result"]
     assert result == {
@@ -95,13 +108,10 @@ def test_branch_to_moves_the_leaf_and_the_next_prompt_continues_there(
     assert tree["branch answer"]["onPath"] is True
     unknown = rho.call("branchTo", {"entryId": "ffffffff"})
     assert unknown["error"]["code"] == -32602 and "ffffffff" in unknown["error"]["message"]
-    assert rho.finish() == 0
 
 
-def test_branch_to_with_a_summary_shows_the_model_what_was_left(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    rho = _two_turns(start_rho, server, project)
+def test_branch_to_with_a_summary_shows_the_model_what_was_left(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    shared, rho, server = _two_turns(shared_rho)
     path = Path(rho.call("getState")["result"]["sessionPath"])
     ask = _by_preview(_tree(rho))["first question"]
     result = rho.call(
@@ -116,21 +126,19 @@ def test_branch_to_with_a_summary_shows_the_model_what_was_left(
     assert "Abandoned branch of 5 entries" in summary["content"]
     assert "Reading was a dead end." in summary["content"]
     assert [m["content"] for m in sent[:2]][1] == "first question"
-    assert rho.finish() == 0
     kinds = [next(iter(json.loads(line)["payload"])) for line in path.read_text().splitlines()[1:]]
     assert "LeafMoved" in kinds and "BranchSummary" in kinds
     # The branch and its summary survive a resume.
     server.add(text_reply("resumed"))
-    again = start_scripted(start_rho, server, "--session", str(path))
+    again = _resume(shared, path)
     again.call("prompt", {"message": "after resume"})
     assert "Abandoned branch of 5 entries" in _sent_messages(server)[2]["content"]
-    assert again.finish() == 0
 
 
 def test_fork_session_writes_a_new_file_naming_its_parent(
-    start_rho, server: ScriptedServer, project: Path, home: Path
+    shared_rho,
 ) -> None:  # type: ignore[no-untyped-def]
-    rho = _two_turns(start_rho, server, project)
+    _, rho, server = _two_turns(shared_rho)
     parent = Path(rho.call("getState")["result"]["sessionPath"])
     first_answer = _by_preview(_tree(rho))["first answer"]
     fork = rho.call("forkSession", {"entryId": first_answer["id"]})["result"]
@@ -140,17 +148,14 @@ def test_fork_session_writes_a_new_file_naming_its_parent(
     server.add(text_reply("forked answer"))
     rho.call("prompt", {"message": "in the fork"})
     assert [m["content"] for m in _sent_messages(server)][-2:] == ["first answer", "in the fork"]
-    assert rho.finish() == 0
     header = json.loads(Path(fork["path"]).read_text().splitlines()[0])
     assert header["parent_session"] == str(parent) and header["id"] == fork["sessionId"]
     assert "second question" in parent.read_text()  # the parent is untouched
     assert "in the fork" not in parent.read_text()
 
 
-def test_set_label_appears_in_the_tree_and_survives_a_resume(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    rho = _two_turns(start_rho, server, project)
+def test_set_label_appears_in_the_tree_and_survives_a_resume(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    shared, rho, _ = _two_turns(shared_rho)
     path = Path(rho.call("getState")["result"]["sessionPath"])
     ask = _by_preview(_tree(rho))["first question"]
     assert rho.call("setLabel", {"entryId": ask["id"], "label": "start here"})["result"] == {
@@ -162,19 +167,19 @@ def test_set_label_appears_in_the_tree_and_survives_a_resume(
         assert rho.call("setLabel", bad)["error"]["code"] == -32602
     assert rho.call("setLabel", {"entryId": "nope", "label": "x"})["error"]["code"] == -32602
     messages_before = rho.call("getMessages")["result"]["messages"]
-    assert rho.finish() == 0
-    again = start_scripted(start_rho, server, "--session", str(path))
+    again = _resume(shared, path)
     assert _by_preview(_tree(again))["first question"]["label"] == "start here"
     assert again.call("getMessages")["result"]["messages"] == messages_before
     assert again.call("setLabel", {"entryId": ask["id"], "label": None})["result"]["label"] is None
     assert _by_preview(_tree(again))["first question"]["label"] is None
-    assert again.finish() == 0
 
 
 def test_get_session_stats_has_every_field(
-    start_rho, server: ScriptedServer, project: Path
+    shared_rho,
 ) -> None:  # type: ignore[no-untyped-def]
-    rho = _two_turns(start_rho, server, project)
+    # `apiUsage` counts what the process spent: the shared rho's count before this test's turns
+    spent = shared_rho().rho.call("getSessionStats")["result"]["apiUsage"]["requestCount"]
+    _, rho, _ = _two_turns(shared_rho)
     stats = rho.call("getSessionStats")["result"]
     assert set(stats) == {
         "contextWindow",
@@ -199,8 +204,7 @@ def test_get_session_stats_has_every_field(
     assert stats["toolSchemaTokens"] > 0
     assert stats["estimatedUsed"] == sum(stats["roleTokens"].values()) + stats["toolSchemaTokens"]
     assert stats["phaseTokens"]["exploration"] > 0  # the read_file result
-    assert stats["apiUsage"]["requestCount"] == 3
-    assert rho.finish() == 0
+    assert stats["apiUsage"]["requestCount"] == spent + 3
 
 
 def _damaged_session(path: Path, project: Path) -> Path:

@@ -8,17 +8,26 @@ from pathlib import Path
 from typing import Any
 
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from shared_rho import SharedRho  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_calls_reply
 
 WRITE = "write_file"
 
 
-def _writes(*names: str) -> object:
+def _writes(*names: str, under: str = "") -> object:
+    """One reply that writes each of `names` (in the folder `under`), call ids `call_<name>`."""
     return tool_calls_reply(
-        [(WRITE, {"path": name, "content": name}) for name in names],
+        [(WRITE, {"path": under + name, "content": name}) for name in names],
         call_ids=[f"call_{name}" for name in names],
     )
+
+
+def _shared(shared_rho) -> tuple[RhoProcess, ScriptedServer, Path]:  # type: ignore[no-untyped-def]
+    """The module's `--ephemeral` rho, fresh for this test (its exit status is checked when
+    the module is done); each test writes in a folder of its own in the shared project."""
+    shared: SharedRho = shared_rho("--ephemeral")
+    return shared.rho, shared.server, shared.project
 
 
 def _params(rho: RhoProcess, method: str) -> list[dict[str, Any]]:
@@ -41,9 +50,9 @@ def _config(project: Path, text: str) -> None:
 # ── the reply is what was streamed ─────────────────────────────────────────
 
 
-def test_the_reply_is_the_streamed_and_stored_text(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+def test_the_reply_is_the_streamed_and_stored_text(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, _ = _shared(shared_rho)
     server.add(text_reply("The answer is 42.", reasoning="let me think about it", chunks=3))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     result = rho.call("prompt", {"message": "question"})["result"]
     streamed = "".join(p["delta"] for p in _params(rho, "message/delta"))
     assert result["reply"] == streamed == "The answer is 42."
@@ -77,11 +86,9 @@ def _announced(rho: RhoProcess) -> tuple[list[str], list[str], list[tuple[str, s
     return calls, results, summary
 
 
-def test_abort_announces_every_call_of_the_batch(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    server.add(_writes("a", "b", "c"), text_reply("later"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
+def test_abort_announces_every_call_of_the_batch(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, project = _shared(shared_rho)
+    server.add(_writes("a", "b", "c", under="aborted/"), text_reply("later"))
     prompt_id = rho.request("prompt", {"message": "write three"})
     rho.notification("approval/request")
     rho.call("abort")
@@ -93,12 +100,12 @@ def test_abort_announces_every_call_of_the_batch(
     outputs = [p["output"] for p in _params(rho, "tool/result")]
     assert outputs == ["Tool call cancelled."] + ["Tool call cancelled before it ran."] * 2
     assert _params(rho, "agent/end")[0]["finishReason"] == "cancelled"
-    assert not any((project / name).exists() for name in "abc")
+    assert not (project / "aborted").exists()
 
 
-def test_a_redirect_announces_the_calls_it_skips(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
-    server.add(_writes("a", "b"), text_reply("ok"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
+def test_a_redirect_announces_the_calls_it_skips(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, _ = _shared(shared_rho)
+    server.add(_writes("a", "b", under="redirected/"), text_reply("ok"))
     prompt_id = rho.request("prompt", {"message": "write two"})
     request = rho.notification("approval/request")["params"]
     rho.answer_approval(request, approved=False, message="write nothing")
@@ -162,17 +169,16 @@ def test_a_piped_prompt_whose_call_needs_approval_is_cancelled_at_end_of_input(
 # ── turn ids ───────────────────────────────────────────────────────────────
 
 
-def test_queued_prompts_are_told_apart_by_their_turn_id(
-    start_rho, server: ScriptedServer, project: Path
-) -> None:  # type: ignore[no-untyped-def]
-    (project / "r.txt").write_text("r")
+def test_queued_prompts_are_told_apart_by_their_turn_id(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, project = _shared(shared_rho)
+    (project / "queued").mkdir(exist_ok=True)
+    (project / "queued" / "r.txt").write_text("r")
     server.add(
-        tool_calls_reply([("read_file", {"path": "r.txt"})]),
+        tool_calls_reply([("read_file", {"path": "queued/r.txt"})]),
         text_reply("first answer"),
-        _writes("w"),
+        _writes("w", under="queued/"),
         text_reply("second answer"),
     )
-    rho = start_scripted(start_rho, server, "--ephemeral")
     first_id = rho.request("prompt", {"message": "one"})
     second_id = rho.request("prompt", {"message": "two"})  # queued behind the first
     request = rho.notification("approval/request")["params"]
@@ -204,22 +210,20 @@ def test_queued_prompts_are_told_apart_by_their_turn_id(
     assert starts == [first["turnId"], second["turnId"]]
 
 
-def test_a_failed_prompt_names_its_turn(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+def test_a_failed_prompt_names_its_turn(shared_rho) -> None:  # type: ignore[no-untyped-def]
     from rho_kernel.testing import ErrorReply
 
+    rho, server, _ = _shared(shared_rho)
     server.add(ErrorReply(400, {"error": {"message": "no such model"}}))
-    rho = start_scripted(start_rho, server, "--ephemeral")
     result = rho.call("prompt", {"message": "x"})["result"]
     start = _params(rho, "agent/start")[0]["turnId"]
     error = _params(rho, "agent/error")[0]
     assert "error" in result and result["turnId"] == start == error["turnId"]
 
 
-def test_a_steering_message_is_answered_with_the_turn_that_takes_it_in(
-    start_rho, server: ScriptedServer
-) -> None:  # type: ignore[no-untyped-def]
-    server.add(_writes("a"), text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral")
+def test_a_steering_message_is_answered_with_the_turn_that_takes_it_in(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    rho, server, _ = _shared(shared_rho)
+    server.add(_writes("a", under="steered/"), text_reply("done"))
     prompt_id = rho.request("prompt", {"message": "write"})
     request = rho.notification("approval/request")["params"]
     steered = rho.call("prompt", {"message": "also this", "steer": True})["result"]
