@@ -173,7 +173,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 def web_server() -> Iterator[str]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     # A short poll: shutdown() waits for the loop to look (every 0.5 s by default).
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.005,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()

@@ -324,7 +324,7 @@ def statements() -> st.SearchStrategy[str]:
     )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(statements(), max_size=8))
 def test_stripping_a_javascript_program_returns_it_unchanged(program: list[str]) -> None:
     source = "\n".join(program) + "\n"

@@ -124,7 +124,7 @@ _BLOCK = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(_BLOCK, max_size=30))
 def test_no_content_line_of_generated_markdown_is_lost(blocks: list[str]) -> None:
     text = "\n".join(blocks)
@@ -138,7 +138,7 @@ def test_no_content_line_of_generated_markdown_is_lost(blocks: list[str]) -> Non
 _HEADINGISH = re.compile(r"^\s*(#|=+\s*$|-+\s*$)")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.text(alphabet="ab #=-`~\n\r\t>*1.", max_size=400), st.integers(5, 80))
 def test_chunking_never_raises_nor_loses_a_non_heading_line(text: str, max_chars: int) -> None:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")

@@ -54,7 +54,8 @@ def test_fold16_table_folds_repeated_lines_once_each() -> None:
     assert fold16_table(blobs) == {b"alpha": fold16(b"alpha"), b"beta": fold16(b"beta")}
 
 
-@settings(max_examples=300, deadline=None)
+# The bucket and lane edges are checked one by one above; random blobs add mixes of them.
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.binary(max_size=600), max_size=80))
 def test_fold16_many_property(blobs: list[bytes]) -> None:
     assert fold16_many(blobs) == [slow_fold(blob) & 0xFFFF for blob in blobs]
@@ -125,7 +126,7 @@ LINE_CHARS = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     st.lists(st.one_of(LINE_CHARS, st.text(max_size=40)), max_size=200).map("".join),
     st.integers(min_value=1, max_value=200_000),

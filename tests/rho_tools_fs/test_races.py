@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -49,6 +50,11 @@ def flipping(step: Callable[[], None]) -> Iterator[None]:
                 step()
             time.sleep(0)  # let the reader see this state
 
+    # Threads take turns holding the interpreter every "switch interval" (5 ms by default):
+    # a shorter one lets the swaps and the tool's steps interleave more finely, and spares
+    # the tool's thread most of the 5 ms waits for its turn after each of its system calls.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0002)
     thread = threading.Thread(target=loop, daemon=True)
     thread.start()
     try:
@@ -56,6 +62,7 @@ def flipping(step: Callable[[], None]) -> Iterator[None]:
     finally:
         stop.set()
         thread.join()
+        sys.setswitchinterval(interval)
 
 
 def file_flipper(path: Path, outside_file: Path, content: str) -> Callable[[], None]:

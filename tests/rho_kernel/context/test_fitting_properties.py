@@ -325,24 +325,33 @@ def test_fitting_invariants_hold_request_after_request(system: bool, plan: list[
             _check_fitted(session, result.messages, available)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plan=steps, budget=st.integers(min_value=200, max_value=4000))
-def test_a_fresh_plan_shortens_every_candidate_before_leaving_a_turn_out(
-    plan: list[Any], budget: int
-) -> None:
+class _StepByStep(ContextFitter):
+    """The plan reached one step at a time, without the shortcut of a fresh plan."""
+
+    def _fast_forward(self, available: int) -> None:
+        return None
+
+
+def _planned(plan: list[Any]) -> Session:
+    """A session holding a system message and the plan's messages (its fits left out)."""
     session = Session.in_memory(Path("/tmp"))
     session.append_message(ChatMessage.system("system"))
     run = _Run(session)
     for step in plan:
         if step[0] != "fit":
             _apply(run, step)
+    return session
+
+
+def _check_shortened_before_left_out(session: Session, budget: int) -> None:
+    """Every candidate a fresh plan still sends at full size had nothing to gain from
+    shortening, when the plan left a turn out."""
     try:
         result = ContextFitter().fit(session, budget_tokens=budget, ratio=2.5)
     except ContextOverflow:
         return
     if result.evicted == 0:
         return
-    # every candidate still sent at full size had nothing to gain from shortening
     turns = _turns(session)
     protected = _protected_turns(turns)
     calls = _calls(session)
@@ -356,22 +365,7 @@ def test_a_fresh_plan_shortens_every_candidate_before_leaving_a_turn_out(
                 assert _smallest(entry, message, calls) == message_bytes(message)
 
 
-class _StepByStep(ContextFitter):
-    """The plan reached one step at a time, without the shortcut of a fresh plan."""
-
-    def _fast_forward(self, available: int) -> None:
-        return None
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plan=steps, budget=st.integers(min_value=100, max_value=4000))
-def test_a_fresh_plan_equals_the_plan_reached_step_by_step(plan: list[Any], budget: int) -> None:
-    session = Session.in_memory(Path("/tmp"))
-    session.append_message(ChatMessage.system("system"))
-    run = _Run(session)
-    for step in plan:
-        if step[0] != "fit":
-            _apply(run, step)
+def _check_fresh_equals_step_by_step(session: Session, budget: int) -> None:
     outcomes = []
     for fitter in (ContextFitter(), _StepByStep()):
         try:
@@ -379,3 +373,16 @@ def test_a_fresh_plan_equals_the_plan_reached_step_by_step(plan: list[Any], budg
         except ContextOverflow as overflow:
             outcomes.append(overflow.needed_tokens)
     assert outcomes[0] == outcomes[1]
+
+
+# One property test for both checks of a fresh plan: they read the same kind of session, and
+# drawing the plan was most of their time.
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=steps, budget=st.integers(min_value=100, max_value=4000))
+def test_a_fresh_plan_shortens_before_leaving_out_and_equals_the_plan_step_by_step(
+    plan: list[Any], budget: int
+) -> None:
+    session = _planned(plan)
+    _check_fresh_equals_step_by_step(session, budget)
+    if budget >= 200:
+        _check_shortened_before_left_out(session, budget)

@@ -183,7 +183,7 @@ def barrier_servers(count: int) -> Iterator[list[str]]:
 
     httpds = [ThreadingHTTPServer(("127.0.0.1", 0), Listing) for _ in range(count)]
     # A short poll: shutting a server down waits for its loop to look (0.5 s by default).
-    threads = [threading.Thread(target=h.serve_forever, args=(0.05,), daemon=True) for h in httpds]
+    threads = [threading.Thread(target=h.serve_forever, args=(0.005,), daemon=True) for h in httpds]
     for thread in threads:
         thread.start()
     try:

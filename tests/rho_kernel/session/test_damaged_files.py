@@ -227,7 +227,7 @@ def hostile_line(draw: st.DrawFn) -> Any:
     )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(hostile_line(), max_size=12))
 def test_any_mix_of_hostile_lines_loads_and_every_view_works(lines: list[Any]) -> None:
     import tempfile

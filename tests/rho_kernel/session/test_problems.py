@@ -135,7 +135,7 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.sampled_from(["Message", "Compaction", "Label", "LeafMoved", "BranchSummary", "Custom"]),
     _JSON,

@@ -164,9 +164,11 @@ class ScriptedServer:
             return self
         self.stop_event.clear()
         self._httpd = _HTTPServer(self)
+        # `stop` waits for the serving loop to see the request, which it checks once per
+        # poll interval: a short one keeps stopping (once per test) from idling the caller.
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
+            kwargs={"poll_interval": 0.005},
             name=f"ScriptedServer:{self._httpd.server_port}",
             daemon=True,
         )
