@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 import pytest
+from listed_provider import provider  # type: ignore[import-not-found]
 
 from rho_kernel.providers.events import ProviderError
 from rho_kernel.providers.local_model import fetch_loaded_model, loaded_model
@@ -67,14 +68,7 @@ def test_loaded_model_prefers_an_entry_marked_loaded(payload: Any, model: str | 
 
 
 def local(models_url: str, key_env: str | None = None) -> ResolvedProvider:
-    return ResolvedProvider(
-        name="local",
-        endpoint=models_url.rsplit("/models", 1)[0] + "/chat/completions",
-        api="chat_completions",
-        api_key_env=key_env,
-        default_model=None,
-        models_endpoint=models_url,
-    )
+    return provider(models_url, "local", key_env)
 
 
 def test_fetch_asks_the_models_endpoint_with_the_key(monkeypatch: pytest.MonkeyPatch) -> None:

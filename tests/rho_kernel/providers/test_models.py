@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from listed_provider import provider  # type: ignore[import-not-found]
 
 from rho_kernel.providers.events import ProviderError
 from rho_kernel.providers.models import (
@@ -21,17 +22,6 @@ from rho_kernel.providers.models import (
 )
 from rho_kernel.providers.resolve import ResolvedProvider
 from rho_kernel.testing.server import ScriptedServer, free_port
-
-
-def provider(models_url: str, name: str = "prov", key_env: str | None = None) -> ResolvedProvider:
-    return ResolvedProvider(
-        name=name,
-        endpoint=models_url.rsplit("/models", 1)[0] + "/chat/completions",
-        api="chat_completions",
-        api_key_env=key_env,
-        default_model=None,
-        models_endpoint=models_url,
-    )
 
 
 def closed_provider(name: str = "down") -> ResolvedProvider:

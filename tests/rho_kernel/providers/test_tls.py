@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from listed_provider import provider  # type: ignore[import-not-found]
 
 from rho_kernel.providers import http
 from rho_kernel.providers.chat_completions import ChatCompletionsService
@@ -28,7 +29,6 @@ from rho_kernel.providers.models import (
     fetch_models,
     list_all_models,
 )
-from rho_kernel.providers.resolve import ResolvedProvider
 from rho_kernel.testing.replies import text_reply
 from rho_kernel.testing.server import ScriptedServer
 from rho_kernel.testing.streams import collect_stream
@@ -102,17 +102,6 @@ def self_signed(tmp_path: Path) -> Iterator[str]:
     listener.close()
 
 
-def _provider(models_url: str, name: str = "prov") -> ResolvedProvider:
-    return ResolvedProvider(
-        name=name,
-        endpoint=models_url.rsplit("/models", 1)[0] + "/chat/completions",
-        api="chat_completions",
-        api_key_env=None,
-        default_model=None,
-        models_endpoint=models_url,
-    )
-
-
 async def test_a_plain_http_model_request_loads_no_ca_certificates(ca_loads: list[str]) -> None:
     with ScriptedServer([text_reply("hello")]) as server:
         service = ChatCompletionsService(server.chat_url, None, "prov")
@@ -129,7 +118,7 @@ async def test_plain_http_model_listings_load_no_ca_certificates(
     ca_loads: list[str], probe: str
 ) -> None:
     with ScriptedServer(models=["m1"]) as first, ScriptedServer(models=["m2"]) as second:
-        one, two = _provider(first.models_url, "one"), _provider(second.models_url, "two")
+        one, two = provider(first.models_url, "one"), provider(second.models_url, "two")
         if probe == "fetch":
             assert await fetch_models(one, timeout=60) == ["m1"]
         elif probe == "reachable":
@@ -159,7 +148,7 @@ async def test_an_https_model_request_is_still_verified(
 
 
 async def test_an_https_listing_is_still_verified(self_signed: str) -> None:
-    secure = _provider(f"{self_signed}/models", "secure")
+    secure = provider(f"{self_signed}/models", "secure")
     with pytest.raises(ProviderError) as info:
         await fetch_models(secure, timeout=60)
     assert info.value.reason == "tls"
@@ -170,7 +159,7 @@ async def test_https_sharing_a_listing_client_with_http_is_still_verified(
     self_signed: str, ca_loads: list[str]
 ) -> None:
     with ScriptedServer(models=["m1"]) as server:
-        plain, secure = _provider(server.models_url, "plain"), _provider(f"{self_signed}/models")
+        plain, secure = provider(server.models_url, "plain"), provider(f"{self_signed}/models")
         models, errors = await list_all_models([plain, secure], timeout=60)
         reachable = await check_all_reachable([plain, secure], timeout=60)
     assert models == [("m1", "plain")]
