@@ -2,7 +2,8 @@
 `[extensions]`, starts the extensions after `ready`, and adds their RPC methods.
 
 Nothing here imports V8 or tree-sitter: extensions are found and loaded by work started at
-`rho_startup`, which the first prompt and `listTools` wait for.
+`rho_startup`, which the first prompt and `listTools` wait for. Where there are none, the
+extension manager is not even imported until a request needs it (`rho_ext_js.running`).
 """
 
 from __future__ import annotations
@@ -39,22 +40,20 @@ def rho_project_files_to_trust(root: Path) -> list[str]:
 @hookimpl
 def rho_startup(runtime: Runtime) -> None:
     """Start the extensions in the background; their hooks join the loop."""
+    from rho_ext_js import running
     from rho_ext_js.interception import HOOKS_PLUGIN, ExtensionHooks
-    from rho_ext_js.manager import ExtensionManager
 
-    manager = ExtensionManager(runtime, home=runtime.options.home)
-    runtime.stash[ExtensionManager] = manager
-    runtime.plugins.register(ExtensionHooks(manager), HOOKS_PLUGIN, distribution="rho-ext-js")
-    runtime.start_work(manager.reload(), "loading extensions")
+    runtime.plugins.register(ExtensionHooks(runtime), HOOKS_PLUGIN, distribution="rho-ext-js")
+    running.start(runtime)
 
 
 @hookimpl
 def rho_shutdown(runtime: Runtime) -> None:
     """Stop every extension's isolate."""
-    from rho_ext_js.manager import ExtensionManager
+    from rho_ext_js.running import current_manager
 
-    manager = runtime.stash.get(ExtensionManager)
-    if isinstance(manager, ExtensionManager):
+    manager = current_manager(runtime)
+    if manager is not None:
         manager.close()
 
 

@@ -101,9 +101,9 @@ class ExtensionMethods:
         self.runtime = runtime
 
     def _manager(self) -> Any:
-        from rho_ext_js.manager import ExtensionManager
+        from rho_ext_js.running import manager_of
 
-        manager = self.runtime.stash.get(ExtensionManager)
+        manager = manager_of(self.runtime)
         if manager is None:
             raise RpcError(EXTENSION_ERROR, "extensions are not running in this rho")
         return manager
