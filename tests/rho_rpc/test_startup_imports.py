@@ -58,8 +58,9 @@ PACK_MODULES = (
     ),
     *(
         f"rho_ext_js.{name}"
-        for name in ("manager", "isolate", "host", "hostcalls", "calls", "naming", "stacks")
+        for name in ("manager", "isolate", "host", "hostcalls", "calls", "naming", "stacks", "rpc")
     ),
+    "rho_memory.rpc",
 )
 
 

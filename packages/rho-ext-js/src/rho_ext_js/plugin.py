@@ -8,6 +8,7 @@ extension manager is not even imported until a request needs it (`rho_ext_js.run
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,15 +58,51 @@ def rho_shutdown(runtime: Runtime) -> None:
         manager.close()
 
 
+#: The extension methods: name, summary, and whether it runs while a prompt runs.
+METHODS = (
+    (
+        "listExtensions",
+        "Every extension found, whether it runs, and what it contributes.",
+        True,
+    ),
+    (
+        "reloadExtensions",
+        "Re-read the extensions: load new ones, re-run changed ones, stop removed ones; the "
+        "model sees the new tools from its next request.",
+        False,
+    ),
+    ("listCommands", "The commands the running extensions offer.", True),
+    (
+        "executeCommand",
+        "Run an extension's command; it may do what its declared risk allows.",
+        False,
+    ),
+)
+
+
 @hookimpl
 def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
-    """`listExtensions`, `reloadExtensions`, `listCommands`, `executeCommand`."""
-    from rho_ext_js.rpc import extension_methods
+    """`listExtensions`, `reloadExtensions`, `listCommands`, `executeCommand` (their
+    handlers and models are imported on the first request, see `rho_ext_js.rpc`)."""
+    from rho_ext_js.deferred_methods import DeferredMethod
 
-    return extension_methods(runtime)
+    complete: dict[str, RpcMethod] = {}
+
+    def load(name: str) -> RpcMethod:
+        if not complete:
+            from rho_ext_js.rpc import extension_methods
+
+            complete.update((method.name, method) for method in extension_methods(runtime))
+        return complete[name]
+
+    return [
+        DeferredMethod(name, partial(load, name), summary=summary, concurrent=concurrent)
+        for name, summary, concurrent in METHODS
+    ]
 
 
 __all__ = [
+    "METHODS",
     "SECTION",
     "rho_project_files_to_trust",
     "rho_register_config_sections",
