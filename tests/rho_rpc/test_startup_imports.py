@@ -61,20 +61,36 @@ PACK_MODULES = (
         for name in ("manager", "isolate", "host", "hostcalls", "calls", "naming", "stacks", "rpc")
     ),
     "rho_memory.rpc",
+    *(
+        f"rho_tools_rust.{name}"
+        for name in (
+            "cargo_check",
+            "cargo_fix",
+            "cargo_test",
+            "rustc_explain",
+            "rustdoc",
+            "crates_io",
+        )
+    ),
 )
 
 
-@pytest.mark.parametrize("config", ["", "[memory]\nenabled = true\n"])
-def test_heavy_modules_stay_off_the_startup_path(tmp_path: Path, config: str) -> None:
+@pytest.mark.parametrize(
+    ("config", "cargo"), [("", False), ("[memory]\nenabled = true\n", False), ("", True)]
+)
+def test_heavy_modules_stay_off_the_startup_path(tmp_path: Path, config: str, cargo: bool) -> None:
     (tmp_path / ".rho").mkdir()
+    if cargo:  # a Rust project: the Rust tools are registered too
+        (tmp_path / "Cargo.toml").write_text('[package]\nname = "demo"\nversion = "0.1.0"\n')
     (tmp_path / ".rho" / "config.toml").write_text(config)
     probe = f"HEAVY = {HEAVY!r}\nPACK_MODULES = {PACK_MODULES!r}\n{PROBE}"
     result = subprocess.run(
         [sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    # Nothing is listed, every tool is registered, the memory tool only when enabled.
+    # Nothing is listed, every tool is registered (the memory tool only when enabled, the
+    # Rust tools only in a Rust project).
     listed, memory, count = result.stdout.split()
     assert (listed, memory) == ("-", str("enabled" in config)), result.stdout
-    assert int(count) >= 10 + ("enabled" in config)
+    assert int(count) >= 10 + ("enabled" in config) + 7 * cargo
     assert not (tmp_path / ".rho" / "memory.db").exists()

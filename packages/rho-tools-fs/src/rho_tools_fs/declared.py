@@ -36,6 +36,7 @@ class Declaration:
     risk: Risk
     phase: Phase | None
     runs_processes: bool = False
+    confined_risk: Risk | None = None
 
 
 #: The tools of this pack, in rho's registration order.
@@ -93,6 +94,7 @@ class DeclaredTool(Tool):
         self.risk = declaration.risk
         self.phase = declaration.phase
         self.runs_processes = declaration.runs_processes
+        self.confined_risk = declaration.confined_risk
         self._target: Tool | None = None
 
     @property
