@@ -58,7 +58,17 @@ PACK_MODULES = (
     ),
     *(
         f"rho_ext_js.{name}"
-        for name in ("manager", "isolate", "host", "hostcalls", "calls", "naming", "stacks", "rpc")
+        for name in (
+            "manager",
+            "isolate",
+            "host",
+            "hostcalls",
+            "calls",
+            "naming",
+            "stacks",
+            "rpc",
+            "discovery",
+        )
     ),
     "rho_memory.rpc",
     *(

@@ -1,7 +1,7 @@
 """The extension manager of a runtime, made only when there are extensions to run.
 
-`rho_startup` makes the manager (and starts loading) when discovery finds an extension; in
-a project and home without any it only marks the runtime as started, and the manager is made
+`rho_startup` makes the manager (and starts loading) when an extension folder holds
+anything; in a project and home without any it only marks the runtime as started, and the manager is made
 on the first request that needs one (`reloadExtensions` then finds extensions added since).
 Either way the manager lives in `runtime.stash` under `MANAGER`.
 """
@@ -40,11 +40,11 @@ def manager_of(runtime: Runtime) -> ExtensionManager | None:
 def start(runtime: Runtime) -> None:
     """Mark extensions as started; with any discovered, make the manager and load them in
     the background (work the first prompt and `listTools` wait for)."""
-    from rho_ext_js.discovery import discover_all
+    from rho_ext_js.folders import any_entries
 
     runtime.stash[STARTED] = True
-    if not discover_all(runtime.root.path, runtime.options.home):
-        return
+    if not any_entries(runtime.root.path, runtime.options.home):
+        return  # nothing to discover: the manager is made if a request needs it
     manager = manager_of(runtime)
     assert manager is not None
     runtime.start_work(manager.reload(), "loading extensions")
