@@ -984,3 +984,34 @@ def test_a_syntax_error_only_v8_finds_names_its_line(  # type: ignore[no-untyped
     error = _extensions(rho)["dup"]["error"]
     assert error == "Identifier 'x' has already been declared (at dup/mod.ts:4)"
     assert rho.finish() == 0
+
+
+def test_started_without_extensions_the_methods_work_and_reload_finds_new_ones(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path
+) -> None:
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    assert rho.call("listExtensions")["result"] == {"extensions": []}
+    assert rho.call("listCommands")["result"] == {"commands": []}
+    missing = rho.call("executeCommand", {"name": "deploy"})
+    assert (
+        missing["error"]["code"] == -32602 and "no command 'deploy'" in missing["error"]["message"]
+    )
+    _user_extension(home, "my-extension.ts", BOOK)
+    _user_extension(home, "no-force.ts", NO_FORCE)
+    report = rho.call("reloadExtensions")["result"]
+    assert report == {
+        "added": ["my-extension", "no-force"],
+        "reloaded": [],
+        "removed": [],
+        "failed": [],
+    }
+    assert rho.call("executeCommand", {"name": "deploy"})["result"] == {"output": "deployed"}
+    # The hooks registered at start-up reach an extension loaded later.
+    server.add(tool_call_reply("run_command", {"command": "git push --force"}), text_reply("ok"))
+    _prompt(rho)
+    result = _results(rho)[-1]
+    assert (
+        result["is_error"]
+        and "--force is not allowed here (extension no-force)" in result["output"]
+    )
+    assert rho.finish() == 0

@@ -41,13 +41,21 @@ REQUEST_MODULES = (
     "rho_rpc.status_bar",
     "rho_rpc.distributions",
 )
-#: What only running a tool needs (the command policy, the process runner, the regex hints,
-#: the knowledge base): a session that runs none never loads them, from start-up to exit.
+#: What only running a tool, answering an approval or an extension or memory request needs
+#: (the command policy, the process runner, the approval gate, the regex hints, the tools'
+#: implementations, the extension manager, the packs' wire models, the knowledge base): a
+#: session that does none of it never loads them, from start-up to exit.
 TOOL_IMPLEMENTATIONS = (
     "rho_kernel.security.commands",
     "rho_kernel.security.shellwords",
     "rho_kernel.process.runner",
+    "rho_kernel.loop.approval",
     "rho_tools_fs.regex_hints",
+    "rho_tools_fs.read_file",
+    "rho_tools_fs.run_command",
+    "rho_ext_js.manager",
+    "rho_ext_js.rpc",
+    "rho_memory.rpc",
     "rho_memory.tool",
 )
 #: The modules of `rho_rpc.protocol`: the wire models, one group of methods each.
@@ -139,6 +147,8 @@ def test_help_and_version_do_not_start_the_kernel(tmp_path: Path, flag: str) -> 
     assert result.stdout.startswith("usage: rho" if flag == "--help" else "rho ")
     assert not {m for m in modules if m == "rho_kernel" or m.startswith("rho_kernel.")}
     assert ("importlib.metadata" in modules) == (flag == "--version")
+    if flag == "--help":  # argparse and what it prints with, nothing for annotations or paths
+        assert sorted({"typing", "pathlib"} & modules) == []
 
 
 #: rho-rpc's modules that serve the protocol: `rho trust` needs none of them.

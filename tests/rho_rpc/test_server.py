@@ -482,3 +482,67 @@ async def test_a_plugin_model_gets_json_types_strictly(params: dict[str, Any], p
     assert by_id[0]["error"]["code"] == -32602
     assert by_id[0]["error"]["data"][0]["param"] == param
     assert by_id[1]["result"] == {"where": "src"}  # a string still makes a Path
+
+
+class PluginDeferred(RpcMethod):
+    """A plugin's own deferred method: an `RpcMethod` with `load()` (no rho-rpc import)."""
+
+    __slots__ = ("_load",)
+
+    def __init__(self, name: str, load: Any) -> None:
+        async def unused(params: Any) -> None:
+            raise AssertionError("the server calls the loaded method's handler")
+
+        super().__init__(name, unused, concurrent=True)
+        object.__setattr__(self, "_load", load)
+
+    def load(self) -> RpcMethod:
+        return self._load()  # type: ignore[no-any-return]
+
+
+async def test_a_plugins_deferred_method_is_loaded_on_its_first_request(capsys) -> None:  # type: ignore[no-untyped-def]
+    loads: list[str] = []
+
+    async def hello(params: NameParams) -> dict[str, Any]:
+        return {"hi": params.name}
+
+    def load_hello() -> RpcMethod:
+        loads.append("hello")
+        return RpcMethod("hello", hello, params_model=NameParams)
+
+    def load_other() -> RpcMethod:
+        return RpcMethod("other", hello, params_model=NameParams)
+
+    def load_broken() -> RpcMethod:
+        raise ImportError("no module named 'gone'")
+
+    def load_garbage() -> Any:
+        return "not a method"
+
+    server, out = _server(
+        [
+            PluginDeferred("hello", load_hello),
+            PluginDeferred("wrong", load_other),
+            PluginDeferred("broken", load_broken),
+            PluginDeferred("garbage", load_garbage),
+        ]
+    )
+    assert loads == []
+    await server.serve(
+        _lines(
+            [
+                _req("hello", 1, {"name": 3}),
+                _req("hello", 2, {"name": "al"}),
+                _req("wrong", 3, {"name": "al"}),
+                _req("broken", 4, {}),
+                _req("garbage", 5, {}),
+            ]
+        )
+    )
+    by_id = {m["id"]: m for m in out}
+    assert by_id[1]["error"]["code"] == -32602  # validated strictly, with the loaded model
+    assert by_id[2]["result"] == {"hi": "al"}
+    for id_, said in ((3, "a method other than"), (4, "no module named"), (5, "not an RpcMethod")):
+        error = by_id[id_]["error"]
+        assert error["code"] == -32603 and said in error["message"], error
+    assert "Traceback" not in capsys.readouterr().err

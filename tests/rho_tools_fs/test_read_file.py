@@ -373,4 +373,5 @@ def test_plugin_registers_both_tools() -> None:
     tools = [
         tool for _, tool in host.collect("rho_register_tools", config=RhoConfig(), root=Path("."))
     ]
-    assert tools.index(read_file) < tools.index(write_file)
+    implementations = [getattr(tool, "target", tool) for tool in tools]
+    assert implementations.index(read_file) < implementations.index(write_file)

@@ -38,7 +38,12 @@ def test_plugin_registers_the_shell_tools_after_the_file_tools() -> None:
     host = PluginHost(autoload=False, report=lambda message: None)
     assert host.register(plugin, "rho-tools-fs")
     tools = [t for _, t in host.collect("rho_register_tools", config=RhoConfig(), root=Path("."))]
-    assert tools.index(write_file) < tools.index(run_command) < tools.index(wait_for)
+    implementations = [getattr(t, "target", t) for t in tools]
+    assert (
+        implementations.index(write_file)
+        < implementations.index(run_command)
+        < implementations.index(wait_for)
+    )
 
 
 async def test_stdout_only(tmp_path: Path) -> None:

@@ -16,13 +16,9 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from rho_ext_js.config import ExtensionsConfig
-from rho_kernel.home import user_home
-
-#: The extension folders, relative to the user's home and to the project root.
-EXTENSIONS_DIR = Path(".rho") / "extensions"
+from rho_ext_js.folders import EXTENSIONS_DIR, Level, extension_dirs
 
 #: Entry files, in order of preference.
 SINGLE_FILE_SUFFIXES = (".ts", ".js")
@@ -32,8 +28,6 @@ NOT_EXTENSION_FOLDERS = frozenset({"node_modules"})
 
 #: The source files of an extension (what trust and reload look at).
 SOURCE_SUFFIXES = (".ts", ".js", ".mts", ".mjs")
-
-Level = Literal["user", "project"]
 
 
 @dataclass(frozen=True)
@@ -53,11 +47,6 @@ class ExtensionSource:
         if not self.folder:
             return sorted({self.entry, *source_files(self.root)})
         return sorted(source_files(self.root))
-
-
-def extension_dirs(root: Path, home: Path | None = None) -> list[tuple[Level, Path]]:
-    """The user's and the project's extension folders, in override order."""
-    return [("user", user_home(home) / EXTENSIONS_DIR), ("project", root / EXTENSIONS_DIR)]
 
 
 def discover(root: Path, home: Path | None = None) -> dict[str, ExtensionSource]:

@@ -1,30 +1,43 @@
 """Extension hooks in the agent loop: `onToolCall` may block or modify a call, through the
 kernel's `rho_before_tool_call` (answered asynchronously); `onToolResult` sees every result
-through `rho_after_tool_call`. Registered as a plugin object when extensions start."""
+through `rho_after_tool_call`. Registered as a plugin object when extensions start; the
+manager is looked up at each call (there is none until an extension is found)."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rho_ext_js.manager import ExtensionManager
+from rho_ext_js.running import current_manager
 from rho_kernel import ToolCall, ToolResult, hookimpl
 from rho_kernel.tools import Block, Rewrite
+
+if TYPE_CHECKING:
+    from rho_ext_js.manager import ExtensionManager
+    from rho_kernel import Runtime
 
 #: The name the hooks object is registered under.
 HOOKS_PLUGIN = "rho-ext-js.hooks"
 
 
 class ExtensionHooks:
-    """The loop hooks of `manager`'s extensions, in name order."""
+    """The loop hooks of the runtime's extensions, in name order."""
 
-    def __init__(self, manager: ExtensionManager) -> None:
-        self.manager = manager
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    @property
+    def manager(self) -> ExtensionManager:
+        """The extension manager (only asked for once `_with` found listeners)."""
+        manager = current_manager(self.runtime)
+        assert manager is not None
+        return manager
 
     def _with(self, hook: str) -> list[Any]:
-        return [
-            e for e in self.manager.loaded() if e.manifest is not None and hook in e.manifest.hooks
-        ]
+        manager = current_manager(self.runtime)
+        if manager is None:
+            return []
+        return [e for e in manager.loaded() if e.manifest is not None and hook in e.manifest.hooks]
 
     @hookimpl
     def rho_before_tool_call(self, call: ToolCall, arguments: dict[str, Any]) -> Any:

@@ -2,11 +2,13 @@
 `[extensions]`, starts the extensions after `ready`, and adds their RPC methods.
 
 Nothing here imports V8 or tree-sitter: extensions are found and loaded by work started at
-`rho_startup`, which the first prompt and `listTools` wait for.
+`rho_startup`, which the first prompt and `listTools` wait for. Where there are none, the
+extension manager is not even imported until a request needs it (`rho_ext_js.running`).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,34 +41,68 @@ def rho_project_files_to_trust(root: Path) -> list[str]:
 @hookimpl
 def rho_startup(runtime: Runtime) -> None:
     """Start the extensions in the background; their hooks join the loop."""
+    from rho_ext_js import running
     from rho_ext_js.interception import HOOKS_PLUGIN, ExtensionHooks
-    from rho_ext_js.manager import ExtensionManager
 
-    manager = ExtensionManager(runtime, home=runtime.options.home)
-    runtime.stash[ExtensionManager] = manager
-    runtime.plugins.register(ExtensionHooks(manager), HOOKS_PLUGIN, distribution="rho-ext-js")
-    runtime.start_work(manager.reload(), "loading extensions")
+    runtime.plugins.register(ExtensionHooks(runtime), HOOKS_PLUGIN, distribution="rho-ext-js")
+    running.start(runtime)
 
 
 @hookimpl
 def rho_shutdown(runtime: Runtime) -> None:
     """Stop every extension's isolate."""
-    from rho_ext_js.manager import ExtensionManager
+    from rho_ext_js.running import current_manager
 
-    manager = runtime.stash.get(ExtensionManager)
-    if isinstance(manager, ExtensionManager):
+    manager = current_manager(runtime)
+    if manager is not None:
         manager.close()
+
+
+#: The extension methods: name, summary, and whether it runs while a prompt runs.
+METHODS = (
+    (
+        "listExtensions",
+        "Every extension found, whether it runs, and what it contributes.",
+        True,
+    ),
+    (
+        "reloadExtensions",
+        "Re-read the extensions: load new ones, re-run changed ones, stop removed ones; the "
+        "model sees the new tools from its next request.",
+        False,
+    ),
+    ("listCommands", "The commands the running extensions offer.", True),
+    (
+        "executeCommand",
+        "Run an extension's command; it may do what its declared risk allows.",
+        False,
+    ),
+)
 
 
 @hookimpl
 def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
-    """`listExtensions`, `reloadExtensions`, `listCommands`, `executeCommand`."""
-    from rho_ext_js.rpc import extension_methods
+    """`listExtensions`, `reloadExtensions`, `listCommands`, `executeCommand` (their
+    handlers and models are imported on the first request, see `rho_ext_js.rpc`)."""
+    from rho_ext_js.deferred_methods import DeferredMethod
 
-    return extension_methods(runtime)
+    complete: dict[str, RpcMethod] = {}
+
+    def load(name: str) -> RpcMethod:
+        if not complete:
+            from rho_ext_js.rpc import extension_methods
+
+            complete.update((method.name, method) for method in extension_methods(runtime))
+        return complete[name]
+
+    return [
+        DeferredMethod(name, partial(load, name), summary=summary, concurrent=concurrent)
+        for name, summary, concurrent in METHODS
+    ]
 
 
 __all__ = [
+    "METHODS",
     "SECTION",
     "rho_project_files_to_trust",
     "rho_register_config_sections",

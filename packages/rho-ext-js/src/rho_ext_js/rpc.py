@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rho_ext_js.plugin import METHODS
 from rho_kernel import RpcError, RpcMethod, Runtime, ToolError
 from rho_kernel.rpc import INVALID_PARAMS
 
@@ -101,9 +102,9 @@ class ExtensionMethods:
         self.runtime = runtime
 
     def _manager(self) -> Any:
-        from rho_ext_js.manager import ExtensionManager
+        from rho_ext_js.running import manager_of
 
-        manager = self.runtime.stash.get(ExtensionManager)
+        manager = manager_of(self.runtime)
         if manager is None:
             raise RpcError(EXTENSION_ERROR, "extensions are not running in this rho")
         return manager
@@ -179,40 +180,25 @@ def _info(extension: Any) -> ExtensionInfo:
 
 
 def extension_methods(runtime: Runtime) -> list[RpcMethod]:
-    """The four methods, bound to `runtime`."""
+    """The four methods, bound to `runtime` (names, summaries and concurrency as the plugin
+    declares them in `rho_ext_js.plugin.METHODS`)."""
     handlers = ExtensionMethods(runtime)
+    parts: dict[str, tuple[Any, type[BaseModel], type[BaseModel]]] = {
+        "listExtensions": (handlers.list_extensions, NoParams, ListExtensionsResult),
+        "reloadExtensions": (handlers.reload_extensions, NoParams, ReloadExtensionsResult),
+        "listCommands": (handlers.list_commands, NoParams, ListCommandsResult),
+        "executeCommand": (handlers.execute_command, ExecuteCommandParams, ExecuteCommandResult),
+    }
     return [
         RpcMethod(
-            "listExtensions",
-            handlers.list_extensions,
-            params_model=NoParams,
-            result_model=ListExtensionsResult,
-            concurrent=True,
-            summary="Every extension found, whether it runs, and what it contributes.",
-        ),
-        RpcMethod(
-            "reloadExtensions",
-            handlers.reload_extensions,
-            params_model=NoParams,
-            result_model=ReloadExtensionsResult,
-            summary="Re-read the extensions: load new ones, re-run changed ones, stop "
-            "removed ones; the model sees the new tools from its next request.",
-        ),
-        RpcMethod(
-            "listCommands",
-            handlers.list_commands,
-            params_model=NoParams,
-            result_model=ListCommandsResult,
-            concurrent=True,
-            summary="The commands the running extensions offer.",
-        ),
-        RpcMethod(
-            "executeCommand",
-            handlers.execute_command,
-            params_model=ExecuteCommandParams,
-            result_model=ExecuteCommandResult,
-            summary="Run an extension's command; it may do what its declared risk allows.",
-        ),
+            name,
+            parts[name][0],
+            params_model=parts[name][1],
+            result_model=parts[name][2],
+            summary=summary,
+            concurrent=concurrent,
+        )
+        for name, summary, concurrent in METHODS
     ]
 
 

@@ -17,20 +17,26 @@ would shadow it as an attribute of the package.)
 from __future__ import annotations
 
 from importlib import import_module
-from importlib import metadata as _metadata
 from typing import TYPE_CHECKING, Any
 
 from rho_memory.config import MemoryConfig
 
 if TYPE_CHECKING:
+    __version__: str
     from rho_memory.api import Document, Draft, Hit, Memory, Source, Stats
     from rho_memory.ingestion import IngestReport, ingest
     from rho_memory.store import DocumentNotFoundError, DuplicateContentError, MemoryStoreError
 
-try:  # one version per package: its pyproject's, as installed
-    __version__: str = _metadata.version("rho-memory")
-except _metadata.PackageNotFoundError:  # a source tree that is not installed
-    __version__ = "0+unknown"
+
+def _version() -> str:
+    """This package's version, as installed (its pyproject's)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("rho-memory")
+    except metadata.PackageNotFoundError:  # a source tree that is not installed
+        return "0+unknown"
+
 
 _LAZY = {
     "Document": "rho_memory.api",
@@ -48,7 +54,10 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """Load the SQLite-backed names on first use."""
+    """Load the SQLite-backed names (and `__version__`) on first use."""
+    if name == "__version__":
+        globals()[name] = version = _version()
+        return version
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'rho_memory' has no attribute {name!r}")

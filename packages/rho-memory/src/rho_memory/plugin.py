@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 #: The config section this plugin reads.
 SECTION = "memory"
 
+#: What `ingestMemory` does, in the OpenRPC document.
+INGEST_SUMMARY = (
+    "Load the project's Markdown and text files under a path into the knowledge base, one "
+    "document per section; files unchanged since their last ingest are skipped."
+)
+
 
 @hookimpl
 def rho_register_config_sections() -> dict[str, type[BaseModel]]:
@@ -42,10 +48,16 @@ def rho_register_tools(config: RhoConfig, root: Path) -> list[Tool]:
 
 @hookimpl
 def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
-    """`ingestMemory` (it answers an error while the knowledge base is off)."""
-    from rho_memory.rpc import ingest_method
+    """`ingestMemory` (it answers an error while the knowledge base is off; its handler and
+    models are imported on its first request, see `rho_memory.rpc`)."""
+    from rho_memory.deferred_methods import DeferredMethod
 
-    return [ingest_method(runtime)]
+    def load() -> RpcMethod:
+        from rho_memory.rpc import ingest_method
+
+        return ingest_method(runtime)
+
+    return [DeferredMethod("ingestMemory", load, summary=INGEST_SUMMARY)]
 
 
 @hookimpl
@@ -60,6 +72,7 @@ def rho_shutdown(runtime: Runtime) -> None:
 
 
 __all__ = [
+    "INGEST_SUMMARY",
     "SECTION",
     "rho_register_config_sections",
     "rho_register_rpc_methods",

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rho_kernel import RpcError, RpcMethod, Runtime
 from rho_kernel.rpc import INVALID_PARAMS
+from rho_memory.plugin import INGEST_SUMMARY
 
 #: The error code of a knowledge base that is off or cannot be used.
 MEMORY_UNAVAILABLE = -32010
@@ -80,8 +81,7 @@ def ingest_method(runtime: Runtime) -> RpcMethod:
         handle,
         params_model=IngestMemoryParams,
         result_model=IngestMemoryResult,
-        summary="Load the project's Markdown and text files under a path into the knowledge "
-        "base, one document per section; files unchanged since their last ingest are skipped.",
+        summary=INGEST_SUMMARY,
     )
 
 

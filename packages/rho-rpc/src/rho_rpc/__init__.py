@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+# `typing` is left unimported: `rho --help` and `--version` need nothing else from it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["__version__"]
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING
 
+# Neither `typing` nor `pathlib` is imported for `rho --help` and `--version`.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rho_kernel.runtime import Runtime, RuntimeOptions
 
 DESCRIPTION = (
@@ -37,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="consent to sending prompts and code to the configured non-local providers",
     )
-    parser.add_argument("--root", type=Path, help="project root (default: detected from the cwd)")
+    parser.add_argument("--root", type=_path, help="project root (default: detected from the cwd)")
     parser.add_argument(
         "--max-iterations", type=int, metavar="N", help="model round trips per prompt"
     )
@@ -77,6 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="print rho's version and each installed pack's, and exit",
     )
     return parser
+
+
+def _path(text: str) -> Path:
+    """`--root`'s value as a path."""
+    from pathlib import Path
+
+    return Path(text)
 
 
 class _VersionAction(argparse.Action):

@@ -5,6 +5,11 @@ method's handler module and pydantic models cost more to import than everything 
 does before `ready`. A `DeferredMethod` is an `RpcMethod` that knows only what startup needs
 (its name, summary and concurrency) and builds the complete method on first use; the server
 and the OpenRPC document always work with the complete one (`loaded`).
+
+A plugin may defer its own methods the same way, without depending on rho-rpc: an
+`RpcMethod` subclass with a `load()` method answering the complete `RpcMethod` of the same
+name is loaded like a `DeferredMethod` (`loaded`); what `load()` gives is checked as any
+contributed method is, and a failure is an internal error of that request only.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rho_kernel.rpc import RpcMethod, RpcResult
+from rho_kernel.rpc import INTERNAL_ERROR, RpcError, RpcMethod, RpcResult
 
 
 class DeferredMethod(RpcMethod):
@@ -49,8 +54,30 @@ class DeferredMethod(RpcMethod):
 
 
 def loaded(method: RpcMethod) -> RpcMethod:
-    """`method` with its handler and models: a deferred method's complete form."""
-    return method.load() if isinstance(method, DeferredMethod) else method
+    """`method` with its handler and models: a deferred method's complete form (a
+    plugin's deferred method that cannot be loaded raises `RpcError`, an internal error)."""
+    if isinstance(method, DeferredMethod):
+        return method.load()
+    load = getattr(method, "load", None)
+    if not callable(load):
+        return method
+    return _plugin_loaded(method.name, load)
+
+
+def _plugin_loaded(name: str, load: Callable[[], Any]) -> RpcMethod:
+    """What a plugin's deferred method `name` loads, checked like a contributed method."""
+    from rho_rpc.method_registry import method_problem
+
+    try:
+        complete = load()
+        problem = method_problem(complete)
+        if problem is None and (complete.name != name or callable(getattr(complete, "load", 0))):
+            problem = f"a method other than a complete '{name}'"
+    except Exception as exc:
+        problem = f"an error: {' '.join(str(exc).split())[:300]}"
+    if problem is not None:
+        raise RpcError(INTERNAL_ERROR, f"method '{name}' could not be loaded: it gave {problem}")
+    return complete
 
 
 __all__ = ["DeferredMethod", "loaded"]

@@ -6,13 +6,15 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rho_kernel import ApprovalDecision, ApprovalRequest, Observer
+from rho_kernel import Observer
 from rho_kernel.tools.base import Risk, ToolResult
 from rho_rpc import render
 
-if TYPE_CHECKING:  # the loop's result types: only a prompt needs their module
+if TYPE_CHECKING:  # the loop's result and approval types: only a prompt needs their modules
     from rho_kernel import (
         AgentResult,
+        ApprovalDecision,
+        ApprovalRequest,
         ContextCompacted,
         ProviderFailure,
         RequestUsage,
@@ -50,6 +52,8 @@ class RpcPeer(Observer):
 
     async def request(self, request: ApprovalRequest) -> ApprovalDecision:
         """Ask the client; waits for the `approvalResponse` naming this request."""
+        from rho_kernel import ApprovalDecision
+
         if self.input_closed:
             return ApprovalDecision.cancelled(CLIENT_GONE)
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
@@ -78,6 +82,8 @@ class RpcPeer(Observer):
                 f"approval {approval_id!r} is not pending (pending: {pending}); "
                 "nothing was approved or denied"
             )
+        from rho_kernel import ApprovalDecision
+
         if approved:
             future.set_result(ApprovalDecision.approved())
         elif message:
@@ -91,6 +97,8 @@ class RpcPeer(Observer):
         self.input_closed = True
         for future in list(self._pending.values()):
             if not future.done():
+                from rho_kernel import ApprovalDecision
+
                 future.set_result(ApprovalDecision.cancelled(CLIENT_GONE))
 
     # ── observer ────────────────────────────────────────────────────────────

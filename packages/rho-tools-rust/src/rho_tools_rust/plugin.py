@@ -1,7 +1,8 @@
 """The `rho-tools-rust` plugin (entry point `rho-tools-rust = "rho_tools_rust.plugin"`).
 
-Tool modules are imported only when the hook offers the tools (`[rust] tools`); nothing
-runs cargo or rustc before a tool is called.
+The tools are registered by what they declare (`rho_tools_rust.declared`) where the hook
+offers them (`[rust] tools`); a tool's module is imported on its first call, and nothing runs
+cargo or rustc before a tool is called.
 """
 
 from __future__ import annotations
@@ -36,22 +37,9 @@ def rho_register_tools(config: RhoConfig, root: Path) -> list[Tool]:
     offered = config.section(SECTION, RustConfig).tools
     if offered == "never" or (offered == "auto" and not has_cargo_manifest(root)):
         return []
-    from rho_tools_rust.cargo_check import cargo_check, cargo_clippy
-    from rho_tools_rust.cargo_fix import cargo_fix
-    from rho_tools_rust.cargo_test import cargo_test
-    from rho_tools_rust.crates_io import crates_io_lookup
-    from rho_tools_rust.rustc_explain import rustc_explain
-    from rho_tools_rust.rustdoc import rustdoc_lookup
+    from rho_tools_rust.declared import declared_tools
 
-    return [
-        cargo_check,
-        cargo_clippy,
-        rustc_explain,
-        cargo_test,
-        cargo_fix,
-        rustdoc_lookup,
-        crates_io_lookup,
-    ]
+    return declared_tools()
 
 
 @hookimpl

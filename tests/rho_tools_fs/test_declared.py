@@ -1,0 +1,89 @@
+"""The declared tools: what they tell rho before import equals what their implementations say,
+and every use goes to the implementation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rho_kernel.cancel import CancelToken
+from rho_kernel.config.model import RhoConfig
+from rho_kernel.plugins import PluginHost
+from rho_kernel.security import SandboxRoot
+from rho_kernel.tools import Risk, ToolContext, ToolResult
+from rho_tools_fs import declared, plugin
+from rho_tools_fs.declared import DECLARATIONS, DeclaredTool, declared_tools
+
+
+def registered() -> list[DeclaredTool]:
+    host = PluginHost(autoload=False, report=lambda message: None)
+    assert host.register(plugin, "rho-tools-fs")
+    tools = [t for _, t in host.collect("rho_register_tools", config=RhoConfig(), root=Path("."))]
+    assert all(isinstance(t, DeclaredTool) for t in tools)
+    return tools  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("declaration", DECLARATIONS, ids=lambda d: d.name)
+def test_declared_tool_says_what_its_implementation_says(declaration: declared.Declaration) -> None:
+    tool = DeclaredTool(declaration)
+    stored = tool.schema()
+    real = tool.target
+    # After changing a tool's description or parameters: python -m rho_tools_fs.declared
+    assert stored == real.schema(), "schemas.json is stale: run python -m rho_tools_fs.declared"
+    assert (tool.name, tool.description, tool.parameters) == (
+        real.name,
+        real.description,
+        real.parameters,
+    )
+    assert (tool.risk, tool.phase, tool.runs_processes, tool.confined_risk) == (
+        real.risk,
+        real.phase,
+        real.runs_processes,
+        real.confined_risk,
+    )
+
+
+def test_the_plugin_registers_every_tool_once_in_order() -> None:
+    names = [tool.name for tool in registered()]
+    assert names == [d.name for d in DECLARATIONS]
+    assert len(set(names)) == len(names)
+    assert [t.name for t in declared_tools()] == names
+
+
+async def test_calls_outlines_and_risks_go_to_the_implementation(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    tools = {tool.name: tool for tool in registered()}
+    read = tools["read_file"]
+    ctx = ToolContext(root=SandboxRoot(tmp_path), config=RhoConfig(), cancel=CancelToken())
+    result = await read.execute({"path": "a.txt", "hashline": False}, ctx)
+    expected = await read.target.execute({"path": "a.txt", "hashline": False}, ctx)
+    assert not result.is_error and result.output == expected.output and "two" in result.output
+    bad = await read.execute({"path": "a.txt", "limit": "x"}, ctx)
+    assert bad.is_error and "invalid arguments" in bad.output
+    arguments = {"path": "a.txt"}
+    assert read.outline(arguments, result) == read.target.outline(arguments, result)
+    assert read.outline(arguments, result) is not None
+    assert read.continuation(arguments, result, 1) == read.target.continuation(arguments, result, 1)
+    assert tools["run_command"].call_risk({"command": "ls"}) == Risk.DESTRUCTIVE
+
+
+async def test_errors_of_the_implementation_reach_the_caller(tmp_path: Path) -> None:
+    tool = {t.name: t for t in registered()}["write_file"]
+    ctx = ToolContext(root=SandboxRoot(tmp_path), config=RhoConfig(), cancel=CancelToken())
+    result = await tool.execute({"path": "../outside.txt", "content": "x"}, ctx)
+    assert isinstance(result, ToolResult) and result.is_error
+    assert not (tmp_path.parent / "outside.txt").exists()
+
+
+def test_without_schemas_json_the_implementation_describes_the_tool(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(declared, "SCHEMAS", tmp_path / "missing.json")
+    declared._schemas.cache_clear()
+    try:
+        tool = DeclaredTool(DECLARATIONS[0])
+        assert tool.schema() == tool.target.schema()
+        assert tool.description == tool.target.description
+    finally:
+        declared._schemas.cache_clear()
