@@ -1,0 +1,62 @@
+"""The kernel modules a start does not need stay unloaded until `ready` has been sent."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+#: Kernel modules that are loaded on first use, after `ready`, and why.
+DEFERRED = (
+    # The built-in redaction rules compile dozens of patterns: loaded on the first redaction.
+    "rho_kernel.security.redaction_rules",
+    "rho_kernel.security.redaction_apply",
+)
+
+#: Builds the runtime as `rho --ephemeral` does (every installed plugin), then lists which
+#: of the deferred modules are loaded.
+PROBE = """
+import sys
+from pathlib import Path
+from rho_kernel.runtime import Runtime, RuntimeOptions
+from rho_kernel.session.stats import warm_estimates
+from rho_rpc.app import add_discover, collect_methods
+root = Path(sys.argv[1])
+runtime = Runtime.build(RuntimeOptions(cwd=root, root=root, home=root, ephemeral=True,
+                                       model="x/y", plugin_modules=(("rho-rpc", "rho_rpc.plugin"),)))
+add_discover(collect_methods(runtime))
+warm_estimates(runtime.session)
+assert runtime.session.path_messages()[0].role == "system"
+print(",".join(m for m in sys.argv[2:] if m in sys.modules))
+"""
+
+
+def test_deferred_kernel_modules_stay_off_the_startup_path(tmp_path: Path) -> None:
+    (tmp_path / ".rho").mkdir()
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path), *DEFERRED],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
+def test_the_deferred_rules_still_redact_once_loaded() -> None:
+    probe = (
+        "import sys\n"
+        "from rho_kernel.security.key_blocks import KeyBlockLines\n"
+        "from rho_kernel.security.redaction import Redactor\n"
+        "assert 'rho_kernel.security.redaction_rules' not in sys.modules\n"
+        "redactor = Redactor()\n"
+        "stream = redactor.stream()\n"
+        "shown = stream.feed('-----BEGIN RSA PRIVATE KEY-----\\nMIIE\\n') + stream.flush()\n"
+        "blocks = KeyBlockLines.of('a\\n-----BEGIN EC PRIVATE KEY-----\\nx\\n')\n"
+        "print(redactor.redact('key sk-ant-' + 'a1' * 12), repr(shown), blocks.ranges)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split(" ", 2) == ["key", "[REDACTED]", "'[REDACTED]' ((2, 4),)\n"]
