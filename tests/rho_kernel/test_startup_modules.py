@@ -14,7 +14,8 @@ DEFERRED = (
 )
 
 #: Builds the runtime as `rho --ephemeral` does (every installed plugin), then lists which
-#: of the deferred modules are loaded.
+#: of the deferred modules are loaded, and which session models had their validator built
+#: (a new session's entries are made from models already checked: none needs one).
 PROBE = """
 import sys
 from pathlib import Path
@@ -27,7 +28,10 @@ runtime = Runtime.build(RuntimeOptions(cwd=root, root=root, home=root, ephemeral
 add_discover(collect_methods(runtime))
 warm_estimates(runtime.session)
 assert runtime.session.path_messages()[0].role == "system"
-print(",".join(m for m in sys.argv[2:] if m in sys.modules))
+from rho_kernel.session import entries
+built = [m.__name__ for m in (entries.Entry, entries.Header, entries.MessagePayload)
+         if m.__pydantic_complete__]
+print(",".join([m for m in sys.argv[2:] if m in sys.modules] + built))
 """
 
 

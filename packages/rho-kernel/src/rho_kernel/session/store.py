@@ -127,7 +127,7 @@ class Session:
             raise SessionError(f"cannot create session folder {directory}: {error}") from error
         created_at = int(time.time())
         while True:
-            header = Header(
+            header = Header.model_construct(
                 id=new_id(),
                 version=CURRENT_VERSION,
                 created_at_secs=created_at,
@@ -144,7 +144,7 @@ class Session:
     @classmethod
     def in_memory(cls, project_root: Path) -> Session:
         """A session with the same API that never touches the disk; `path` is None."""
-        header = Header(
+        header = Header.model_construct(
             id=new_id(),
             version=CURRENT_VERSION,
             created_at_secs=int(time.time()),
@@ -299,7 +299,7 @@ class Session:
         """
         if message.role == "tool" and message.is_error is None:
             message = message.model_copy(update={"is_error": False})
-        return self._append(Entry.new(self._leaf, MessagePayload(message=message)))
+        return self._append(Entry.new(self._leaf, _message_payload(message)))
 
     def append_payload(self, payload: Payload, resolution: Resolution | None = None) -> Entry:
         """Append any payload as a child of the leaf (at its default resolution unless given).
@@ -582,7 +582,7 @@ class Session:
         if self._closed:
             return
         if self._pending is None:
-            self._append(Entry.new(self._leaf, SessionEndedPayload(reason=reason)))
+            self._append(Entry.new(self._leaf, SessionEndedPayload.model_construct(reason=reason)))
         self.close()
 
     def close(self) -> None:
@@ -681,6 +681,13 @@ class Session:
         blob = b"".join([header, *self._pending, data])
         self._lock, self._file, self._pending = lock, file, None
         return blob
+
+
+def _message_payload(message: ChatMessage) -> MessagePayload:
+    """The payload holding `message` (a message model is kept as it is, unvalidated again)."""
+    if isinstance(message, ChatMessage):
+        return MessagePayload.model_construct(message=message)
+    return MessagePayload(message=message)
 
 
 __all__ = ["CANCELLED_TOOL_CALL", "CUSTOM_KIND", "Session", "SessionError", "SessionLocked"]
