@@ -635,18 +635,17 @@ class Entry(_OnDisk):
         """
         if resolution is None:
             resolution = payload.default_resolution
-        fields = {
-            "id": new_id(),
-            "parent_id": parent_id,
-            "timestamp": Timestamp.now(),
-            "resolution": resolution,
-            "payload": payload,
-        }
-        if isinstance(payload, _Payload) and isinstance(resolution, _Resolution):
-            # Parts that are models already: validating them would return them as they are,
-            # and building the validator costs more than a start's whole session needs.
-            return cls.model_construct(**fields)
-        return cls(**fields)
+        # Parts that are models already: validating them would return them as they are,
+        # and building the validator costs more than a start's whole session needs.
+        checked = isinstance(payload, _Payload) and isinstance(resolution, _Resolution)
+        make = cls.model_construct if checked else cls
+        return make(
+            id=new_id(),
+            parent_id=parent_id,
+            timestamp=Timestamp.now(),
+            resolution=resolution,
+            payload=payload,
+        )
 
     @property
     def message(self) -> ChatMessage | None:
