@@ -11,6 +11,10 @@ DEFERRED = (
     # The built-in redaction rules compile dozens of patterns: loaded on the first redaction.
     "rho_kernel.security.redaction_rules",
     "rho_kernel.security.redaction_apply",
+    # Reading a session file (and moving its torn tail aside): a new session needs neither.
+    "rho_kernel.session.loading",
+    "rho_kernel.session.problems",
+    "rho_kernel.session.torn",
 )
 
 #: Builds the runtime as `rho --ephemeral` does (every installed plugin), then lists which

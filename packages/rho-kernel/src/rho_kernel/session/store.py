@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from rho_kernel import diagnostics
 from rho_kernel.messages import ChatMessage
@@ -48,16 +48,11 @@ from rho_kernel.session.entries import (
     parse_resolution,
     render_entry,
 )
-from rho_kernel.session.loading import (
-    first_line,
-    load_warning,
-    parse_header,
-    replay,
-    split_lines,
-)
 from rho_kernel.session.lock import SessionLock, SessionLocked
 from rho_kernel.session.private import create_private_file, make_private_dir
-from rho_kernel.session.torn import TornTail, move_aside, torn_tail
+
+if TYPE_CHECKING:
+    from rho_kernel.session.torn import TornTail
 
 CUSTOM_KIND = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+\.v[0-9]+")
 """Extension kinds: `<author>.<feature>.v<n>` (e.g. `rho.turn_error.v1`)."""
@@ -170,6 +165,8 @@ class Session:
         The leaf is the last Entry line's id, or the `to` of a LeafMoved entry when that is
         the last Entry line.
         """
+        from rho_kernel.session.loading import first_line, parse_header
+
         path = Path(path)
         try:
             with open_regular(path) as reader:
@@ -195,6 +192,10 @@ class Session:
 
     @classmethod
     def _load(cls, path: Path, data: bytes) -> tuple[Session, str | None]:
+        # Reading a file is all these are for: a new session never loads them.
+        from rho_kernel.session.loading import load_warning, parse_header, replay, split_lines
+        from rho_kernel.session.torn import torn_tail
+
         lines = split_lines(data)
         header = parse_header(path, lines[0] if lines else None)
         gc_was_enabled = gc.isenabled()
@@ -646,6 +647,8 @@ class Session:
     def _move_torn_tail(self, file: BinaryIO, tail: TornTail) -> None:
         """Move the unfinished last line to a side file before the first write; when that
         cannot be done the line stays, and the write starts on a new line after it."""
+        from rho_kernel.session.torn import move_aside
+
         self._torn = None
         assert self._path is not None
         try:
