@@ -1,4 +1,4 @@
-"""The kernel modules a start does not need stay unloaded until `ready` has been sent."""
+"""The modules a start does not need stay unloaded until `ready` has been sent."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: Kernel modules that are loaded on first use, after `ready`, and why.
+#: Modules that the kernel loads on first use, after `ready`, and why.
 DEFERRED = (
     # The built-in redaction rules compile dozens of patterns: loaded on the first redaction.
     "rho_kernel.security.redaction_rules",
@@ -15,6 +15,8 @@ DEFERRED = (
     "rho_kernel.session.loading",
     "rho_kernel.session.problems",
     "rho_kernel.session.torn",
+    # The built-in system prompt is read beside its module, without importlib's readers.
+    "importlib.resources.readers",
 )
 
 #: Builds the runtime as `rho --ephemeral` does (every installed plugin), then lists which
