@@ -12,7 +12,6 @@ import platform
 import threading
 from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -112,8 +111,10 @@ class RuntimeOptions:
 
 def base_prompt(compact: bool = False) -> str:
     """The built-in system prompt (or its compact variant for small models)."""
-    name = "prompts/compact.md" if compact else "prompts/base.md"
-    return files("rho_kernel").joinpath(name).read_text(encoding="utf-8").strip()
+    # Read beside this module: the package is installed as files, and importlib.resources'
+    # readers would add three imports to every start for this one read.
+    name = "compact.md" if compact else "base.md"
+    return (Path(__file__).with_name("prompts") / name).read_text(encoding="utf-8").strip()
 
 
 @dataclass(slots=True)

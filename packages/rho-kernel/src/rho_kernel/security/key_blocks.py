@@ -15,7 +15,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
-from rho_kernel.security.redaction_rules import PRIVATE_KEY_BEGIN, PRIVATE_KEY_END, REDACTED
+from rho_kernel.security.redaction import REDACTED
 
 _MARK = "-----BEGIN"
 
@@ -110,6 +110,10 @@ class KeyBlockLines:
 def _walk(line: str, inside: bool) -> tuple[bool, bool]:
     """(whether `line` opens a block, whether a block is open at its end), given whether one
     was open at its start."""
+    # Only lines holding a marker, or inside a block, get here: the rules' module (whose
+    # patterns compile on import) is loaded on the first one.
+    from rho_kernel.security.redaction_rules import PRIVATE_KEY_BEGIN, PRIVATE_KEY_END
+
     opened = False
     position = 0
     while True:

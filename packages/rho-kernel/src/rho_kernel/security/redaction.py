@@ -8,8 +8,10 @@ keys named like `password`, `secret` or `token` in env and config files) and it 
 leave ordinary source code alone — a variable called `token`, a `password_hash`, a
 placeholder such as `password = ""` or `os.environ["PASSWORD"]` is not a secret.
 
-Build one per configuration with `Redactor.from_config` (patterns compile once); redact with
-`redact(text)`, `redact_value(details)`, or `stream()` for output that arrives in chunks.
+Build one per configuration with `Redactor.from_config` (custom patterns compile once, and
+are checked, when it is built; the built-in rules compile on the first redaction, in
+`rho_kernel.security.redaction_apply`); redact with `redact(text)`, `redact_value(details)`,
+or `stream()` for output that arrives in chunks.
 """
 
 from __future__ import annotations
@@ -22,28 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 from rho_kernel.diagnostics import warn as warn_stderr
 from rho_kernel.security.credentials import literal_pattern
-from rho_kernel.security.redaction_rules import (
-    ASSIGNMENT,
-    ASSIGNMENT_CANDIDATE,
-    BARE_AWS_SECRET,
-    ENV_ASSIGNMENT,
-    ENV_NAME_HINT,
-    KEY_PREFIX,
-    PRIVATE_KEY_BEGIN,
-    PRIVATE_KEY_END,
-    REDACTED,
-    TOKEN_RULES,
-    URL_CREDENTIALS,
-    WORD_CHAR,
-    bare_aws_secret,
-    env_name_start,
-    judge_assignment,
-    judge_env_assignment,
-    placeholder,
-)
 
 if TYPE_CHECKING:
     from rho_kernel.config.model import RedactionConfig
+
+REDACTED = "[REDACTED]"
+"""What a secret is replaced with."""
 
 #: Live output is held back until a line ends, but never more than this many characters.
 STREAM_HOLD = 8192
@@ -79,19 +65,7 @@ class Redactor:
         """`text` with every secret found replaced by `[REDACTED]`."""
         if not self.enabled or not text:
             return text
-        literals = literal_pattern()  # rho's own credentials, whatever their shape
-        if literals is not None:
-            text = literals.sub(REDACTED, text)
-        if "-----BEGIN" in text:
-            text = _redact_key_blocks(text)
-        for pattern in TOKEN_RULES:
-            text = pattern.sub(_token_replacement, text)
-        if "://" in text:
-            text = URL_CREDENTIALS.sub(_url_replacement, text)
-        if len(text) >= 40:
-            text = BARE_AWS_SECRET.sub(_bare_replacement, "\n" + text)[1:]
-        text = _redact_assignments(text)
-        text = _redact_env_names(text)
+        text = _builtin_rules()(text)
         for custom in self.custom:
             text = custom.sub(_custom_replacement, text)
         return text
@@ -182,14 +156,15 @@ class StreamRedactor:
     def _emit(self, text: str) -> str:
         if not text:
             return ""
+        from rho_kernel.security import redaction_apply
+
         if self._in_key_block:
-            end = PRIVATE_KEY_END.search(text)
+            end = redaction_apply.key_block_end(text)
             if end is None:
                 return ""
             self._in_key_block = False
-            text = text[end.end() :]
-        begins = [begin.end() for begin in PRIVATE_KEY_BEGIN.finditer(text)]
-        if begins and PRIVATE_KEY_END.search(text, begins[-1]) is None:
+            text = text[end:]
+        if redaction_apply.open_key_block(text):
             self._in_key_block = True  # the rest of the block arrives later: swallow it
         return self.redactor.redact(text)
 
@@ -230,111 +205,6 @@ def _outside_literals(text: str, cut: int) -> int:
         if match.start() < cut < match.end():
             return match.start()
     return cut
-
-
-def _redact_key_blocks(text: str) -> str:
-    """Every private key block, BEGIN line to END line (or to the end of `text`)."""
-    out: list[str] = []
-    position = 0
-    while True:
-        begin = PRIVATE_KEY_BEGIN.search(text, position)
-        if begin is None:
-            break
-        end = PRIVATE_KEY_END.search(text, begin.end())
-        out.append(text[position : begin.start()])
-        out.append(REDACTED)
-        if end is None:
-            return "".join(out)
-        position = end.end()
-    out.append(text[position:])
-    return "".join(out)
-
-
-def _token_replacement(match: re.Match[str]) -> str:
-    start = match.start()
-    if start and WORD_CHAR.match(match.string, start - 1):  # `task-…` holds no `sk-` key
-        return match.group(0)
-    if match.lastindex:  # a rule that keeps a leading part (e.g. `Bearer `)
-        return match.group(1) + REDACTED
-    return REDACTED
-
-
-def _url_replacement(match: re.Match[str]) -> str:
-    user, password = match.group(1), match.group(2)
-    if placeholder(password) or password == user[3:-1]:
-        return match.group(0)
-    return user + REDACTED
-
-
-def _redact_assignments(text: str) -> str:
-    """Values assigned to secret-named keys, found through the lower-cased text."""
-    lowered = text.lower()
-    if len(lowered) != len(text):  # a character whose lower case is longer: no shortcut
-        return ASSIGNMENT.sub(_assignment_replacement, text)
-    out: list[str] = []
-    position = 0
-    for candidate in ASSIGNMENT_CANDIDATE.finditer(lowered):
-        start = candidate.start()
-        if lowered.startswith("key", start):
-            prefix = KEY_PREFIX.search(lowered, max(0, start - 11), start)
-            if prefix is None:
-                continue
-            start = prefix.start()
-        if start < position:
-            continue
-        match = ASSIGNMENT.match(text, start)
-        if match is None:
-            continue
-        out.append(text[position : match.start()])
-        out.append(_assignment_replacement(match))
-        position = match.end()
-    if not out:
-        return text
-    out.append(text[position:])
-    return "".join(out)
-
-
-_ENV_NAME_WORDS = ("SECRET", "PASS", "PWD", "TOKEN", "CRED", "PRIVATE")
-
-
-def _bare_replacement(match: re.Match[str]) -> str:
-    text, start = match.string, match.start()
-    previous = text[text.rfind("\n", 0, start) + 1 : start]
-    if bare_aws_secret(match.group(2), previous):
-        return match.group(1) + REDACTED
-    return match.group(0)
-
-
-def _redact_env_names(text: str) -> str:
-    """Values of `NAME=value` whose upper-case name has a secret segment (`AWS_SECRET_ACCESS_KEY`)."""
-    if not any(word in text for word in _ENV_NAME_WORDS):  # substring tests run at C speed
-        return text
-    out: list[str] = []
-    position = 0
-    for hint in ENV_NAME_HINT.finditer(text):
-        start = env_name_start(text, hint.start())
-        if start < position or (start and text[start - 1].isalnum()):
-            continue
-        match = ENV_ASSIGNMENT.match(text, start)
-        if match is None:
-            continue
-        kept = judge_env_assignment(match)
-        if kept is None:
-            continue
-        out.append(text[position : match.start("value")])
-        out.append(kept)
-        position = match.end()
-    if not out:
-        return text
-    out.append(text[position:])
-    return "".join(out)
-
-
-def _assignment_replacement(match: re.Match[str]) -> str:
-    kept = judge_assignment(match)
-    if kept is None:
-        return match.group(0)
-    return match.group(0)[: match.start("value") - match.start()] + kept
 
 
 def _custom_replacement(match: re.Match[str]) -> str:
@@ -386,6 +256,14 @@ def _exponential(pattern: str) -> str | None:
     if walk(parsed, False):
         return "a repetition or alternation inside a repetition can take exponential time"
     return None
+
+
+@functools.cache
+def _builtin_rules() -> Callable[[str], str]:
+    """The built-in rules, loaded (and their patterns compiled) on the first redaction."""
+    from rho_kernel.security.redaction_apply import redact_builtin
+
+    return redact_builtin
 
 
 @functools.lru_cache(maxsize=16)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-REDACTED = "[REDACTED]"
+from rho_kernel.security.redaction import REDACTED
 
 #: A token counts only where no such character precedes it (the check is made on each match,
 #: not in the pattern: a pattern that starts with a literal is searched for much faster).

@@ -75,7 +75,7 @@ class Timestamp(_OnDisk):
     def now(cls) -> Timestamp:
         """The current wall-clock time."""
         secs, nanos = divmod(time.time_ns(), 1_000_000_000)
-        return cls(secs_since_epoch=secs, nanos_since_epoch=nanos)
+        return cls.model_construct(secs_since_epoch=secs, nanos_since_epoch=nanos)
 
     def to_json(self) -> dict[str, int]:
         """The on-disk form."""
@@ -167,9 +167,10 @@ class UnknownResolution(_Resolution):
 Resolution = Full | Attached | Pinned | Compacted | Outlined | Summarized | UnknownResolution
 """Any resolution variant."""
 
-FULL = Full()
-ATTACHED = Attached()
-PINNED = Pinned()
+# Made without validation (they have no fields), so that no schema is built at import.
+FULL = Full.model_construct()
+ATTACHED = Attached.model_construct()
+PINNED = Pinned.model_construct()
 
 _UNIT_RESOLUTIONS: dict[str, Resolution] = {"Full": FULL, "Attached": ATTACHED, "Pinned": PINNED}
 _TAGGED_RESOLUTIONS: dict[str, type[_Resolution]] = {
@@ -632,11 +633,17 @@ class Entry(_OnDisk):
 
         The id is random and may collide with an existing one, which the session checks.
         """
-        return cls(
+        if resolution is None:
+            resolution = payload.default_resolution
+        # Parts that are models already: validating them would return them as they are,
+        # and building the validator costs more than a start's whole session needs.
+        checked = isinstance(payload, _Payload) and isinstance(resolution, _Resolution)
+        make = cls.model_construct if checked else cls
+        return make(
             id=new_id(),
             parent_id=parent_id,
             timestamp=Timestamp.now(),
-            resolution=resolution if resolution is not None else payload.default_resolution,
+            resolution=resolution,
             payload=payload,
         )
 

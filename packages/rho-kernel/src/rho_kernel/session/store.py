@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from rho_kernel import diagnostics
 from rho_kernel.messages import ChatMessage
@@ -48,16 +48,11 @@ from rho_kernel.session.entries import (
     parse_resolution,
     render_entry,
 )
-from rho_kernel.session.loading import (
-    first_line,
-    load_warning,
-    parse_header,
-    replay,
-    split_lines,
-)
 from rho_kernel.session.lock import SessionLock, SessionLocked
 from rho_kernel.session.private import create_private_file, make_private_dir
-from rho_kernel.session.torn import TornTail, move_aside, torn_tail
+
+if TYPE_CHECKING:
+    from rho_kernel.session.torn import TornTail
 
 CUSTOM_KIND = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+\.v[0-9]+")
 """Extension kinds: `<author>.<feature>.v<n>` (e.g. `rho.turn_error.v1`)."""
@@ -127,7 +122,7 @@ class Session:
             raise SessionError(f"cannot create session folder {directory}: {error}") from error
         created_at = int(time.time())
         while True:
-            header = Header(
+            header = Header.model_construct(
                 id=new_id(),
                 version=CURRENT_VERSION,
                 created_at_secs=created_at,
@@ -144,7 +139,7 @@ class Session:
     @classmethod
     def in_memory(cls, project_root: Path) -> Session:
         """A session with the same API that never touches the disk; `path` is None."""
-        header = Header(
+        header = Header.model_construct(
             id=new_id(),
             version=CURRENT_VERSION,
             created_at_secs=int(time.time()),
@@ -170,6 +165,8 @@ class Session:
         The leaf is the last Entry line's id, or the `to` of a LeafMoved entry when that is
         the last Entry line.
         """
+        from rho_kernel.session.loading import first_line, parse_header
+
         path = Path(path)
         try:
             with open_regular(path) as reader:
@@ -195,6 +192,10 @@ class Session:
 
     @classmethod
     def _load(cls, path: Path, data: bytes) -> tuple[Session, str | None]:
+        # Reading a file is all these are for: a new session never loads them.
+        from rho_kernel.session.loading import load_warning, parse_header, replay, split_lines
+        from rho_kernel.session.torn import torn_tail
+
         lines = split_lines(data)
         header = parse_header(path, lines[0] if lines else None)
         gc_was_enabled = gc.isenabled()
@@ -299,7 +300,7 @@ class Session:
         """
         if message.role == "tool" and message.is_error is None:
             message = message.model_copy(update={"is_error": False})
-        return self._append(Entry.new(self._leaf, MessagePayload(message=message)))
+        return self._append(Entry.new(self._leaf, _message_payload(message)))
 
     def append_payload(self, payload: Payload, resolution: Resolution | None = None) -> Entry:
         """Append any payload as a child of the leaf (at its default resolution unless given).
@@ -582,7 +583,7 @@ class Session:
         if self._closed:
             return
         if self._pending is None:
-            self._append(Entry.new(self._leaf, SessionEndedPayload(reason=reason)))
+            self._append(Entry.new(self._leaf, SessionEndedPayload.model_construct(reason=reason)))
         self.close()
 
     def close(self) -> None:
@@ -646,6 +647,8 @@ class Session:
     def _move_torn_tail(self, file: BinaryIO, tail: TornTail) -> None:
         """Move the unfinished last line to a side file before the first write; when that
         cannot be done the line stays, and the write starts on a new line after it."""
+        from rho_kernel.session.torn import move_aside
+
         self._torn = None
         assert self._path is not None
         try:
@@ -681,6 +684,13 @@ class Session:
         blob = b"".join([header, *self._pending, data])
         self._lock, self._file, self._pending = lock, file, None
         return blob
+
+
+def _message_payload(message: ChatMessage) -> MessagePayload:
+    """The payload holding `message` (a message model is kept as it is, unvalidated again)."""
+    if isinstance(message, ChatMessage):
+        return MessagePayload.model_construct(message=message)
+    return MessagePayload(message=message)
 
 
 __all__ = ["CANCELLED_TOOL_CALL", "CUSTOM_KIND", "Session", "SessionError", "SessionLocked"]
