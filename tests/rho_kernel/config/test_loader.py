@@ -9,6 +9,7 @@ import pytest
 
 from rho_kernel.config import (
     ConfigError,
+    ProviderConfig,
     RhoConfig,
     load_config,
     merge_config_dicts,
@@ -48,6 +49,18 @@ def test_missing_files_give_defaults(env: Env) -> None:
     assert config == RhoConfig()
     assert config.agent.max_iterations == 32
     assert env.warnings == []
+
+
+def test_default_lists_and_tables_are_not_shared(env: Env) -> None:
+    """Every config gets its own empty lists and tables: changing one changes no other."""
+    first, second = env.load(), RhoConfig()
+    first.shell.denied_commands.append("rm")
+    first.approval.per_tool["run_command"] = "auto"
+    first.providers.append(ProviderConfig(name="p"))
+    first.plugins.disabled.append("x")
+    assert second == RhoConfig() == env.load()
+    assert second.shell.denied_commands == [] and second.approval.per_tool == {}
+    assert second.providers == [] and second.plugins.disabled == []
 
 
 def test_empty_files_are_valid(env: Env) -> None:
