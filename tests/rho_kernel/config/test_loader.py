@@ -63,6 +63,26 @@ def test_default_lists_and_tables_are_not_shared(env: Env) -> None:
     assert second.providers == [] and second.plugins.disabled == []
 
 
+def test_kernel_models_use_no_builtin_default_factories() -> None:
+    """`default_factory=list` (or dict, set) costs a signature parse per field at every
+    start; an empty `[]` or `{}` default does the same job (see the test above)."""
+    from pydantic import BaseModel
+
+    from rho_kernel.config.nesting import field_nesting
+
+    seen: list[type[BaseModel]] = []
+    todo: list[type[BaseModel]] = [RhoConfig]
+    while todo:
+        model = todo.pop()
+        seen.append(model)
+        for name, field in model.model_fields.items():
+            assert field.default_factory not in (list, dict, set), f"{model.__name__}.{name}"
+            nesting = field_nesting(model, name)
+            if nesting is not None and nesting[1] not in seen:
+                todo.append(nesting[1])
+    assert len(seen) >= 10
+
+
 def test_empty_files_are_valid(env: Env) -> None:
     env.user("")
     env.project("")
