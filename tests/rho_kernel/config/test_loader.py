@@ -9,6 +9,7 @@ import pytest
 
 from rho_kernel.config import (
     ConfigError,
+    ProviderConfig,
     RhoConfig,
     load_config,
     merge_config_dicts,
@@ -48,6 +49,38 @@ def test_missing_files_give_defaults(env: Env) -> None:
     assert config == RhoConfig()
     assert config.agent.max_iterations == 32
     assert env.warnings == []
+
+
+def test_default_lists_and_tables_are_not_shared(env: Env) -> None:
+    """Every config gets its own empty lists and tables: changing one changes no other."""
+    first, second = env.load(), RhoConfig()
+    first.shell.denied_commands.append("rm")
+    first.approval.per_tool["run_command"] = "auto"
+    first.providers.append(ProviderConfig(name="p"))
+    first.plugins.disabled.append("x")
+    assert second == RhoConfig() == env.load()
+    assert second.shell.denied_commands == [] and second.approval.per_tool == {}
+    assert second.providers == [] and second.plugins.disabled == []
+
+
+def test_kernel_models_use_no_builtin_default_factories() -> None:
+    """`default_factory=list` (or dict, set) costs a signature parse per field at every
+    start; an empty `[]` or `{}` default does the same job (see the test above)."""
+    from pydantic import BaseModel
+
+    from rho_kernel.config.nesting import field_nesting
+
+    seen: list[type[BaseModel]] = []
+    todo: list[type[BaseModel]] = [RhoConfig]
+    while todo:
+        model = todo.pop()
+        seen.append(model)
+        for name, field in model.model_fields.items():
+            assert field.default_factory not in (list, dict, set), f"{model.__name__}.{name}"
+            nesting = field_nesting(model, name)
+            if nesting is not None and nesting[1] not in seen:
+                todo.append(nesting[1])
+    assert len(seen) >= 10
 
 
 def test_empty_files_are_valid(env: Env) -> None:

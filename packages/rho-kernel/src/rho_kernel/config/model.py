@@ -33,6 +33,9 @@ class ConfigSectionError(LookupError):
 
 
 class _Section(BaseModel):
+    # Empty list and table defaults are written as `[]` and `{}`: pydantic gives each instance
+    # its own copy, and, unlike `default_factory=list`, they cost no signature inspection
+    # when the class is built (at every start).
     model_config = ConfigDict(extra="ignore", frozen=False)
 
 
@@ -84,9 +87,7 @@ ApprovalMode = Literal["auto", "ask", "deny"]
 class ApprovalConfig(_Section):
     """`[approval]`: per-tool overrides of the risk-based policy."""
 
-    per_tool: Annotated[dict[str, ApprovalMode], NeedsTrust(less_strict, per_key=True)] = Field(
-        default_factory=dict
-    )
+    per_tool: Annotated[dict[str, ApprovalMode], NeedsTrust(less_strict, per_key=True)] = {}
 
 
 class ShellConfig(_Section):
@@ -99,9 +100,9 @@ class ShellConfig(_Section):
     timeout_secs: int = Field(120, ge=1)
     max_timeout_secs: int = Field(600, ge=1)
     max_output_bytes: int = Field(65536, ge=1024)
-    denied_commands: Annotated[list[str], Additive()] = Field(default_factory=list)
-    denied_flag_combos: Annotated[list[list[str]], Additive()] = Field(default_factory=list)
-    env_remove: Annotated[list[str], Additive()] = Field(default_factory=list)
+    denied_commands: Annotated[list[str], Additive()] = []
+    denied_flag_combos: Annotated[list[list[str]], Additive()] = []
+    env_remove: Annotated[list[str], Additive()] = []
 
 
 def _turns_off(project: object, user: object) -> bool:
@@ -132,9 +133,9 @@ class SandboxConfig(_Section):
     network: Annotated[bool | list[str], NeedsTrust(_widens_network)] = False
     #: Extra writable paths (`~/…`, absolute, or relative to the project), each asked for
     #: once through an approval and then recorded.
-    writable: Annotated[list[str], NeedsTrust(adds_items), Additive()] = Field(default_factory=list)
+    writable: Annotated[list[str], NeedsTrust(adds_items), Additive()] = []
     #: Paths commands may not read, besides the built-in credential locations.
-    extra_read_deny: Annotated[list[str], Additive()] = Field(default_factory=list)
+    extra_read_deny: Annotated[list[str], Additive()] = []
     #: Refuse to run commands at all when no backend can confine them.
     require: Annotated[bool, NeedsTrust(disables)] = False
     #: The backend to use by name (None: the first that works on this machine).
@@ -159,14 +160,14 @@ class RedactionConfig(_Section):
     """`[redaction]`: secret redaction of tool output."""
 
     enabled: Annotated[bool, NeedsTrust(disables)] = True
-    custom_patterns: Annotated[list[str], Additive()] = Field(default_factory=list)
+    custom_patterns: Annotated[list[str], Additive()] = []
 
 
 class SystemPromptConfig(_Section):
     """`[system_prompt]`: fragments appended to the system prompt."""
 
     #: Repository text in the system prompt, like context files: it needs trust.
-    extensions: Annotated[list[str], NeedsTrust(adds_items)] = Field(default_factory=list)
+    extensions: Annotated[list[str], NeedsTrust(adds_items)] = []
 
 
 class ModelConfig(_Section):
@@ -184,7 +185,7 @@ class PluginsConfig(_Section):
     """`[plugins]`: plugins (by registered name) that must not be loaded."""
 
     #: Disabling could switch off a guard plugin: a project adds entries only when trusted.
-    disabled: Annotated[list[str], NeedsTrust(adds_items), Additive()] = Field(default_factory=list)
+    disabled: Annotated[list[str], NeedsTrust(adds_items), Additive()] = []
 
 
 class RhoConfig(_Section):
@@ -192,7 +193,7 @@ class RhoConfig(_Section):
 
     agent: AgentConfig = Field(default_factory=AgentConfig)
     #: Endpoints and API key variables: a repository may not choose where data goes.
-    providers: Annotated[list[ProviderConfig], NeedsTrust(adds_items)] = Field(default_factory=list)
+    providers: Annotated[list[ProviderConfig], NeedsTrust(adds_items)] = []
     provider: Annotated[ProviderConfig | None, NeedsTrust()] = None  # legacy single table
     #: A trusted project's `[approval]` replaces the user's; an untrusted one merges per tool.
     approval: Annotated[ApprovalConfig, Replaced()] = Field(default_factory=ApprovalConfig)
@@ -202,7 +203,7 @@ class RhoConfig(_Section):
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
     system_prompt: SystemPromptConfig = Field(default_factory=SystemPromptConfig)
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
-    models: list[ModelConfig] = Field(default_factory=list)
+    models: list[ModelConfig] = []
 
     #: Plugin sections by name, validated and merged (see `section`).
     _sections: dict[str, BaseModel] = PrivateAttr(default_factory=dict)
