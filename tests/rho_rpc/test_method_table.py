@@ -6,9 +6,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from rho_kernel.rpc import DeferredMethod
 from rho_kernel.runtime import Runtime, RuntimeOptions
 from rho_rpc.app import add_discover, collect_methods
-from rho_rpc.deferred import DeferredMethod, loaded
+from rho_rpc.deferred import loaded
 from rho_rpc.method_registry import method_problem
 from rho_rpc.method_table import CORE_TABLE
 

@@ -10,33 +10,19 @@ import pytest
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.security import SandboxRoot
-from rho_kernel.tools import ToolContext, ToolResult
-from rho_tools_rust import declared
-from rho_tools_rust.declared import DECLARATIONS, DeclaredTool
+from rho_kernel.testing import declared_differences
+from rho_kernel.tools import DeclaredTool, ToolContext, ToolDeclaration, ToolResult
+from rho_tools_rust.declared import DECLARATIONS, SCHEMAS
 
 
 @pytest.mark.parametrize("declaration", DECLARATIONS, ids=lambda d: d.name)
-def test_declared_tool_says_what_its_implementation_says(declaration: declared.Declaration) -> None:
-    tool = DeclaredTool(declaration)
-    stored = tool.schema()
-    real = tool.target
-    # After changing a tool's description or parameters: python -m rho_tools_rust.declared
-    assert stored == real.schema(), "schemas.json is stale: run python -m rho_tools_rust.declared"
-    assert (tool.name, tool.description, tool.parameters) == (
-        real.name,
-        real.description,
-        real.parameters,
-    )
-    assert (tool.risk, tool.phase, tool.runs_processes, tool.confined_risk) == (
-        real.risk,
-        real.phase,
-        real.runs_processes,
-        real.confined_risk,
-    )
+def test_declared_tool_says_what_its_implementation_says(declaration: ToolDeclaration) -> None:
+    differences = declared_differences(DeclaredTool(declaration, SCHEMAS))
+    assert differences == [], "after changing a tool: python -m rho_tools_rust.declared"
 
 
 async def test_calls_and_outlines_go_to_the_implementation(tmp_path: Path) -> None:
-    tool = DeclaredTool(next(d for d in DECLARATIONS if d.name == "rustc_explain"))
+    tool = DeclaredTool(next(d for d in DECLARATIONS if d.name == "rustc_explain"), SCHEMAS)
     ctx = ToolContext(root=SandboxRoot(tmp_path), config=RhoConfig(), cancel=CancelToken())
     result = await tool.execute({"error_code": "not a code"}, ctx)
     expected = await tool.target.execute({"error_code": "not a code"}, ctx)

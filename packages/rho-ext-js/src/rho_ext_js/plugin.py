@@ -84,7 +84,7 @@ METHODS = (
 def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
     """`listExtensions`, `reloadExtensions`, `listCommands`, `executeCommand` (their
     handlers and models are imported on the first request, see `rho_ext_js.rpc`)."""
-    from rho_ext_js.deferred_methods import DeferredMethod
+    from rho_kernel import DeferredMethod
 
     complete: dict[str, RpcMethod] = {}
 

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
         TextDelta,
     )
     from rho_kernel.providers.service import LlmService, ServiceCreator, ServiceFactory
-    from rho_kernel.rpc import RpcError, RpcMethod
+    from rho_kernel.rpc import DeferredMethod, RpcError, RpcMethod
     from rho_kernel.runtime import Runtime
     from rho_kernel.security.errors import (
         FileTypeError,
@@ -128,7 +128,7 @@ _ORIGIN = exports_of(
             "TextDelta",
         ),
         "rho_kernel.providers.service": ("LlmService", "ServiceCreator", "ServiceFactory"),
-        "rho_kernel.rpc": ("RpcError", "RpcMethod"),
+        "rho_kernel.rpc": ("DeferredMethod", "RpcError", "RpcMethod"),
         "rho_kernel.runtime": ("Runtime",),
         "rho_kernel.security.errors": (
             "FileTypeError",
@@ -202,6 +202,7 @@ __all__ = [
     "ConfinementPolicy",
     "ConfinementRefused",
     "ContextCompacted",
+    "DeferredMethod",
     "FileTooLargeError",
     "FileTypeError",
     "KeyBlockLines",

@@ -64,6 +64,45 @@ class RpcMethod:
     concurrent: bool | Callable[[dict[str, Any]], bool] = False
 
 
+class DeferredMethod(RpcMethod):
+    """An `RpcMethod` whose handler and models are imported on its first request:
+    `DeferredMethod(name, load, *, summary, concurrent=False)`.
+
+    It knows only what start-up needs (name, summary, concurrency); `load()` gives the
+    complete `RpcMethod` of the same name (handler, params and result models), made once.
+    rho serves and describes a deferred method through what `load()` gives, checked like any
+    contributed method: a `load()` that fails, or gives something else, is an internal error
+    of that request only. Its own `params_model` and `result_model` are None.
+    """
+
+    __slots__ = ("_complete", "_load")
+    _complete: RpcMethod | None
+    _load: Callable[[], RpcMethod]
+
+    def __init__(
+        self,
+        name: str,
+        load: Callable[[], RpcMethod],
+        *,
+        summary: str,
+        concurrent: bool | Callable[[dict[str, Any]], bool] = False,
+    ) -> None:
+        async def handler(params: Any) -> RpcResult:
+            return await self.load().handler(params)
+
+        super().__init__(name, handler, summary=summary, concurrent=concurrent)
+        object.__setattr__(self, "_load", load)
+        object.__setattr__(self, "_complete", None)
+
+    def load(self) -> RpcMethod:
+        """The complete method (its modules are imported on the first call)."""
+        complete: RpcMethod | None = self._complete
+        if complete is None:
+            complete = self._load()
+            object.__setattr__(self, "_complete", complete)
+        return complete
+
+
 __all__ = [
     "APPROVAL_NOT_PENDING",
     "INTERNAL_ERROR",
@@ -72,6 +111,7 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "NO_RUNNING_PROMPT",
     "PARSE_ERROR",
+    "DeferredMethod",
     "RpcError",
     "RpcHandler",
     "RpcMethod",

@@ -50,7 +50,7 @@ def rho_register_tools(config: RhoConfig, root: Path) -> list[Tool]:
 def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
     """`ingestMemory` (it answers an error while the knowledge base is off; its handler and
     models are imported on its first request, see `rho_memory.rpc`)."""
-    from rho_memory.deferred_methods import DeferredMethod
+    from rho_kernel import DeferredMethod
 
     def load() -> RpcMethod:
         from rho_memory.rpc import ingest_method

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rho_kernel.rpc import RpcMethod
 from rho_kernel.session.stats import warm_estimates
 from rho_rpc import startup_gc
-from rho_rpc.deferred import DeferredMethod
+from rho_rpc.deferred import CoreDeferredMethod
 from rho_rpc.diagnostics import report
 from rho_rpc.method_registry import collect_methods
 from rho_rpc.peer import RpcPeer
@@ -53,7 +53,7 @@ def add_discover(methods: dict[str, RpcMethod]) -> None:
             concurrent=True,
         )
 
-    methods["rpc.discover"] = DeferredMethod(
+    methods["rpc.discover"] = CoreDeferredMethod(
         "rpc.discover", complete, summary=DISCOVER_SUMMARY, concurrent=True
     )
 

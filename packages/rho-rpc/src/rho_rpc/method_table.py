@@ -14,7 +14,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rho_kernel.rpc import RpcMethod
-from rho_rpc.deferred import DeferredMethod
+from rho_rpc.deferred import CoreDeferredMethod
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -116,7 +116,7 @@ def core_methods(runtime: Runtime) -> list[RpcMethod]:
     """The core methods (prompt, approvals, sessions and their tree, state, models, tools,
     plugins), each imported on its first request."""
     return [
-        DeferredMethod(
+        CoreDeferredMethod(
             row[0], partial(complete_method, runtime, row), summary=row[4], concurrent=row[5]
         )
         for row in CORE_TABLE

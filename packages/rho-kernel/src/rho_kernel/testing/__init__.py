@@ -3,6 +3,7 @@
 Also a pytest plugin (fixtures `scripted_server`, `rho_root`, `approve_gate`, `deny_gate`).
 """
 
+from rho_kernel.testing.declared import declared_differences
 from rho_kernel.testing.gates import FixedGate, approve_all, deny_all, redirect_all
 from rho_kernel.testing.harness import RecordingObserver, in_memory_session, run_prompt
 from rho_kernel.testing.replies import (
@@ -29,6 +30,7 @@ __all__ = [
     "ScriptedServer",
     "approve_all",
     "collect_stream",
+    "declared_differences",
     "deny_all",
     "fixture_reply",
     "in_memory_session",

@@ -19,6 +19,13 @@ if TYPE_CHECKING:
         ToolError,
         ToolResult,
     )
+    from rho_kernel.tools.declared import (
+        DeclaredTool,
+        ToolDeclaration,
+        declared_tools,
+        implementation_schemas,
+        write_schemas,
+    )
     from rho_kernel.tools.decorator import FunctionTool, tool
     from rho_kernel.tools.intercept import Block, Rewrite
     from rho_kernel.tools.registry import DuplicateToolError, ToolRegistry
@@ -37,6 +44,13 @@ _ORIGIN = exports_of(
             "ToolError",
             "ToolResult",
         ),
+        "rho_kernel.tools.declared": (
+            "DeclaredTool",
+            "ToolDeclaration",
+            "declared_tools",
+            "implementation_schemas",
+            "write_schemas",
+        ),
         "rho_kernel.tools.decorator": ("FunctionTool", "tool"),
         "rho_kernel.tools.intercept": ("Block", "Rewrite"),
         "rho_kernel.tools.registry": ("DuplicateToolError", "ToolRegistry"),
@@ -48,6 +62,7 @@ if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an err
 __all__ = [
     "Block",
     "Continuation",
+    "DeclaredTool",
     "DuplicateToolError",
     "FunctionTool",
     "Outliner",
@@ -58,8 +73,12 @@ __all__ = [
     "RiskOfCall",
     "Tool",
     "ToolContext",
+    "ToolDeclaration",
     "ToolError",
     "ToolRegistry",
     "ToolResult",
+    "declared_tools",
+    "implementation_schemas",
     "tool",
+    "write_schemas",
 ]
