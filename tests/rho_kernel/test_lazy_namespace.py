@@ -6,6 +6,7 @@ import ast
 import importlib
 import subprocess
 import sys
+import types
 from importlib import metadata
 from pathlib import Path
 
@@ -59,11 +60,24 @@ def _type_checking_imports(package: str) -> dict[str, str]:
     return found
 
 
+def _eager_imports(package: str) -> set[str]:
+    """The names the package's __init__ imports when it is imported (`lazy_exports` itself)."""
+    init = Path(importlib.import_module(package).__file__ or "")
+    return {
+        alias.asname or alias.name
+        for node in ast.parse(init.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__"
+        for alias in node.names
+    }
+
+
 @pytest.mark.parametrize("package", LAZY_PACKAGES)
 def test_every_exported_name_is_its_defining_modules_object(package: str) -> None:
     module = importlib.import_module(package)
     origin: dict[str, str] = module._ORIGIN
-    assert set(module.__all__) - {"__version__"} == set(origin)
+    eager = _eager_imports(package) & set(module.__all__)
+    assert eager <= {"lazy_exports"}, eager
+    assert set(module.__all__) - {"__version__"} == set(origin) | eager
     for name, defining in origin.items():
         assert getattr(module, name) is getattr(importlib.import_module(defining), name), name
 
@@ -144,3 +158,36 @@ def test_type_checkers_do_not_see_the_module_getattr(package: str) -> None:
             if "__getattr__" in names:
                 seen.append("hidden" if hidden else "visible")
     assert seen == ["hidden"]
+
+
+@pytest.mark.parametrize(
+    ("package", "distribution"),
+    [
+        ("rho_kernel", "rho-kernel"),
+        ("rho_tools_fs", "rho-tools-fs"),
+        ("rho_tools_rust", "rho-tools-rust"),
+        ("rho_memory", "rho-memory"),
+        ("rho_ext_js", "rho-ext-js"),
+    ],
+)
+def test_each_package_reads_its_version_from_its_own_distribution(
+    package: str, distribution: str
+) -> None:
+    from importlib import metadata
+
+    assert importlib.import_module(package).__version__ == metadata.version(distribution)
+
+
+def test_a_version_of_a_source_tree_that_is_not_installed_is_unknown() -> None:
+    from rho_kernel import lazy_exports
+
+    module = types.ModuleType("not_installed_pack")
+    sys.modules[module.__name__] = module
+    try:
+        getattr_, dir_ = lazy_exports(module.__name__, {}, distribution="no-such-rho-dist")
+        assert getattr_("__version__") == "0+unknown" == module.__dict__["__version__"]
+        assert "__version__" in dir_()
+        with pytest.raises(AttributeError, match="no attribute 'Other'"):
+            getattr_("Other")
+    finally:
+        del sys.modules[module.__name__]

@@ -13,8 +13,9 @@ plugin imports neither the isolate nor the host API.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rho_kernel import lazy_exports
 
 if TYPE_CHECKING:
     from rho_ext_js.config import ExtensionPermissions, ExtensionsConfig
@@ -43,26 +44,8 @@ _LAZY = {
 }
 
 
-def _version() -> str:
-    """This package's version, as installed (its pyproject's)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("rho-ext-js")
-    except metadata.PackageNotFoundError:  # a source tree that is not installed
-        return "0+unknown"
-
-
-def __getattr__(name: str) -> Any:
-    """Import each exported name from its module on first use."""
-    if name == "__version__":
-        value: Any = _version()
-    elif name in _LAZY:
-        value = getattr(import_module(_LAZY[name]), name)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # each name (and `__version__`) imported on first use
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY, distribution="rho-ext-js")
 
 
 __all__ = [

@@ -10,7 +10,7 @@ this package costs next to nothing and a process loads only the parts of the ker
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rho_kernel.lazy import exports_of, lazy_exports
 
@@ -163,23 +163,7 @@ _ORIGIN = exports_of(
     }
 )
 if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
-    _resolve, __dir__ = lazy_exports(__name__, _ORIGIN)
-
-    def __getattr__(name: str) -> Any:
-        if name == "__version__":
-            globals()["__version__"] = version = _installed_version()
-            return version
-        return _resolve(name)
-
-
-def _installed_version() -> str:
-    """One version per package: its pyproject's, as installed."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("rho-kernel")
-    except metadata.PackageNotFoundError:  # a source tree that is not installed
-        return "0+unknown"
+    __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN, distribution="rho-kernel")
 
 
 __all__ = [
@@ -256,6 +240,7 @@ __all__ = [
     "escape_controls",
     "escape_tags",
     "hookimpl",
+    "lazy_exports",
     "less_strict",
     "load_config",
     "open_regular",

@@ -28,24 +28,44 @@ def exports_of(modules: Mapping[str, Iterable[str]]) -> dict[str, str]:
     return origin
 
 
+def installed_version(distribution: str) -> str:
+    """The installed version of `distribution` (its pyproject's), or "0+unknown" for a source
+    tree that is not installed."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
 def lazy_exports(
-    package: str, origin: Mapping[str, str]
+    package: str, origin: Mapping[str, str], *, distribution: str | None = None
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """The `__getattr__` and `__dir__` of `package`, resolving each name of `origin` from
-    its module on first use (the value is then kept in the package's namespace)."""
+    """The `__getattr__` and `__dir__` of `package`, resolving each name of `origin`
+    (`{name: module}`) from its module on first use; the value is then kept in the package's
+    namespace. With `distribution`, `__version__` is that distribution's installed version,
+    read on first use too.
+
+    In the package's `__init__`: `__getattr__, __dir__ = lazy_exports(__name__, {...})`,
+    under `if not TYPE_CHECKING:` with the same names imported under `if TYPE_CHECKING:`, so
+    that a type checker sees them and an unknown name stays an error."""
 
     def __getattr__(name: str) -> Any:
-        module_name = origin.get(name)
-        if module_name is None:
+        if name == "__version__" and distribution is not None:
+            value: Any = installed_version(distribution)
+        elif name in origin:
+            value = getattr(importlib.import_module(origin[name]), name)
+        else:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module_name), name)
         setattr(sys.modules[package], name, value)
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(vars(sys.modules[package])) | set(origin))
+        names = set(vars(sys.modules[package])) | set(origin)
+        return sorted(names | {"__version__"} if distribution is not None else names)
 
     return __getattr__, __dir__
 
 
-__all__ = ["exports_of", "lazy_exports"]
+__all__ = ["exports_of", "installed_version", "lazy_exports"]

@@ -16,9 +16,9 @@ would shadow it as an attribute of the package.)
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from rho_kernel import lazy_exports
 from rho_memory.config import MemoryConfig
 
 if TYPE_CHECKING:
@@ -26,16 +26,6 @@ if TYPE_CHECKING:
     from rho_memory.api import Document, Draft, Hit, Memory, Source, Stats
     from rho_memory.ingestion import IngestReport, ingest
     from rho_memory.store import DocumentNotFoundError, DuplicateContentError, MemoryStoreError
-
-
-def _version() -> str:
-    """This package's version, as installed (its pyproject's)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("rho-memory")
-    except metadata.PackageNotFoundError:  # a source tree that is not installed
-        return "0+unknown"
 
 
 _LAZY = {
@@ -52,16 +42,8 @@ _LAZY = {
     "MemoryStoreError": "rho_memory.store",
 }
 
-
-def __getattr__(name: str) -> Any:
-    """Load the SQLite-backed names (and `__version__`) on first use."""
-    if name == "__version__":
-        globals()[name] = version = _version()
-        return version
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rho_memory' has no attribute {name!r}")
-    return getattr(import_module(module), name)
+if not TYPE_CHECKING:  # each name (and `__version__`) imported on first use
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY, distribution="rho-memory")
 
 
 __all__ = [

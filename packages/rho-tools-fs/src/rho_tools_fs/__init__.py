@@ -10,39 +10,18 @@ does not import them (nor `hashline`, until one of its names is read from here).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rho_kernel import lazy_exports
 
 if TYPE_CHECKING:
     __version__: str
     from rho_tools_fs.hashline import format_hashlines, line_hash, split_lines
-
-
-def _version() -> str:
-    """This package's version, as installed (its pyproject's)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("rho-tools-fs")
-    except metadata.PackageNotFoundError:  # a source tree that is not installed
-        return "0+unknown"
-
-
-#: The names this package exports from `rho_tools_fs.hashline`, imported on first use.
-_HASHLINE_NAMES = frozenset({"format_hashlines", "line_hash", "split_lines"})
-
-
-def __getattr__(name: str) -> Any:
-    """`__version__` and the hashline names, made on first use."""
-    if name == "__version__":
-        value: Any = _version()
-    elif name in _HASHLINE_NAMES:
-        from rho_tools_fs import hashline
-
-        value = getattr(hashline, name)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
+else:  # the hashline names and `__version__`, made on first use
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        dict.fromkeys(("format_hashlines", "line_hash", "split_lines"), "rho_tools_fs.hashline"),
+        distribution="rho-tools-fs",
+    )
 
 __all__ = ["__version__", "format_hashlines", "line_hash", "split_lines"]
