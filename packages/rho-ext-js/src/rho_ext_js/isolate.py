@@ -291,7 +291,7 @@ class Isolate:
         return await mr.eval_cancelable(code)
 
     def _spawn(self, coro: Any) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coro)
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._settled)
         return task

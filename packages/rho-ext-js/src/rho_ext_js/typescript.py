@@ -197,7 +197,8 @@ class _Stripper:
             self.refuse(node, _REFUSED[kind])
         handler = _HANDLERS.get(kind)
         if handler is not None:
-            return handler(self, node)
+            handled: list[Node] = handler(self, node)
+            return handled
         return node.children
 
     def apply(self) -> str:

@@ -12,7 +12,7 @@ a method that cannot be loaded is an internal error of that request only.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from rho_kernel.rpc import INTERNAL_ERROR, DeferredMethod, RpcError, RpcMethod
 
@@ -48,7 +48,7 @@ def _plugin_loaded(name: str, load: Callable[[], Any]) -> RpcMethod:
         problem = f"an error: {' '.join(str(exc).split())[:300]}"
     if problem is not None:
         raise RpcError(INTERNAL_ERROR, f"method '{name}' could not be loaded: it gave {problem}")
-    return complete
+    return cast(RpcMethod, complete)
 
 
 __all__ = ["CoreDeferredMethod", "loaded"]

@@ -68,7 +68,7 @@ def _root(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> Path
     from rho_kernel.project import find_project_root
 
     if args.root is not None:
-        return args.root.absolute()
+        return Path(args.root).absolute()
     return find_project_root(cwd if cwd is not None else Path.cwd(), home=home)
 
 

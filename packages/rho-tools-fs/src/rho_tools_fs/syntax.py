@@ -25,7 +25,7 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rho_tools_fs.languages import PROSE
 
@@ -191,7 +191,7 @@ def _parse(language: str, data: bytes, cache: TreeCache) -> Tree:
             cache.release(key, tree)
     if not claimed:
         cache.put(key, tree)
-    return tree
+    return cast("Tree", tree)
 
 
 def parse_politely(language: str, data: bytes, stop: Callable[[], bool]) -> Tree | None:
@@ -210,7 +210,7 @@ def parse_politely(language: str, data: bytes, stop: Callable[[], bool]) -> Tree
         return stop()
 
     try:
-        return _parser(language).parse(read, progress_callback=progress)
+        return cast("Tree | None", _parser(language).parse(read, progress_callback=progress))
     except ValueError:  # tree-sitter's "Parsing failed": the progress callback stopped it
         if stop():
             return None
@@ -228,7 +228,7 @@ def _reparse(language: str, before: Tree, after: bytes, edits: Sequence[ByteEdit
             old_end_point=edit.old_end_point,
             new_end_point=edit.new_end_point,
         )
-    return _parser(language).parse(after, edited)
+    return cast("Tree", _parser(language).parse(after, edited))
 
 
 def _error_nodes(tree: Tree) -> list[Node]:

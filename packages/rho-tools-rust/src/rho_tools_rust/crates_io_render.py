@@ -5,7 +5,7 @@ Every field is read defensively: a missing or mistyped one is left out, never a 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from rho_kernel.framing import escape_tags
 
@@ -49,7 +49,7 @@ def crate_object(body: Any) -> dict[str, Any]:
     crate = field(body, "crate", dict)
     if crate is None or not field(crate, "name"):
         raise ShapeError("no 'crate' object")
-    return crate
+    return cast("dict[str, Any]", crate)
 
 
 def max_version(crate: dict[str, Any]) -> str:
@@ -126,7 +126,7 @@ def _first_license(body: Any, version: str) -> str | None:
     """The license of `version` from the answer's `versions` list (the crate has none)."""
     for entry in field(body, "versions", list) or []:
         if field(entry, "num") == version:
-            return field(entry, "license")
+            return cast("str | None", field(entry, "license"))
     return None
 
 

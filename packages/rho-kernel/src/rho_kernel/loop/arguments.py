@@ -55,7 +55,8 @@ def decode_arguments(raw: str) -> dict[str, Any]:
         raise ArgumentsError(f"the arguments are not valid JSON ({exc})") from None
     if not isinstance(decoded, dict):
         raise ArgumentsError(f"the arguments must be a JSON object, got {type(decoded).__name__}")
-    return scrub_json(decoded)
+    scrubbed: dict[str, Any] = scrub_json(decoded)
+    return scrubbed
 
 
 def encode_arguments(arguments: dict[str, Any]) -> str:

@@ -41,7 +41,7 @@ def retry_delay(error: ProviderError, attempt: int, initial_backoff_ms: int) -> 
     initial = initial_backoff_ms / 1000
     if _refused_locally(error):
         return min(QUICK_RETRY_SECS, initial)
-    backoff = initial * 2 ** min(attempt - 1, 6)
+    backoff: float = initial * 2 ** min(attempt - 1, 6)
     return max(backoff, error.retry_after or 0.0)
 
 

@@ -7,6 +7,7 @@ service is created.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from functools import partial
 
 from rho_kernel.plugins import hookimpl
@@ -23,7 +24,7 @@ def _create(
     first_token_timeout: float = 0,
     idle_timeout: float = 0,
 ) -> LlmService:
-    service_class = getattr(importlib.import_module(module), class_name)
+    service_class: Callable[..., LlmService] = getattr(importlib.import_module(module), class_name)
     return service_class(
         endpoint,
         api_key,
