@@ -16,7 +16,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rho_kernel.config import Additive, NeedsTrust, Replaced, adds_items, enables
+from rho_kernel import Additive, NeedsTrust, Replaced, adds_items, enables
 
 
 class ExtensionPermissions(BaseModel):

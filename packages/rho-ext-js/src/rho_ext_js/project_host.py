@@ -47,7 +47,7 @@ class ProjectHost(HostApi):
     extension_root: Path | None = None
 
     def __post_init__(self) -> None:
-        from rho_kernel.security.redaction import Redactor
+        from rho_kernel.security import Redactor
 
         self._redactor = Redactor.from_config(self.config.redaction)
 
@@ -160,15 +160,14 @@ class ProjectHost(HostApi):
         return await self._run(argv, call)
 
     def _check_policy(self, argv: list[str]) -> None:
-        from rho_kernel.security.commands import CommandPolicy
+        from rho_kernel.security import CommandPolicy
 
         denial = CommandPolicy.from_config(self.config.shell).check(shlex.join(argv))
         if denial is not None:
             raise HostError(f"rho.runCommand: refused by the command policy: {denial}")
 
     async def _run(self, argv: list[str], call: CallContext) -> dict[str, Any]:
-        from rho_kernel import ProcessStartError, ToolContext
-        from rho_kernel.cancel import CancelToken
+        from rho_kernel import CancelToken, ProcessStartError, ToolContext
 
         ctx = call.tool or ToolContext(
             root=self.root, config=self.config, cancel=CancelToken(), confinement=self.confinement

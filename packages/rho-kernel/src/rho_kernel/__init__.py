@@ -1,8 +1,18 @@
 """rho's plugin kernel: the hooks, the tool contract, sessions, the agent loop and providers.
 
 A plugin imports everything it uses from here: `from rho_kernel import hookimpl, tool`.
-The names exported by this module (and the test helpers of `rho_kernel.testing`) are rho's
-public API; every other module under `rho_kernel` is internal and may change in any release.
+rho's public API is the `__all__` of this module, of `rho_kernel.testing` (the test helpers)
+and of three public submodules, each a contract too large for the flat namespace:
+
+- `rho_kernel.tools`: the tool contract in full (what `rho_kernel` exports for tools, plus
+  declared tools, output sinks, continuations and the per-call risk).
+- `rho_kernel.rpc`: what a plugin adds to the JSON-RPC surface (methods, their errors and the
+  JSON-RPC error codes).
+- `rho_kernel.security`: the security primitives several plugins share (the file sandbox, the
+  command policy, the trust store, the redactor), kept in the kernel so each is written once.
+
+Every other module under `rho_kernel`, including the submodules of these, is internal and may
+change in any release; tests/rho_kernel/test_import_contract.py holds rho's own packs to this.
 
 Each name is imported from its module on first use (see `rho_kernel.lazy`), so importing
 this package costs next to nothing and a process loads only the parts of the kernel it uses.

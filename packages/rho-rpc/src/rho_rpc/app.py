@@ -19,7 +19,7 @@ from rho_rpc.server import JsonRpcServer
 from rho_rpc.transport import Oversize, StdoutWriter, read_lines
 
 if TYPE_CHECKING:
-    from rho_kernel.runtime import Runtime
+    from rho_kernel import Runtime
 
 #: Said on stderr at startup when no plugin contributes a tool.
 NO_TOOLS_NOTE = (

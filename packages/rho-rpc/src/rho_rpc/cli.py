@@ -172,11 +172,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _build_runtime(args: argparse.Namespace) -> Runtime | int:
     """The runtime the flags describe, or the exit code (2) after saying why it cannot start."""
-    from rho_kernel import diagnostics
+    from rho_kernel import SandboxError, diagnostics
     from rho_kernel.config.loader import ConfigError
     from rho_kernel.providers.consent import ConsentRequired
     from rho_kernel.runtime import Runtime, StartupError
-    from rho_kernel.security.sandbox import SandboxError
 
     try:
         return Runtime.build(_runtime_options(args))

@@ -6,9 +6,8 @@ import re
 
 from pydantic import BaseModel
 
-from rho_kernel.plugins import PluginHost
+from rho_kernel import PluginHost, Runtime
 from rho_kernel.rpc import RpcMethod
-from rho_kernel.runtime import Runtime
 
 #: A method name: printable ASCII without spaces. `rpc.` names are JSON-RPC's own.
 METHOD_NAME = re.compile(r"[A-Za-z0-9_./:-]{1,100}")

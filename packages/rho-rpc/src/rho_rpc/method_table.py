@@ -19,7 +19,7 @@ from rho_rpc.deferred import CoreDeferredMethod
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from rho_kernel.runtime import Runtime
+    from rho_kernel import Runtime
 
 MethodRow: TypeAlias = tuple[str, str, str, str, str, bool | Callable[[dict[str, Any]], bool]]
 """(name, handler, params model, result model, summary, concurrent) of a method.

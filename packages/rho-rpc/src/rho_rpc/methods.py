@@ -23,7 +23,7 @@ from rho_rpc.protocol.base import EmptyResult, NoParams
 from rho_rpc.status_bar import draw_status_bar, stderr_is_terminal
 
 if TYPE_CHECKING:
-    from rho_kernel.runtime import Runtime
+    from rho_kernel import Runtime
     from rho_rpc.protocol.models import (
         ListModelsResult,
         ListProvidersResult,

@@ -6,8 +6,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rho_kernel import Observer
-from rho_kernel.tools.base import Risk, ToolResult
+from rho_kernel import Observer, Risk, ToolResult
 from rho_rpc import render
 
 if TYPE_CHECKING:  # the loop's result and approval types: only a prompt needs their modules

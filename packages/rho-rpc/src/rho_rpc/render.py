@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rho_kernel.session.stats import PHASES, RESOLUTIONS, ROLES
 
 if TYPE_CHECKING:
+    from rho_kernel import ChatMessage
     from rho_kernel.confinement.state import SandboxStatus
     from rho_kernel.context.fitting import FitResult
     from rho_kernel.context.tool_share import ToolShare
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
         ToolCallRecord,
         UsageContext,
     )
-    from rho_kernel.messages import ChatMessage
     from rho_kernel.runtime import ApiUsage
     from rho_kernel.session.stats import ContextStats
     from rho_kernel.session.tree import TreeNode

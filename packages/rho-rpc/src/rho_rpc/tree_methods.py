@@ -28,7 +28,7 @@ from rho_rpc.protocol.tree import (
 )
 
 if TYPE_CHECKING:
-    from rho_kernel.runtime import Runtime
+    from rho_kernel import Runtime
 
 _CONTROL = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from rho_kernel.diagnostics import error, warn
 
 if TYPE_CHECKING:
-    from rho_kernel.security.sandbox import SandboxRoot
-    from rho_kernel.security.trust import TrustStore
+    from rho_kernel import SandboxRoot
+    from rho_kernel.security import TrustStore
 
 # Each action imports only the kernel modules it uses: `--list` and `--revoke` read the trust
 # store and never load the config models, the plugins or the agent.
@@ -83,7 +83,7 @@ def main(argv: list[str], *, home: Path | None = None, cwd: Path | None = None) 
 
 def _run(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> int:
     from rho_kernel.project import ProjectRootError
-    from rho_kernel.security.trust import TrustError, TrustStore
+    from rho_kernel.security import TrustError, TrustStore
 
     store = TrustStore.load(home)
     if args.list:
@@ -101,8 +101,8 @@ def _run(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> int:
 
 def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
     """Trust the project's files; the config and sandbox errors that stop it, said."""
+    from rho_kernel import SandboxError
     from rho_kernel.config.errors import ConfigError
-    from rho_kernel.security.errors import SandboxError
 
     try:
         return _trust_files(store, root, home)
@@ -113,6 +113,7 @@ def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
 
 
 def _trust_files(store: TrustStore, root: Path, home: Path | None) -> int:
+    from rho_kernel import SandboxRoot, read_regular_file
     from rho_kernel.config import (
         PROJECT_CONFIG,
         loosening_settings,
@@ -123,8 +124,6 @@ def _trust_files(store: TrustStore, root: Path, home: Path | None) -> int:
     from rho_kernel.config.loader import MAX_CONFIG_BYTES
     from rho_kernel.context_files import scan_context_files
     from rho_kernel.home import state_dir
-    from rho_kernel.security.regular_file import read_regular_file
-    from rho_kernel.security.sandbox import SandboxRoot
 
     if not root.is_dir():
         return _fail(f"--root {_shown(str(root))}: not a directory", 2)
@@ -176,8 +175,7 @@ def plugin_files(root: SandboxRoot, disabled: list[str]) -> list[tuple[str, str,
     """`(plugin, path, content)` of each file the installed plugins use only while trusted
     (`rho_project_files_to_trust`); one that cannot be read inside the project is reported
     and skipped."""
-    from rho_kernel.plugins import PluginHost  # loads the plugins: only for this command
-    from rho_kernel.security.errors import SandboxError
+    from rho_kernel import PluginHost, SandboxError  # loads the plugins: only for this command
 
     host = PluginHost(disabled=disabled, report=lambda _: None)
     host.load_defaults()
@@ -207,7 +205,7 @@ def _print_settings(settings: list[str]) -> None:
 
 
 def _revoke(store: TrustStore, root: Path) -> int:
-    from rho_kernel.security.trust import canonical_root
+    from rho_kernel.security import canonical_root
 
     removed = store.revoke(root)
     shown = _shown(canonical_root(root))
@@ -224,8 +222,8 @@ _MAX_LISTED_BYTES = 16 * 1024 * 1024
 
 
 def _list(store: TrustStore) -> int:
-    from rho_kernel.security.regular_file import read_regular_file
-    from rho_kernel.security.trust import file_digest
+    from rho_kernel import read_regular_file
+    from rho_kernel.security import file_digest
 
     if not store.entries:
         print(f"no trusted project files (store: {_shown(str(store.path))})")

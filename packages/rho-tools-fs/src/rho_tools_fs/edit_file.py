@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rho_kernel import escape_controls
-from rho_kernel.config import ConfigSectionError
+from rho_kernel import ConfigSectionError, escape_controls
 from rho_kernel.tools import Phase, Risk, Tool, ToolContext, ToolResult
 from rho_tools_fs.config import SECTION, EditConfig, ToolsConfig
 

@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from rho_kernel.cancel import run_to_completion
+from rho_kernel import run_to_completion
 from rho_kernel.diagnostics import warn
 from rho_kernel.security import KeyBlockLines, ProtectedPathError, SandboxError, SandboxRoot
 from rho_kernel.tools import ToolResult

@@ -12,8 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from rho_kernel import escape_controls
-from rho_kernel.framing import escape_tags, unescape_tags
+from rho_kernel import escape_controls, escape_tags, unescape_tags
 from rho_kernel.security import (
     FileTypeError,
     KeyBlockLines,

@@ -11,13 +11,13 @@ from __future__ import annotations
 import signal as signals
 from typing import TYPE_CHECKING, Any
 
-from rho_kernel.confinement import sandbox_note
+from rho_kernel import sandbox_note
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.shell_setup import cwd_error, mentions_cd, quoted, shell_setup
 
 if TYPE_CHECKING:
-    from rho_kernel.process import ProcessResult
+    from rho_kernel import ProcessResult
 
 CD_NOTE = (
     "[NOTE: each run_command starts a fresh process in the project root. A cd does not "

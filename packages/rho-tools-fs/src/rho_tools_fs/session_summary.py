@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rho_kernel.messages import ChatMessage
+from rho_kernel import ChatMessage
 from rho_kernel.session.entries import (
     BranchSummaryPayload,
     CompactionPayload,

@@ -17,14 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rho_kernel.cancel import Cancelled
-from rho_kernel.confinement import sandbox_note
+from rho_kernel import Cancelled, sandbox_note
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import Risk, ToolContext, ToolResult, tool
 from rho_tools_fs.shell_setup import ShellSetup, cwd_error, quoted, shell_setup
 
 if TYPE_CHECKING:
-    from rho_kernel.process import ProcessResult
+    from rho_kernel import ProcessResult
 
 MAX_TIMEOUT_SECS = 86400
 MAX_POLL_SECS = 300

@@ -11,8 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rho_kernel import escape_controls
-from rho_kernel.cancel import run_to_completion
+from rho_kernel import escape_controls, run_to_completion
 from rho_kernel.security import (
     FileTypeError,
     ProtectedPathError,

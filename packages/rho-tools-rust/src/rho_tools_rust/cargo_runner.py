@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from rho_kernel.process import ProcessResult, ProcessStartError
+from rho_kernel import ProcessResult, ProcessStartError
 from rho_kernel.security import SandboxError
 from rho_kernel.tools import ToolContext, ToolError
 from rho_tools_rust.crate import target_inside

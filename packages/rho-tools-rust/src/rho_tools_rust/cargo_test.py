@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rho_kernel.process import ProcessResult
+from rho_kernel import ProcessResult
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolError, ToolResult, tool
 from rho_tools_rust.cargo_args import check_package, check_test_name
 from rho_tools_rust.cargo_runner import ended_note, require_manifest, run_toolchain, stderr_tail

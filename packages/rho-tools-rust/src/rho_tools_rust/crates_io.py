@@ -12,7 +12,7 @@ import re
 from typing import Any, Literal
 from urllib.parse import quote, urlencode
 
-from rho_kernel.cancel import Cancelled
+from rho_kernel import Cancelled
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 from rho_tools_rust.crates_io_cache import ResponseCache, default_cache_dir
 from rho_tools_rust.crates_io_http import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from rho_kernel.framing import escape_tags
+from rho_kernel import escape_tags
 
 #: Tags of the blocks this tool writes; free text may not contain them unescaped.
 TAGS = ("crate", "version", "dependency")

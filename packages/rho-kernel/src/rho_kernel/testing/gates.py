@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rho_kernel.loop.approval import ApprovalDecision, ApprovalRequest
+from rho_kernel import ApprovalDecision, ApprovalRequest
 
 
 class FixedGate:

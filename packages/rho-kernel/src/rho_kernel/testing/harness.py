@@ -6,16 +6,18 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rho_kernel.cancel import CancelToken
-from rho_kernel.config.model import RhoConfig
-from rho_kernel.loop.approval import ApprovalGate
-from rho_kernel.loop.observer import Observer
-from rho_kernel.loop.result import AgentResult
-from rho_kernel.messages import ChatMessage
-from rho_kernel.plugins import hookimpl
+from rho_kernel import (
+    AgentResult,
+    ApprovalGate,
+    CancelToken,
+    ChatMessage,
+    Observer,
+    RhoConfig,
+    Tool,
+    hookimpl,
+)
 from rho_kernel.runtime import Runtime, RuntimeOptions
 from rho_kernel.session.store import Session
-from rho_kernel.tools.base import Tool
 
 
 def in_memory_session(root: Path, system: str = "You are a test assistant.") -> Session:

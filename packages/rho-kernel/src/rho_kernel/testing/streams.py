@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rho_kernel.providers.events import ModelRequest, ModelResponse, StreamEvent
-from rho_kernel.providers.service import LlmService
+from rho_kernel import LlmService, ModelRequest, ModelResponse, StreamEvent
 
 
 def model_request(**overrides: Any) -> ModelRequest:
