@@ -32,6 +32,7 @@ PUBLIC_MODULES = frozenset(
         "rho_kernel.tools",
         "rho_kernel.rpc",
         "rho_kernel.security",
+        "rho_kernel.diagnostics",
     }
 )
 

@@ -2,7 +2,7 @@
 
 A plugin imports everything it uses from here: `from rho_kernel import hookimpl, tool`.
 rho's public API is the `__all__` of this module, of `rho_kernel.testing` (the test helpers)
-and of three public submodules, each a contract too large for the flat namespace:
+and of four public submodules, each a contract of its own:
 
 - `rho_kernel.tools`: the tool contract in full (what `rho_kernel` exports for tools, plus
   declared tools, output sinks, continuations and the per-call risk).
@@ -10,6 +10,8 @@ and of three public submodules, each a contract too large for the flat namespace
   JSON-RPC error codes).
 - `rho_kernel.security`: the security primitives several plugins share (the file sandbox, the
   command policy, the trust store, the redactor), kept in the kernel so each is written once.
+- `rho_kernel.diagnostics`: messages for the person running rho, on stderr with rho's prefix
+  (`info`, `warn`, `error`).
 
 Every other module under `rho_kernel`, including the submodules of these, is internal and may
 change in any release; tests/rho_kernel/test_import_contract.py holds rho's own packs to this.
