@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from rho_kernel.home import user_home
+from rho_kernel import user_home
 
 #: The extension folders, relative to the user's home and to the project root.
 EXTENSIONS_DIR = Path(".rho") / "extensions"

@@ -10,8 +10,7 @@ import hashlib
 from typing import Any
 
 from rho_ext_js.host import HostApi, HostError
-from rho_kernel import diagnostics
-from rho_kernel.encoding import scrub_json
+from rho_kernel import diagnostics, scrub_json
 
 _DIGESTS = {"SHA-1": "sha1", "SHA-256": "sha256", "SHA-384": "sha384", "SHA-512": "sha512"}
 

@@ -49,8 +49,7 @@ from rho_ext_js.host import (
     Limits,
 )
 from rho_ext_js.hostcalls import answer_host_call
-from rho_kernel import diagnostics
-from rho_kernel.encoding import scrub_json, scrub_surrogates
+from rho_kernel import diagnostics, scrub_json, scrub_surrogates
 
 if TYPE_CHECKING:
     from py_mini_racer import MiniRacer

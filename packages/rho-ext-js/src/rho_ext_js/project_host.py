@@ -131,8 +131,7 @@ class ProjectHost(HostApi):
         await run_to_completion(self._write, path, str(content))
 
     def _write(self, path: str, content: str) -> None:
-        from rho_kernel.security import SandboxError
-        from rho_kernel.security.atomic_write import WriteFailed, replace_atomically
+        from rho_kernel.security import SandboxError, WriteFailed, replace_atomically
 
         try:
             with self.root.write_parent(path, make_parents=True) as target:

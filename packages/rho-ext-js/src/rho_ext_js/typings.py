@@ -10,7 +10,7 @@ import sys
 from importlib.resources import as_file, files
 from pathlib import Path
 
-from rho_kernel.home import user_home
+from rho_kernel import user_home
 
 #: The declarations' file name.
 DTS_NAME = "rho.d.ts"

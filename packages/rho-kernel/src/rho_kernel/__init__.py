@@ -27,6 +27,9 @@ from typing import TYPE_CHECKING
 from rho_kernel.lazy import exports_of, lazy_exports
 
 if TYPE_CHECKING:
+    from rho_kernel.encoding import scrub_json, scrub_surrogates
+    from rho_kernel.home import state_dir, user_home
+
     __version__: str
     from rho_kernel.cancel import Cancelled, CancelToken, run_to_completion
     from rho_kernel.config.loader import load_config
@@ -98,6 +101,8 @@ if TYPE_CHECKING:
 
 _ORIGIN = exports_of(
     {
+        "rho_kernel.encoding": ("scrub_json", "scrub_surrogates"),
+        "rho_kernel.home": ("state_dir", "user_home"),
         "rho_kernel.cancel": ("CancelToken", "Cancelled", "run_to_completion"),
         "rho_kernel.config.loader": ("load_config",),
         "rho_kernel.config.markers": (
@@ -260,6 +265,10 @@ __all__ = [
     "read_regular_file",
     "run_to_completion",
     "sandbox_note",
+    "scrub_json",
+    "scrub_surrogates",
+    "state_dir",
     "tool",
     "unescape_tags",
+    "user_home",
 ]

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rho_kernel.encoding import scrub_surrogates
+from rho_kernel import scrub_surrogates
 from rho_memory.store import (
     DocumentNotFoundError,
     DuplicateContentError,

@@ -11,7 +11,7 @@ import json
 import math
 from typing import Any
 
-from rho_kernel.encoding import scrub_surrogates
+from rho_kernel import scrub_surrogates
 
 #: What encoding a value that is not JSON raises.
 NOT_JSON = (TypeError, ValueError, RecursionError)

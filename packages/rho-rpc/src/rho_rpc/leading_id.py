@@ -14,7 +14,7 @@ import json.decoder
 from collections.abc import Callable
 from typing import Any
 
-from rho_kernel.encoding import scrub_json
+from rho_kernel import scrub_json
 from rho_rpc.decode import STRICT_DECODER, skip_whitespace
 
 # The decoder's string scanner (text, index after the quote) -> (value, end), which typeshed

@@ -6,8 +6,7 @@ import io
 import re
 import sys
 
-from rho_kernel import PluginHost, Runtime
-from rho_kernel.encoding import scrub_surrogates
+from rho_kernel import PluginHost, Runtime, scrub_surrogates
 from rho_rpc.protocol.plugins import FailedPlugin, ListPluginsResult, PluginEntry
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")

@@ -113,7 +113,7 @@ def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
 
 
 def _trust_files(store: TrustStore, root: Path, home: Path | None) -> int:
-    from rho_kernel import SandboxRoot, read_regular_file
+    from rho_kernel import SandboxRoot, read_regular_file, state_dir
     from rho_kernel.config import (
         PROJECT_CONFIG,
         loosening_settings,
@@ -123,7 +123,6 @@ def _trust_files(store: TrustStore, root: Path, home: Path | None) -> int:
     )
     from rho_kernel.config.loader import MAX_CONFIG_BYTES
     from rho_kernel.context_files import scan_context_files
-    from rho_kernel.home import state_dir
 
     if not root.is_dir():
         return _fail(f"--root {_shown(str(root))}: not a directory", 2)

@@ -12,8 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rho_kernel.security import SandboxRoot, WriteTarget
-from rho_kernel.security.atomic_write import WriteFailed, explain, replace_atomically
+from rho_kernel.security import (
+    SandboxRoot,
+    WriteFailed,
+    WriteTarget,
+    explain_write_error,
+    replace_atomically,
+)
 
 
 class FileChanged(Exception):
@@ -35,7 +40,7 @@ def _check_unchanged(root: SandboxRoot, path: str, target: WriteTarget, read: Re
         with root.open_read(path) as handle:
             current = handle.read(len(read.data) + 1)
     except OSError as exc:
-        raise FileChanged(f"it can no longer be read ({explain(exc)})") from None
+        raise FileChanged(f"it can no longer be read ({explain_write_error(exc)})") from None
     if (info.st_dev, info.st_ino) != (read.device, read.inode):
         raise FileChanged("it was replaced by another file")
     if current != read.data:

@@ -17,8 +17,10 @@ from rho_kernel.security import (
     ProtectedPathError,
     SandboxError,
     SandboxRoot,
+    WriteFailed,
+    explain_write_error,
+    replace_atomically,
 )
-from rho_kernel.security.atomic_write import WriteFailed, explain, replace_atomically
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
 
 
@@ -27,10 +29,10 @@ def _write(root: SandboxRoot, path: str, data: bytes) -> Path:
     try:
         target = root.write_parent(path, make_parents=True)
     except NotADirectoryError as exc:
-        raise WriteFailed(explain(exc)) from None
+        raise WriteFailed(explain_write_error(exc)) from None
     except OSError as exc:
         raise WriteFailed(
-            f"cannot create directory '{escape_controls(str(exc.filename))}': {explain(exc)}"
+            f"cannot create directory '{escape_controls(str(exc.filename))}': {explain_write_error(exc)}"
         ) from None
     with target:  # an exception removes the directories made for this write
         replace_atomically(target, data)

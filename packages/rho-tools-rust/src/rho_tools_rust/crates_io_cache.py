@@ -16,9 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rho_kernel import open_regular
-from rho_kernel.home import user_home
-from rho_kernel.security.private_file import PrivateFileError, write_private
+from rho_kernel import open_regular, user_home
+from rho_kernel.security import PrivateFileError, write_private
 
 TTL_SECS = 600.0
 #: A cache file larger than this is not read (the API body is capped at 2 MiB).

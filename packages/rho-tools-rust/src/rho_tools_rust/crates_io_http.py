@@ -14,7 +14,7 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
-from rho_kernel.encoding import scrub_json, scrub_surrogates
+from rho_kernel import scrub_json, scrub_surrogates
 from rho_tools_rust import __version__
 
 #: The public API; `RHO_CRATES_IO_API` replaces it (a mirror, or a local server in tests).

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from rho_kernel.encoding import scrub_json, scrub_surrogates
+from rho_kernel import scrub_json, scrub_surrogates
 
 #: Summary messages rustc prints after the real ones: no information of their own.
 _SUMMARY = re.compile(

@@ -21,6 +21,11 @@ from typing import TYPE_CHECKING
 from rho_kernel.lazy import exports_of, lazy_exports
 
 if TYPE_CHECKING:
+    from rho_kernel.security.atomic_write import (
+        WriteFailed,
+        explain_write_error,
+        replace_atomically,
+    )
     from rho_kernel.security.commands import (
         BUILTIN_DENIED_COMMANDS,
         CommandPolicy,
@@ -28,6 +33,7 @@ if TYPE_CHECKING:
         command_name,
     )
     from rho_kernel.security.key_blocks import KeyBlockLines
+    from rho_kernel.security.private_file import PrivateFileError, write_private
     from rho_kernel.security.redaction import REDACTED, Redactor, StreamRedactor
     from rho_kernel.security.regular_file import (
         FileTooLargeError,
@@ -59,6 +65,11 @@ if TYPE_CHECKING:
 
 _ORIGIN = exports_of(
     {
+        "rho_kernel.security.atomic_write": (
+            "WriteFailed",
+            "explain_write_error",
+            "replace_atomically",
+        ),
         "rho_kernel.security.commands": (
             "BUILTIN_DENIED_COMMANDS",
             "CommandPolicy",
@@ -66,6 +77,7 @@ _ORIGIN = exports_of(
             "command_name",
         ),
         "rho_kernel.security.key_blocks": ("KeyBlockLines",),
+        "rho_kernel.security.private_file": ("PrivateFileError", "write_private"),
         "rho_kernel.security.redaction": ("REDACTED", "Redactor", "StreamRedactor"),
         "rho_kernel.security.regular_file": (
             "FileTooLargeError",
@@ -111,6 +123,7 @@ __all__ = [
     "KeyBlockLines",
     "NotRegularFileError",
     "PathNotFoundError",
+    "PrivateFileError",
     "ProtectedPathError",
     "Redactor",
     "SandboxDir",
@@ -120,13 +133,17 @@ __all__ = [
     "TrustEntry",
     "TrustError",
     "TrustStore",
+    "WriteFailed",
     "WriteTarget",
     "canonical_root",
     "check_regular",
     "command_name",
+    "explain_write_error",
     "file_digest",
     "open_regular",
     "protected_name",
     "read_regular_file",
+    "replace_atomically",
     "trust_store_path",
+    "write_private",
 ]

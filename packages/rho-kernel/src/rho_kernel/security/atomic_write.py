@@ -25,7 +25,7 @@ class WriteFailed(Exception):
     """A write step failed; the message is meant for the model."""
 
 
-def explain(exc: OSError) -> str:
+def explain_write_error(exc: OSError) -> str:
     """An OS error in a few lower-case words."""
     if isinstance(exc, NotADirectoryError):
         return "a parent of the path is a file, not a directory"
@@ -41,7 +41,7 @@ def _create_temp(target: WriteTarget) -> tuple[int, str]:
         except FileExistsError:
             continue
         except OSError as exc:
-            raise WriteFailed(explain(exc)) from None
+            raise WriteFailed(explain_write_error(exc)) from None
 
 
 def _fill(fd: int, data: bytes, mode: int | None) -> None:
@@ -73,9 +73,9 @@ def replace_atomically(
         with contextlib.suppress(OSError):
             target.directory.unlink(temp)
         if isinstance(exc, OSError):
-            raise WriteFailed(explain(exc)) from None
+            raise WriteFailed(explain_write_error(exc)) from None
         raise
     target.directory.sync()  # make the rename durable (best effort)
 
 
-__all__ = ["WriteFailed", "explain", "replace_atomically"]
+__all__ = ["WriteFailed", "explain_write_error", "replace_atomically"]
