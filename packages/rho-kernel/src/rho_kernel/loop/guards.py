@@ -85,7 +85,8 @@ def _nudge(name: str, count: int, tool: Tool | None) -> str:
 
 def _instead_of_cd(tool: Tool) -> str:
     """The advice for a fresh-process tool: its `cwd` parameter (if it has one) or full paths."""
-    properties = tool.parameters.get("properties")
+    parameters = tool.parameters
+    properties = parameters.get("properties") if isinstance(parameters, dict) else None
     has_cwd = isinstance(properties, dict) and "cwd" in properties
     way = "use the `cwd` parameter or full paths" if has_cwd else "use full paths"
     return f"{way} instead of `cd`, and edit files before re-running."
