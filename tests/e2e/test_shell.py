@@ -219,3 +219,25 @@ def test_text_that_becomes_code_is_refused_and_nothing_runs(shared_rho) -> None:
         assert why in result["output"], line
         rho.wait_for(lambda m, prompt=prompt: m.get("id") == prompt and "method" not in m)
         assert not (project / "ran").exists(), line
+
+
+def test_a_repeated_run_command_is_nudged_with_the_fresh_process_advice(shared_rho) -> None:  # type: ignore[no-untyped-def]
+    # run_command declares `fresh_process_per_call`: the stuck-loop nudge says so.
+    shared = shared_rho("--ephemeral", user_config="[agent]\nstuck_loop_threshold = 2\n")
+    call = {"command": "cd /nowhere-at-all; echo same"}
+    shared.server.add(
+        tool_call_reply("run_command", call), tool_call_reply("run_command", call), text_reply("ok")
+    )
+    rho = shared.rho
+    rho.request("prompt", {"message": "go"})
+    results = []
+    for _ in range(2):
+        rho.answer_approval(rho.notification("approval/request")["params"])
+        results.append(rho.notification("tool/result")["params"])
+    assert not results[0]["output"].startswith("STUCK LOOP DETECTED:")
+    nudge = results[1]["output"]
+    assert nudge.startswith("STUCK LOOP DETECTED: `run_command` was called 2 times")
+    assert nudge.endswith(
+        " Each run_command starts a fresh process in the project root: use the `cwd` "
+        "parameter or full paths instead of `cd`, and edit files before re-running."
+    )

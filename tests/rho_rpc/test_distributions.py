@@ -87,3 +87,26 @@ def test_the_version_text_names_every_installed_pack(tmp_path: Path) -> None:
     assert lines[-len(third_party) :] == third_party
     assert "  acme-rho-plugin 2.5 (third-party)" in third_party
     assert "not-a-plugin" not in text
+
+
+def test_the_section_packs_rho_declares_are_the_tables_its_packs_read() -> None:
+    # The hint for a missing pack's table comes from rho-rpc's metadata (the pack, missing,
+    # cannot declare it): it lists exactly the tables rho's packs declare, each with its pack,
+    # but rho-tools-fs's [tools] (rho without it warns that no tool pack is installed).
+    from importlib.metadata import distribution
+
+    from rho_kernel.config.sections import HOOK, SECTION_PACKS_GROUP
+    from rho_kernel.plugins import PluginHost
+
+    host = PluginHost(autoload=True, only=RHO_DISTRIBUTIONS, report=lambda _: None)
+    host.load_entrypoints()
+    declared: dict[str, str] = {}
+    for plugin, tables in host.call_each(HOOK):
+        pack = normalize(host.distributions.get(plugin) or "")
+        assert pack in RHO_DISTRIBUTIONS, plugin
+        declared.update(dict.fromkeys(tables, pack))
+    points = distribution("rho-rpc").entry_points
+    listed = {point.name: point.value for point in points if point.group == SECTION_PACKS_GROUP}
+    assert declared.pop("tools") == "rho-tools-fs"
+    assert listed == declared
+    assert set(declared) >= {"memory", "extensions", "rust"}

@@ -9,6 +9,7 @@ import pytest
 
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RhoConfig
+from rho_kernel.loop.guards import StuckLoopDetector
 from rho_kernel.plugins import PluginHost
 from rho_kernel.security import SandboxRoot
 from rho_kernel.testing import declared_differences
@@ -61,3 +62,17 @@ async def test_errors_of_the_implementation_reach_the_caller(tmp_path: Path) -> 
     result = await tool.execute({"path": "../outside.txt", "content": "x"}, ctx)
     assert isinstance(result, ToolResult) and result.is_error
     assert not (tmp_path.parent / "outside.txt").exists()
+
+
+def test_only_run_command_declares_fresh_processes_and_keeps_its_stuck_advice() -> None:
+    tools = {declared.name: declared for declared in declared_tools()}
+    assert tools["run_command"].fresh_process_per_call
+    assert not any(t.fresh_process_per_call for name, t in tools.items() if name != "run_command")
+    detector = StuckLoopDetector(2)
+    same = ToolResult("out")
+    detector.check("run_command", "{}", same, tools["run_command"])
+    nudge = detector.check("run_command", "{}", same, tools["run_command"]).output
+    assert nudge.endswith(
+        " Each run_command starts a fresh process in the project root: use the `cwd` "
+        "parameter or full paths instead of `cd`, and edit files before re-running."
+    )

@@ -46,6 +46,7 @@ DECLARATIONS = (
         Risk.DESTRUCTIVE,
         Phase.EXECUTION,
         runs_processes=True,
+        fresh_process_per_call=True,
     ),
     ToolDeclaration(
         "wait_for", "rho_tools_fs.wait_for", "wait_for", Risk.DESTRUCTIVE, None, runs_processes=True

@@ -77,7 +77,13 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     return f"run_command {quoted(str(arguments.get('command', '')), 120)} — {state} ({len(result.output)} chars)"
 
 
-@tool(risk=Risk.DESTRUCTIVE, phase=Phase.EXECUTION, outline=_outline, runs_processes=True)
+@tool(
+    risk=Risk.DESTRUCTIVE,
+    phase=Phase.EXECUTION,
+    outline=_outline,
+    runs_processes=True,
+    fresh_process_per_call=True,
+)
 async def run_command(
     command: str,
     cwd: str | None = None,

@@ -46,12 +46,13 @@ if TYPE_CHECKING:
         SystemPromptConfig,
     )
     from rho_kernel.config.sections import (
-        FIRST_PARTY_SECTIONS,
         KERNEL_OWNER,
+        SECTION_PACKS_GROUP,
         SectionConflict,
         SectionSpec,
         collect_sections,
         plugin_sections,
+        section_packs,
     )
     from rho_kernel.config.untrusted import describe_setting, restrict_untrusted, strip_user_only
 
@@ -95,12 +96,13 @@ _ORIGIN = exports_of(
             "SystemPromptConfig",
         ),
         "rho_kernel.config.sections": (
-            "FIRST_PARTY_SECTIONS",
             "KERNEL_OWNER",
+            "SECTION_PACKS_GROUP",
             "SectionConflict",
             "SectionSpec",
             "collect_sections",
             "plugin_sections",
+            "section_packs",
         ),
         "rho_kernel.config.untrusted": (
             "describe_setting",
@@ -113,9 +115,9 @@ if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an err
     __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
 
 __all__ = [
-    "FIRST_PARTY_SECTIONS",
     "KERNEL_OWNER",
     "PROJECT_CONFIG",
+    "SECTION_PACKS_GROUP",
     "Additive",
     "AgentConfig",
     "ApprovalConfig",
@@ -153,6 +155,7 @@ __all__ = [
     "provider_key",
     "read_config",
     "restrict_untrusted",
+    "section_packs",
     "strip_user_only",
     "user_config_path",
 ]

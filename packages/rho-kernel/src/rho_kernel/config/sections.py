@@ -8,6 +8,7 @@ twice is a `SectionConflict`, naming both owners.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -19,15 +20,15 @@ from rho_kernel.config.model import RhoConfig
 #: The owner named for the kernel's own sections.
 KERNEL_OWNER = "rho-kernel"
 
-#: Sections of rho's own packs: section → the package (and plugin name) that reads it, for the
-#: hint when such a section is in a file but no loaded plugin reads it.
-FIRST_PARTY_SECTIONS: Mapping[str, str] = {
-    "memory": "rho-memory",
-    "extensions": "rho-ext-js",
-    "rust": "rho-tools-rust",
-}
+#: The entry-point group in which installed distributions name the pack that reads a table:
+#: `table = "distribution"`, for the hint when such a table is in a file but no loaded plugin
+#: reads it (typically because that pack is not installed, so it cannot say so itself).
+SECTION_PACKS_GROUP = "rho.section_packs"
 
 HOOK = "rho_register_config_sections"
+
+# A distribution name as the core metadata specification allows it.
+_DISTRIBUTION_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 
 
 class SectionConflict(ConfigError):
@@ -104,6 +105,33 @@ def collect_sections(
     return specs
 
 
+def section_packs() -> dict[str, str]:
+    """The pack (distribution) that reads each table, as the installed distributions declare
+    it in the `rho.section_packs` entry-point group, read from their metadata (no plugin is
+    imported). rho's own packs are declared by the distribution of the `rho` command, so that
+    the hint can name a pack that is not installed. A table name that is not a bare TOML key
+    or a value that is not a distribution name is ignored; a table two distributions assign
+    to different packs names none.
+    """
+    from importlib.metadata import entry_points  # only when a table is unclaimed
+
+    packs: dict[str, str] = {}
+    ambiguous: set[str] = set()
+    for point in entry_points(group=SECTION_PACKS_GROUP):
+        table, pack = point.name.strip(), point.value.strip()
+        if not is_bare_key(table) or not _DISTRIBUTION_NAME.fullmatch(pack):
+            continue
+        known = packs.setdefault(table, pack)
+        if _normalized(known) != _normalized(pack):
+            ambiguous.add(table)
+    return {table: pack for table, pack in packs.items() if table not in ambiguous}
+
+
+def _normalized(name: str) -> str:
+    """A distribution name as packaging compares them: case and `-_.` runs folded."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def plugin_sections(disabled: Iterable[str] = ()) -> dict[str, type[BaseModel]]:
     """The sections declared by the plugins rho loads: its built-ins and every `rho` entry
     point not in `disabled`, loaded here to ask them.
@@ -122,11 +150,12 @@ def plugin_sections(disabled: Iterable[str] = ()) -> dict[str, type[BaseModel]]:
 
 
 __all__ = [
-    "FIRST_PARTY_SECTIONS",
     "HOOK",
     "KERNEL_OWNER",
+    "SECTION_PACKS_GROUP",
     "SectionConflict",
     "SectionSpec",
     "collect_sections",
     "plugin_sections",
+    "section_packs",
 ]

@@ -2,8 +2,9 @@
 
 Unknown keys are ignored for compatibility, but each is reported, with a "did you mean" when
 a known key is close, so that a typo does not go unnoticed. A whole table no loaded plugin
-declares gets one warning (naming the pack that reads it when it is one of rho's own). The
-check needs every section, so the loader runs it once the plugins have declared theirs.
+declares gets one warning (naming the pack that reads it when an installed distribution
+declares one, see `section_packs`). The check needs every section, so the loader runs it
+once the plugins have declared theirs.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pydantic import BaseModel
 from rho_kernel.config.errors import key_path
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.config.nesting import field_nesting
-from rho_kernel.config.sections import FIRST_PARTY_SECTIONS
+from rho_kernel.config.sections import section_packs
 
 
 def _unknown_keys(
@@ -83,7 +84,7 @@ def _unclaimed(
 ) -> str:
     """The warning text for a top-level table no loaded plugin declares."""
     shown = key_path((name,))
-    pack = FIRST_PARTY_SECTIONS.get(name)
+    pack = section_packs().get(name)
     if pack is not None and pack in disabled:
         return f"no loaded plugin reads [{shown}]; {pack} is disabled in [plugins] disabled"
     if pack is not None and not_loading is not None:
@@ -121,7 +122,7 @@ def unknown_key_warnings(
 
     `sections` are the plugin sections by name; `disabled` the plugins disabled in config
     and `not_loading` why installed plugins are not loaded (`PluginHost.not_loading`), both
-    for the hint on an unclaimed table of one of rho's own packs.
+    for the hint on an unclaimed table whose pack is declared (`section_packs`).
     """
     warnings: list[str] = []
     top = [*RhoConfig.model_fields, *sections]

@@ -718,7 +718,7 @@ class AgentLoop:
             redactor.redact(result.output), result.is_error, redactor.redact_value(result.details)
         )
         self.phase.record(tool.phase)
-        result = self.stuck.check(call.name, call.arguments, result)
+        result = self.stuck.check(call.name, call.arguments, result, tool)
         outcome: OutcomeKind = "error" if result.is_error else "success"
         # A tool that finished its work despite an abort keeps its real outcome.
         await self._finish_call(call, result, "cancelled" if interrupted else outcome, duration)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rho_kernel.tools.base import Phase, ToolResult
+
+if TYPE_CHECKING:
+    from rho_kernel.tools.base import Tool
 
 STUCK_PREFIX = "STUCK LOOP DETECTED:"
 
@@ -41,7 +46,8 @@ class StuckLoopDetector:
 
     After `threshold` consecutive identical (tool, arguments, output) results, the model gets
     an error result starting with `STUCK LOOP DETECTED:` instead, and counting starts over.
-    A threshold of 0 disables the check.
+    A threshold of 0 disables the check. For a tool that declares `fresh_process_per_call`
+    the nudge adds that nothing (a `cd`) carries over between its calls.
     """
 
     def __init__(self, threshold: int) -> None:
@@ -49,8 +55,10 @@ class StuckLoopDetector:
         self._last: tuple[str, str, str, bool] | None = None
         self.streak = 0
 
-    def check(self, name: str, arguments: str, result: ToolResult) -> ToolResult:
-        """The result to keep for this call (the original, or the nudge)."""
+    def check(
+        self, name: str, arguments: str, result: ToolResult, tool: Tool | None = None
+    ) -> ToolResult:
+        """The result to keep for this call of `tool` (the original, or the nudge)."""
         if self.threshold <= 0:
             return result
         key = (name, arguments, result.output, result.is_error)
@@ -60,22 +68,28 @@ class StuckLoopDetector:
             return result
         self.streak = 0
         self._last = None
-        return ToolResult.error(_nudge(name, self.threshold), details=result.details)
+        return ToolResult.error(_nudge(name, self.threshold, tool), details=result.details)
 
 
-def _nudge(name: str, count: int) -> str:
+def _nudge(name: str, count: int, tool: Tool | None) -> str:
     text = (
         f"{STUCK_PREFIX} `{name}` was called {count} times in a row with the same arguments "
         "and returned the same output each time. Repeating it will not change the result. "
         "Step back: re-read the error or output above, then try a different approach "
         "(other arguments, another tool, or explain to the user what is blocking you)."
     )
-    if name == "run_command":
-        text += (
-            " Each run_command starts a fresh process in the project root: use the `cwd` "
-            "parameter or full paths instead of `cd`, and edit files before re-running."
-        )
+    if tool is not None and tool.fresh_process_per_call:
+        text += f" Each {name} starts a fresh process in the project root: {_instead_of_cd(tool)}"
     return text
+
+
+def _instead_of_cd(tool: Tool) -> str:
+    """The advice for a fresh-process tool: its `cwd` parameter (if it has one) or full paths."""
+    parameters = tool.parameters
+    properties = parameters.get("properties") if isinstance(parameters, dict) else None
+    has_cwd = isinstance(properties, dict) and "cwd" in properties
+    way = "use the `cwd` parameter or full paths" if has_cwd else "use full paths"
+    return f"{way} instead of `cd`, and edit files before re-running."
 
 
 __all__ = ["STUCK_PREFIX", "PhaseTracker", "StuckLoopDetector"]

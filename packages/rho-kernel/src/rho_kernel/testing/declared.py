@@ -5,7 +5,14 @@ from __future__ import annotations
 from rho_kernel.tools import DeclaredTool
 
 #: What a declared tool tells rho before its implementation is imported.
-DECLARED_ATTRIBUTES = ("name", "risk", "phase", "runs_processes", "confined_risk")
+DECLARED_ATTRIBUTES = (
+    "name",
+    "risk",
+    "phase",
+    "runs_processes",
+    "confined_risk",
+    "fresh_process_per_call",
+)
 
 
 def declared_differences(tool: DeclaredTool) -> list[str]:

@@ -221,6 +221,12 @@ class Tool:
     #: but, confined, cannot write outside the project or reach the network. None: the
     #: call's own risk applies confined or not.
     confined_risk: Risk | None = None
+    #: Whether each call starts a fresh process in the project root, so that nothing a call
+    #: changes in its process (a `cd`, an exported variable) carries over to the next, as for
+    #: a tool that runs one shell command line per call. When the model repeats such a call
+    #: to no effect, rho's stuck-loop nudge reminds it of that (to give directories or full
+    #: paths instead of `cd`). Off by default.
+    fresh_process_per_call: bool = False
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise NotImplementedError

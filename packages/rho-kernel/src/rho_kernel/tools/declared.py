@@ -37,6 +37,7 @@ class ToolDeclaration:
     phase: Phase | None
     runs_processes: bool = False
     confined_risk: Risk | None = None
+    fresh_process_per_call: bool = False
 
 
 @cache
@@ -63,6 +64,7 @@ class DeclaredTool(Tool):
         self.phase = declaration.phase
         self.runs_processes = declaration.runs_processes
         self.confined_risk = declaration.confined_risk
+        self.fresh_process_per_call = declaration.fresh_process_per_call
         self._target: Tool | None = None
 
     @property

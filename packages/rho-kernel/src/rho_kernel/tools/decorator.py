@@ -88,11 +88,13 @@ class FunctionTool(Tool):
         continuation: Continuation | None = None,
         call_risk: RiskOfCall | None = None,
         confined_risk: Risk | str | None = None,
+        fresh_process_per_call: bool = False,
     ) -> None:
         self.func = func
         self.confined_risk = Risk(confined_risk) if confined_risk is not None else None
         self.risk_of_call = call_risk
         self.runs_processes = runs_processes
+        self.fresh_process_per_call = fresh_process_per_call
         self.outliner = outline
         self.continuer = continuation
         self.name = name or func.__name__
@@ -241,6 +243,7 @@ def tool(
     continuation: Continuation | None = None,
     call_risk: RiskOfCall | None = None,
     confined_risk: Risk | str | None = None,
+    fresh_process_per_call: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -257,6 +260,7 @@ def tool(
     continuation: Continuation | None = None,
     call_risk: RiskOfCall | None = None,
     confined_risk: Risk | str | None = None,
+    fresh_process_per_call: bool = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function.
 
@@ -276,6 +280,8 @@ def tool(
     `call_risk(arguments)` gives one call's risk when calls differ; `risk` is then the
     highest (see `Tool.call_risk`). `confined_risk` is the risk while the OS sandbox
     confines the processes it starts (see `Tool.confined_risk`).
+    `fresh_process_per_call=True` declares that each call starts a fresh process (see
+    `Tool.fresh_process_per_call`).
     """
 
     def wrap(function: Callable[..., Any]) -> FunctionTool:
@@ -290,6 +296,7 @@ def tool(
             continuation=continuation,
             call_risk=call_risk,
             confined_risk=confined_risk,
+            fresh_process_per_call=fresh_process_per_call,
         )
 
     if func is not None:
