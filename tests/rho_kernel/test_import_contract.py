@@ -33,6 +33,7 @@ PUBLIC_MODULES = frozenset(
         "rho_kernel.rpc",
         "rho_kernel.security",
         "rho_kernel.diagnostics",
+        "rho_kernel.process",
     }
 )
 
