@@ -293,25 +293,6 @@ class PluginHost:
         not called. A raising implementation is reported and skipped."""
         return self.call(hook_name, **kwargs)
 
-    def intercept(self, call: Any, arguments: dict[str, Any], tool: Any) -> Any:
-        """Run `rho_before_tool_call` (its synchronous answers only): the first `Block`
-        wins, `Rewrite`s chain. Returns the `Block`, or the (possibly rewritten) arguments.
-
-        Awaitable answers are dropped (and reported); `intercept_async` awaits them.
-        """
-        from rho_kernel.tools.intercept import Block, apply_interception
-
-        outcomes = self.call_each("rho_before_tool_call", call=call, arguments=arguments, tool=tool)
-        for plugin, outcome in outcomes:
-            if inspect.isawaitable(outcome):
-                self._drop(plugin, "rho_before_tool_call", outcome)
-                continue
-            step = apply_interception(arguments, outcome)
-            if isinstance(step, Block):
-                return step
-            arguments = step
-        return arguments
-
     async def intercept_async(self, call: Any, arguments: dict[str, Any], tool: Any) -> Any:
         """Run `rho_before_tool_call` as the agent loop does: the synchronous answers first
         (the first `Block` wins, `Rewrite`s chain), then each awaitable answer in turn (a
@@ -378,9 +359,6 @@ class PluginHost:
         except Exception as exc:
             self.report(f"plugin '{plugin}' failed in {hook_name}: {exc}")
             return None
-
-    def _drop(self, plugin: str, hook_name: str, awaitable: Any) -> None:
-        self._drop_all([(plugin, awaitable)], hook_name)
 
     def _drop_all(
         self, pending: list[tuple[str, Any]], hook_name: str, *, quiet: bool = False
