@@ -276,7 +276,7 @@ def test_a_broken_wrapper_is_reported_and_the_call_goes_on_without_it(
     assert problem in reports[0]
 
 
-def test_chained_hooks_inside_a_wrapper_still_rewrite_and_block() -> None:
+async def test_chained_hooks_inside_a_wrapper_still_rewrite_and_block() -> None:
     calls: list[dict[str, Any]] = []
 
     class Double:
@@ -303,9 +303,9 @@ def test_chained_hooks_inside_a_wrapper_still_rewrite_and_block() -> None:
     host.register(BlockBig(), "block")
     host.register(Double(), "double")
     host.register(Unblock(), "unblock")
-    assert host.intercept(None, {"n": 3}, None) == {"n": 6}
-    assert host.intercept(None, {"n": 6}, None) == Block("too big")
-    assert host.intercept(None, {"n": 6}, "trusted") == {"n": 12}
+    assert await host.intercept_async(None, {"n": 3}, None) == {"n": 6}
+    assert await host.intercept_async(None, {"n": 6}, None) == Block("too big")
+    assert await host.intercept_async(None, {"n": 6}, "trusted") == {"n": 12}
     assert calls == [{"n": 3}, {"n": 6}, {"n": 6}, {"n": 12}, {"n": 6}, {"n": 12}]
 
 

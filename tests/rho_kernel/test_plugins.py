@@ -130,7 +130,7 @@ def test_autoload_switch_loads_no_entry_points(monkeypatch: pytest.MonkeyPatch) 
     assert host.plugins() == []
 
 
-def test_rewrites_chain_and_the_first_block_wins() -> None:
+async def test_rewrites_chain_and_the_first_block_wins() -> None:
     from rho_kernel import Block, Rewrite, ToolResult
 
     seen: list[dict[str, object]] = []
@@ -157,9 +157,9 @@ def test_rewrites_chain_and_the_first_block_wins() -> None:
     host.register(Double(), "double")
     host.register(Suffix(), "suffix-1")
     host.register(Suffix(), "suffix-2")
-    assert host.intercept(None, {"n": 3}, None) == {"n": 6}
+    assert await host.intercept_async(None, {"n": 3}, None) == {"n": 6}
     assert seen == [{"n": 3}, {"n": 6}]
-    assert host.intercept(None, {"n": 3.5}, None) == Block("seven")
+    assert await host.intercept_async(None, {"n": 3.5}, None) == Block("seven")
     assert host.after_tool_call(None, ToolResult("ok")).output == "ok!!"
 
 

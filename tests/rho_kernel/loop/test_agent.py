@@ -408,7 +408,7 @@ async def test_steering_is_injected_at_the_batch_seam(
     last = server.requests[1].json["messages"]
     assert [m["role"] for m in last[-2:]] == ["tool", "user"]
     assert last[-1]["content"] == "also check b"
-    assert len(steering) == 0 and not steering.is_open
+    assert len(steering) == 0 and steering.push("late") is False
 
 
 async def test_steering_after_the_final_answer_gets_one_more_round(

@@ -27,6 +27,7 @@ from rho_kernel.providers.events import (
 from rho_kernel.providers.plugin import chat_completions_factory
 from rho_kernel.testing.replies import (
     HangReply,
+    RawReply,
     Reply,
     SSEReply,
     chat_chunk,
@@ -405,6 +406,16 @@ async def test_finish_reason_without_done_is_complete() -> None:
 async def test_done_without_finish_reason_is_complete() -> None:
     _, final = await run_reply(SSEReply([chat_chunk({"content": "all"})]))
     assert (final.text, final.finish_reason) == ("all", None)
+
+
+async def test_last_event_without_its_blank_line_is_read_when_the_stream_ends() -> None:
+    """The parser is flushed at the end of the body: an event cut before its blank line
+    still counts (here it carries the finish_reason, without which the reply is cut off)."""
+    first = json.dumps(chat_chunk({"content": "a"}))
+    last = json.dumps(chat_chunk({"content": "b"}, "stop"))
+    body = f"data: {first}\n\ndata: {last}".encode()
+    _, final = await run_reply(RawReply(200, body, content_type="text/event-stream"))
+    assert (final.text, final.finish_reason) == ("ab", "stop")
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rho_kernel.providers.sse import SSEEvent, SSEParser, aiter_sse
+from rho_kernel.providers.sse import SSEEvent, SSEParser
 
 STREAMS = Path(__file__).parents[2] / "fixtures" / "streams"
 
@@ -157,14 +157,6 @@ def test_no_dispatch_before_the_blank_line() -> None:
     parser = SSEParser()
     assert parser.feed(b"data: a\n") == []
     assert parser.feed(b"\n") == [SSEEvent("a")]
-
-
-async def test_aiter_sse_flushes_at_end() -> None:
-    async def chunks():
-        for piece in (b"data: 1\n", b"\nda", b"ta: 2"):
-            yield piece
-
-    assert [event async for event in aiter_sse(chunks())] == [SSEEvent("1"), SSEEvent("2")]
 
 
 def _framed(path: Path) -> tuple[bytes, list[str]]:

@@ -346,6 +346,8 @@ def test_compaction_renders_as_a_user_message() -> None:
 
 
 def test_custom_message_renders_its_text_as_a_user_message() -> None:
-    payload = CustomMessagePayload.from_text("acme.notes.v1", "remember this")
+    payload = CustomMessagePayload(
+        kind="acme.notes.v1", content=[{"Text": {"text": "remember this"}}]
+    )
     assert render_entry(make(payload)) == ChatMessage.user("remember this")
     assert render_entry(make(CustomPayload(kind="acme.notes.v1", data=1))) is None

@@ -322,7 +322,9 @@ def test_compaction_and_branch_summary_tokens(session: Session) -> None:
     branch = session.append_payload(
         BranchSummaryPayload(summary=CompactionSummary(notes="abandoned"), from_id=first.id)
     )
-    session.append_payload(CustomMessagePayload.from_text("acme.note.v1", "remember this"))
+    session.append_payload(
+        CustomMessagePayload(kind="acme.note.v1", content=[{"Text": {"text": "remember this"}}])
+    )
     stats = ContextMeter(context_window=1000, completion_reserve=0).stats(session)
 
     compaction_tokens = reference_tokens(ChatMessage.user(summary.render()))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from rho_ext_js.running import current_manager
 from rho_kernel import ToolCall, ToolResult, hookimpl
-from rho_kernel.tools import Block, Rewrite
+from rho_kernel.tools import Block, Rewrite, apply_interception
 
 if TYPE_CHECKING:
     from rho_ext_js.manager import ExtensionManager
@@ -48,24 +48,32 @@ class ExtensionHooks:
         return self._ask(listeners, call, arguments) if listeners else None
 
     async def _ask(self, listeners: list[Any], call: ToolCall, arguments: dict[str, Any]) -> Any:
-        current, modified = dict(arguments), False
+        current = arguments  # never changed in place: `is` tells whether one was modified
         for extension in listeners:
             payload = json.dumps({"toolName": call.name, "arguments": json.dumps(current)})
             answer = await self.manager.call_hook(extension, "onToolCall", payload)
-            action = answer.get("action") if isinstance(answer, dict) else None
-            name = extension.source.name
-            if action == "block":
-                reason = str(answer.get("reason") or "no reason given")[:500]
-                return Block(f"{reason} (extension {name})")
-            if action == "modify":
-                replaced = arguments_of(answer)
-                if replaced is None:
-                    self.manager.report(
-                        f"extension {name}: onToolCall modify without an arguments object (ignored)"
-                    )
-                    continue
-                current, modified = replaced, True
-        return Rewrite(current) if modified else None
+            step = apply_interception(current, self._interception(extension, answer))
+            if isinstance(step, Block):
+                return step
+            current = step
+        return None if current is arguments else Rewrite(current)
+
+    def _interception(self, extension: Any, answer: Any) -> Block | Rewrite | None:
+        """An `onToolCall` answer as what a `rho_before_tool_call` implementation returns."""
+        action = answer.get("action") if isinstance(answer, dict) else None
+        name = extension.source.name
+        if action == "block":
+            reason = str(answer.get("reason") or "no reason given")[:500]
+            return Block(f"{reason} (extension {name})")
+        if action != "modify":
+            return None
+        replaced = arguments_of(answer)
+        if replaced is None:
+            self.manager.report(
+                f"extension {name}: onToolCall modify without an arguments object (ignored)"
+            )
+            return None
+        return Rewrite(replaced)
 
     @hookimpl
     def rho_after_tool_call(self, call: ToolCall, result: ToolResult) -> Any:

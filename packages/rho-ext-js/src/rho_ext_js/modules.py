@@ -77,23 +77,16 @@ class ModuleError(ValueError):
 class Bundle:
     """One script for an extension: `script` evaluates to the entry's default export.
 
-    `urls` maps each module's `sourceURL` (the name V8 gives it in stack traces and error
-    messages) to its file; `modules` lists the files in the order they run. `shifts` maps
-    each `sourceURL` to the columns rho's prologue adds to the module's first line (in
+    `modules` lists the files in the order they run. `shifts` maps each module's `sourceURL`
+    (the name V8 gives it in stack traces and error messages) to the columns rho's prologue adds to the module's first line (in
     UTF-16 units, as V8 counts): a column on line 1 less that is the source's column.
     """
 
     script: str
     modules: tuple[Path, ...]
-    urls: dict[str, Path] = field(default_factory=dict)
     shifts: dict[str, int] = field(default_factory=dict)
     #: Each module's code (a function expression), by `sourceURL`.
     codes: dict[str, str] = field(default_factory=dict)
-
-    def locate(self, url: str, line: int) -> tuple[Path, int] | None:
-        """The file and line for `url:line` in a V8 stack trace (None if not a module)."""
-        path = self.urls.get(url)
-        return None if path is None else (path, line)
 
 
 def confined_reader(root: Path, seen: dict[Path, bytes] | None = None) -> Callable[[Path], str]:
@@ -277,13 +270,11 @@ class _Linker:
             lines.append(f"__rho_run({index}, {json.dumps(self.modules[index].code)});")
         lines.append(f"return __rho_ns[{entry}].default;")
         lines.append("})()")
-        urls = {_url(m.name): m.path for m in self.modules}
         shifts = {_url(m.name): m.shift for m in self.modules}
         codes = {_url(m.name): m.code for m in self.modules}
         return Bundle(
             "\n".join(lines) + "\n",
             tuple(self.modules[i].path for i in self.order),
-            urls,
             shifts,
             codes,
         )

@@ -98,7 +98,7 @@ if TYPE_CHECKING:
     from rho_kernel.session.entries import CompactionSummary
     from rho_kernel.tools.base import Phase, Risk, Tool, ToolContext, ToolError, ToolResult
     from rho_kernel.tools.decorator import tool
-    from rho_kernel.tools.intercept import Block, Rewrite
+    from rho_kernel.tools.intercept import Block, Rewrite, apply_interception
     from rho_kernel.tools.registry import ToolRegistry
 
 _ORIGIN = exports_of(
@@ -177,7 +177,7 @@ _ORIGIN = exports_of(
             "ToolResult",
         ),
         "rho_kernel.tools.decorator": ("tool",),
-        "rho_kernel.tools.intercept": ("Block", "Rewrite"),
+        "rho_kernel.tools.intercept": ("Block", "Rewrite", "apply_interception"),
         "rho_kernel.tools.registry": ("ToolRegistry",),
     }
 )
@@ -252,6 +252,7 @@ __all__ = [
     "WriteTarget",
     "__version__",
     "adds_items",
+    "apply_interception",
     "changes",
     "check_regular",
     "disables",

@@ -3,13 +3,17 @@
 Plugins implement hooks with `rho_kernel.hookimpl` and are found through the `rho` entry-point
 group. An implementation may accept any subset of a hook's arguments (pluggy's rule), so new
 arguments can be added without breaking old plugins. Registration hooks (`rho_register_*`)
-return lists. The host calls every hook through pluggy, so `firstresult`, wrappers
+return lists, except `rho_register_config_sections`, which returns a dict of section name to
+model. The host calls every hook through pluggy, so `firstresult`, wrappers
 (`wrapper=True`) and tracing mean what pluggy documents, except that an implementation that
 raises is reported and left out, and every contribution is attributed to the plugin that
 made it (see `rho_kernel.hookcall`).
 
-All hooks are synchronous and cheap: they contribute objects, and the objects do their I/O
-asynchronously on rho's single asyncio loop.
+Hooks are called synchronously and should be cheap: they contribute objects, and the objects
+do their I/O asynchronously on rho's single asyncio loop. Two hooks may answer with an
+awaitable (an `async def` implementation): `rho_before_tool_call` and `rho_after_tool_call`,
+whose awaitable answers the agent loop awaits after the synchronous ones. Every other hook's
+answer is used as returned (an awaitable there is not awaited).
 
 Compatibility: within a major version of `rho_kernel.__version__` hooks and arguments are
 only added ("Added in X.Y" says when); removing or renaming a hook or an argument, or

@@ -293,49 +293,32 @@ class PluginHost:
         not called. A raising implementation is reported and skipped."""
         return self.call(hook_name, **kwargs)
 
-    def intercept(self, call: Any, arguments: dict[str, Any], tool: Any) -> Any:
-        """Run `rho_before_tool_call` (its synchronous answers only): the first `Block`
-        wins, `Rewrite`s chain. Returns the `Block`, or the (possibly rewritten) arguments.
-
-        Awaitable answers are dropped (and reported); `intercept_async` awaits them.
-        """
-        from rho_kernel.tools.intercept import Block, Rewrite
-
-        outcomes = self.call_each("rho_before_tool_call", call=call, arguments=arguments, tool=tool)
-        for plugin, outcome in outcomes:
-            if inspect.isawaitable(outcome):
-                self._drop(plugin, "rho_before_tool_call", outcome)
-            elif isinstance(outcome, Block):
-                return outcome
-            elif isinstance(outcome, Rewrite):
-                arguments = dict(outcome.arguments)
-        return arguments
-
     async def intercept_async(self, call: Any, arguments: dict[str, Any], tool: Any) -> Any:
         """Run `rho_before_tool_call` as the agent loop does: the synchronous answers first
         (the first `Block` wins, `Rewrite`s chain), then each awaitable answer in turn (a
         `Block` ends the call, a `Rewrite` replaces the arguments). Returns the `Block`, or
         the (possibly rewritten) arguments. An awaitable that raises is reported and skipped.
         """
-        from rho_kernel.tools.intercept import Block, Rewrite
+        from rho_kernel.tools.intercept import Block, apply_interception
 
         outcomes = self.call_each("rho_before_tool_call", call=call, arguments=arguments, tool=tool)
         pending: list[tuple[str, Any]] = []
         for plugin, outcome in outcomes:
             if inspect.isawaitable(outcome):
                 pending.append((plugin, outcome))
-            elif isinstance(outcome, Block):
+                continue
+            step = apply_interception(arguments, outcome)
+            if isinstance(step, Block):
                 self._drop_all(pending, "rho_before_tool_call", quiet=True)
-                return outcome
-            elif isinstance(outcome, Rewrite):
-                arguments = dict(outcome.arguments)
+                return step
+            arguments = step
         for index, (plugin, awaitable) in enumerate(pending):
             outcome = await self._settle(plugin, "rho_before_tool_call", awaitable)
-            if isinstance(outcome, Block):
+            step = apply_interception(arguments, outcome)
+            if isinstance(step, Block):
                 self._drop_all(pending[index + 1 :], "rho_before_tool_call", quiet=True)
-                return outcome
-            if isinstance(outcome, Rewrite):
-                arguments = dict(outcome.arguments)
+                return step
+            arguments = step
         return arguments
 
     def after_tool_call(self, call: Any, result: Any, *, awaitables: str = "report") -> Any:
@@ -376,9 +359,6 @@ class PluginHost:
         except Exception as exc:
             self.report(f"plugin '{plugin}' failed in {hook_name}: {exc}")
             return None
-
-    def _drop(self, plugin: str, hook_name: str, awaitable: Any) -> None:
-        self._drop_all([(plugin, awaitable)], hook_name)
 
     def _drop_all(
         self, pending: list[tuple[str, Any]], hook_name: str, *, quiet: bool = False
@@ -426,11 +406,13 @@ class PluginHost:
 
 def _chain_before_tool_call(outcome: Any, kwargs: dict[str, Any]) -> bool:
     """A `Block` ends the call; a `Rewrite` is what later implementations receive."""
-    from rho_kernel.tools.intercept import Block, Rewrite
+    from rho_kernel.tools.intercept import Block, apply_interception
 
-    if isinstance(outcome, Rewrite):
-        kwargs["arguments"] = dict(outcome.arguments)
-    return isinstance(outcome, Block)
+    arguments = apply_interception(kwargs["arguments"], outcome)
+    if isinstance(arguments, Block):
+        return True
+    kwargs["arguments"] = arguments
+    return False
 
 
 def _chain_after_tool_call(outcome: Any, kwargs: dict[str, Any]) -> bool:

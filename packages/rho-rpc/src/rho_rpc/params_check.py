@@ -16,13 +16,6 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import AliasChoices, AliasPath, BaseModel
 
 
-def declared_names(model: type[BaseModel]) -> list[str]:
-    """The member names `model` validates from: each field's alias (validation alias
-    choices included) and, unless an alias alone is accepted, its name."""
-    keys = _field_keys(model).values()
-    return list(dict.fromkeys(key for field_keys in keys for key in field_keys))
-
-
 def _field_keys(model: type[BaseModel]) -> dict[str, list[str]]:
     """Each field's name → the member names it is validated from."""
     config = model.model_config
@@ -109,4 +102,4 @@ def _unknown(key: str, names: Sequence[str]) -> str:
     return "unknown param (known: " + ", ".join(f"'{name}'" for name in names) + ")"
 
 
-__all__ = ["declared_names", "unknown_params"]
+__all__ = ["unknown_params"]

@@ -122,11 +122,4 @@ def fold16_table(blobs: Iterable[bytes]) -> dict[bytes, int]:
     return table
 
 
-def fold16_many(blobs: list[bytes]) -> list[int]:
-    """`fold16` of every byte string in `blobs`, computed together."""
-    if len(blobs) < 8:
-        return [fold16(blob) for blob in blobs]
-    return list(map(fold16_table(blobs).__getitem__, blobs))
-
-
-__all__ = ["BUCKET_WIDTHS", "PIECE_WIDTH", "fold16", "fold16_many", "fold16_table"]
+__all__ = ["BUCKET_WIDTHS", "PIECE_WIDTH", "fold16", "fold16_table"]

@@ -146,7 +146,8 @@ class AgentLoop:
 
     def __init__(self, session: Session, params: LoopParams) -> None:
         self.session = session
-        self.p = params
+        #: What this run needs besides the session: service, tools, plugins, config, …
+        self.params = params
         self.agent = params.config.agent
         self.usage = RunUsage()
         self.records: list[ToolCallRecord] = []
@@ -179,7 +180,7 @@ class AgentLoop:
         """Deliver an event to every observer; keyword arguments (`turn_id` on every event)
         only to those declaring them."""
         keywords["turn_id"] = self.turn_id
-        for observer in self.p.observers:
+        for observer in self.params.observers:
             try:
                 bound = getattr(observer, method)
                 await bound(*args, **supported_keywords(bound, keywords))
@@ -194,7 +195,7 @@ class AgentLoop:
     async def run(self, message: str) -> AgentResult:
         """Append `message` as a user turn and loop until the model answers or a guard stops it."""
         await self.emit("on_agent_start")
-        self.p.steering.open()
+        self.params.steering.open()
         try:
             # Nothing will answer a call left open on the path (the leaf moved onto one, say):
             # close it as resume does, so the request stays valid for strict providers.
@@ -202,12 +203,12 @@ class AgentLoop:
             self.session.append_message(ChatMessage.user(scrub_surrogates(message)))
             result = await self._loop()
         except AgentError as exc:
-            self.p.steering.close()
+            self.params.steering.close()
             exc.turn_id = self.turn_id
             await self._fail(exc)
             raise
         except Exception as exc:  # a session write failed, a plugin broke the loop, …
-            self.p.steering.close()
+            self.params.steering.close()
             error = AgentError(f"{type(exc).__name__}: {exc}", _category(exc))
             error.turn_id = self.turn_id
             await self._fail(error)
@@ -243,7 +244,7 @@ class AgentLoop:
 
     def _stop_reason(self) -> FinishReason | None:
         """Why the turn must end before the next model call, if it must."""
-        if self.p.cancel.cancelled:
+        if self.params.cancel.cancelled:
             return "cancelled"
         if self.iterations >= self.agent.max_iterations:
             return "max_iterations"
@@ -316,7 +317,7 @@ class AgentLoop:
     async def _auto_compact(self) -> None:
         """After a tool batch: compact when the context is `auto_compact_threshold`% full."""
         threshold = self.agent.auto_compact_threshold
-        if threshold <= 0 or self.p.cancel.cancelled:
+        if threshold <= 0 or self.params.cancel.cancelled:
             return
         stats = self._meter().stats(self.session)
         if stats.utilization_percent >= threshold:
@@ -328,7 +329,7 @@ class AgentLoop:
         Once per turn; False (the turn ends) when that was done already or nothing could be
         compacted.
         """
-        if tried or self.p.cancel.cancelled:
+        if tried or self.params.cancel.cancelled:
             return False
         stats = self._meter().stats(self.session)
         outcome = await self._compact(stats.prompt_budget, "truncated")
@@ -362,13 +363,16 @@ class AgentLoop:
             from rho_kernel.compaction import Compactor, collect_strategies, model_call, tool_phases
 
             self.compactor = Compactor(
-                collect_strategies(self.p.plugins),
-                config=self.p.config,
-                model=self.p.model,
+                collect_strategies(self.params.plugins),
+                config=self.params.config,
+                model=self.params.model,
                 complete=model_call(
-                    self.p.service, self.p.model, self.p.cancel, self.count_compaction
+                    self.params.service,
+                    self.params.model,
+                    self.params.cancel,
+                    self.count_compaction,
                 ),
-                tool_phases=tool_phases(self.p.tools),
+                tool_phases=tool_phases(self.params.tools),
             )
         return self.compactor
 
@@ -380,14 +384,14 @@ class AgentLoop:
             self.meter = ContextMeter(
                 context_window=self.agent.token_budget,
                 completion_reserve=self.agent.completion_reserve,
-                tool_phases=tool_phases(self.p.tools),
-                overhead_tokens=schema_tokens(self.p.tools.schemas()),
+                tool_phases=tool_phases(self.params.tools),
+                overhead_tokens=schema_tokens(self.params.tools.schemas()),
             )
         return self.meter
 
     def _take_steering(self) -> bool:
         """Append the queued steering messages as user turns; whether there were any."""
-        messages = self.p.steering.take()
+        messages = self.params.steering.take()
         for text in messages:
             self.session.append_message(ChatMessage.user(scrub_surrogates(text)))
         return bool(messages)
@@ -398,7 +402,7 @@ class AgentLoop:
         await self.emit("on_agent_error", error.message, failure=error.failure)
 
     def _finish(self, reason: FinishReason) -> AgentResult:
-        self.p.steering.close()  # in the same step as the decision to end: nothing slips in
+        self.params.steering.close()  # in the same step as the decision to end: nothing slips in
         return AgentResult(
             reply=self.last_text,
             iterations=self.iterations,
@@ -426,13 +430,13 @@ class AgentLoop:
         Raises `AgentError` when the conversation cannot fit at all (see `ContextOverflow`),
         so that no request the provider would refuse is sent.
         """
-        schemas = self.p.tools.schemas()
+        schemas = self.params.tools.schemas()
         overhead = self._schema_bytes(schemas)
         try:
             fitted = self.fitter.fit(
                 self.session,
                 budget_tokens=self.budget.prompt_budget,
-                ratio=self.estimator.ratio(self.p.model),
+                ratio=self.estimator.ratio(self.params.model),
                 overhead_bytes=overhead,
             )
         except ContextOverflow as exc:
@@ -440,7 +444,7 @@ class AgentLoop:
         self.fitted = fitted
         self._request_bytes = self.fitter.size + overhead
         return ModelRequest(
-            model=self.p.model,
+            model=self.params.model,
             messages=fitted.messages,
             tools=schemas,
             max_tokens=self.budget.completion_reserve,
@@ -461,19 +465,19 @@ class AgentLoop:
         request = self._request()
         while True:
             try:
-                response = await self.p.cancel.run(self._stream(request))
+                response = await self.params.cancel.run(self._stream(request))
             except ProviderError as exc:
                 limit = retry_limit(exc, self.agent.retry_budget)
                 if attempt >= limit:
                     raise provider_failure(
-                        exc, attempt + 1, self.p.provider, self.p.model
+                        exc, attempt + 1, self.params.provider, self.params.model
                     ) from None
                 attempt += 1
                 await self._back_off(attempt, limit, exc)
                 continue
             if response.usage is not None:
                 self.estimator.calibrate(
-                    self.p.model, self._request_bytes, response.usage.input_tokens
+                    self.params.model, self._request_bytes, response.usage.input_tokens
                 )
             await self._count(response, "turn", self.fitted)
             return response
@@ -486,12 +490,14 @@ class AgentLoop:
     async def _count(
         self, response: ModelResponse, kind: RequestKind, fitted: FitResult | None
     ) -> None:
-        cost = request_cost(response.usage, self.p.catalog, self.p.model, self.p.provider_name)
+        cost = request_cost(
+            response.usage, self.params.catalog, self.params.model, self.params.provider_name
+        )
         self.usage.request_count += 1
         if response.usage is not None:
             self.usage.tokens.add(response.usage)
         self.usage.total_cost += cost
-        stats = self.p.meter.stats(self.session) if self.p.meter is not None else None
+        stats = self.params.meter.stats(self.session) if self.params.meter is not None else None
         usage = RequestUsage.of(response.usage, cost, kind)
         context = UsageContext(stats=stats, fitted=fitted)
         await self.emit("on_usage", self.iterations + 1, usage, context)
@@ -501,10 +507,10 @@ class AgentLoop:
         delay = retry_delay(error, attempt, self.agent.initial_backoff_ms)
         diagnostics.info(f"{error.message} — retrying in {delay:.1f}s (retry {attempt} of {limit})")
         await self.emit("on_retry", attempt, limit, delay, error.text)
-        await self.p.cancel.run(asyncio.sleep(delay))
+        await self.params.cancel.run(asyncio.sleep(delay))
 
     async def _stream(self, request: ModelRequest) -> ModelResponse:
-        async for event in self.p.service.stream(request):
+        async for event in self.params.service.stream(request):
             if isinstance(event, TextDelta):
                 await self.emit("on_text_delta", event.text)
             elif isinstance(event, ReasoningDelta):
@@ -514,7 +520,7 @@ class AgentLoop:
         raise ProviderError(
             "the model stream ended without a response",
             kind="decode",
-            provider=self.p.provider_name,
+            provider=self.params.provider_name,
         )
 
     # ── tools ───────────────────────────────────────────────────────────────
@@ -522,7 +528,7 @@ class AgentLoop:
     async def _run_batch(self, calls: list[ToolCall]) -> None:
         self._allowance = BatchAllowance(self._result_share(), len(calls))
         for index, call in enumerate(calls):
-            if self.p.cancel.cancelled:
+            if self.params.cancel.cancelled:
                 await self._skip_rest(calls[index:], CANCELLED_BEFORE_RUN)
                 raise Cancelled()
             try:
@@ -554,7 +560,7 @@ class AgentLoop:
 
     async def _prepare(self, call: ToolCall) -> tuple[Tool, dict[str, Any]] | None:
         """Decode the arguments, let plugins block or rewrite, find the tool (None: finished)."""
-        tool = self.p.tools.get(call.name)
+        tool = self.params.tools.get(call.name)
         try:
             arguments = decode_arguments(call.arguments)
         except ArgumentsError as exc:
@@ -564,9 +570,9 @@ class AgentLoop:
                 "error",
             )
             return None
-        hooks = self.p.plugins.intercept_async(call, arguments, tool)
+        hooks = self.params.plugins.intercept_async(call, arguments, tool)
         try:
-            intercepted = await self.p.cancel.run(hooks)
+            intercepted = await self.params.cancel.run(hooks)
         except Cancelled:
             hooks.close()  # never started when the turn was already cancelled
             await self._finish_call(call, ToolResult.error(CANCELLED), "cancelled")
@@ -577,7 +583,7 @@ class AgentLoop:
             )
             return None
         if tool is None:
-            available = ", ".join(sorted(t.name for t in self.p.tools)) or "none"
+            available = ", ".join(sorted(t.name for t in self.params.tools)) or "none"
             await self._finish_call(
                 call,
                 ToolResult.error(f"unknown tool '{call.name}'. Available tools: {available}"),
@@ -601,7 +607,7 @@ class AgentLoop:
             denial = f'Tool call denied by policy: [approval.per_tool] {call.name} = "deny".'
             await self._finish_call(call, ToolResult.error(denial), "denied")
             return False
-        confinement = self.p.confinement if tool.runs_processes else None
+        confinement = self.params.confinement if tool.runs_processes else None
         pending = confinement.pending_writable() if confinement is not None else []
         if mode != "ask" and not pending:
             return True
@@ -621,15 +627,15 @@ class AgentLoop:
             problem = f"answered {str(risk)[:80]!r}, not a Risk"
         except Exception as exc:
             problem = f"failed ({type(exc).__name__}: {str(exc)[:200]})"
-        owner = self.p.tools.owner(call.name) or "<unknown>"
-        self.p.plugins.report(
+        owner = self.params.tools.owner(call.name) or "<unknown>"
+        self.params.plugins.report(
             f"plugin '{owner}': {call.name}.call_risk {problem}; the call counts as destructive"
         )
         return UNDECLARED_RISK
 
     async def _confined(self) -> bool:
         """Whether the processes tools start run in the OS sandbox now."""
-        confinement = self.p.confinement
+        confinement = self.params.confinement
         if confinement is None:
             return False
         # The first status may wait for the backend probe: off the event loop.
@@ -638,14 +644,14 @@ class AgentLoop:
 
     def _policy(self, call: ToolCall, risk: Risk) -> str:
         """The approval policy's mode for a call; an answer that is not a mode asks."""
-        answers = self.p.plugins.call_each(
-            "rho_approval_policy", tool_name=call.name, risk=risk, config=self.p.config
+        answers = self.params.plugins.call_each(
+            "rho_approval_policy", tool_name=call.name, risk=risk, config=self.params.config
         )
         if not answers:
             return "auto" if risk == Risk.READ else "ask"
         plugin, mode = answers[0]
         if mode not in ("auto", "ask", "deny"):
-            self.p.plugins.report(
+            self.params.plugins.report(
                 f"plugin '{plugin}' answered rho_approval_policy for {call.name} with "
                 f"{str(mode)[:80]!r}, not 'auto', 'ask' or 'deny'; the call asks"
             )
@@ -674,8 +680,8 @@ class AgentLoop:
             text = f"Tool call denied: {why}." if why else "Tool call denied by user."
             await self._finish_call(call, ToolResult.error(text), "denied")
             return False
-        if pending and self.p.confinement is not None:
-            self.p.confinement.grant(pending)
+        if pending and self.params.confinement is not None:
+            self.params.confinement.grant(pending)
         return True
 
     async def _ask(
@@ -684,11 +690,11 @@ class AgentLoop:
         shown = encode_arguments(arguments)
         await self.state("awaiting_approval")
         await self.emit("on_approval_requested", call.name, shown, risk, call_id=call.id)
-        if self.p.gate is None:
+        if self.params.gate is None:
             return ApprovalDecision.denied(NO_APPROVER)
         sandbox = None
         if tool.runs_processes:
-            confinement = self.p.confinement
+            confinement = self.params.confinement
             # The first status may wait for the backend probe: off the event loop.
             status = await asyncio.to_thread(confinement.status) if confinement else None
             sandbox = status if status is not None else SandboxStatus(mode="unconfined")
@@ -700,7 +706,7 @@ class AgentLoop:
             sandbox=sandbox,
             turn_id=self.turn_id,
         )
-        return await self.p.cancel.run(self.p.gate.request(request))
+        return await self.params.cancel.run(self.params.gate.request(request))
 
     async def _execute(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> None:
         """Run the tool, pass the result through the after-call hooks and guards, record it."""
@@ -713,7 +719,7 @@ class AgentLoop:
         await sink.flush()
         result = with_created_note(result, ctx.created_repositories)
         result, stopped = await self._after_hooks(call, result)
-        redactor = self.p.redactor or Redactor.from_config(self.p.config.redaction)
+        redactor = self.params.redactor or Redactor.from_config(self.params.config.redaction)
         result = ToolResult(
             redactor.redact(result.output), result.is_error, redactor.redact_value(result.details)
         )
@@ -728,14 +734,14 @@ class AgentLoop:
     def _tool_context(self, call: ToolCall, sink: _RedactingSink) -> ToolContext:
         """What the tool of `call` gets to work with."""
         return ToolContext(
-            root=self.p.root,
-            config=self.p.config,
-            cancel=self.p.cancel,
+            root=self.params.root,
+            config=self.params.config,
+            cancel=self.params.cancel,
             session=self.session,
-            stash=self.p.plugins.stash(self.p.tools.owner(call.name) or "<unknown>"),
+            stash=self.params.plugins.stash(self.params.tools.owner(call.name) or "<unknown>"),
             call_id=call.id,
             output=sink,
-            confinement=self.p.confinement,
+            confinement=self.params.confinement,
         )
 
     async def _invoke(
@@ -743,7 +749,7 @@ class AgentLoop:
     ) -> tuple[ToolResult, bool]:
         """The tool's result (a failure as an error result), and whether an abort stopped it."""
         try:
-            result = await self.p.cancel.run(tool.execute(arguments, ctx))
+            result = await self.params.cancel.run(tool.execute(arguments, ctx))
         except Cancelled:
             return ToolResult.error(CANCELLED), True
         except ToolError as exc:
@@ -761,11 +767,11 @@ class AgentLoop:
 
         After an abort only the synchronous answers are read (awaiting more could hold the
         abort up); an abort while awaiting keeps the result as the tool gave it."""
-        if self.p.cancel.cancelled:
-            return self.p.plugins.after_tool_call(call, result, awaitables="close"), True
-        hooks = self.p.plugins.after_tool_call_async(call, result)
+        if self.params.cancel.cancelled:
+            return self.params.plugins.after_tool_call(call, result, awaitables="close"), True
+        hooks = self.params.plugins.after_tool_call_async(call, result)
         try:
-            return await self.p.cancel.run(hooks), False
+            return await self.params.cancel.run(hooks), False
         except Cancelled:
             return result, True
 
@@ -777,7 +783,7 @@ class AgentLoop:
             text = scrub_surrogates(text)
             await self.emit("on_tool_output", call.name, stream, text, call_id=call.id)
 
-        redactor = self.p.redactor or Redactor.from_config(self.p.config.redaction)
+        redactor = self.params.redactor or Redactor.from_config(self.params.config.redaction)
         return _RedactingSink(redactor, emit)
 
     async def _finish_call(
@@ -810,14 +816,14 @@ class AgentLoop:
     def _result_share(self) -> int:
         """The bytes the results of one batch may use together: `[agent] tool_result_share`
         of the prompt budget left after the tool definitions."""
-        prompt = self.estimator.budget_bytes(self.budget.prompt_budget, self.p.model)
-        available = max(0, prompt - self._schema_bytes(self.p.tools.schemas()))
+        prompt = self.estimator.budget_bytes(self.budget.prompt_budget, self.params.model)
+        available = max(0, prompt - self._schema_bytes(self.params.tools.schemas()))
         return int(available * self.agent.tool_result_share)
 
     def _result_message(self, call: ToolCall, result: ToolResult) -> ChatMessage:
         """The tool message recorded for `result`: with the outline its tool makes of it, and
         cut to the batch's allowance (the full text kept in `details`)."""
-        tool = self.p.tools.get(call.name)
+        tool = self.params.tools.get(call.name)
         try:
             arguments: dict[str, Any] | None = decode_arguments(call.arguments)
         except ArgumentsError:

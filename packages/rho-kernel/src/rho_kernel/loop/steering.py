@@ -17,11 +17,6 @@ class SteeringQueue:
         self._messages: deque[str] = deque()
         self._open = False
 
-    @property
-    def is_open(self) -> bool:
-        """Whether a running turn accepts steering."""
-        return self._open
-
     def open(self) -> None:
         """A turn started: accept messages (any stale ones are dropped)."""
         self._messages.clear()

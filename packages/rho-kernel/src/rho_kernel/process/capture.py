@@ -67,10 +67,10 @@ class CappedOutput:
         line of its own, between whole lines, unless a line longer than half the limit had
         to be cut."""
         head, tail = self._kept()
-        elided = self.total - len(head) - len(tail)
+        elided = self.elided_bytes
         if not elided:
             return (head + tail).decode("utf-8", "replace")
-        lines = self._total_lines - head.count(b"\n") - tail.count(b"\n")
+        lines = self.elided_lines
         before = "" if head.endswith(b"\n") or not head else "\n"
         marker = f"{before}[… {elided} bytes ({lines} line{'s' if lines != 1 else ''}) elided …]\n"
         return head.decode("utf-8", "replace") + marker + tail.decode("utf-8", "replace")

@@ -16,7 +16,6 @@ complete lines in one call.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 
 
@@ -130,14 +129,4 @@ class SSEParser:
         return events
 
 
-async def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[SSEEvent]:
-    """Parse an async iterable of bytes chunks into SSE events (flushing at the end)."""
-    parser = SSEParser()
-    async for chunk in chunks:
-        for event in parser.feed(chunk):
-            yield event
-    for event in parser.close():
-        yield event
-
-
-__all__ = ["SSEEvent", "SSEParser", "aiter_sse"]
+__all__ = ["SSEEvent", "SSEParser"]

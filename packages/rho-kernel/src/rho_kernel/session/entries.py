@@ -492,11 +492,6 @@ class CustomMessagePayload(_Payload):
     kind: str
     content: list[Any] = Field(default_factory=list)
 
-    @classmethod
-    def from_text(cls, kind: str, text: str) -> CustomMessagePayload:
-        """A payload with one text block."""
-        return cls(kind=kind, content=[{"Text": {"text": text}}])
-
     @property
     def text(self) -> str:
         """The text of all text blocks, joined."""

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         write_schemas,
     )
     from rho_kernel.tools.decorator import FunctionTool, tool
-    from rho_kernel.tools.intercept import Block, Rewrite
+    from rho_kernel.tools.intercept import Block, Rewrite, apply_interception
     from rho_kernel.tools.registry import DuplicateToolError, ToolRegistry
 
 _ORIGIN = exports_of(
@@ -52,7 +52,7 @@ _ORIGIN = exports_of(
             "write_schemas",
         ),
         "rho_kernel.tools.decorator": ("FunctionTool", "tool"),
-        "rho_kernel.tools.intercept": ("Block", "Rewrite"),
+        "rho_kernel.tools.intercept": ("Block", "Rewrite", "apply_interception"),
         "rho_kernel.tools.registry": ("DuplicateToolError", "ToolRegistry"),
     }
 )
@@ -77,6 +77,7 @@ __all__ = [
     "ToolError",
     "ToolRegistry",
     "ToolResult",
+    "apply_interception",
     "declared_tools",
     "implementation_schemas",
     "tool",
