@@ -1,12 +1,7 @@
-"""The tools of this pack as rho registers them: declared, their implementations imported on
-first use (`rho_kernel.tools.DeclaredTool`).
-
-A rho process in a Rust project registers every Rust tool at start-up but calls few of
-them, and many processes call none. So the plugin registers a `DeclaredTool` per tool:
-its name, risk, phase and flags are declared here, its description and parameters are read from
-`schemas.json` (a copy of what the implementation describes, checked by the tests and written by
-`python -m rho_tools_rust.declared`), and its module is imported when the tool is first used.
-"""
+"""The Rust tools as rho registers them, each a `rho_kernel.tools.DeclaredTool`: the flags
+are declared below, the descriptions and parameters kept in `schemas.json` (after changing a
+tool, rewrite it with `python -m rho_tools_rust.declared`), and a tool's module is imported on
+its first call, so a start in a Rust project imports none of them."""
 
 from __future__ import annotations
 
