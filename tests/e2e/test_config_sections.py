@@ -24,14 +24,14 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 from rho_kernel import ToolContext, hookimpl, tool
-from rho_kernel.config import Additive, NeedsTrust, UserOnly, enables
+from rho_kernel.config import Additive, NeedsTrust, UserOnly, turns_on
 
 
 class GreeterConfig(BaseModel):
     greeting: str = "hello"
     name: str = "world"
     times: int = Field(1, ge=1)
-    loud: Annotated[bool, NeedsTrust(enables)] = False
+    loud: Annotated[bool, NeedsTrust(turns_on)] = False
     token_env: Annotated[str | None, UserOnly()] = None
     banned: Annotated[list[str], Additive()] = Field(default_factory=list)
 

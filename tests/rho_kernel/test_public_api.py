@@ -176,3 +176,19 @@ def test_plugin_code_is_type_checked_against_the_installed_kernel(tmp_path: Path
     assert len(errors) == 2, result.stdout + result.stderr
     assert 'Argument "output" to "ToolResult" has incompatible type "int"' in errors[0]
     assert 'Argument "summary" to "RpcMethod" has incompatible type "ToolResult"' in errors[1]
+
+
+def test_names_renamed_in_0_3_still_import_as_the_same_objects() -> None:
+    from rho_kernel import (
+        ConfinementProblem,
+        Problem,
+        any_change,
+        changes,
+        disables,
+        enables,
+        turns_off,
+        turns_on,
+    )
+
+    assert Problem is ConfinementProblem
+    assert (changes, enables, disables) == (any_change, turns_on, turns_off)

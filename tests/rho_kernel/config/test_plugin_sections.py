@@ -18,10 +18,10 @@ from rho_kernel.config import (
     Replaced,
     RhoConfig,
     UserOnly,
-    enables,
     loosening_settings,
     merge_section,
     read_config,
+    turns_on,
 )
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class GreeterConfig(BaseModel):
     greeting: str = "hello"
     name: str = "world"
     times: int = Field(1, ge=1)
-    loud: Annotated[bool, NeedsTrust(enables)] = False
+    loud: Annotated[bool, NeedsTrust(turns_on)] = False
     token_env: Annotated[str | None, UserOnly()] = None
     blocked: Annotated[list[str], Additive()] = Field(default_factory=list)
     rules: Annotated[dict[str, str], Replaced()] = Field(default_factory=dict)

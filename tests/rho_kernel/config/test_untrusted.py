@@ -12,10 +12,10 @@ from rho_kernel.config import (
     Additive,
     NeedsTrust,
     describe_setting,
-    disables,
     loosening_settings,
     merge_config_dicts,
     restrict_untrusted,
+    turns_off,
 )
 from rho_kernel.security import TrustStore, trust_store_path
 
@@ -180,7 +180,7 @@ def test_loosening_settings_lists_what_trust_would_apply(env: Env) -> None:
 
 
 class GuardConfig(BaseModel):
-    enabled: Annotated[bool, NeedsTrust(disables)] = True
+    enabled: Annotated[bool, NeedsTrust(turns_off)] = True
     blocked: Annotated[list[str], Additive()] = Field(default_factory=list)
     endpoint: Annotated[str | None, NeedsTrust()] = None
     level: int = 1

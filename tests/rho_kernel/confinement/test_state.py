@@ -16,8 +16,8 @@ from rho_kernel.confinement import (
     Confinement,
     ConfinementBackend,
     ConfinementPolicy,
+    ConfinementProblem,
     ConfinementRefused,
-    Problem,
     SandboxStatus,
     WritableGrants,
     sandbox_summary,
@@ -38,7 +38,7 @@ class Working(ConfinementBackend):
         self.delay = delay
         self.probes = 0
 
-    def probe(self) -> Problem | None:
+    def probe(self) -> ConfinementProblem | None:
         self.probes += 1
         time.sleep(self.delay)  # widens the window for a second concurrent probe
         return None
@@ -55,9 +55,9 @@ class Missing(ConfinementBackend):
     def __init__(self) -> None:
         self.probes = 0
 
-    def probe(self) -> Problem | None:
+    def probe(self) -> ConfinementProblem | None:
         self.probes += 1
-        return Problem("the missing tool is not installed", "install the missing tool")
+        return ConfinementProblem("the missing tool is not installed", "install the missing tool")
 
     def wrap(self, argv: list[str], policy: ConfinementPolicy, cwd: Path) -> list[str]:
         raise AssertionError("a backend that failed its probe is never used")
@@ -68,7 +68,7 @@ class Crashing(Missing):
 
     name = "crashing"
 
-    def probe(self) -> Problem | None:
+    def probe(self) -> ConfinementProblem | None:
         self.probes += 1
         raise RuntimeError("boom")
 

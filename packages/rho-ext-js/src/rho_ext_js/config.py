@@ -16,7 +16,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rho_kernel import Additive, NeedsTrust, Replaced, adds_items, enables
+from rho_kernel import Additive, NeedsTrust, Replaced, adds_items, turns_on
 
 
 class ExtensionPermissions(BaseModel):
@@ -28,8 +28,8 @@ class ExtensionPermissions(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    network: Annotated[bool | None, NeedsTrust(enables)] = None
-    commands: Annotated[bool | None, NeedsTrust(enables)] = None
+    network: Annotated[bool | None, NeedsTrust(turns_on)] = None
+    commands: Annotated[bool | None, NeedsTrust(turns_on)] = None
     max_memory_mb: int | None = Field(None, ge=1)
     max_execution_time_s: float | None = Field(None, gt=0)
     #: How many times a stopped isolate is restarted by the next call (see rho_ext_js.restarts).

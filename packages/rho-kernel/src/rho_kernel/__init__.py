@@ -41,13 +41,16 @@ if TYPE_CHECKING:
         Replaced,
         UserOnly,
         adds_items,
+        any_change,
         changes,
         disables,
         enables,
         less_strict,
+        turns_off,
+        turns_on,
     )
     from rho_kernel.config.model import ApprovalMode, ConfigSectionError, RhoConfig
-    from rho_kernel.confinement.backend import ConfinementBackend, Problem
+    from rho_kernel.confinement.backend import ConfinementBackend, ConfinementProblem, Problem
     from rho_kernel.confinement.hints import sandbox_note
     from rho_kernel.confinement.policy import ConfinementPolicy
     from rho_kernel.confinement.state import ConfinementRefused
@@ -113,13 +116,16 @@ _ORIGIN = exports_of(
             "Replaced",
             "UserOnly",
             "adds_items",
+            "any_change",
             "changes",
             "disables",
+            "turns_off",
+            "turns_on",
             "enables",
             "less_strict",
         ),
         "rho_kernel.config.model": ("ApprovalMode", "ConfigSectionError", "RhoConfig"),
-        "rho_kernel.confinement.backend": ("ConfinementBackend", "Problem"),
+        "rho_kernel.confinement.backend": ("ConfinementBackend", "ConfinementProblem", "Problem"),
         "rho_kernel.confinement.hints": ("sandbox_note",),
         "rho_kernel.confinement.policy": ("ConfinementPolicy",),
         "rho_kernel.confinement.state": ("ConfinementRefused",),
@@ -203,6 +209,7 @@ __all__ = [
     "ConfigSectionError",
     "ConfinementBackend",
     "ConfinementPolicy",
+    "ConfinementProblem",
     "ConfinementRefused",
     "ContextCompacted",
     "DeferredMethod",
@@ -252,6 +259,7 @@ __all__ = [
     "WriteTarget",
     "__version__",
     "adds_items",
+    "any_change",
     "apply_interception",
     "changes",
     "check_regular",
@@ -272,6 +280,8 @@ __all__ = [
     "scrub_surrogates",
     "state_dir",
     "tool",
+    "turns_off",
+    "turns_on",
     "unescape_tags",
     "user_home",
 ]

@@ -25,10 +25,13 @@ if TYPE_CHECKING:
         Replaced,
         UserOnly,
         adds_items,
+        any_change,
         changes,
         disables,
         enables,
         less_strict,
+        turns_off,
+        turns_on,
     )
     from rho_kernel.config.merge import merge_config_dicts, merge_section, provider_key
     from rho_kernel.config.model import (
@@ -75,8 +78,11 @@ _ORIGIN = exports_of(
             "Replaced",
             "UserOnly",
             "adds_items",
+            "any_change",
             "changes",
             "disables",
+            "turns_off",
+            "turns_on",
             "enables",
             "less_strict",
         ),
@@ -140,6 +146,7 @@ __all__ = [
     "SystemPromptConfig",
     "UserOnly",
     "adds_items",
+    "any_change",
     "changes",
     "collect_sections",
     "describe_setting",
@@ -157,5 +164,7 @@ __all__ = [
     "restrict_untrusted",
     "section_packs",
     "strip_user_only",
+    "turns_off",
+    "turns_on",
     "user_config_path",
 ]

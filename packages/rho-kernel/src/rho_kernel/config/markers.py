@@ -7,11 +7,11 @@ alike:
 
 ```python
 from typing import Annotated
-from rho_kernel.config import Additive, NeedsTrust, Replaced, UserOnly, disables
+from rho_kernel.config import Additive, NeedsTrust, Replaced, UserOnly, turns_off
 
 
 class GuardConfig(BaseModel):
-    enabled: Annotated[bool, NeedsTrust(disables)] = True  # a project may not switch it off
+    enabled: Annotated[bool, NeedsTrust(turns_off)] = True  # a project may not switch it off
     blocked: Annotated[list[str], Additive()] = []  # a project adds entries, never removes
     rules: Annotated[dict[str, str], Replaced()] = {}  # a trusted project's table wins whole
     token_env: Annotated[str | None, UserOnly()] = None  # never read from a project file
@@ -41,19 +41,19 @@ def adds_items(project: Any, user: Any) -> bool:
     return any(item not in have for item in project) if isinstance(project, list) else True
 
 
-def changes(project: Any, user: Any) -> bool:
+def any_change(project: Any, user: Any) -> bool:
     """Lists: the project adds an item (`adds_items`); anything else: the value differs."""
     if isinstance(project, list):
         return adds_items(project, user)
     return bool(project != user)
 
 
-def enables(project: Any, user: Any) -> bool:
+def turns_on(project: Any, user: Any) -> bool:
     """The project turns on (`true`) what the user has not turned on."""
     return project is True and user is not True
 
 
-def disables(project: Any, user: Any) -> bool:
+def turns_off(project: Any, user: Any) -> bool:
     """The project turns off (`false`) what the user has not turned off."""
     return project is False and user is not False
 
@@ -72,13 +72,13 @@ def less_strict(project: Any, user: Any) -> bool:
 class NeedsTrust:
     """Field metadata: a project file sets this field only when trusted, if it loosens.
 
-    `loosens(project_value, user_value)` decides (default `changes`: any new value or list
+    `loosens(project_value, user_value)` decides (default `any_change`: any new value or list
     item). With `per_key`, the field is a table and each of its entries is judged on its own
     against the user's entry of the same key (None when the user has none), so the
     project's tightening entries still apply.
     """
 
-    loosens: Loosens = changes
+    loosens: Loosens = any_change
     per_key: bool = False
 
 
@@ -117,6 +117,11 @@ def marker_of(field: FieldInfo, kind: type[_Marker]) -> _Marker | None:
     return next((item for item in field.metadata if isinstance(item, kind)), None)
 
 
+# The rules' names before 0.3, kept so that plugins written against them still load.
+changes = any_change
+enables = turns_on
+disables = turns_off
+
 __all__ = [
     "Additive",
     "Loosens",
@@ -124,9 +129,12 @@ __all__ = [
     "Replaced",
     "UserOnly",
     "adds_items",
+    "any_change",
     "changes",
     "disables",
     "enables",
     "less_strict",
     "marker_of",
+    "turns_off",
+    "turns_on",
 ]

@@ -21,8 +21,8 @@ from rho_kernel.config.markers import (
     NeedsTrust,
     Replaced,
     adds_items,
-    disables,
     less_strict,
+    turns_off,
 )
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -137,7 +137,7 @@ class SandboxConfig(_Section):
     #: Paths commands may not read, besides the built-in credential locations.
     extra_read_deny: Annotated[list[str], Additive()] = []
     #: Refuse to run commands at all when no backend can confine them.
-    require: Annotated[bool, NeedsTrust(disables)] = False
+    require: Annotated[bool, NeedsTrust(turns_off)] = False
     #: The backend to use by name (None: the first that works on this machine).
     backend: Annotated[str | None, NeedsTrust()] = None
 
@@ -159,7 +159,7 @@ class ContextConfig(_Section):
 class RedactionConfig(_Section):
     """`[redaction]`: secret redaction of tool output."""
 
-    enabled: Annotated[bool, NeedsTrust(disables)] = True
+    enabled: Annotated[bool, NeedsTrust(turns_off)] = True
     custom_patterns: Annotated[list[str], Additive()] = []
 
 

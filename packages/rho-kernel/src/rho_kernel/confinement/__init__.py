@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from rho_kernel.lazy import exports_of, lazy_exports
 
 if TYPE_CHECKING:
-    from rho_kernel.confinement.backend import ConfinementBackend, Problem
+    from rho_kernel.confinement.backend import ConfinementBackend, ConfinementProblem, Problem
     from rho_kernel.confinement.bubblewrap import Bubblewrap
     from rho_kernel.confinement.grants import GrantError, WritableGrants
     from rho_kernel.confinement.hints import sandbox_note
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 _ORIGIN = exports_of(
     {
-        "rho_kernel.confinement.backend": ("ConfinementBackend", "Problem"),
+        "rho_kernel.confinement.backend": ("ConfinementBackend", "ConfinementProblem", "Problem"),
         "rho_kernel.confinement.bubblewrap": ("Bubblewrap",),
         "rho_kernel.confinement.grants": ("GrantError", "WritableGrants"),
         "rho_kernel.confinement.hints": ("sandbox_note",),
@@ -74,6 +74,7 @@ __all__ = [
     "Confinement",
     "ConfinementBackend",
     "ConfinementPolicy",
+    "ConfinementProblem",
     "ConfinementRefused",
     "GrantError",
     "Problem",

@@ -14,7 +14,7 @@ from rho_kernel.process.launch import Launch
 
 
 @dataclass(frozen=True, slots=True)
-class Problem:
+class ConfinementProblem:
     """Why a backend cannot confine commands here (`reason`) and what would fix it (`fix`)."""
 
     reason: str
@@ -44,7 +44,7 @@ class ConfinementBackend(ABC):
         return not self.platforms or platform.startswith(self.platforms)
 
     @abstractmethod
-    def probe(self) -> Problem | None:
+    def probe(self) -> ConfinementProblem | None:
         """Check, once, that the backend can confine a command here; None when it can.
 
         May run a trivial confined command; called in a worker thread after startup."""
@@ -61,4 +61,7 @@ class ConfinementBackend(ABC):
         yield Launch(self.wrap(argv, policy, cwd))
 
 
-__all__ = ["ConfinementBackend", "Problem"]
+#: The name before 0.3, kept so that backends written against it still load.
+Problem = ConfinementProblem
+
+__all__ = ["ConfinementBackend", "ConfinementProblem", "Problem"]

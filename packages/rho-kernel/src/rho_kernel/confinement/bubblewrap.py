@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-from rho_kernel.confinement.backend import ConfinementBackend, Problem
+from rho_kernel.confinement.backend import ConfinementBackend, ConfinementProblem
 from rho_kernel.confinement.policy import ConfinementPolicy
 from rho_kernel.confinement.seccomp import filter_for_machine
 from rho_kernel.diagnostics import warn
@@ -122,11 +122,11 @@ class Bubblewrap(ConfinementBackend):
             self.executable = shutil.which("bwrap")
         return self.executable
 
-    def probe(self) -> Problem | None:
+    def probe(self) -> ConfinementProblem | None:
         """A trivial command under the same namespaces and mounts as a real one."""
         executable = self._find()
         if executable is None:
-            return Problem("bubblewrap (bwrap) is not installed", INSTALL_HINT)
+            return ConfinementProblem("bubblewrap (bwrap) is not installed", INSTALL_HINT)
         policy = ConfinementPolicy(root=Path(os.path.realpath("/")), read_only=(), writable=())
         if _filter() is None:
             warn(
@@ -143,11 +143,13 @@ class Bubblewrap(ConfinementBackend):
                     pass_fds=launch.pass_fds,
                 )
         except (OSError, subprocess.TimeoutExpired) as exc:
-            return Problem(f"bubblewrap could not be run: {exc}", INSTALL_HINT)
+            return ConfinementProblem(f"bubblewrap could not be run: {exc}", INSTALL_HINT)
         if done.returncode != 0:
             said = done.stderr.decode("utf-8", "replace").strip().splitlines()
             detail = said[-1] if said else f"exit status {done.returncode}"
-            return Problem(f"bubblewrap cannot create a sandbox here ({detail})", _NAMESPACE_HINT)
+            return ConfinementProblem(
+                f"bubblewrap cannot create a sandbox here ({detail})", _NAMESPACE_HINT
+            )
         return None
 
     @contextlib.contextmanager

@@ -23,7 +23,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from rho_kernel.confinement.backend import ConfinementBackend, Problem
+from rho_kernel.confinement.backend import ConfinementBackend, ConfinementProblem
 from rho_kernel.confinement.policy import ConfinementPolicy
 
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
@@ -115,10 +115,10 @@ class Seatbelt(ConfinementBackend):
         """`executable`: the `sandbox-exec` to use."""
         self.executable = executable
 
-    def probe(self) -> Problem | None:
+    def probe(self) -> ConfinementProblem | None:
         """A trivial command under a minimal profile."""
         if not os.access(self.executable, os.X_OK) and shutil.which(self.executable) is None:
-            return Problem(
+            return ConfinementProblem(
                 f"{self.executable} is missing",
                 "use a macOS that ships sandbox-exec (10.5 or later)",
             )
@@ -130,10 +130,12 @@ class Seatbelt(ConfinementBackend):
                 check=False,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
-            return Problem(f"sandbox-exec could not be run: {exc}", "check the macOS installation")
+            return ConfinementProblem(
+                f"sandbox-exec could not be run: {exc}", "check the macOS installation"
+            )
         if done.returncode != 0:
             detail = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
-            return Problem(
+            return ConfinementProblem(
                 f"sandbox-exec cannot create a sandbox here ({detail})",
                 "run rho outside another sandbox (sandboxes do not nest)",
             )

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from rho_kernel.config.model import SandboxConfig
-from rho_kernel.confinement.backend import ConfinementBackend, Problem
+from rho_kernel.confinement.backend import ConfinementBackend, ConfinementProblem
 from rho_kernel.confinement.grants import GrantError, WritableGrants
 from rho_kernel.confinement.policy import ConfinementPolicy, build_policy
 from rho_kernel.diagnostics import warn
@@ -104,41 +104,43 @@ class Confinement:
         self.report = report
         self._lock = threading.Lock()
         self._flag_lock = threading.Lock()
-        self._chosen: tuple[ConfinementBackend | None, Problem | None] | None = None
+        self._chosen: tuple[ConfinementBackend | None, ConfinementProblem | None] | None = None
         self._announced = False
         self._announced_hosts = False
 
     # ── the backend ─────────────────────────────────────────────────────────
 
-    def _choose(self) -> tuple[ConfinementBackend | None, Problem | None]:
+    def _choose(self) -> tuple[ConfinementBackend | None, ConfinementProblem | None]:
         with self._lock:
             if self._chosen is None:
                 self._chosen = self._probe()
             return self._chosen
 
-    def _probe(self) -> tuple[ConfinementBackend | None, Problem | None]:
+    def _probe(self) -> tuple[ConfinementBackend | None, ConfinementProblem | None]:
         wanted = self.settings.backend
         if wanted is not None:
             named = [b for b in self.backends if b.name == wanted]
             if not named:
                 known = ", ".join(b.name for b in self.backends) or "none"
-                return None, Problem(
+                return None, ConfinementProblem(
                     f"no sandbox backend is named '{wanted}' (installed: {known})",
                     "set [sandbox] backend to one of them, or remove it",
                 )
             candidates = named
         else:
             candidates = [b for b in self.backends if b.supports_platform()]
-        first: Problem | None = None
+        first: ConfinementProblem | None = None
         for backend in candidates:
             try:
                 problem = backend.probe()
             except Exception as exc:  # a broken plugin backend must not stop rho
-                problem = Problem(f"the {backend.name} backend failed: {exc}", "report it")
+                problem = ConfinementProblem(
+                    f"the {backend.name} backend failed: {exc}", "report it"
+                )
             if problem is None:
                 return backend, None
             first = first or problem
-        return None, first or Problem(
+        return None, first or ConfinementProblem(
             "no sandbox backend supports this platform",
             "run rho on Linux with bubblewrap, or on macOS",
         )
