@@ -7,6 +7,7 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
+import pluggy
 import pytest
 
 from rho_kernel import Block, Rewrite, ToolResult, hookimpl, tool
@@ -415,3 +416,19 @@ def test_calling_the_hook_through_pluggy_keeps_isolation() -> None:
     host.register(Broken(), "broken")
     assert host.pm.hook.rho_register_tools(config=CONFIG, root=Path(".")) == [[alpha]]
     assert reports == ["plugin 'broken' failed in rho_register_tools: boom"]
+
+
+# ── the caller's errors ──────────────────────────────────────────────────────
+
+
+@pytest.mark.filterwarnings("ignore:Argument.*cannot be found in this hook call")
+@pytest.mark.parametrize("how", ["call", "first", "collect"])
+def test_a_call_that_omits_an_argument_is_the_callers_error_not_the_plugins(how: str) -> None:
+    host, reports = _host()
+    policy = Policy("auto")
+    host.register(policy, "policy")
+    with pytest.raises(pluggy.HookCallError, match="must provide argument 'tool_name'"):
+        getattr(host, how)("rho_approval_policy")
+    assert policy.calls == 0
+    assert not any("policy" in line for line in reports), reports
+    assert host.first("rho_approval_policy", tool_name="x", risk="read", config=CONFIG) == "auto"

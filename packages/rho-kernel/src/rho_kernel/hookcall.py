@@ -206,7 +206,13 @@ class IsolatedCall:
 
 
 def _arguments(impl: pluggy.HookImpl, kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """The call's arguments an implementation names (pluggy's rule: any subset)."""
+    """The call's arguments an implementation names (pluggy's rule: any subset).
+
+    An argument the implementation requires that the call does not give is the caller's
+    error, as in pluggy: `HookCallError`, raised to the caller, not blamed on the plugin."""
+    for name in impl.argnames:
+        if name not in kwargs:
+            raise pluggy.HookCallError(f"hook call must provide argument {name!r}")
     return {name: kwargs[name] for name in (*impl.argnames, *impl.kwargnames) if name in kwargs}
 
 
