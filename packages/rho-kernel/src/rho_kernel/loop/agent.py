@@ -6,9 +6,9 @@ import asyncio
 import json
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, cast
 
 from rho_kernel import diagnostics
 from rho_kernel.cancel import Cancelled, CancelToken
@@ -100,6 +100,10 @@ NO_APPROVER = "no one is there to approve it (this run has no approval gate)"
 TOOL_DEFINITION_OVERHEAD = 48
 
 
+#: The arguments of one observer event (`AgentLoop.emit`).
+_EventArgs = ParamSpec("_EventArgs")
+
+
 @dataclass
 class LoopParams:
     """Everything one run of the loop needs besides the session and the message."""
@@ -176,25 +180,32 @@ class AgentLoop:
 
     # ── events ──────────────────────────────────────────────────────────────
 
-    async def emit(self, method: str, *args: Any, **keywords: Any) -> None:
-        """Deliver an event to every observer; keyword arguments (`turn_id` on every event)
-        only to those declaring them."""
-        keywords["turn_id"] = self.turn_id
+    async def emit(
+        self,
+        event: Callable[Concatenate[Observer, _EventArgs], Awaitable[None]],
+        *args: _EventArgs.args,
+        **keywords: _EventArgs.kwargs,
+    ) -> None:
+        """Deliver `event`, an `Observer` method (`Observer.on_text_delta`), to every observer:
+        a type checker checks the arguments against its signature. Keyword arguments (and
+        `turn_id`, on every event) reach only the observers that declare them."""
+        method = event.__name__
+        given = {**keywords, "turn_id": self.turn_id}
         for observer in self.params.observers:
             try:
                 bound = getattr(observer, method)
-                await bound(*args, **supported_keywords(bound, keywords))
+                await bound(*args, **supported_keywords(bound, given))
             except Exception as exc:  # an observer must never stop the loop
                 diagnostics.warn(f"observer {type(observer).__name__}.{method} failed: {exc}")
 
     async def state(self, state: str) -> None:
-        await self.emit("on_state_change", state)
+        await self.emit(Observer.on_state_change, state)
 
     # ── the loop ────────────────────────────────────────────────────────────
 
     async def run(self, message: str) -> AgentResult:
         """Append `message` as a user turn and loop until the model answers or a guard stops it."""
-        await self.emit("on_agent_start")
+        await self.emit(Observer.on_agent_start)
         self.params.steering.open()
         try:
             # Nothing will answer a call left open on the path (the leaf moved onto one, say):
@@ -214,7 +225,7 @@ class AgentLoop:
             await self._fail(error)
             raise error from exc
         await self.state("idle")
-        await self.emit("on_agent_end", result)
+        await self.emit(Observer.on_agent_end, result)
         return result
 
     async def _loop(self) -> AgentResult:
@@ -355,7 +366,7 @@ class AgentLoop:
                 f"compacted {outcome.entries_compacted} entries ({outcome.tokens_before} → "
                 f"{outcome.tokens_after} tokens) with the '{outcome.strategy}' strategy"
             )
-            await self.emit("on_context_compacted", outcome.event(trigger))
+            await self.emit(Observer.on_context_compacted, outcome.event(trigger))
         return outcome
 
     def _compactor(self) -> Compactor:
@@ -399,7 +410,7 @@ class AgentLoop:
     async def _fail(self, error: AgentError) -> None:
         self._record_turn_error(error)
         await self.state("idle")
-        await self.emit("on_agent_error", error.message, failure=error.failure)
+        await self.emit(Observer.on_agent_error, error.message, failure=error.failure)
 
     def _finish(self, reason: FinishReason) -> AgentResult:
         self.params.steering.close()  # in the same step as the decision to end: nothing slips in
@@ -500,21 +511,21 @@ class AgentLoop:
         stats = self.params.meter.stats(self.session) if self.params.meter is not None else None
         usage = RequestUsage.of(response.usage, cost, kind)
         context = UsageContext(stats=stats, fitted=fitted)
-        await self.emit("on_usage", self.iterations + 1, usage, context)
+        await self.emit(Observer.on_usage, self.iterations + 1, usage, context)
 
     async def _back_off(self, attempt: int, limit: int, error: ProviderError) -> None:
         """Wait before retry `attempt` (1-based) of `limit` (see `loop.retrying`)."""
         delay = retry_delay(error, attempt, self.agent.initial_backoff_ms)
         diagnostics.info(f"{error.message} — retrying in {delay:.1f}s (retry {attempt} of {limit})")
-        await self.emit("on_retry", attempt, limit, delay, error.text)
+        await self.emit(Observer.on_retry, attempt, limit, delay, error.text)
         await self.params.cancel.run(asyncio.sleep(delay))
 
     async def _stream(self, request: ModelRequest) -> ModelResponse:
         async for event in self.params.service.stream(request):
             if isinstance(event, TextDelta):
-                await self.emit("on_text_delta", event.text)
+                await self.emit(Observer.on_text_delta, event.text)
             elif isinstance(event, ReasoningDelta):
-                await self.emit("on_reasoning_delta", event.text)
+                await self.emit(Observer.on_reasoning_delta, event.text)
             else:
                 return event
         raise ProviderError(
@@ -544,12 +555,12 @@ class AgentLoop:
         """Answer the calls that will not run: announced and recorded like every other call
         (every call of an assistant message needs a result, or the next request is invalid)."""
         for call in calls:
-            await self.emit("on_tool_call", call.name, call.arguments, call_id=call.id)
+            await self.emit(Observer.on_tool_call, call.name, call.arguments, call_id=call.id)
             await self._finish_call(call, ToolResult.error(text), "cancelled")
 
     async def _run_call(self, call: ToolCall) -> None:
         """One call: announce, decode and intercept, authorise, execute, record."""
-        await self.emit("on_tool_call", call.name, call.arguments, call_id=call.id)
+        await self.emit(Observer.on_tool_call, call.name, call.arguments, call_id=call.id)
         prepared = await self._prepare(call)
         if prepared is None:
             return
@@ -603,7 +614,7 @@ class AgentLoop:
             risk = tool.confined_risk
         mode = self._policy(call, risk)
         if mode == "deny":
-            await self.emit("on_tool_denied", call.name, call_id=call.id)
+            await self.emit(Observer.on_tool_denied, call.name, call_id=call.id)
             denial = f'Tool call denied by policy: [approval.per_tool] {call.name} = "deny".'
             await self._finish_call(call, ToolResult.error(denial), "denied")
             return False
@@ -675,7 +686,7 @@ class AgentLoop:
             )
             raise _Redirected(decision.message or "")
         if decision.kind != "approved":
-            await self.emit("on_tool_denied", call.name, call_id=call.id)
+            await self.emit(Observer.on_tool_denied, call.name, call_id=call.id)
             why = decision.message.rstrip(".") if decision.message else ""
             text = f"Tool call denied: {why}." if why else "Tool call denied by user."
             await self._finish_call(call, ToolResult.error(text), "denied")
@@ -689,7 +700,7 @@ class AgentLoop:
     ) -> ApprovalDecision:
         shown = encode_arguments(arguments)
         await self.state("awaiting_approval")
-        await self.emit("on_approval_requested", call.name, shown, risk, call_id=call.id)
+        await self.emit(Observer.on_approval_requested, call.name, shown, risk, call_id=call.id)
         if self.params.gate is None:
             return ApprovalDecision.denied(NO_APPROVER)
         sandbox = None
@@ -781,7 +792,7 @@ class AgentLoop:
 
         async def emit(stream: str, text: str) -> None:
             text = scrub_surrogates(text)
-            await self.emit("on_tool_output", call.name, stream, text, call_id=call.id)
+            await self.emit(Observer.on_tool_output, call.name, stream, text, call_id=call.id)
 
         redactor = self.params.redactor or Redactor.from_config(self.params.config.redaction)
         return _RedactingSink(redactor, emit)
@@ -811,7 +822,7 @@ class AgentLoop:
                 call_id=call.id,
             )
         )
-        await self.emit("on_tool_result", call.name, result, call_id=call.id)
+        await self.emit(Observer.on_tool_result, call.name, result, call_id=call.id)
 
     def _result_share(self) -> int:
         """The bytes the results of one batch may use together: `[agent] tool_result_share`
