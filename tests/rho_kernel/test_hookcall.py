@@ -432,3 +432,24 @@ def test_a_call_that_omits_an_argument_is_the_callers_error_not_the_plugins(how:
     assert policy.calls == 0
     assert not any("policy" in line for line in reports), reports
     assert host.first("rho_approval_policy", tool_name="x", risk="read", config=CONFIG) == "auto"
+
+
+def test_a_hook_is_called_by_its_spec_as_by_its_name_and_only_with_keywords() -> None:
+    from rho_kernel import hookspecs
+
+    host, _ = _host()
+
+    class Tools:
+        @hookimpl
+        def rho_register_tools(self) -> list[object]:
+            return [alpha, beta]
+
+    host.register(Tools(), "tools")
+    by_spec = host.collect(hookspecs.rho_register_tools, config=CONFIG, root=Path("."))
+    by_name = host.collect("rho_register_tools", config=CONFIG, root=Path("."))
+    assert by_spec == by_name == [("tools", alpha), ("tools", beta)]
+    assert (
+        host.first(hookspecs.rho_approval_policy, tool_name="x", risk="read", config=CONFIG) is None
+    )
+    with pytest.raises(TypeError, match="by keyword"):
+        host.call_each(hookspecs.rho_register_tools, CONFIG, Path("."))

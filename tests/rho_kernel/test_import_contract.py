@@ -34,6 +34,7 @@ PUBLIC_MODULES = frozenset(
         "rho_kernel.security",
         "rho_kernel.diagnostics",
         "rho_kernel.process",
+        "rho_kernel.hookspecs",
     }
 )
 

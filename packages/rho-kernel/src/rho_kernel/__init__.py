@@ -2,7 +2,7 @@
 
 A plugin imports everything it uses from here: `from rho_kernel import hookimpl, tool`.
 rho's public API is the `__all__` of this module, of `rho_kernel.testing` (the test helpers)
-and of five public submodules, each a contract of its own:
+and of six public submodules, each a contract of its own:
 
 - `rho_kernel.tools`: the tool contract in full (what `rho_kernel` exports for tools, plus
   declared tools, output sinks, continuations and the per-call risk).
@@ -10,6 +10,8 @@ and of five public submodules, each a contract of its own:
   JSON-RPC error codes).
 - `rho_kernel.security`: the security primitives several plugins share (the file sandbox, the
   command policy, the trust store, the redactor), kept in the kernel so each is written once.
+- `rho_kernel.hookspecs`: every hook a plugin can implement, one documented function each
+  (what a host passes to `PluginHost.collect` and friends for typed calls).
 - `rho_kernel.process`: the process runner every process a tool starts goes through (confined,
   in its own process group, stopped on timeout or cancellation, output capped and streamed).
 - `rho_kernel.diagnostics`: messages for the person running rho, on stderr with rho's prefix

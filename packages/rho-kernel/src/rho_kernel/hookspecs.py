@@ -264,3 +264,23 @@ def rho_startup(runtime: Runtime) -> None:
 @hookspec
 def rho_shutdown(runtime: Runtime) -> None:
     """Called once when rho shuts down cleanly (end of input or a signal). Added in 0.1."""
+
+
+__all__ = [
+    "hookspec",
+    "rho_after_tool_call",
+    "rho_approval_gate",
+    "rho_approval_policy",
+    "rho_before_tool_call",
+    "rho_project_files_to_trust",
+    "rho_register_compaction_strategies",
+    "rho_register_config_sections",
+    "rho_register_confinement_backends",
+    "rho_register_observers",
+    "rho_register_provider_services",
+    "rho_register_rpc_methods",
+    "rho_register_tools",
+    "rho_shutdown",
+    "rho_startup",
+    "rho_system_prompt_fragments",
+]

@@ -7,10 +7,10 @@ import inspect
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any
+from typing import Any, ParamSpec, TypeVar, overload
 
 import pluggy
 
@@ -32,6 +32,18 @@ ONLY_ENV = "RHO_PLUGINS"
 TRACE_ENV = "RHO_TRACE_PLUGINS"
 
 ENTRY_POINT_GROUP = "rho"
+
+_Args = ParamSpec("_Args")
+_Item = TypeVar("_Item")
+_Answer = TypeVar("_Answer")
+
+
+def _hook_name(hook: str | Callable[..., Any], positional: tuple[Any, ...]) -> str:
+    """The name of `hook` (a name, or its spec in `rho_kernel.hookspecs`); hook arguments are
+    passed by keyword, as pluggy requires."""
+    if positional:
+        raise TypeError("hook arguments are passed by keyword")
+    return hook if isinstance(hook, str) else hook.__name__
 
 
 @dataclass(slots=True)
@@ -242,20 +254,37 @@ class PluginHost:
 
     # ── calling ─────────────────────────────────────────────────────────────
 
-    def call(self, hook_name: str, **kwargs: Any) -> Any:
+    def call(self, hook: str | Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         """Call a hook through pluggy and return what pluggy would: a `firstresult` hook's
         first non-None answer, any other hook's list of non-None results, as the hook's
-        wrappers leave it. Each implementation that raises is reported and skipped."""
-        return self._call(hook_name, kwargs)[0]
+        wrappers leave it. Each implementation that raises is reported and skipped.
 
-    def call_each(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
+        `hook` is the hook's spec (`hookspecs.rho_startup`), or its name."""
+        return self._call(_hook_name(hook, args), kwargs)[0]
+
+    @overload
+    def call_each(
+        self,
+        hook: Callable[_Args, _Answer],
+        /,
+        *args: _Args.args,
+        **kwargs: _Args.kwargs,
+    ) -> list[tuple[str, _Answer]]: ...
+    @overload
+    def call_each(self, hook: str, /, **kwargs: Any) -> list[tuple[str, Any]]: ...
+    def call_each(
+        self, hook: str | Callable[..., Any], /, *args: Any, **kwargs: Any
+    ) -> list[tuple[str, Any]]:
         """Call every implementation of a hook: `[(plugin_name, result), ...]`.
 
         Implementations run in pluggy's order (last registered first, `tryfirst`/`trylast`
         honoured) inside the hook's wrappers. One that raises is reported and skipped; None
         results are dropped. A value a wrapper adds is attributed to the wrapper's plugin.
+
+        Given the hook's spec (`hookspecs.rho_startup`) rather than its name, a type checker
+        checks the arguments and knows the results' type.
         """
-        return self._pairs(hook_name, kwargs)[0]
+        return self._pairs(_hook_name(hook, args), kwargs)[0]
 
     def _pairs(
         self, hook_name: str, kwargs: dict[str, Any]
@@ -270,12 +299,27 @@ class PluginHost:
         caller = getattr(self.pm.hook, hook_name)
         return attributed(lambda: caller(**kwargs))
 
-    def collect(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
-        """Flatten list-returning registration hooks: `[(plugin_name, item), ...]`.
+    @overload
+    def collect(
+        self,
+        hook: Callable[_Args, Sequence[_Item] | None],
+        /,
+        *args: _Args.args,
+        **kwargs: _Args.kwargs,
+    ) -> list[tuple[str, _Item]]: ...
+    @overload
+    def collect(self, hook: str, /, **kwargs: Any) -> list[tuple[str, Any]]: ...
+    def collect(
+        self, hook: str | Callable[..., Any], /, *args: Any, **kwargs: Any
+    ) -> list[tuple[str, Any]]:
+        """Flatten list-returning registration hooks: `[(plugin_name, item), ...]`. Given
+        the hook's spec (`hookspecs.rho_register_tools`), a type checker checks the
+        arguments and knows the items' type.
 
         An item stays attributed to the plugin that returned it even when a wrapper of the
         hook rebuilt the lists; an item a wrapper adds is attributed to the wrapper's plugin.
         """
+        hook_name = _hook_name(hook, args)
         items: list[tuple[str, Any]] = []
         pairs, attribution = self._pairs(hook_name, kwargs)
         for plugin_name, result in pairs:
@@ -288,10 +332,21 @@ class PluginHost:
                 )
         return items
 
-    def first(self, hook_name: str, **kwargs: Any) -> Any:
+    @overload
+    def first(
+        self,
+        hook: Callable[_Args, _Answer | None],
+        /,
+        *args: _Args.args,
+        **kwargs: _Args.kwargs,
+    ) -> _Answer | None: ...
+    @overload
+    def first(self, hook: str, /, **kwargs: Any) -> Any: ...
+    def first(self, hook: str | Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         """Call a firstresult hook: the first non-None answer; later implementations are
-        not called. A raising implementation is reported and skipped."""
-        return self.call(hook_name, **kwargs)
+        not called. A raising implementation is reported and skipped. Given the hook's spec
+        (`hookspecs.rho_approval_gate`), a type checker checks the arguments and the answer."""
+        return self._call(_hook_name(hook, args), kwargs)[0]
 
     async def intercept_async(self, call: Any, arguments: dict[str, Any], tool: Any) -> Any:
         """Run `rho_before_tool_call` as the agent loop does: the synchronous answers first
@@ -301,7 +356,9 @@ class PluginHost:
         """
         from rho_kernel.tools.intercept import Block, apply_interception
 
-        outcomes = self.call_each("rho_before_tool_call", call=call, arguments=arguments, tool=tool)
+        outcomes = self.call_each(
+            hookspecs.rho_before_tool_call, call=call, arguments=arguments, tool=tool
+        )
         pending: list[tuple[str, Any]] = []
         for plugin, outcome in outcomes:
             if inspect.isawaitable(outcome):
@@ -327,7 +384,9 @@ class PluginHost:
         closed with `awaitables="close"` (the loop after an abort)."""
         from rho_kernel.tools.base import ToolResult
 
-        for plugin, outcome in self.call_each("rho_after_tool_call", call=call, result=result):
+        for plugin, outcome in self.call_each(
+            hookspecs.rho_after_tool_call, call=call, result=result
+        ):
             if inspect.isawaitable(outcome):
                 quiet = awaitables == "close"
                 self._drop_all([(plugin, outcome)], "rho_after_tool_call", quiet=quiet)
@@ -341,7 +400,9 @@ class PluginHost:
         from rho_kernel.tools.base import ToolResult
 
         pending: list[tuple[str, Any]] = []
-        for plugin, outcome in self.call_each("rho_after_tool_call", call=call, result=result):
+        for plugin, outcome in self.call_each(
+            hookspecs.rho_after_tool_call, call=call, result=result
+        ):
             if inspect.isawaitable(outcome):
                 pending.append((plugin, outcome))
             elif isinstance(outcome, ToolResult):

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rho_kernel import hookspecs
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.loader import ConfigFiles, read_config
 from rho_kernel.config.model import RhoConfig
-from rho_kernel.config.sections import HOOK as SECTIONS_HOOK
 from rho_kernel.config.sections import collect_sections
 from rho_kernel.context.budget import TokenBudget, resolve_budget
 from rho_kernel.context.estimator import TokenEstimator
@@ -382,7 +382,7 @@ class Runtime:
         )
         fragments: list[str] = []
         for _, fragment in self.plugins.collect(
-            "rho_system_prompt_fragments", config=self.config, root=self.root.path
+            hookspecs.rho_system_prompt_fragments, config=self.config, root=self.root.path
         ):
             if isinstance(fragment, str) and fragment.strip():
                 fragments.append(fragment.strip())
@@ -593,7 +593,9 @@ class Runtime:
 
     def _observers(self, given: Iterable[Observer] = ()) -> list[Observer]:
         """`given`, the plugins' observers, and the counter of this process's usage."""
-        collected = self.plugins.collect("rho_register_observers", config=self.config, runtime=self)
+        collected = self.plugins.collect(
+            hookspecs.rho_register_observers, config=self.config, runtime=self
+        )
         return [*given, *(obs for _, obs in collected), _UsageCounter(self.api_usage)]
 
     # ── prompts ─────────────────────────────────────────────────────────────
@@ -619,7 +621,9 @@ class Runtime:
             self._warn_tool_share()
             observers = self._observers(observers)
             if gate is None:
-                gate = self.plugins.first("rho_approval_gate", config=self.config, runtime=self)
+                gate = self.plugins.first(
+                    hookspecs.rho_approval_gate, config=self.config, runtime=self
+                )
             loop: AgentLoop | None = None
 
             async def count_compaction(response: ModelResponse) -> None:
@@ -784,7 +788,7 @@ def _confinement(
     from rho_kernel.confinement.state import Confinement
 
     backends = []
-    for plugin_name, item in plugins.collect("rho_register_confinement_backends"):
+    for plugin_name, item in plugins.collect(hookspecs.rho_register_confinement_backends):
         if isinstance(item, ConfinementBackend):
             backends.append(item)
         else:
@@ -818,7 +822,9 @@ def _complete_config(files: ConfigFiles, plugins: PluginHost) -> RhoConfig:
 
     A section declared twice raises `SectionConflict`, a `ConfigError` (exit status 2).
     """
-    specs = collect_sections(plugins.call_each(SECTIONS_HOOK), plugins.report)
+    specs = collect_sections(
+        plugins.call_each(hookspecs.rho_register_config_sections), plugins.report
+    )
     models = {name: spec.model for name, spec in specs.items()}
     return files.complete(models, not_loading=plugins.not_loading())
 
@@ -862,7 +868,8 @@ def _startup_providers(
 def _collect_factories(plugins: PluginHost) -> dict[str, ServiceFactory]:
     """The protocol services the installed plugins provide, by `api`."""
     return {
-        factory.api: factory for _, factory in plugins.collect("rho_register_provider_services")
+        factory.api: factory
+        for _, factory in plugins.collect(hookspecs.rho_register_provider_services)
     }
 
 

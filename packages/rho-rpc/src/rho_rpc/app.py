@@ -8,6 +8,7 @@ import signal
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from rho_kernel import hookspecs
 from rho_kernel.rpc import RpcMethod
 from rho_kernel.session.stats import warm_estimates
 from rho_rpc import startup_gc
@@ -78,7 +79,7 @@ async def serve(runtime: Runtime) -> None:
     try:
         await server.serve(client.lines())
     finally:
-        runtime.plugins.call_each("rho_shutdown", runtime=runtime)
+        runtime.plugins.call_each(hookspecs.rho_shutdown, runtime=runtime)
         await runtime.aclose(client.reason)
 
 
@@ -92,7 +93,7 @@ def _start(runtime: Runtime) -> tuple[JsonRpcServer, RpcPeer]:
     methods = collect_methods(runtime)
     add_discover(methods)
     server = JsonRpcServer(methods, writer.write_line, before_serial=runtime.startup_settled)
-    runtime.plugins.call_each("rho_startup", runtime=runtime)
+    runtime.plugins.call_each(hookspecs.rho_startup, runtime=runtime)
     # A resumed session's context estimates are made now, once (a few milliseconds per
     # thousand entries), so that the client's first getSessionStats only adds them up.
     try:

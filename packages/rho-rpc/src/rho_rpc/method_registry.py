@@ -6,7 +6,7 @@ import re
 
 from pydantic import BaseModel
 
-from rho_kernel import PluginHost, Runtime
+from rho_kernel import PluginHost, Runtime, hookspecs
 from rho_kernel.rpc import RpcMethod
 
 #: A method name: printable ASCII without spaces. `rpc.` names are JSON-RPC's own.
@@ -46,7 +46,7 @@ def collect_methods(runtime: Runtime) -> dict[str, RpcMethod]:
     plugins = runtime.plugins
     methods: dict[str, RpcMethod] = {}
     owners: dict[str, str] = {}
-    for plugin, method in plugins.collect("rho_register_rpc_methods", runtime=runtime):
+    for plugin, method in plugins.collect(hookspecs.rho_register_rpc_methods, runtime=runtime):
         problem = method_problem(method)
         if problem is not None:
             plugins.report(f"{plugins.describe(plugin)} contributed {problem} (skipped)")

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rho_kernel import hookspecs
 from rho_kernel.diagnostics import error, warn
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ def plugin_files(root: SandboxRoot, disabled: list[str]) -> list[tuple[str, str,
     host.load_entrypoints()
     found: list[tuple[str, str, bytes]] = []
     seen: set[str] = set()
-    for plugin, paths in host.call_each("rho_project_files_to_trust", root=root.path):
+    for plugin, paths in host.call_each(hookspecs.rho_project_files_to_trust, root=root.path):
         for rel in paths if isinstance(paths, list) else []:
             if not isinstance(rel, str) or rel in seen:
                 continue

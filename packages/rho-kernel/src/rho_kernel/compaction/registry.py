@@ -5,6 +5,8 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING
 
+from rho_kernel import hookspecs
+
 if TYPE_CHECKING:
     from rho_kernel.loop.compaction import CompactionStrategy
     from rho_kernel.plugins import PluginHost
@@ -36,7 +38,7 @@ def collect_strategies(plugins: PluginHost) -> dict[str, CompactionStrategy]:
     """
     strategies: dict[str, CompactionStrategy] = {}
     owners: dict[str, str] = {}
-    for plugin_name, item in plugins.collect(HOOK):
+    for plugin_name, item in plugins.collect(hookspecs.rho_register_compaction_strategies):
         problem = _problem(item)
         if problem is not None:
             plugins.report(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from rho_kernel import hookspecs
 from rho_kernel.config.errors import ConfigError, is_bare_key
 from rho_kernel.config.model import RhoConfig
 
@@ -145,7 +146,7 @@ def plugin_sections(disabled: Iterable[str] = ()) -> dict[str, type[BaseModel]]:
     host = PluginHost(disabled=disabled, report=lambda _: None)
     host.load_defaults()
     host.load_entrypoints()
-    specs = collect_sections(host.call_each(HOOK), host.report)
+    specs = collect_sections(host.call_each(hookspecs.rho_register_config_sections), host.report)
     return {name: spec.model for name, spec in specs.items()}
 
 

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, cast
 
-from rho_kernel import diagnostics
+from rho_kernel import diagnostics, hookspecs
 from rho_kernel.cancel import Cancelled, CancelToken
 from rho_kernel.confinement.hints import with_created_note
 from rho_kernel.confinement.state import SandboxStatus
@@ -656,7 +656,7 @@ class AgentLoop:
     def _policy(self, call: ToolCall, risk: Risk) -> str:
         """The approval policy's mode for a call; an answer that is not a mode asks."""
         answers = self.params.plugins.call_each(
-            "rho_approval_policy", tool_name=call.name, risk=risk, config=self.params.config
+            hookspecs.rho_approval_policy, tool_name=call.name, risk=risk, config=self.params.config
         )
         if not answers:
             return "auto" if risk == Risk.READ else "ask"

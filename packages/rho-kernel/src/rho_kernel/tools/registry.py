@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rho_kernel import diagnostics
+from rho_kernel import diagnostics, hookspecs
 from rho_kernel.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -151,7 +151,9 @@ def collect_tools(plugins: PluginHost, config: RhoConfig, root: Path) -> ToolReg
     that loads first (built-ins, then entry points in name order); the other is skipped.
     """
     registry = ToolRegistry(plugins)
-    for plugin_name, item in plugins.collect("rho_register_tools", config=config, root=root):
+    for plugin_name, item in plugins.collect(
+        hookspecs.rho_register_tools, config=config, root=root
+    ):
         try:
             registry.register(item, plugin_name)
         except DuplicateToolError:
