@@ -12,6 +12,7 @@ from rho_rpc.app import add_discover, collect_methods
 from rho_rpc.deferred import loaded
 from rho_rpc.method_registry import method_problem
 from rho_rpc.method_table import CORE_TABLE
+from rho_rpc.plugin import PEER_KEY
 
 
 def _methods(tmp_path: Path) -> dict[str, object]:
@@ -54,7 +55,7 @@ async def test_calling_a_deferred_handler_runs_the_complete_one(tmp_path: Path) 
         cwd=tmp_path, root=tmp_path, ephemeral=True, plugin_modules=(("rho-rpc", "rho_rpc.plugin"),)
     )
     runtime = Runtime.build(options)
-    runtime.stash[RpcPeer] = RpcPeer(lambda method, params: None)
+    runtime.stash[PEER_KEY] = RpcPeer(lambda method, params: None)
     methods = collect_methods(runtime)
     result = await methods["getState"].handler(NoParams())
     assert isinstance(result, BaseModel)

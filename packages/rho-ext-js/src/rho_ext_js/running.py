@@ -8,21 +8,23 @@ Either way the manager lives in `runtime.stash` under `MANAGER`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
+
+from rho_kernel import StashKey
 
 if TYPE_CHECKING:
     from rho_ext_js.manager import ExtensionManager
     from rho_kernel import Runtime
 
 #: The stash key of the runtime's `ExtensionManager`.
-MANAGER = "rho-ext-js.manager"
+MANAGER: StashKey[ExtensionManager] = StashKey("rho-ext-js manager")
 #: The stash key saying that `rho_startup` ran, so a manager may be made on demand.
-STARTED = "rho-ext-js.started"
+STARTED: StashKey[bool] = StashKey("rho-ext-js started")
 
 
 def current_manager(runtime: Runtime) -> ExtensionManager | None:
     """The runtime's manager if one was made (None: no extension has been looked at)."""
-    return cast("ExtensionManager | None", runtime.stash.get(MANAGER))
+    return runtime.stash.get(MANAGER)
 
 
 def manager_of(runtime: Runtime) -> ExtensionManager | None:

@@ -33,6 +33,7 @@ from rho_kernel.lazy import exports_of, lazy_exports
 if TYPE_CHECKING:
     from rho_kernel.encoding import scrub_json, scrub_surrogates
     from rho_kernel.home import state_dir, user_home
+    from rho_kernel.stash import Stash, StashKey
 
     __version__: str
     from rho_kernel.cancel import Cancelled, CancelToken, run_to_completion
@@ -108,6 +109,7 @@ if TYPE_CHECKING:
 
 _ORIGIN = exports_of(
     {
+        "rho_kernel.stash": ("Stash", "StashKey"),
         "rho_kernel.encoding": ("scrub_json", "scrub_surrogates"),
         "rho_kernel.home": ("state_dir", "user_home"),
         "rho_kernel.cancel": ("CancelToken", "Cancelled", "run_to_completion"),
@@ -248,6 +250,8 @@ __all__ = [
     "ServiceCreator",
     "ServiceFactory",
     "SessionNotFound",
+    "Stash",
+    "StashKey",
     "StreamEvent",
     "TextDelta",
     "Tool",

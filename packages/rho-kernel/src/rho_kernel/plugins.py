@@ -18,6 +18,7 @@ from rho_kernel import builtins, diagnostics, hookspecs
 from rho_kernel.builtins import DEFAULT_PLUGINS
 from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.hookcall import Attribution, Chain, IsolatedCall, attributed
+from rho_kernel.stash import Stash
 
 hookimpl = pluggy.HookimplMarker("rho")
 
@@ -99,7 +100,7 @@ class PluginHost:
         self._module_paths: dict[str, str] = {}
         #: plugin name → kind ("tools", "rpc_methods") → names it contributed and kept.
         self.contributions: dict[str, dict[str, list[str]]] = {}
-        self._stashes: dict[str, dict[Any, Any]] = {}
+        self._stashes: dict[str | None, Stash] = {}
         # pluggy has no public way to replace its call loop; this attribute is where its own
         # monitoring (`add_hookcall_monitoring`, tracing) wraps it, so it is set first.
         self.pm._inner_hookexec = IsolatedCall(lambda message: self.report(message), _CHAINS)
@@ -438,10 +439,12 @@ class PluginHost:
 
     # ── state ───────────────────────────────────────────────────────────────
 
-    def stash(self, plugin_name: str) -> dict[Any, Any]:
-        """The plugin's own dict for state that lasts as long as the process (created on
-        first use); its tools receive it as `ToolContext.stash`."""
-        return self._stashes.setdefault(plugin_name, {})
+    def stash(self, plugin_name: str | None = None) -> Stash:
+        """State that lasts as long as the process (created on first use): a plugin's own
+        `Stash` (its tools receive it as `ToolContext.stash`), or without a name the one
+        every plugin shares (`Runtime.stash`), where each keeps its entries under keys of
+        its own (a `StashKey`)."""
+        return self._stashes.setdefault(plugin_name, Stash())
 
     # ── introspection ───────────────────────────────────────────────────────
 

@@ -55,6 +55,7 @@ from rho_kernel.session.discovery import (
 from rho_kernel.session.entries import ModelChangePayload, SessionError
 from rho_kernel.session.lock import SessionLocked
 from rho_kernel.session.store import Session
+from rho_kernel.stash import Stash
 from rho_kernel.tools.registry import ToolRegistry, collect_tools
 
 if TYPE_CHECKING:
@@ -179,8 +180,6 @@ class Runtime:
         self.session: Session = Session.in_memory(root.path)
         #: Mid-turn steering for the running prompt (open only while one runs).
         self.steering = SteeringQueue()
-        #: Per-plugin state, keyed by something the plugin owns (a class or a module name).
-        self.stash: dict[object, object] = {}
         self.cancel: CancelToken | None = None
         #: The running prompt's turn id (None while idle).
         self.turn_id: str | None = None
@@ -203,6 +202,12 @@ class Runtime:
         self._startup_work: list[asyncio.Future[Any]] = []
 
     # ── parts made on first use ─────────────────────────────────────────────
+
+    @property
+    def stash(self) -> Stash:
+        """State every plugin shares for the life of the process, each under keys of its own
+        (a `StashKey[T]`, typed); `plugins.stash(name)` is a plugin's own."""
+        return self.plugins.stash()
 
     @property
     def fitter(self) -> ContextFitter:

@@ -16,6 +16,7 @@ from rho_rpc.deferred import CoreDeferredMethod
 from rho_rpc.diagnostics import report
 from rho_rpc.method_registry import collect_methods
 from rho_rpc.peer import RpcPeer
+from rho_rpc.plugin import PEER_KEY
 from rho_rpc.server import JsonRpcServer
 from rho_rpc.transport import Oversize, StdoutWriter, read_lines
 
@@ -89,7 +90,7 @@ def _start(runtime: Runtime) -> tuple[JsonRpcServer, RpcPeer]:
     writer = StdoutWriter()
     server: JsonRpcServer
     peer = RpcPeer(lambda method, params: server.notify(method, params))
-    runtime.stash[RpcPeer] = peer
+    runtime.stash[PEER_KEY] = peer
     methods = collect_methods(runtime)
     add_discover(methods)
     server = JsonRpcServer(methods, writer.write_line, before_serial=runtime.startup_settled)

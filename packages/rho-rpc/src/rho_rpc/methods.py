@@ -49,8 +49,10 @@ if TYPE_CHECKING:
 
 def peer_of(runtime: Runtime) -> RpcPeer:
     """The connected client, put in the runtime's stash by the RPC host."""
-    peer = runtime.stash.get(RpcPeer)
-    if not isinstance(peer, RpcPeer):
+    from rho_rpc.plugin import PEER_KEY
+
+    peer = runtime.stash.get(PEER_KEY)
+    if peer is None:
         raise RpcError(INTERNAL_ERROR, "no RPC client is connected to this runtime")
     return peer
 

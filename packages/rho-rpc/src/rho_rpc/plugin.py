@@ -6,20 +6,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rho_kernel import hookimpl
+from rho_kernel import StashKey, hookimpl
 
 if TYPE_CHECKING:  # `rho trust` loads this module too: it must not import the agent loop
     from rho_kernel import ApprovalGate, Observer, RhoConfig, RpcMethod, Runtime
     from rho_rpc.peer import RpcPeer
 
 
+#: Where the RPC host keeps the connected client in the runtime's stash.
+PEER_KEY: StashKey[RpcPeer] = StashKey("rho-rpc client")
+
+
 def _peer(runtime: Runtime) -> RpcPeer | None:
     """The connected client, which the RPC host keeps in the runtime's stash (None in a
     runtime that no client drives)."""
-    from rho_rpc.peer import RpcPeer
-
-    peer = runtime.stash.get(RpcPeer)
-    return peer if isinstance(peer, RpcPeer) else None
+    return runtime.stash.get(PEER_KEY)
 
 
 @hookimpl

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from rho_kernel.stash import Stash
+
 if TYPE_CHECKING:
     from rho_kernel.cancel import CancelToken
     from rho_kernel.config.model import RhoConfig
@@ -91,7 +93,7 @@ class ToolContext:
     config: RhoConfig
     cancel: CancelToken
     session: Session | None = None
-    stash: dict[Any, Any] = field(default_factory=dict)
+    stash: Stash = field(default_factory=Stash)
     call_id: str | None = None
     output: OutputSink | None = None
     confinement: Confinement | None = None
