@@ -13,9 +13,16 @@ from rho_kernel.loop.guards import StuckLoopDetector
 from rho_kernel.plugins import PluginHost
 from rho_kernel.security import SandboxRoot
 from rho_kernel.testing import declared_differences
-from rho_kernel.tools import DeclaredTool, Risk, ToolContext, ToolDeclaration, ToolResult
+from rho_kernel.tools import (
+    DeclaredTool,
+    Risk,
+    ToolContext,
+    ToolDeclaration,
+    ToolResult,
+    declared_tools,
+)
 from rho_tools_fs import plugin
-from rho_tools_fs.declared import DECLARATIONS, SCHEMAS, declared_tools
+from rho_tools_fs.declared import DECLARATIONS, SCHEMAS
 
 
 def registered() -> list[DeclaredTool]:
@@ -36,7 +43,7 @@ def test_the_plugin_registers_every_tool_once_in_order() -> None:
     names = [tool.name for tool in registered()]
     assert names == [d.name for d in DECLARATIONS]
     assert len(set(names)) == len(names)
-    assert [t.name for t in declared_tools()] == names
+    assert [t.name for t in declared_tools(DECLARATIONS, SCHEMAS)] == names
 
 
 async def test_calls_outlines_and_risks_go_to_the_implementation(tmp_path: Path) -> None:
@@ -65,7 +72,7 @@ async def test_errors_of_the_implementation_reach_the_caller(tmp_path: Path) -> 
 
 
 def test_only_run_command_declares_fresh_processes_and_keeps_its_stuck_advice() -> None:
-    tools = {declared.name: declared for declared in declared_tools()}
+    tools = {declared.name: declared for declared in declared_tools(DECLARATIONS, SCHEMAS)}
     assert tools["run_command"].fresh_process_per_call
     assert not any(t.fresh_process_per_call for name, t in tools.items() if name != "run_command")
     detector = StuckLoopDetector(2)

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rho_kernel.tools import Phase, Risk, Tool, ToolDeclaration, write_schemas
-from rho_kernel.tools import declared_tools as _declared_tools
+from rho_kernel.tools import Phase, Risk, ToolDeclaration, write_schemas
 
 #: The tools' definitions as their implementations give them.
 SCHEMAS = Path(__file__).with_name("schemas.json")
@@ -61,13 +60,8 @@ DECLARATIONS = (
 )
 
 
-def declared_tools() -> list[Tool]:
-    """A fresh `DeclaredTool` for each tool of this pack, in registration order."""
-    return _declared_tools(DECLARATIONS, SCHEMAS)
-
-
 if __name__ == "__main__":
     write_schemas(DECLARATIONS, SCHEMAS)
 
 
-__all__ = ["DECLARATIONS", "SCHEMAS", "declared_tools"]
+__all__ = ["DECLARATIONS", "SCHEMAS"]

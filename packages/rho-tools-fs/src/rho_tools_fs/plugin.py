@@ -28,9 +28,10 @@ def rho_register_config_sections() -> dict[str, type[BaseModel]]:
 def rho_register_tools() -> list[Tool]:
     """Contribute the file, search and shell tools, in rho's registration order (each
     imports its implementation on first use, see `rho_tools_fs.declared`)."""
-    from rho_tools_fs.declared import declared_tools
+    from rho_kernel.tools import declared_tools
+    from rho_tools_fs.declared import DECLARATIONS, SCHEMAS
 
-    return declared_tools()
+    return declared_tools(DECLARATIONS, SCHEMAS)
 
 
 __all__ = ["rho_register_config_sections", "rho_register_tools"]

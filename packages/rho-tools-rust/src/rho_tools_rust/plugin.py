@@ -37,9 +37,10 @@ def rho_register_tools(config: RhoConfig, root: Path) -> list[Tool]:
     offered = config.section(SECTION, RustConfig).tools
     if offered == "never" or (offered == "auto" and not has_cargo_manifest(root)):
         return []
-    from rho_tools_rust.declared import declared_tools
+    from rho_kernel.tools import declared_tools
+    from rho_tools_rust.declared import DECLARATIONS, SCHEMAS
 
-    return declared_tools()
+    return declared_tools(DECLARATIONS, SCHEMAS)
 
 
 @hookimpl
