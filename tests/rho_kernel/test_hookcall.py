@@ -453,3 +453,173 @@ def test_a_hook_is_called_by_its_spec_as_by_its_name_and_only_with_keywords() ->
     )
     with pytest.raises(TypeError, match="by keyword"):
         host.call_each(hookspecs.rho_register_tools, CONFIG, Path("."))
+
+
+# ── pluggy's public ground ───────────────────────────────────────────────────
+
+
+def _pluggy_private_names() -> set[str]:
+    """Every private name pluggy's own modules define or assign (`_multicall`, `_hookexec`,
+    `_inner_hookexec`, `_name2plugin`, …)."""
+    import ast
+
+    names: set[str] = set()
+    for source in Path(pluggy.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute):
+                name = node.attr
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                name = node.name
+            else:
+                continue
+            if name.startswith("_") and not name.endswith("__"):
+                names.add(name)
+    return names
+
+
+def _is_self(node: object) -> bool:
+    import ast
+
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def test_the_host_uses_only_pluggys_public_names() -> None:
+    import ast
+
+    import rho_kernel.hookcall
+    import rho_kernel.plugins
+
+    private = _pluggy_private_names()
+    assert {"_inner_hookexec", "_multicall", "_hookimpls"} <= private
+    used: list[str] = []
+    for module in (rho_kernel.plugins, rho_kernel.hookcall):
+        tree = ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            on_self = isinstance(node, ast.Attribute) and _is_self(node.value)
+            if isinstance(node, ast.Attribute) and node.attr in private and not on_self:
+                used.append(f"{module.__name__}: .{node.attr}")
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pluggy._"):
+                used.append(f"{module.__name__}: from {node.module}")
+    assert used == []
+
+
+def test_pluggy_runs_its_own_call_loop_and_holds_guarded_plugins() -> None:
+    host, _ = _host()
+    plugin = Registers(alpha)
+    host.register(plugin, "giver")
+    (impl,) = host.pm.hook.rho_register_tools.get_hookimpls()
+    assert impl.plugin_name == "giver"
+    assert impl.function is not plugin.rho_register_tools  # a guard around it
+    assert impl.argnames == ()  # pluggy read the original's arguments
+    assert repr(host.pm.get_plugin("giver")) == repr(plugin)
+
+
+def test_one_plugin_object_registered_under_a_second_name_is_rejected() -> None:
+    host, reports = _host()
+    plugin = Registers(alpha)
+    assert host.register(plugin, "first")
+    assert not host.register(plugin, "second")
+    assert reports == [
+        "plugin 'second' skipped: rejected: the same plugin is already registered as 'first'"
+    ]
+    assert host.collect("rho_register_tools", config=CONFIG, root=Path(".")) == [("first", alpha)]
+
+
+def test_a_wrapper_that_is_not_a_generator_is_rejected_by_pluggy() -> None:
+    class NotAGenerator:
+        @hookimpl(wrapper=True)
+        def rho_register_tools(self) -> list[object]:
+            return []
+
+    host, reports = _host()
+    assert not host.register(NotAGenerator(), "flat")
+    assert len(reports) == 1
+    assert "not a generator function" in reports[0]
+    assert host.pm.get_plugin("flat") is None
+
+
+def test_an_implementation_with_a_misspelled_argument_is_rejected_by_pluggy() -> None:
+    class Misspelled:
+        @hookimpl
+        def rho_register_tools(self, konfig: object) -> list[object]:
+            return []
+
+    host, reports = _host()
+    assert not host.register(Misspelled(), "typo")
+    assert "konfig" in reports[0]
+    assert "hookimpl definition: rho_register_tools(konfig" in reports[0]
+
+
+@pytest.mark.filterwarnings("ignore:Argument.*cannot be found in this hook call")
+@pytest.mark.filterwarnings("ignore::pluggy.PluggyTeardownRaisedWarning")
+@pytest.mark.parametrize("style", ["wrapper", "hookwrapper"])
+def test_a_wrapper_sees_the_callers_error_and_is_not_blamed_for_it(style: str) -> None:
+    seen: list[str] = []
+
+    class Watch:
+        if style == "wrapper":
+
+            @hookimpl(wrapper=True)
+            def rho_approval_policy(self) -> Generator[None, Any, Any]:
+                try:
+                    return (yield)
+                except pluggy.HookCallError:
+                    seen.append("error")
+                    raise
+
+        else:
+
+            @hookimpl(hookwrapper=True)
+            def rho_approval_policy(self) -> Generator[None, Any, None]:
+                outcome = yield
+                seen.append("error" if outcome.exception else "result")
+                outcome.get_result()
+
+    host, reports = _host()
+    host.register(Policy("auto"), "policy")
+    host.register(Watch(), "watch")
+    with pytest.raises(pluggy.HookCallError):
+        host.first("rho_approval_policy")
+    assert seen == ["error"]
+    assert reports == []
+
+
+def test_a_plain_generator_implementation_is_not_mistaken_for_a_wrapper() -> None:
+    class Lazy:
+        @hookimpl
+        def rho_system_prompt_fragments(self) -> Generator[str, None, None]:
+            yield "one"
+
+    host, reports = _host()
+    host.register(Lazy(), "lazy")
+    ((name, value),) = host.call_each("rho_system_prompt_fragments", config=CONFIG, root=Path("."))
+    assert name == "lazy"
+    assert list(value) == ["one"]
+    assert reports == []
+
+
+def test_a_module_plugin_and_a_class_plugin_are_guarded_alike(tmp_path: Path) -> None:
+    import importlib.util
+
+    source = tmp_path / "modplug.py"
+    source.write_text(
+        "from rho_kernel import hookimpl\n\n"
+        "@hookimpl\n"
+        "def rho_approval_policy(tool_name):\n"
+        "    raise ValueError(tool_name)\n\n"
+        "class Static:\n"
+        "    @hookimpl\n"
+        "    @staticmethod\n"
+        "    def rho_approval_policy(risk):\n"
+        "        return 'ask' if risk == 'write' else None\n",
+        encoding="utf-8",
+    )
+    spec = importlib.util.spec_from_file_location("modplug", source)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    host, reports = _host()
+    host.register(module.Static, "static")
+    host.register(module, "module")
+    assert host.first("rho_approval_policy", tool_name="rm", risk="write", config=CONFIG) == "ask"
+    assert reports == ["plugin 'module' failed in rho_approval_policy: rm"]

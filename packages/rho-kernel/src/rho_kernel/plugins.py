@@ -17,7 +17,13 @@ import pluggy
 from rho_kernel import builtins, diagnostics, hookspecs
 from rho_kernel.builtins import DEFAULT_PLUGINS
 from rho_kernel.encoding import scrub_surrogates
-from rho_kernel.hookcall import Attribution, Chain, IsolatedCall, attributed
+from rho_kernel.hookcall import (
+    Attribution,
+    Chain,
+    guard_plugin,
+    guards_registered,
+    recorded,
+)
 from rho_kernel.stash import Stash
 
 hookimpl = pluggy.HookimplMarker("rho")
@@ -101,9 +107,8 @@ class PluginHost:
         #: plugin name → kind ("tools", "rpc_methods") → names it contributed and kept.
         self.contributions: dict[str, dict[str, list[str]]] = {}
         self._stashes: dict[str | None, Stash] = {}
-        # pluggy has no public way to replace its call loop; this attribute is where its own
-        # monitoring (`add_hookcall_monitoring`, tracing) wraps it, so it is set first.
-        self.pm._inner_hookexec = IsolatedCall(lambda message: self.report(message), _CHAINS)
+        #: plugin name → the object registered under it (pluggy holds its guarded stand-in).
+        self._originals: dict[str, object] = {}
         if os.environ.get(TRACE_ENV):
             self.pm.trace.root.setwriter(_trace_writer())
             self.pm.enable_tracing()
@@ -125,14 +130,21 @@ class PluginHost:
             return False
         self.distributions.setdefault(name, distribution)
         self.versions.setdefault(name, version)
+        twin = next((other for other, held in self._originals.items() if held is plugin), None)
+        if twin is not None:
+            self._fail(name, f"rejected: the same plugin is already registered as '{twin}'")
+            return False
         try:
-            self.pm.register(plugin, name=name)
+            guarded = guard_plugin(self.pm, plugin, name, lambda message: self.report(message))
+            self.pm.register(guarded, name=name)
             self.pm.check_pending()
         except Exception as exc:  # pluggy raises PluginValidationError or ValueError
             if self.pm.get_plugin(name) is not None:
                 self.pm.unregister(name=name)
             self._fail(name, f"rejected: {exc}")
             return False
+        guards_registered(self.pm, guarded)
+        self._originals[name] = plugin
         return True
 
     def load_defaults(self, extra: Iterable[tuple[str, str]] = ()) -> None:
@@ -298,7 +310,7 @@ class PluginHost:
 
     def _call(self, hook_name: str, kwargs: dict[str, Any]) -> tuple[Any, Attribution]:
         caller = getattr(self.pm.hook, hook_name)
-        return attributed(lambda: caller(**kwargs))
+        return recorded(hook_name, kwargs, _CHAINS.get(hook_name), lambda: caller(**kwargs))
 
     @overload
     def collect(
