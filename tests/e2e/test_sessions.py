@@ -231,7 +231,7 @@ def test_the_resume_hint_is_only_given_for_a_new_session(start_rho, server: Scri
 
 def _saved(project: Path, home: Path, session_id: str, mtime: int) -> Path:
     """A saved session of the project with the given id and one user message."""
-    from rho_kernel.session import sessions_dir
+    from rho_kernel.session.discovery import sessions_dir
 
     directory = sessions_dir(project, home)
     directory.mkdir(parents=True, exist_ok=True)

@@ -4,39 +4,23 @@ A pack is a plugin a third party could have written, so it is held to exactly th
 party is: it imports `rho_kernel`, `rho_kernel.testing` and the public submodules listed in
 `PUBLIC_MODULES` (documented in docs/plugins.md, "The public API"), never another module under
 `rho_kernel`. Every import is read with `ast` (inside functions and `if TYPE_CHECKING:` blocks
-too). The violations that existed when the contract was written are listed in
-`import_contract_baseline.json`; that list may only shrink, and must stay exact. A string that
-names an internal module (`import_module("rho_kernel.x")`, a lazy export) counts as an import.
+too); there are no exceptions, for rho's own packs either. A string that names an internal
+module (`import_module("rho_kernel.x")`, a lazy export) counts as an import.
 """
 
 from __future__ import annotations
 
 import ast
-import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from public_modules import PUBLIC_MODULES
 
 REPO = Path(__file__).resolve().parents[2]
 KERNEL_SRC = REPO / "packages" / "rho-kernel" / "src" / "rho_kernel"
-BASELINE_PATH = Path(__file__).with_name("import_contract_baseline.json")
-
-#: The modules a plugin may import; every other `rho_kernel.*` module is internal.
-PUBLIC_MODULES = frozenset(
-    {
-        "rho_kernel",
-        "rho_kernel.testing",
-        "rho_kernel.tools",
-        "rho_kernel.rpc",
-        "rho_kernel.security",
-        "rho_kernel.diagnostics",
-        "rho_kernel.process",
-        "rho_kernel.hookspecs",
-    }
-)
 
 _ADVICE = (
     "import the name from a public module instead (rho_kernel, rho_kernel.testing, or a "
@@ -170,36 +154,9 @@ def checked_files(repo: Path = REPO) -> list[Path]:
     )
 
 
-def by_file(violations: Iterable[Violation]) -> dict[str, list[str]]:
-    """Violations grouped as the baseline stores them: importing file → internal modules."""
-    grouped: dict[str, set[str]] = {}
-    for violation in violations:
-        grouped.setdefault(violation.path, set()).add(violation.module)
-    return {path: sorted(modules) for path, modules in sorted(grouped.items())}
-
-
-def contract_failures(violations: list[Violation], baseline: dict[str, list[str]]) -> list[str]:
-    """What is wrong against the baseline: new violations, and entries no longer violated."""
-    failures = [
-        violation.describe()
-        for violation in violations
-        if violation.module not in baseline.get(violation.path, [])
-    ]
-    current = by_file(violations)
-    for path, modules in sorted(baseline.items()):
-        for module in modules:
-            if module not in current.get(path, []):
-                failures.append(
-                    f"{path} no longer imports internal module {module}: remove it from "
-                    f"{BASELINE_PATH.name} (the baseline may only shrink and must stay exact)"
-                )
-    return failures
-
-
 def test_packs_examples_and_testing_import_only_public_modules() -> None:
-    baseline = json.loads(BASELINE_PATH.read_text(encoding="utf-8"))
-    failures = contract_failures(find_violations(checked_files(), REPO), baseline)
-    assert not failures, "\n".join(failures)
+    violations = find_violations(checked_files(), REPO)
+    assert not violations, "\n".join(violation.describe() for violation in violations)
 
 
 def test_the_checked_files_cover_every_pack_the_examples_and_testing() -> None:
@@ -277,23 +234,9 @@ def test_the_contract_fails_on_an_added_internal_import(tmp_path: Path, statemen
     lines = (tmp_path / path).read_text(encoding="utf-8").splitlines()
     line = 1 + max(n for n, text in enumerate(lines) if "rho_kernel" in text)
     assert violations == [Violation(path, line, _INTERNAL[statement])]
-    failures = contract_failures(violations, {})
-    assert len(failures) == 1
-    assert f"{path}:{line}" in failures[0]
-    assert _INTERNAL[statement] in failures[0]
-    assert "docs/plugins.md" in failures[0]
-
-
-def test_a_baselined_violation_passes_and_a_stale_entry_fails(tmp_path: Path) -> None:
-    violations = find_violations(
-        _throwaway_pack(tmp_path, "from rho_kernel.runtime import Runtime"), tmp_path
-    )
-    path = "packages/rho-throwaway/src/rho_throwaway/plugin.py"
-    assert contract_failures(violations, {path: ["rho_kernel.runtime"]}) == []
-    stale = contract_failures(violations, {path: ["rho_kernel.runtime", "rho_kernel.home"]})
-    assert len(stale) == 1
-    assert "no longer imports internal module rho_kernel.home" in stale[0]
-    assert "baseline" in stale[0]
+    message = violations[0].describe()
+    assert message.startswith(f"{path}:{line} imports internal module {_INTERNAL[statement]}")
+    assert "docs/plugins.md" in message
 
 
 def test_the_testing_package_may_import_its_own_modules(tmp_path: Path) -> None:

@@ -7,17 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from rho_kernel import unescape_tags
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RhoConfig
 from rho_kernel.security import SandboxRoot
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult
 from rho_tools_fs.hashline import format_hashlines, line_hash
-from rho_tools_fs.read_file import (
-    MAX_READ_BYTES,
-    escape_framing,
-    read_file,
-    unescape_framing,
-)
+from rho_tools_fs.read_file import FRAME_TAGS, MAX_READ_BYTES, escape_framing, read_file
 
 # Every case holds through directory fds and with the path-check fallback alike.
 pytestmark = pytest.mark.usefixtures("backend")
@@ -156,7 +152,7 @@ def test_escape_is_reversible() -> None:
     ]
     for text in samples:
         escaped = escape_framing(text)
-        assert unescape_framing(escaped) == text
+        assert unescape_tags(escaped, FRAME_TAGS) == text
         assert "<context:end>" not in escaped
         assert "<context>" not in escaped
     assert escape_framing("<contextual> and <context-free>") == "<contextual> and <context-free>"

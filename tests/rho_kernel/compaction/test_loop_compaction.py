@@ -14,7 +14,8 @@ from rho_kernel.config.model import RhoConfig
 from rho_kernel.loop.agent import TRUNCATED_GAVE_UP, TRUNCATED_NUDGE
 from rho_kernel.loop.compaction import CompactionRequest
 from rho_kernel.messages import ChatMessage
-from rho_kernel.session import CompactionPayload, Session, render_entry
+from rho_kernel.session import CompactionPayload, Session
+from rho_kernel.session.entries import render_entry
 from rho_kernel.testing import (
     HangReply,
     ScriptedServer,

@@ -29,8 +29,8 @@ from rho_kernel.session import (
     Outlined,
     Pinned,
     Session,
-    render_entry,
 )
+from rho_kernel.session.entries import render_entry
 
 # ── random sessions ──────────────────────────────────────────────────────────
 

@@ -15,10 +15,8 @@ from rho_kernel.session import (
     find_latest_session,
     find_session,
     list_sessions,
-    project_hash,
-    rho_home,
-    sessions_dir,
 )
+from rho_kernel.session.discovery import project_hash, rho_home, sessions_dir
 
 
 def make_session(project: Path, home: Path, messages: int, mtime: int) -> Path:

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from rho_kernel.messages import ChatMessage
-from rho_kernel.session import Session, SessionError, SessionLock, SessionLocked
-from rho_kernel.session.lock import lock_path_for
+from rho_kernel.session import Session, SessionError
+from rho_kernel.session.lock import SessionLock, SessionLocked, lock_path_for
 
 HOLDER = """
 import sys
 from pathlib import Path
-from rho_kernel.session import SessionLock
+from rho_kernel.session.lock import SessionLock
 lock = SessionLock.acquire(Path(sys.argv[1]))
 print("locked", flush=True)
 sys.stdin.read()

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from rho_kernel.messages import ChatMessage
-from rho_kernel.session import Session, sessions_dir
+from rho_kernel.session import Session
+from rho_kernel.session.discovery import sessions_dir
 from rho_kernel.session.lock import lock_path_for
 from rho_kernel.session.private import create_private_file, make_private_dir
 

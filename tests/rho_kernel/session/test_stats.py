@@ -19,16 +19,14 @@ from rho_kernel.session import (
     Compacted,
     CompactionPayload,
     CompactionSummary,
-    ContextMeter,
     ContextStats,
     CustomMessagePayload,
     ModelChangePayload,
     Outlined,
     Session,
     Summarized,
-    approximate_tokens,
-    schema_tokens,
 )
+from rho_kernel.session.stats import ContextMeter, approximate_tokens, schema_tokens
 from rho_kernel.tools.base import Phase
 
 

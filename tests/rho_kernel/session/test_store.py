@@ -29,9 +29,9 @@ from rho_kernel.session import (
     SessionEndedPayload,
     SessionError,
     Summarized,
-    render_entry,
-    sessions_dir,
 )
+from rho_kernel.session.discovery import sessions_dir
+from rho_kernel.session.entries import render_entry
 
 
 @pytest.fixture

@@ -22,8 +22,7 @@ from rho_ext_js.host import HostApi, HostError
 from rho_kernel import Risk, diagnostics
 
 if TYPE_CHECKING:
-    from rho_kernel import RhoConfig, SandboxRoot
-    from rho_kernel.confinement.state import Confinement
+    from rho_kernel import Confinement, RhoConfig, SandboxRoot
 
 #: The largest file `rho.readFile` returns, and the largest response body `fetch` reads.
 MAX_READ_BYTES = 1024 * 1024

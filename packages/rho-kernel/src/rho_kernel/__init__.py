@@ -2,7 +2,7 @@
 
 A plugin imports everything it uses from here: `from rho_kernel import hookimpl, tool`.
 rho's public API is the `__all__` of this module, of `rho_kernel.testing` (the test helpers)
-and of six public submodules, each a contract of its own:
+and of eight public submodules, each a contract of its own:
 
 - `rho_kernel.tools`: the tool contract in full (what `rho_kernel` exports for tools, plus
   declared tools, output sinks, continuations and the per-call risk).
@@ -16,6 +16,10 @@ and of six public submodules, each a contract of its own:
   in its own process group, stopped on timeout or cancellation, output capped and streamed).
 - `rho_kernel.diagnostics`: messages for the person running rho, on stderr with rho's prefix
   (`info`, `warn`, `error`).
+- `rho_kernel.session`: the session a tool reads (`ToolContext.session`) and a front end
+  shows: the tree of entries, their payloads and resolutions, the session files.
+- `rho_kernel.frontend`: what a program that runs rho for someone builds on (the runtime and
+  its options, the errors that stop a start, what the kernel reports, the project's trust).
 
 Every other module under `rho_kernel`, including the submodules of these, is internal and may
 change in any release; tests/rho_kernel/test_import_contract.py holds rho's own packs to this.
@@ -56,7 +60,7 @@ if TYPE_CHECKING:
     from rho_kernel.confinement.backend import ConfinementBackend, ConfinementProblem, Problem
     from rho_kernel.confinement.hints import sandbox_note
     from rho_kernel.confinement.policy import ConfinementPolicy
-    from rho_kernel.confinement.state import ConfinementRefused
+    from rho_kernel.confinement.state import Confinement, ConfinementRefused
     from rho_kernel.framing import escape_controls, escape_tags, unescape_tags
     from rho_kernel.loop.approval import ApprovalDecision, ApprovalGate, ApprovalRequest
     from rho_kernel.loop.compaction import CompactionRequest, CompactionStrategy
@@ -132,7 +136,7 @@ _ORIGIN = exports_of(
         "rho_kernel.confinement.backend": ("ConfinementBackend", "ConfinementProblem", "Problem"),
         "rho_kernel.confinement.hints": ("sandbox_note",),
         "rho_kernel.confinement.policy": ("ConfinementPolicy",),
-        "rho_kernel.confinement.state": ("ConfinementRefused",),
+        "rho_kernel.confinement.state": ("Confinement", "ConfinementRefused"),
         "rho_kernel.framing": ("escape_controls", "escape_tags", "unescape_tags"),
         "rho_kernel.loop.approval": ("ApprovalDecision", "ApprovalGate", "ApprovalRequest"),
         "rho_kernel.loop.compaction": ("CompactionRequest", "CompactionStrategy"),
@@ -211,6 +215,7 @@ __all__ = [
     "CompactionStrategy",
     "CompactionSummary",
     "ConfigSectionError",
+    "Confinement",
     "ConfinementBackend",
     "ConfinementPolicy",
     "ConfinementProblem",

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import types
 from collections.abc import Callable, Generator, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -136,10 +137,14 @@ class _Alone:
         _CURRENT.reset(self._token)
 
 
-class GuardedPlugin:
-    """What pluggy registers for a plugin: a guard per hook implementation of `original`."""
+class GuardedPlugin(types.ModuleType):
+    """What pluggy registers for a plugin: a guard per hook implementation of `original`.
 
-    def __init__(self, original: object) -> None:
+    A module, because pluggy looks a module's attributes up the cheapest way, and this one
+    holds nothing but the guards."""
+
+    def __init__(self, original: object, name: str) -> None:
+        super().__init__(f"rho guarded plugin {name}")
         self.original = original
 
     def __repr__(self) -> str:
@@ -186,8 +191,8 @@ def guard_plugin(
 ) -> GuardedPlugin:
     """A `GuardedPlugin` for `plugin` (registered as `name`): each attribute pluggy would
     take as a hook implementation, guarded. Register it, then call `guards_registered`."""
-    guarded = GuardedPlugin(plugin)
-    for attribute in dir(plugin):
+    guarded = GuardedPlugin(plugin, name)
+    for attribute in _candidates(plugin, f"{pm.project_name}_impl"):
         opts = pm.parse_hookimpl_opts(plugin, attribute)
         if opts is None:
             continue
@@ -200,6 +205,20 @@ def guard_plugin(
         setattr(guard, f"{pm.project_name}_impl", opts)
         setattr(guarded, attribute, guard)
     return guarded
+
+
+def _candidates(plugin: object, marker: str) -> Iterable[str]:
+    """The attributes of `plugin` that may be hook implementations: for a module (most
+    plugins), its functions that carry the marker, found in its namespace without the cost
+    of looking each attribute up as pluggy does; for any other object, every attribute."""
+    if not isinstance(plugin, types.ModuleType):
+        return dir(plugin)
+    return [
+        name
+        for name, value in vars(plugin).items()
+        if isinstance(value, (types.FunctionType, staticmethod, classmethod))
+        and getattr(value, marker, None) is not None
+    ]
 
 
 def guards_registered(pm: pluggy.PluginManager, guarded: GuardedPlugin) -> None:

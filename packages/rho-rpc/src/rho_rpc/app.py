@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from rho_kernel import hookspecs
 from rho_kernel.rpc import RpcMethod
-from rho_kernel.session.stats import warm_estimates
+from rho_kernel.session import warm_estimates
 from rho_rpc import startup_gc
 from rho_rpc.deferred import CoreDeferredMethod
 from rho_rpc.diagnostics import report

@@ -11,7 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from rho_kernel.runtime import Runtime, RuntimeOptions
+    from rho_kernel.frontend import Runtime, RuntimeOptions
 
 DESCRIPTION = (
     "rho: a headless coding agent. Speaks JSON-RPC 2.0 (one JSON message per line) on "
@@ -104,7 +104,7 @@ class _VersionAction(argparse.Action):
 
 def _config_minimum(field: str) -> int:
     """The smallest value `[agent] <field>` accepts (its `ge` bound in the config schema)."""
-    from rho_kernel.config.model import AgentConfig
+    from rho_kernel.frontend import AgentConfig
 
     for constraint in AgentConfig.model_fields[field].metadata:
         bound = getattr(constraint, "ge", None)
@@ -129,7 +129,7 @@ def flag_problem(args: argparse.Namespace) -> str | None:
         if value < minimum:
             return f"{flag} must be at least {minimum} (got {value})"
     if args.endpoint is not None:
-        from rho_kernel.providers.urls import endpoint_problem, mask_url
+        from rho_kernel.frontend import endpoint_problem, mask_url
 
         problem = endpoint_problem(args.endpoint)
         if problem is not None:
@@ -173,9 +173,7 @@ def main(argv: list[str] | None = None) -> int:
 def _build_runtime(args: argparse.Namespace) -> Runtime | int:
     """The runtime the flags describe, or the exit code (2) after saying why it cannot start."""
     from rho_kernel import SandboxError, diagnostics
-    from rho_kernel.config.loader import ConfigError
-    from rho_kernel.providers.consent import ConsentRequired
-    from rho_kernel.runtime import Runtime, StartupError
+    from rho_kernel.frontend import ConfigError, ConsentRequired, Runtime, StartupError
 
     try:
         return Runtime.build(_runtime_options(args))
@@ -190,7 +188,7 @@ def _build_runtime(args: argparse.Namespace) -> Runtime | int:
 
 
 def _runtime_options(args: argparse.Namespace) -> RuntimeOptions:
-    from rho_kernel.runtime import RuntimeOptions
+    from rho_kernel.frontend import RuntimeOptions
 
     return RuntimeOptions(
         root=args.root,

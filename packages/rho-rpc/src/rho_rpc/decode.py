@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 from json.decoder import JSONDecodeError
 from typing import Any
 
-from rho_kernel.encoding import RepeatedKeyError, quoted_key, scrub_json, unique_keys
+from rho_kernel import scrub_json
+from rho_kernel.frontend import RepeatedKeyError, quoted_key, unique_keys
 
 # The decoder's own whitespace pattern, which typeshed does not declare.
 WHITESPACE: re.Pattern[str] = json.decoder.WHITESPACE  # type: ignore[attr-defined]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rho_kernel import SessionNotFound
-from rho_kernel.loop.result import AgentError
+from rho_kernel.frontend import AgentError, StartupError
 from rho_kernel.rpc import (
     APPROVAL_NOT_PENDING,
     INTERNAL_ERROR,
@@ -15,7 +15,6 @@ from rho_kernel.rpc import (
     NO_RUNNING_PROMPT,
     RpcError,
 )
-from rho_kernel.runtime import StartupError
 from rho_rpc import render
 from rho_rpc.diagnostics import report
 from rho_rpc.peer import ApprovalMismatch, RpcPeer
@@ -140,7 +139,7 @@ class CoreMethods:
         return NewSessionResult(sessionId=session.id, path=str(session.path or ""))
 
     async def compact(self, params: CompactParams) -> CompactResult:
-        from rho_kernel.compaction import UnknownStrategy
+        from rho_kernel.frontend import UnknownStrategy
         from rho_rpc.protocol.sessions import CompactResult
 
         try:

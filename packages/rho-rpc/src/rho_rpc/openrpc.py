@@ -82,7 +82,7 @@ def main() -> None:
     import tempfile
     from pathlib import Path
 
-    from rho_kernel.runtime import Runtime, RuntimeOptions
+    from rho_kernel.frontend import Runtime, RuntimeOptions
     from rho_rpc import __version__
     from rho_rpc.app import add_discover, collect_methods
     from rho_rpc.distributions import disabling_config, foreign_plugins

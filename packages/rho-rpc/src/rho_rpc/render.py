@@ -9,25 +9,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rho_kernel.session.stats import PHASES, RESOLUTIONS, ROLES
+from rho_kernel.session import PHASES, RESOLUTIONS, ROLES
 
 if TYPE_CHECKING:
-    from rho_kernel import ChatMessage
-    from rho_kernel.confinement.state import SandboxStatus
-    from rho_kernel.context.fitting import FitResult
-    from rho_kernel.context.tool_share import ToolShare
-    from rho_kernel.loop.result import (
+    from rho_kernel import (
         AgentResult,
+        ChatMessage,
         ContextCompacted,
         ProviderFailure,
         RequestUsage,
-        RunUsage,
-        ToolCallRecord,
         UsageContext,
     )
-    from rho_kernel.runtime import ApiUsage
-    from rho_kernel.session.stats import ContextStats
-    from rho_kernel.session.tree import TreeNode
+    from rho_kernel.frontend import (
+        ApiUsage,
+        FitResult,
+        RunUsage,
+        SandboxStatus,
+        ToolCallRecord,
+        ToolShare,
+    )
+    from rho_kernel.session import ContextStats, TreeNode
 
 
 def tool_call(record: ToolCallRecord) -> dict[str, Any]:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from rho_kernel.session.stats import ContextStats
+from rho_kernel.session import ContextStats
 from rho_rpc.render import fitted_percent
 
 if TYPE_CHECKING:
-    from rho_kernel.context.fitting import FitResult
+    from rho_kernel.frontend import FitResult
 
 BAR_CELLS = 20
 """The width of the bar in cells."""

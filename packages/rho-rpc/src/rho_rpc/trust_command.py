@@ -66,7 +66,7 @@ def _fail(message: str, code: int) -> int:
 
 def _root(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> Path:
     """The project root: `--root` (as given), else detected from the working directory."""
-    from rho_kernel.project import find_project_root
+    from rho_kernel.frontend import find_project_root
 
     if args.root is not None:
         return Path(args.root).absolute()
@@ -83,7 +83,7 @@ def main(argv: list[str], *, home: Path | None = None, cwd: Path | None = None) 
 
 
 def _run(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> int:
-    from rho_kernel.project import ProjectRootError
+    from rho_kernel.frontend import ProjectRootError
     from rho_kernel.security import TrustError, TrustStore
 
     store = TrustStore.load(home)
@@ -103,7 +103,7 @@ def _run(args: argparse.Namespace, home: Path | None, cwd: Path | None) -> int:
 def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
     """Trust the project's files; the config and sandbox errors that stop it, said."""
     from rho_kernel import SandboxError
-    from rho_kernel.config.errors import ConfigError
+    from rho_kernel.frontend import ConfigError
 
     try:
         return _trust_files(store, root, home)
@@ -115,15 +115,15 @@ def _trust(store: TrustStore, root: Path, home: Path | None) -> int:
 
 def _trust_files(store: TrustStore, root: Path, home: Path | None) -> int:
     from rho_kernel import SandboxRoot, read_regular_file, state_dir
-    from rho_kernel.config import (
+    from rho_kernel.frontend import (
+        MAX_CONFIG_BYTES,
         PROJECT_CONFIG,
         loosening_settings,
         plugin_sections,
         project_config_path,
         read_config,
+        scan_context_files,
     )
-    from rho_kernel.config.loader import MAX_CONFIG_BYTES
-    from rho_kernel.context_files import scan_context_files
 
     if not root.is_dir():
         return _fail(f"--root {_shown(str(root))}: not a directory", 2)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from rho_kernel import escape_controls, escape_tags, unescape_tags
+from rho_kernel import escape_controls, escape_tags
 from rho_kernel.security import (
     FileTypeError,
     KeyBlockLines,
@@ -41,14 +41,9 @@ def escape_framing(text: str) -> str:
 
     `<context:end>` becomes `<\\context:end>` and `<context>` becomes `<\\context>`, so file
     content can never close (or open) the frame. Text that already looks escaped gets one more
-    backslash, which keeps the escaping reversible (see `unescape_framing`).
+    backslash, which keeps the escaping reversible (`unescape_tags(text, FRAME_TAGS)` undoes it).
     """
     return escape_tags(text, FRAME_TAGS)
-
-
-def unescape_framing(text: str) -> str:
-    """Undo `escape_framing`: remove one backslash after the `<` of escaped tags."""
-    return unescape_tags(text, FRAME_TAGS)
 
 
 def frame(body: str) -> str:
@@ -248,5 +243,4 @@ __all__ = [
     "escape_framing",
     "frame",
     "read_file",
-    "unescape_framing",
 ]

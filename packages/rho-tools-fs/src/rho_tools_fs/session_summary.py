@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rho_kernel import ChatMessage
-from rho_kernel.session.entries import (
+from rho_kernel.session import (
     BranchSummaryPayload,
     CompactionPayload,
     CustomMessagePayload,

@@ -1,4 +1,17 @@
-"""Sessions: the append-only entry tree, its JSONL file, and session discovery."""
+"""Sessions: the append-only tree of entries a conversation keeps, as a tool reads it
+(`ToolContext.session`) and a front end shows it. Public since rho-kernel 0.3.
+
+`Session` is the live session (`path_entries()` is the path from the root to the leaf,
+`entries` every entry by id, `leaf_id` the current leaf; `append_custom` adds a plugin's own
+typed entry, kind `<author>.<feature>.v<n>`, and `read_custom` reads the latest back;
+`set_resolution` pins or unpins an entry). Each `Entry` carries a `Payload` (a message, a
+compaction, a branch summary, a custom entry, a model change, …) and a `Resolution` (how the
+context shows it: `Full`, `Outlined`, `Summarized`, `Pinned`, `Attached`, `Compacted`).
+`tree_page` and `TreeNode` give the tree for display, `summarize_branch` a branch's summary,
+`ContextStats` and `warm_estimates` the figures of the context (by `ROLES`, `RESOLUTIONS` and
+`PHASES`), and `list_sessions`, `find_session`, `find_latest_session` and `SessionInfo` the
+project's session files. Every other module under `rho_kernel.session` is internal.
+"""
 
 from __future__ import annotations
 
@@ -14,17 +27,11 @@ if TYPE_CHECKING:
         find_latest_session,
         find_session,
         list_sessions,
-        project_hash,
-        read_session_info,
-        rho_home,
-        sessions_dir,
     )
     from rho_kernel.session.entries import (
         ATTACHED,
-        CURRENT_VERSION,
         FULL,
         PINNED,
-        SUPPORTED_VERSIONS,
         Attached,
         BranchSummaryPayload,
         Compacted,
@@ -44,7 +51,6 @@ if TYPE_CHECKING:
         Payload,
         Pinned,
         Resolution,
-        ResolutionChange,
         SessionEndedPayload,
         SessionError,
         SessionInfoPayload,
@@ -53,18 +59,8 @@ if TYPE_CHECKING:
         Timestamp,
         UnknownPayload,
         UnknownResolution,
-        new_id,
-        parse_line,
-        render_entry,
     )
-    from rho_kernel.session.lock import SessionLock, SessionLocked
-    from rho_kernel.session.stats import (
-        ContextMeter,
-        ContextStats,
-        approximate_tokens,
-        schema_tokens,
-        warm_estimates,
-    )
+    from rho_kernel.session.stats import PHASES, RESOLUTIONS, ROLES, ContextStats, warm_estimates
     from rho_kernel.session.store import CANCELLED_TOOL_CALL, CUSTOM_KIND, Session
     from rho_kernel.session.tree import TreeNode, TreePage, tree_page
 
@@ -77,17 +73,11 @@ _ORIGIN = exports_of(
             "find_latest_session",
             "find_session",
             "list_sessions",
-            "project_hash",
-            "read_session_info",
-            "rho_home",
-            "sessions_dir",
         ),
         "rho_kernel.session.entries": (
             "ATTACHED",
-            "CURRENT_VERSION",
             "FULL",
             "PINNED",
-            "SUPPORTED_VERSIONS",
             "Attached",
             "BranchSummaryPayload",
             "Compacted",
@@ -107,7 +97,6 @@ _ORIGIN = exports_of(
             "Payload",
             "Pinned",
             "Resolution",
-            "ResolutionChange",
             "SessionEndedPayload",
             "SessionError",
             "SessionInfoPayload",
@@ -116,16 +105,12 @@ _ORIGIN = exports_of(
             "Timestamp",
             "UnknownPayload",
             "UnknownResolution",
-            "new_id",
-            "parse_line",
-            "render_entry",
         ),
-        "rho_kernel.session.lock": ("SessionLock", "SessionLocked"),
         "rho_kernel.session.stats": (
-            "ContextMeter",
+            "PHASES",
+            "RESOLUTIONS",
+            "ROLES",
             "ContextStats",
-            "approximate_tokens",
-            "schema_tokens",
             "warm_estimates",
         ),
         "rho_kernel.session.store": ("CANCELLED_TOOL_CALL", "CUSTOM_KIND", "Session"),
@@ -138,18 +123,18 @@ if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an err
 __all__ = [
     "ATTACHED",
     "CANCELLED_TOOL_CALL",
-    "CURRENT_VERSION",
     "CUSTOM_KIND",
     "FULL",
+    "PHASES",
     "PINNED",
-    "SUPPORTED_VERSIONS",
+    "RESOLUTIONS",
+    "ROLES",
     "Attached",
     "BranchSummaryPayload",
     "Compacted",
     "CompactionPayload",
     "CompactionPhase",
     "CompactionSummary",
-    "ContextMeter",
     "ContextStats",
     "CustomMessagePayload",
     "CustomPayload",
@@ -164,14 +149,11 @@ __all__ = [
     "Payload",
     "Pinned",
     "Resolution",
-    "ResolutionChange",
     "Session",
     "SessionEndedPayload",
     "SessionError",
     "SessionInfo",
     "SessionInfoPayload",
-    "SessionLock",
-    "SessionLocked",
     "SessionNotFound",
     "Summarized",
     "TimeSpan",
@@ -180,18 +162,9 @@ __all__ = [
     "TreePage",
     "UnknownPayload",
     "UnknownResolution",
-    "approximate_tokens",
     "find_latest_session",
     "find_session",
     "list_sessions",
-    "new_id",
-    "parse_line",
-    "project_hash",
-    "read_session_info",
-    "render_entry",
-    "rho_home",
-    "schema_tokens",
-    "sessions_dir",
     "summarize_branch",
     "tree_page",
     "warm_estimates",

@@ -16,8 +16,8 @@ from rho_kernel import (
     Tool,
     hookimpl,
 )
-from rho_kernel.runtime import Runtime, RuntimeOptions
-from rho_kernel.session.store import Session
+from rho_kernel.frontend import Runtime, RuntimeOptions
+from rho_kernel.session import Session
 
 
 def in_memory_session(root: Path, system: str = "You are a test assistant.") -> Session:

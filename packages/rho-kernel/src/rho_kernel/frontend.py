@@ -1,0 +1,105 @@
+"""What a front end builds on: a program that runs rho for someone (rho's JSON-RPC server, an
+editor's agent, a one-shot run) and shows them what it does.
+
+A front end builds a `Runtime` from `RuntimeOptions` (the errors that stop a start are
+`StartupError`, `ConfigError` and `ConsentRequired`), drives its prompts, and renders what the
+kernel reports: the loop's results (`AgentResult` and the types `rho_kernel` exports, plus
+`AgentError`, `ToolCallRecord`, `RunUsage`), the context (`FitResult`, `ToolShare`), the
+sandbox (`SandboxStatus`), the API use (`ApiUsage`) and the session (`rho_kernel.session`).
+It also finds the project (`find_project_root`), reviews what trusting a project's files
+turns on (`read_config`, `loosening_settings`, `plugin_sections`, `scan_context_files`), shows
+endpoints without their secrets (`mask_url`, `endpoint_problem`) and reads JSON whose objects
+must not repeat a key (`unique_keys`, `RepeatedKeyError`, `quoted_key`).
+
+Each name is imported from its module on first use. Public since rho-kernel 0.3.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rho_kernel.lazy import exports_of, lazy_exports
+
+if TYPE_CHECKING:
+    from rho_kernel.compaction.compactor import UnknownStrategy
+    from rho_kernel.config.errors import ConfigError
+    from rho_kernel.config.loader import (
+        MAX_CONFIG_BYTES,
+        PROJECT_CONFIG,
+        loosening_settings,
+        project_config_path,
+        read_config,
+    )
+    from rho_kernel.config.model import AgentConfig
+    from rho_kernel.config.sections import plugin_sections
+    from rho_kernel.confinement.state import Confinement, SandboxStatus
+    from rho_kernel.context.fitting import FitResult
+    from rho_kernel.context.tool_share import ToolShare
+    from rho_kernel.context_files import ContextFile, scan_context_files
+    from rho_kernel.encoding import RepeatedKeyError, quoted_key, unique_keys
+    from rho_kernel.loop.result import AgentError, RunUsage, ToolCallRecord
+    from rho_kernel.project import ProjectRootError, find_project_root
+    from rho_kernel.providers.consent import ConsentRequired
+    from rho_kernel.providers.urls import endpoint_problem, mask_url
+    from rho_kernel.runtime import ApiUsage, Runtime, RuntimeOptions, StartupError
+
+_ORIGIN = exports_of(
+    {
+        "rho_kernel.compaction.compactor": ("UnknownStrategy",),
+        "rho_kernel.config.errors": ("ConfigError",),
+        "rho_kernel.config.loader": (
+            "MAX_CONFIG_BYTES",
+            "PROJECT_CONFIG",
+            "loosening_settings",
+            "project_config_path",
+            "read_config",
+        ),
+        "rho_kernel.config.model": ("AgentConfig",),
+        "rho_kernel.config.sections": ("plugin_sections",),
+        "rho_kernel.confinement.state": ("Confinement", "SandboxStatus"),
+        "rho_kernel.context.fitting": ("FitResult",),
+        "rho_kernel.context.tool_share": ("ToolShare",),
+        "rho_kernel.context_files": ("ContextFile", "scan_context_files"),
+        "rho_kernel.encoding": ("RepeatedKeyError", "quoted_key", "unique_keys"),
+        "rho_kernel.loop.result": ("AgentError", "RunUsage", "ToolCallRecord"),
+        "rho_kernel.project": ("ProjectRootError", "find_project_root"),
+        "rho_kernel.providers.consent": ("ConsentRequired",),
+        "rho_kernel.providers.urls": ("endpoint_problem", "mask_url"),
+        "rho_kernel.runtime": ("ApiUsage", "Runtime", "RuntimeOptions", "StartupError"),
+    }
+)
+if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
+    __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
+
+__all__ = [
+    "MAX_CONFIG_BYTES",
+    "PROJECT_CONFIG",
+    "AgentConfig",
+    "AgentError",
+    "ApiUsage",
+    "ConfigError",
+    "Confinement",
+    "ConsentRequired",
+    "ContextFile",
+    "FitResult",
+    "ProjectRootError",
+    "RepeatedKeyError",
+    "RunUsage",
+    "Runtime",
+    "RuntimeOptions",
+    "SandboxStatus",
+    "StartupError",
+    "ToolCallRecord",
+    "ToolShare",
+    "UnknownStrategy",
+    "endpoint_problem",
+    "find_project_root",
+    "loosening_settings",
+    "mask_url",
+    "plugin_sections",
+    "project_config_path",
+    "quoted_key",
+    "read_config",
+    "scan_context_files",
+    "unique_keys",
+]
