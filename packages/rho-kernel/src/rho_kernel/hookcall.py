@@ -145,10 +145,10 @@ class GuardedPlugin(types.ModuleType):
 
     def __init__(self, original: object, name: str) -> None:
         super().__init__(f"rho guarded plugin {name}")
-        self.original = original
+        self._rho_original = original
 
     def __repr__(self) -> str:
-        return repr(self.original)
+        return repr(self._rho_original)
 
 
 @dataclass(slots=True)
