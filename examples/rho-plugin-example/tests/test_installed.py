@@ -37,5 +37,5 @@ def test_rho_loads_it_with_its_tools_observer_and_hooks(rho_root: Path):
     tools = host.collect("rho_register_tools", config=RhoConfig(), root=rho_root)
     mine = sorted(item.name for name, item in tools if name == "rho-plugin-example")
     assert mine == ["scratchpad", "word_count"]
-    observers = host.collect("rho_register_observers", config=RhoConfig())
+    observers = host.collect("rho_register_observers", config=RhoConfig(), runtime=None)
     assert [type(o) for name, o in observers if name == "rho-plugin-example"] == [CallTally]
