@@ -3,7 +3,8 @@
 Run: uv run python bench/session_resume.py [entries] [runs]
 Writes a realistic session (bench/session_fixture.py) under a temporary home, then starts
 `rho --session <file>` against it repeatedly and times exec → the `ready` line; a fresh
-`rho --ephemeral` start is timed alongside for scale. Also prints `Session.open` alone.
+`rho --ephemeral` start is timed alongside for scale. Also prints `Session.open` alone, and
+the resident memory of the resumed process at `ready` (target, issue 23: ≤ 250 MB).
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ from rho_kernel.session.store import Session
 RHO = str(Path(sys.executable).with_name("rho"))
 
 
-def time_to_ready(args: list[str], cwd: Path, env: dict[str, str]) -> float:
+def time_to_ready(
+    args: list[str], cwd: Path, env: dict[str, str], memory: list[float] | None = None
+) -> float:
+    """exec → `ready`; with `memory`, the process's resident MB at `ready` is appended."""
     started = time.perf_counter()
     proc = subprocess.Popen(
         [RHO, "-m", "bench-model", *args],
@@ -39,9 +43,18 @@ def time_to_ready(args: list[str], cwd: Path, env: dict[str, str]) -> float:
     line = proc.stdout.readline()
     elapsed = time.perf_counter() - started
     assert b'"ready"' in line, line
+    if memory is not None:
+        memory.append(_resident_mb(proc.pid))
     proc.stdin.close()
     proc.wait(timeout=60)
     return elapsed
+
+
+def _resident_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS line")
 
 
 def summary(label: str, samples: list[float]) -> str:
@@ -68,7 +81,8 @@ def main() -> None:
         env = {**os.environ, "HOME": tmp}
         resume = ["--session", str(path)]
         time_to_ready(resume, project, env)  # warm the file cache
-        resumed = [time_to_ready(resume, project, env) for _ in range(runs)]
+        resident: list[float] = []
+        resumed = [time_to_ready(resume, project, env, resident) for _ in range(runs)]
         fresh = [time_to_ready(["--ephemeral"], project, env) for _ in range(runs)]
         opened = []
         for _ in range(runs):
@@ -79,6 +93,7 @@ def main() -> None:
     print(summary("exec → ready, resumed", resumed))
     print(summary("exec → ready, fresh (for scale)", fresh))
     print(summary("Session.open alone", opened))
+    print(f"resident memory at ready, resumed: median {statistics.median(resident):.1f} MB")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,17 @@
 """Benchmark: exec → `ready` of the real `rho` process, with every workspace package installed.
 
 Run: uv run python bench/startup.py [runs]
-Prints the median and spread, next to a bare `python -c pass` for scale. The workspace sources
-are byte-compiled first, as an installed rho would be (uv installs dependencies compiled).
+Prints the median and spread of exec → `ready` and of exec → the first model request (a
+`prompt` written at once, answered by a scripted server on 127.0.0.1), the resident memory
+at `ready`, next to a bare `python -c pass` for scale. The workspace sources are
+byte-compiled first, as an installed rho would be (uv installs dependencies compiled).
+Targets (issue 23): `ready` ≤ 100 ms on the reference machine, resident memory ≤ 60 MB.
 """
 
 from __future__ import annotations
 
 import compileall
+import json
 import os
 import statistics
 import subprocess
@@ -15,6 +19,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from rho_kernel.testing import ScriptedServer, text_reply
 
 RHO = str(Path(sys.executable).with_name("rho"))
 
@@ -38,6 +44,55 @@ def time_to_ready(cwd: Path, env: dict[str, str]) -> float:
     return elapsed
 
 
+def resident_at_ready(cwd: Path, env: dict[str, str]) -> float:
+    """The resident memory (MB) of `rho --ephemeral` once it has written `ready`."""
+    proc = subprocess.Popen(
+        [RHO, "--ephemeral"],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    assert b'"ready"' in proc.stdout.readline()
+    resident = _resident_mb(proc.pid)
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    return resident
+
+
+def _resident_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS line")
+
+
+def time_to_first_request(cwd: Path, env: dict[str, str], server: ScriptedServer) -> float:
+    """exec → the scripted server has the first model request of a prompt sent at once."""
+    server.add(text_reply("ok"))
+    seen = len(server.requests)
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [RHO, "--ephemeral", "--endpoint", server.chat_url, "-m", "bench-model"],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None
+    request = {"jsonrpc": "2.0", "id": 1, "method": "prompt", "params": {"message": "hi"}}
+    proc.stdin.write(json.dumps(request).encode() + b"\n")
+    proc.stdin.flush()
+    server.wait_for_requests(seen + 1, timeout=60)
+    elapsed = time.perf_counter() - started
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    return elapsed
+
+
 def time_bare_python() -> float:
     started = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
@@ -56,6 +111,9 @@ def main() -> None:
         time_to_ready(project, env)  # warm the file cache
         samples = sorted(time_to_ready(project, env) for _ in range(runs))
         bare = sorted(time_bare_python() for _ in range(runs))
+        with ScriptedServer() as server:
+            first = sorted(time_to_first_request(project, env, server) for _ in range(runs))
+        resident = sorted(resident_at_ready(project, env) for _ in range(5))
         _install_extensions(Path(tmp) / ".rho" / "extensions")
         time_to_ready(project, env)
         with_extensions = sorted(time_to_ready(project, env) for _ in range(runs))
@@ -64,6 +122,13 @@ def main() -> None:
         f"exec → ready over {runs} runs: median {statistics.median(ms):.0f} ms, "
         f"min {ms[0]:.0f} ms, p90 {ms[int(runs * 0.9) - 1]:.0f} ms"
     )
+    first_ms = [s * 1000 for s in first]
+    print(
+        f"exec → first model request over {runs} runs: median "
+        f"{statistics.median(first_ms):.0f} ms, min {first_ms[0]:.0f} ms, "
+        f"p90 {first_ms[int(runs * 0.9) - 1]:.0f} ms"
+    )
+    print(f"resident memory at ready: median {statistics.median(resident):.1f} MB")
     extended = statistics.median(with_extensions) * 1000
     print(
         f"with 5 extensions installed: median {extended:.0f} ms "

@@ -26,6 +26,7 @@ from rho_kernel.providers.events import (
     TextDelta,
 )
 from rho_kernel.providers.http import build_client, check_response, stream_error, transport_error
+from rho_kernel.providers.request_json import RequestEncoder
 from rho_kernel.providers.sse import SSEEvent, SSEParser
 from rho_kernel.providers.surrogates import SurrogateJoiner
 from rho_kernel.providers.urls import mask_url
@@ -95,6 +96,7 @@ class SSEStreamService:
         self.idle_timeout = idle_timeout
         self._client = client
         self._owns_client = client is None
+        self._encoder = RequestEncoder()
 
     @property
     def _label(self) -> str:
@@ -176,7 +178,10 @@ class SSEStreamService:
             async with scope:
                 response = await stack.enter_async_context(
                     self._client.stream(
-                        "POST", self.endpoint, json=body, headers=self.build_headers()
+                        "POST",
+                        self.endpoint,
+                        content=self._encoder.encode(body),
+                        headers=self.build_headers(),
                     )
                 )
                 call.responded = True
