@@ -9,7 +9,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar, overload
 
 import pluggy
@@ -17,6 +17,7 @@ import pluggy
 from rho_kernel import builtins, diagnostics, hookspecs
 from rho_kernel.builtins import DEFAULT_PLUGINS
 from rho_kernel.encoding import scrub_surrogates
+from rho_kernel.entry_point_cache import FoundEntryPoint, discover
 from rho_kernel.hookcall import (
     Attribution,
     Chain,
@@ -90,6 +91,7 @@ class PluginHost:
         autoload: bool | None = None,
         only: Iterable[str] | None = None,
         report: Callable[[str], None] = diagnostics.warn,
+        entry_point_cache: Path | None = None,
     ) -> None:
         self.pm = pluggy.PluginManager("rho")
         self.pm.add_hookspecs(hookspecs)
@@ -98,6 +100,8 @@ class PluginHost:
         #: The entry-point or distribution names (normalized) that may load; None: any.
         self.only = _allow_list() if only is None else frozenset(map(_normalized, only))
         self.report = report
+        #: Where the entry points found are remembered between starts (None: read each time).
+        self.entry_point_cache = entry_point_cache
         self.versions: dict[str, str | None] = {}
         self.failures: list[PluginFailure] = []
         #: plugin name → distribution name, for the plugins whose distribution is known.
@@ -181,24 +185,39 @@ class PluginHost:
 
         With an allow-list (`only`, `RHO_PLUGINS`) only the entry points it names, by their
         own name or their distribution's, load. One that fails to import is reported and
-        skipped.
+        skipped. The entry points come from `entry_point_cache` while the environment is
+        unchanged (see `rho_kernel.entry_point_cache`); when one of those no longer imports,
+        the installed metadata is read again and decides.
         """
         if not self.autoload:
             return
-        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
-            if ep.name in self.disabled or self.pm.has_plugin(ep.name):
+        found = discover(ENTRY_POINT_GROUP, self.entry_point_cache)
+        if not self._load_found(found, remembered=self.entry_point_cache is not None):
+            self._load_found(discover(ENTRY_POINT_GROUP, self.entry_point_cache, fresh=True))
+
+    def _load_found(self, found: list[FoundEntryPoint], *, remembered: bool = False) -> bool:
+        """Register the plugins of `found`; False when `remembered` (possibly stale) entry
+        points stopped at one that fails to import, before it was reported."""
+        for point in sorted(found, key=lambda point: point.name):
+            if point.name in self.disabled or self.pm.has_plugin(point.name):
                 continue
-            distribution, version = _metadata_identity(ep.dist)
-            if not self._allowed(ep.name, distribution):
+            if not self._allowed(point.name, point.distribution):
                 continue
-            self.distributions[ep.name] = distribution
-            self.versions[ep.name] = version
             try:
-                plugin = ep.load()
+                plugin = point.load()
             except Exception as exc:
-                self._fail(ep.name, f"failed to import {ep.value}: {type(exc).__name__}: {exc}")
+                if remembered:
+                    return False
+                self.distributions[point.name] = point.distribution
+                self.versions[point.name] = point.version
+                self._fail(
+                    point.name, f"failed to import {point.value}: {type(exc).__name__}: {exc}"
+                )
                 continue
-            self.register(plugin, ep.name, self.versions[ep.name], self.distributions[ep.name])
+            self.distributions[point.name] = point.distribution
+            self.versions[point.name] = point.version
+            self.register(plugin, point.name, point.version, point.distribution)
+        return True
 
     def not_loading(self) -> str | None:
         """Why installed (entry-point) plugins are not loaded and how to load them, for a
@@ -536,6 +555,8 @@ def _version_of(module_path: str) -> str | None:
 def installed_distribution(name: str) -> bool:
     """Whether the distribution `name` is installed and provides a `rho` entry point (found
     without loading any plugin)."""
+    from importlib.metadata import entry_points
+
     wanted = _normalized(name)
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         found = _metadata_name(ep.dist)
@@ -566,26 +587,10 @@ def _metadata_name(dist: Any) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def _metadata_identity(dist: Any) -> tuple[str | None, str | None]:
-    """A distribution's name and version as its metadata spells them (None when missing or
-    not text), from one read of its METADATA file."""
-    try:
-        metadata = dist.metadata if dist is not None else None
-        if not metadata:  # no distribution, or an empty METADATA file
-            return None, None
-        name, version = metadata.get("Name"), metadata.get("Version")
-    except Exception:  # a broken METADATA file must not stop startup
-        return None, None
-    return (
-        name if isinstance(name, str) and name else None,
-        version if isinstance(version, str) and version else None,
-    )
-
-
 def _distribution_of_module(module_path: str) -> str | None:
     """The installed distribution that ships `module_path`: the one declaring it as a `rho`
     entry point, else the one whose files hold its top-level package."""
-    from importlib.metadata import packages_distributions
+    from importlib.metadata import entry_points, packages_distributions
 
     try:
         for ep in entry_points(group=ENTRY_POINT_GROUP):

@@ -24,6 +24,7 @@ from rho_kernel.context.budget import TokenBudget, resolve_budget
 from rho_kernel.context.estimator import TokenEstimator
 from rho_kernel.context_files import context_block, trusted_context_files
 from rho_kernel.diagnostics import warn
+from rho_kernel.entry_point_cache import CACHE_NAME as ENTRY_POINT_CACHE
 from rho_kernel.home import state_dir, user_home
 from rho_kernel.loop.observer import Observer
 from rho_kernel.loop.steering import SteeringQueue
@@ -258,7 +259,9 @@ class Runtime:
         files = read_config(root.path, home=options.home) if options.config is None else None
         disabled = (files.kernel if files is not None else options.config or RhoConfig()).plugins
         plugins = PluginHost(
-            disabled=disabled.disabled, autoload=None if options.entry_points else False
+            disabled=disabled.disabled,
+            autoload=None if options.entry_points else False,
+            entry_point_cache=state_dir(options.home) / ENTRY_POINT_CACHE,
         )
         plugins.load_defaults(options.plugin_modules)
         for name, plugin in options.plugin_objects:
