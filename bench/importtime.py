@@ -9,7 +9,6 @@ table issue 23 asks for, to compare before and after a change to the startup pat
 
 from __future__ import annotations
 
-import compileall
 import os
 import re
 import statistics
@@ -19,7 +18,8 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-RHO = str(Path(sys.executable).with_name("rho"))
+from rho_start import RHO, compile_workspace
+
 LINE = re.compile(r"import time:\s+(\d+) \|\s+\d+ \|\s+(\S+)")
 SHOWN = 25
 
@@ -46,9 +46,7 @@ def one_run(cwd: Path, env: dict[str, str]) -> tuple[dict[str, float], dict[str,
 
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 11
-    packages = Path(__file__).resolve().parents[1] / "packages"
-    for source in packages.glob("*/src"):
-        compileall.compile_dir(source, quiet=1)
+    compile_workspace()
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp) / "project"
         (project / ".git").mkdir(parents=True)

@@ -9,21 +9,18 @@ the resident memory of the resumed process at `ready` (target, issue 23: ≤ 250
 
 from __future__ import annotations
 
-import compileall
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from rho_start import compile_workspace, finish, resident_mb, start, until_ready
 from session_fixture import write_session
 
 from rho_kernel.session.discovery import sessions_dir
 from rho_kernel.session.store import Session
-
-RHO = str(Path(sys.executable).with_name("rho"))
 
 
 def time_to_ready(
@@ -31,30 +28,13 @@ def time_to_ready(
 ) -> float:
     """exec → `ready`; with `memory`, the process's resident MB at `ready` is appended."""
     started = time.perf_counter()
-    proc = subprocess.Popen(
-        [RHO, "-m", "bench-model", *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert proc.stdout is not None and proc.stdin is not None
-    line = proc.stdout.readline()
+    process = start(["-m", "bench-model", *args], cwd, env)
+    until_ready(process)
     elapsed = time.perf_counter() - started
-    assert b'"ready"' in line, line
     if memory is not None:
-        memory.append(_resident_mb(proc.pid))
-    proc.stdin.close()
-    proc.wait(timeout=60)
+        memory.append(resident_mb(process.pid))
+    finish(process)
     return elapsed
-
-
-def _resident_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS line")
 
 
 def summary(label: str, samples: list[float]) -> str:
@@ -68,9 +48,7 @@ def summary(label: str, samples: list[float]) -> str:
 def main() -> None:
     entries = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
-    packages = Path(__file__).resolve().parents[1] / "packages"
-    for source in packages.glob("*/src"):
-        compileall.compile_dir(source, quiet=1)
+    compile_workspace()
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         project = home / "project"

@@ -10,7 +10,6 @@ Targets (issue 23): `ready` ≤ 100 ms on the reference machine, resident memory
 
 from __future__ import annotations
 
-import compileall
 import json
 import os
 import statistics
@@ -20,53 +19,27 @@ import tempfile
 import time
 from pathlib import Path
 
-from rho_kernel.testing import ScriptedServer, text_reply
+from rho_start import compile_workspace, finish, resident_mb, start, until_ready
 
-RHO = str(Path(sys.executable).with_name("rho"))
+from rho_kernel.testing import ScriptedServer, text_reply
 
 
 def time_to_ready(cwd: Path, env: dict[str, str]) -> float:
     started = time.perf_counter()
-    proc = subprocess.Popen(
-        [RHO, "--ephemeral"],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert proc.stdout is not None and proc.stdin is not None
-    line = proc.stdout.readline()
+    process = start(["--ephemeral"], cwd, env)
+    until_ready(process)
     elapsed = time.perf_counter() - started
-    assert b'"ready"' in line, line
-    proc.stdin.close()
-    proc.wait(timeout=30)
+    finish(process)
     return elapsed
 
 
 def resident_at_ready(cwd: Path, env: dict[str, str]) -> float:
     """The resident memory (MB) of `rho --ephemeral` once it has written `ready`."""
-    proc = subprocess.Popen(
-        [RHO, "--ephemeral"],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    assert proc.stdout is not None and proc.stdin is not None
-    assert b'"ready"' in proc.stdout.readline()
-    resident = _resident_mb(proc.pid)
-    proc.stdin.close()
-    proc.wait(timeout=30)
+    process = start(["--ephemeral"], cwd, env)
+    until_ready(process)
+    resident = resident_mb(process.pid)
+    finish(process)
     return resident
-
-
-def _resident_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS line")
 
 
 def time_to_first_request(cwd: Path, env: dict[str, str], server: ScriptedServer) -> float:
@@ -74,22 +47,14 @@ def time_to_first_request(cwd: Path, env: dict[str, str], server: ScriptedServer
     server.add(text_reply("ok"))
     seen = len(server.requests)
     started = time.perf_counter()
-    proc = subprocess.Popen(
-        [RHO, "--ephemeral", "--endpoint", server.chat_url, "-m", "bench-model"],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    assert proc.stdin is not None
+    process = start(["--ephemeral", "--endpoint", server.chat_url, "-m", "bench-model"], cwd, env)
+    assert process.stdin is not None
     request = {"jsonrpc": "2.0", "id": 1, "method": "prompt", "params": {"message": "hi"}}
-    proc.stdin.write(json.dumps(request).encode() + b"\n")
-    proc.stdin.flush()
+    process.stdin.write(json.dumps(request).encode() + b"\n")
+    process.stdin.flush()
     server.wait_for_requests(seen + 1, timeout=60)
     elapsed = time.perf_counter() - started
-    proc.stdin.close()
-    proc.wait(timeout=30)
+    finish(process)
     return elapsed
 
 
@@ -101,9 +66,7 @@ def time_bare_python() -> float:
 
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 30
-    packages = Path(__file__).resolve().parents[1] / "packages"
-    for source in packages.glob("*/src"):
-        compileall.compile_dir(source, quiet=1)
+    compile_workspace()
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp) / "project"
         (project / ".git").mkdir(parents=True)

@@ -8,7 +8,6 @@ change that breaks plugins unless rho-kernel's major version changed.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 import tomllib
@@ -16,17 +15,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import compat_snapshot
 import pluggy
 
 import rho_kernel
 from rho_kernel import hookspecs
 
 SNAPSHOT = Path(__file__).with_name("hook_signatures.json")
-
-
-def major(version: str) -> int:
-    """The major version of a `MAJOR.MINOR.PATCH` version string."""
-    return int(version.split(".", 1)[0])
 
 
 def signatures(module: ModuleType = hookspecs) -> dict[str, dict[str, Any]]:
@@ -48,7 +43,7 @@ def signatures(module: ModuleType = hookspecs) -> dict[str, dict[str, Any]]:
 
 def current() -> dict[str, Any]:
     """The snapshot as it would be written now."""
-    return {"kernel_major": major(rho_kernel.__version__), "hooks": signatures()}
+    return {"kernel_major": compat_snapshot.major(), "hooks": signatures()}
 
 
 def breaking_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> list[str]:
@@ -71,22 +66,12 @@ def breaking_changes(old: dict[str, dict[str, Any]], new: dict[str, dict[str, An
 
 def load() -> dict[str, Any]:
     """The committed snapshot."""
-    return json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    return compat_snapshot.load(SNAPSHOT)
 
 
 def main() -> int:
     """Rewrite the snapshot; refuse a breaking change within the same major version."""
-    now = current()
-    if SNAPSHOT.exists():
-        old = load()
-        problems = breaking_changes(old["hooks"], now["hooks"])
-        if problems and old["kernel_major"] == now["kernel_major"]:
-            print("not written: these changes break plugins within a major version:")
-            print("\n".join(f"  {problem}" for problem in problems))
-            return 1
-    SNAPSHOT.write_text(json.dumps(now, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {SNAPSHOT}")
-    return 0
+    return compat_snapshot.rewrite(SNAPSHOT, current(), "hooks", breaking_changes, indent=2)
 
 
 # ── the tests ───────────────────────────────────────────────────────────────

@@ -12,25 +12,18 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
+import compat_snapshot
 import pytest
 from public_modules import PUBLIC_MODULES
 from pydantic import BaseModel
 
-import rho_kernel
-
 SNAPSHOT = Path(__file__).with_name("public_api.json")
 DOC = Path(__file__).resolve().parents[2] / "docs" / "plugins.md"
-
-
-def major(version: str) -> int:
-    """The major version of a `MAJOR.MINOR.PATCH` version string."""
-    return int(version.split(".", 1)[0])
 
 
 def _parameters(value: Any) -> list[str] | None:
@@ -62,7 +55,7 @@ def surface() -> dict[str, dict[str, dict[str, Any]]]:
 
 def current() -> dict[str, Any]:
     """The snapshot as it would be written now."""
-    return {"kernel_major": major(rho_kernel.__version__), "modules": surface()}
+    return {"kernel_major": compat_snapshot.major(), "modules": surface()}
 
 
 def breaking_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
@@ -88,22 +81,12 @@ def breaking_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 def load() -> dict[str, Any]:
     """The committed snapshot."""
-    return json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    return compat_snapshot.load(SNAPSHOT)
 
 
 def main() -> int:
     """Rewrite the snapshot; refuse a breaking change within the same major version."""
-    now = current()
-    if SNAPSHOT.exists():
-        old = load()
-        problems = breaking_changes(old["modules"], now["modules"])
-        if problems and old["kernel_major"] == now["kernel_major"]:
-            print("not written: these changes break plugins within a major version:")
-            print("\n".join(f"  {problem}" for problem in problems))
-            return 1
-    SNAPSHOT.write_text(json.dumps(now, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {SNAPSHOT}")
-    return 0
+    return compat_snapshot.rewrite(SNAPSHOT, current(), "modules", breaking_changes, indent=1)
 
 
 # ── the tests ───────────────────────────────────────────────────────────────

@@ -17,15 +17,6 @@ DEFERRED = (
     "rho_kernel.session.torn",
     # The built-in system prompt is read beside its module, without importlib's readers.
     "importlib.resources.readers",
-    # The heavy libraries the packs use, each loaded by the first call that needs it: the
-    # HTTP client (the first model request), parsers (the first outline or search), V8
-    # (extensions load after ready), SQLite (the first knowledge-base call).
-    "httpx",
-    "httpcore",
-    "tree_sitter",
-    "tree_sitter_language_pack",
-    "py_mini_racer",
-    "sqlite3",
 )
 
 #: Builds the runtime as `rho --ephemeral` does (every installed plugin), then lists which
