@@ -1,9 +1,10 @@
 """Benchmark: exec → `ready` of the real `rho` process, with every workspace package installed.
 
 Run: uv run python bench/startup.py [runs]
-Prints the median and spread of exec → `ready` and of exec → the first model request (a
-`prompt` written at once, answered by a scripted server on 127.0.0.1), the resident memory
-at `ready`, next to a bare `python -c pass` for scale. The workspace sources are
+Prints the median and spread of exec → `ready` (with no model named, as on a first run, rho
+asks the local server which model it has loaded before `ready`; and with one named) and of
+exec → the first model request (a `prompt` written at once, answered by a scripted server on
+127.0.0.1), the resident memory at `ready`, next to a bare `python -c pass` for scale. The workspace sources are
 byte-compiled first, as an installed rho would be (uv installs dependencies compiled).
 Targets (issue 23): `ready` ≤ 100 ms on the reference machine, resident memory ≤ 60 MB.
 """
@@ -24,9 +25,10 @@ from rho_start import compile_workspace, finish, resident_mb, start, until_ready
 from rho_kernel.testing import ScriptedServer, text_reply
 
 
-def time_to_ready(cwd: Path, env: dict[str, str]) -> float:
+def time_to_ready(cwd: Path, env: dict[str, str], *args: str) -> float:
+    """exec → `ready` of `rho --ephemeral *args`."""
     started = time.perf_counter()
-    process = start(["--ephemeral"], cwd, env)
+    process = start(["--ephemeral", *args], cwd, env)
     until_ready(process)
     elapsed = time.perf_counter() - started
     finish(process)
@@ -73,6 +75,7 @@ def main() -> None:
         env = {**os.environ, "HOME": tmp}
         time_to_ready(project, env)  # warm the file cache
         samples = sorted(time_to_ready(project, env) for _ in range(runs))
+        named = sorted(time_to_ready(project, env, "-m", "bench-model") for _ in range(runs))
         bare = sorted(time_bare_python() for _ in range(runs))
         with ScriptedServer() as server:
             first = sorted(time_to_first_request(project, env, server) for _ in range(runs))
@@ -84,6 +87,12 @@ def main() -> None:
     print(
         f"exec → ready over {runs} runs: median {statistics.median(ms):.0f} ms, "
         f"min {ms[0]:.0f} ms, p90 {ms[int(runs * 0.9) - 1]:.0f} ms"
+    )
+    named_ms = [s * 1000 for s in named]
+    print(
+        f"exec → ready with a model named (no asking the local server): median "
+        f"{statistics.median(named_ms):.0f} ms, min {named_ms[0]:.0f} ms, "
+        f"p90 {named_ms[int(runs * 0.9) - 1]:.0f} ms"
     )
     first_ms = [s * 1000 for s in first]
     print(

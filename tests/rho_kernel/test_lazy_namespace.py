@@ -191,3 +191,17 @@ def test_a_version_of_a_source_tree_that_is_not_installed_is_unknown() -> None:
             getattr_("Other")
     finally:
         del sys.modules[module.__name__]
+
+
+def test_installed_versions_are_read_as_importlib_metadata_reads_them() -> None:
+    from importlib import metadata
+
+    from rho_kernel.lazy import _dist_info_version, installed_version
+
+    names = sorted({dist.metadata["Name"] for dist in metadata.distributions()})
+    assert len(names) > 10
+    assert {name: installed_version(name) for name in names} == {
+        name: metadata.version(name) for name in names
+    }
+    assert all(_dist_info_version(name) is not None for name in names)  # none fell back
+    assert installed_version("no-such-distribution-xyz") == "0+unknown"

@@ -20,8 +20,9 @@ DEFERRED = (
 )
 
 #: Builds the runtime as `rho --ephemeral` does (every installed plugin), then lists which
-#: of the deferred modules are loaded, and which session models had their validator built
-#: (a new session's entries are made from models already checked: none needs one).
+#: of the deferred modules are loaded, and which of rho's models had their validator built:
+#: none has (plainly valid config tables, a new session's entries and its system message
+#: are made from values already checked; see `rho_kernel.config.fast_path`).
 PROBE = """
 import sys
 from pathlib import Path
@@ -34,15 +35,42 @@ runtime = Runtime.build(RuntimeOptions(cwd=root, root=root, home=root, ephemeral
 add_discover(collect_methods(runtime))
 warm_estimates(runtime.session)
 assert runtime.session.path_messages()[0].role == "system"
-from rho_kernel.session import entries
-built = [m.__name__ for m in (entries.Entry, entries.Header, entries.MessagePayload)
-         if m.__pydantic_complete__]
+from pydantic import BaseModel
+def models(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from models(sub)
+built = sorted({m.__qualname__ for m in models(BaseModel)
+                if m.__module__.startswith("rho") and m.__pydantic_complete__})
 print(",".join([m for m in sys.argv[2:] if m in sys.modules] + built))
+"""
+
+
+#: A user's config as it usually is: kernel tables and a pack's, all plainly valid.
+USUAL_CONFIG = """
+[agent]
+max_iterations = 40
+tool_result_share = 0.4
+
+[[providers]]
+name = "local"
+endpoint = "http://127.0.0.1:9/v1"
+
+[shell]
+timeout_secs = 60
+denied_commands = ["shutdown"]
+
+[sandbox]
+network = ["pypi.org"]
+
+[extensions]
+disabled = ["old"]
 """
 
 
 def test_deferred_kernel_modules_stay_off_the_startup_path(tmp_path: Path) -> None:
     (tmp_path / ".rho").mkdir()
+    (tmp_path / ".rho" / "config.toml").write_text(USUAL_CONFIG)
     result = subprocess.run(
         [sys.executable, "-c", PROBE, str(tmp_path), *DEFERRED],
         capture_output=True,

@@ -26,7 +26,7 @@ class ExtensionPermissions(BaseModel):
     defaults field by field; unset everywhere means the extension host's own default).
     """
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     network: Annotated[bool | None, NeedsTrust(turns_on)] = None
     commands: Annotated[bool | None, NeedsTrust(turns_on)] = None
@@ -40,7 +40,7 @@ class ExtensionPermissions(BaseModel):
 class ExtensionsConfig(BaseModel):
     """`[extensions]`: the extensions to load or skip, and their permissions."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     #: Lists are replaced by the project's (as every list): a subset of the user's needs no trust.
     enabled: Annotated[list[str], NeedsTrust(adds_items)] = Field(default_factory=list)

@@ -13,7 +13,7 @@ FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
 class FunctionCall(BaseModel):
     """The function part of a model-issued tool call; `arguments` is a JSON string."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     name: str
     arguments: str = ""
@@ -22,7 +22,7 @@ class FunctionCall(BaseModel):
 class ToolCall(BaseModel):
     """One tool call requested by the model inside an assistant message."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     id: str
     type: Literal["function"] = "function"
@@ -42,7 +42,7 @@ class ToolCall(BaseModel):
 class TextPart(BaseModel):
     """A text content block (the list form of `content`)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     type: Literal["text"] = "text"
     text: str
@@ -59,7 +59,7 @@ class ChatMessage(BaseModel):
     ignored so older and newer session files load.
     """
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     role: Role
     content: str | list[TextPart] = ""
@@ -88,11 +88,19 @@ class ChatMessage(BaseModel):
 
     @classmethod
     def system(cls, text: str) -> ChatMessage:
-        return cls(role="system", content=text)
+        return cls._plain("system", text)
 
     @classmethod
     def user(cls, text: str) -> ChatMessage:
-        return cls(role="user", content=text)
+        return cls._plain("user", text)
+
+    @classmethod
+    def _plain(cls, role: Role, text: str) -> ChatMessage:
+        """A message of `role` with text content: made without validation when `text` is a
+        string (what validation would give; no validator is built at startup for it)."""
+        if type(text) is str:
+            return cls.model_construct(role=role, content=text)
+        return cls(role=role, content=text)
 
     @classmethod
     def assistant(
@@ -114,9 +122,21 @@ class ChatMessage(BaseModel):
 
     def to_record(self) -> dict[str, Any]:
         """The JSON form persisted in sessions and returned by `getMessages`."""
-        record = self.model_dump(exclude_none=True)
+        if isinstance(self.content, str) and self.tool_calls is None and self.details is None:
+            record = self._scalar_record()  # what model_dump gives, without a serializer
+        else:
+            record = self.model_dump(exclude_none=True)
         if self.role == "tool":
             record["is_error"] = bool(self.is_error)
+        return record
+
+    def _scalar_record(self) -> dict[str, Any]:
+        """`model_dump(exclude_none=True)` of a message whose fields all hold plain values."""
+        record: dict[str, Any] = {"role": self.role, "content": self.content}
+        for name in ("tool_call_id", "finish_reason", "is_error", "outline"):
+            value = getattr(self, name)
+            if value is not None:
+                record[name] = value
         return record
 
     def to_wire(self) -> dict[str, Any]:

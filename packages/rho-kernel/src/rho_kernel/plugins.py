@@ -152,13 +152,14 @@ class PluginHost:
         return True
 
     def load_defaults(self, extra: Iterable[tuple[str, str]] = ()) -> None:
-        """Register the kernel's built-ins (and `extra` (name, module) pairs) by import path."""
-        from rho_kernel import __version__
+        """Register the kernel's built-ins (and `extra` (name, module) pairs) by import path.
 
-        self.register(builtins, KERNEL_PLUGIN_NAME, __version__, KERNEL_PLUGIN_NAME)
+        The built-ins' version is rho-kernel's, read from its metadata when first asked
+        (`origin`), not at startup."""
+        self.register(builtins, KERNEL_PLUGIN_NAME, None, KERNEL_PLUGIN_NAME)
         for name, module_path in DEFAULT_PLUGINS:
             if name not in self.disabled:
-                self._register_module(name, module_path, __version__, KERNEL_PLUGIN_NAME)
+                self._register_module(name, module_path, None, KERNEL_PLUGIN_NAME)
         for name, module_path in extra:
             if name not in self.disabled:
                 self._module_paths.setdefault(name, module_path)
@@ -546,9 +547,11 @@ def _trace_writer() -> Callable[[str], None]:
 
 
 def _version_of(module_path: str) -> str | None:
+    """The `__version__` the module's top-level package already holds, or None: a lazy one
+    (read from metadata on first use, see `rho_kernel.lazy_exports`) is left for `origin`."""
     top = module_path.split(".", 1)[0]
     module = sys.modules.get(top)
-    version = getattr(module, "__version__", None)
+    version = vars(module).get("__version__") if module is not None else None
     return version if isinstance(version, str) else None
 
 

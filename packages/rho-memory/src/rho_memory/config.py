@@ -11,7 +11,7 @@ class MemoryConfig(BaseModel):
     Not security relevant: a project may switch it on or off without trust.
     """
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     enabled: bool = False
 

@@ -18,6 +18,13 @@ def __getattr__(name: str) -> Any:
     imports rho_rpc never asks for the version."""
     if name != "__version__":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import sys
+
+    if "rho_kernel" in sys.modules:  # loaded already (for `ready`): its cheaper reader
+        from rho_kernel import lazy_exports
+
+        read_version, _ = lazy_exports(__name__, {}, distribution="rho-rpc")
+        return read_version("__version__")  # kept in globals() too
     from importlib import metadata
 
     try:  # one version per package: its pyproject's, as installed

@@ -14,7 +14,7 @@ class EditConfig(BaseModel):
     Neither loosens anything, so a project may set them without trust.
     """
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     syntax_check: bool = True
     reject_syntax_errors: bool = False
@@ -23,7 +23,7 @@ class EditConfig(BaseModel):
 class ToolsConfig(BaseModel):
     """`[tools]`: settings of the file tools, one sub-table per tool."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     edit: EditConfig = Field(default_factory=EditConfig)
 

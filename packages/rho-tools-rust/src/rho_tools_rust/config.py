@@ -20,7 +20,7 @@ class RustConfig(BaseModel):
     risk says), so a project may set it without trust.
     """
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     tools: ToolsOffered = "auto"
 

@@ -11,6 +11,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from rho_kernel.config.fast_path import constructed
+
 _Model = TypeVar("_Model", bound=BaseModel)
 
 
@@ -134,6 +136,9 @@ def _validated(model: type[_Model], data: Any) -> _Model:
     """Validate a parsed TOML value strictly, with JSON's rules: a TOML file, like a JSON one,
     spells a path, an enum value or a date as a string and a tuple as an array, but "32"
     is not an integer and 1 is not a boolean."""
+    plain = constructed(model, data)  # no validator built for a plainly valid table
+    if plain is not None:
+        return plain
     text = json.dumps(data, default=_toml_scalar)
     return model.model_validate_json(text, strict=True)
 

@@ -36,7 +36,7 @@ class _Section(BaseModel):
     # Empty list and table defaults are written as `[]` and `{}`: pydantic gives each instance
     # its own copy, and, unlike `default_factory=list`, they cost no signature inspection
     # when the class is built (at every start).
-    model_config = ConfigDict(extra="ignore", frozen=False)
+    model_config = ConfigDict(extra="ignore", frozen=False, defer_build=True)
 
 
 class AgentConfig(_Section):

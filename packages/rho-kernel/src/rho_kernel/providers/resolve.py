@@ -238,7 +238,9 @@ def resolve_provider(
     elif providers:
         chosen = providers[0]
     if chosen is None:
-        default = resolve_entry(ProviderConfig(name="local", endpoint=DEFAULT_ENDPOINT))
+        default = resolve_entry(
+            ProviderConfig.model_construct(name="local", endpoint=DEFAULT_ENDPOINT)
+        )
         chosen = replace(default, origin="default")
     if api_key_env:
         chosen = replace(chosen, api_key_env=api_key_env)

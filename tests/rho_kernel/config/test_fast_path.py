@@ -1,0 +1,233 @@
+"""Plainly valid config tables become models without a validator, exactly as validation
+would make them; anything else is left to pydantic (so its errors stay the only ones)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from rho_ext_js.config import ExtensionsConfig
+from rho_kernel.config.fast_path import constructed
+from rho_kernel.config.model import RhoConfig
+from rho_memory.config import MemoryConfig
+from rho_tools_fs.config import ToolsConfig
+from rho_tools_rust.config import RustConfig
+
+MODELS: list[type[BaseModel]] = [RhoConfig, ExtensionsConfig, MemoryConfig, ToolsConfig, RustConfig]
+
+
+def _validated(model: type[BaseModel], data: Any) -> BaseModel | None:
+    """What the loader's pydantic validation gives (None when it refuses)."""
+    try:
+        return model.model_validate_json(json.dumps(data), strict=True)
+    except ValidationError:
+        return None
+
+
+def _same(made: BaseModel, validated: BaseModel) -> None:
+    assert type(made) is type(validated)
+    assert made.model_dump() == validated.model_dump()
+    assert made.model_fields_set == validated.model_fields_set
+    for name in type(made).model_fields:
+        mine, theirs = getattr(made, name), getattr(validated, name)
+        assert type(mine) is type(theirs), name
+        if isinstance(theirs, BaseModel):
+            _same(mine, theirs)
+        if isinstance(theirs, list) and theirs and isinstance(theirs[0], BaseModel):
+            for left, right in zip(mine, theirs, strict=True):
+                _same(left, right)
+
+
+#: Values of every kind a TOML table holds, right and wrong for the fields they land in.
+_LEAVES = (
+    st.booleans()
+    | st.integers(min_value=-5, max_value=200_000)
+    | st.floats(allow_nan=False, allow_infinity=False, min_value=-2, max_value=2)
+    | st.sampled_from(
+        [
+            "",
+            "x",
+            "auto",
+            "ask",
+            "deny",
+            "confined",
+            "off",
+            "bash",
+            "pwsh",
+            "mechanical",
+            "chat_completions",
+            "Bad Api",
+            "openai",
+            "rm",
+            "*.md",
+            "llm",
+            "a\nb",
+            "ollama",
+        ]
+    )
+)
+_VALUES = st.recursive(
+    _LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _tables(model: type[BaseModel]) -> st.SearchStrategy[dict[str, Any]]:
+    """Tables keyed by the model's own fields (some nested tables filled the same way),
+    with an unknown key now and then."""
+    keys = st.sampled_from([*model.model_fields, "unknown_key"])
+    nested = {
+        name: field.annotation
+        for name, field in model.model_fields.items()
+        if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
+    }
+    value = _VALUES | (
+        st.sampled_from(sorted(nested)).flatmap(lambda name: _tables(nested[name]))
+        if nested
+        else _VALUES
+    )
+    return st.dictionaries(keys, value, max_size=6)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda model: model.__name__)
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_a_table_made_without_validation_is_what_validation_makes(
+    model: type[BaseModel], data: st.DataObject
+) -> None:
+    table = data.draw(_tables(model))
+    made = constructed(model, table)
+    validated = _validated(model, table)
+    if made is not None:
+        assert validated is not None, f"accepted what pydantic refuses: {table!r}"
+        _same(made, validated)
+
+
+TYPICAL = {
+    "agent": {
+        "model": "qwen",
+        "max_iterations": 40,
+        "tool_result_share": 1,
+        "compaction_mode": "llm",
+    },
+    "providers": [
+        {
+            "name": "work",
+            "endpoint": "https://llm.example/v1",
+            "api_key_env": "WORK_KEY",
+            "api": "responses",
+        }
+    ],
+    "approval": {"per_tool": {"run_command": "ask", "write_file": "auto"}},
+    "shell": {
+        "timeout_secs": 60,
+        "denied_commands": ["shutdown"],
+        "denied_flag_combos": [["git", "-f"]],
+    },
+    "sandbox": {"mode": "confined", "network": ["pypi.org"], "writable": ["~/.cache"]},
+    "context": {"scan_list": ["AGENTS.md"]},
+    "redaction": {"custom_patterns": ["sk-[a-z]+"]},
+    "models": [{"id": "qwen", "input_price": 0.5, "context_window": 32768}],
+    "plugins": {"disabled": ["rho-memory"]},
+    "unknown": {"ignored": True},
+}
+
+
+@pytest.mark.parametrize(
+    ("model", "table"),
+    [
+        (RhoConfig, TYPICAL),
+        (RhoConfig, {"provider": {"name": "legacy", "endpoint": "http://localhost:1234/v1"}}),
+        (RhoConfig, {}),
+        (ExtensionsConfig, {"enabled": ["lint"], "per_extension": {"lint": {"max_memory_mb": 64}}}),
+        (ExtensionsConfig, {}),
+        (MemoryConfig, {}),
+        (ToolsConfig, {}),
+        (RustConfig, {}),
+    ],
+)
+def test_the_usual_tables_are_made_without_validation(
+    model: type[BaseModel], table: dict[str, Any]
+) -> None:
+    made = constructed(model, table)
+    assert made is not None
+    validated = _validated(model, table)
+    assert validated is not None
+    _same(made, validated)
+
+
+def test_the_legacy_provider_table_is_adopted_as_validation_adopts_it() -> None:
+    made = constructed(RhoConfig, {"provider": {"name": "legacy"}})
+    assert made is not None and [p.name for p in made.providers] == ["legacy"]
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        {"agent": {"max_iterations": 0}},  # below its bound
+        {"agent": {"max_iterations": True}},  # a bool is not an integer
+        {"agent": {"max_iterations": 3.0}},  # nor is a float
+        {"agent": {"compaction_mode": "has space"}},  # pattern
+        {"agent": {"compaction_mode": "mechanical\n"}},  # `$` before a newline: not a match
+        {"sandbox": {"mode": "sideways"}},  # not one of the choices
+        {"sandbox": {"network": [1]}},
+        {"agent": {"first_token_timeout_secs": float("inf")}},
+        {"models": [{"provider": "x"}]},  # `id` is required
+        {"shell": "not a table"},
+    ],
+)
+def test_what_validation_refuses_is_left_to_it(table: dict[str, Any]) -> None:
+    assert constructed(RhoConfig, table) is None
+
+
+def test_a_model_with_a_field_validator_is_left_to_pydantic() -> None:
+    class Checked(BaseModel):
+        model_config = ConfigDict(extra="ignore")
+        name: str = "x"
+
+        @field_validator("name")
+        @classmethod
+        def _upper(cls, value: str) -> str:
+            return value.upper()
+
+    assert constructed(Checked, {"name": "a"}) is None
+
+
+def test_a_model_with_an_alias_or_forbidden_extras_is_left_to_pydantic() -> None:
+    class Aliased(BaseModel):
+        name: str = Field("x", alias="Name")
+
+    class Strict(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        name: str = "x"
+
+    assert constructed(Aliased, {"Name": "a"}) is None
+    assert constructed(Strict, {"name": "a", "other": 1}) is None
+    made = constructed(Strict, {"name": "a"})  # nothing extra: what validation gives
+    assert made is not None and made.name == "a"
+
+
+def test_no_validator_is_built_for_plainly_valid_tables() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "from rho_kernel.config.fast_path import constructed\n"
+        "from rho_kernel.config.model import RhoConfig, AgentConfig\n"
+        f"made = constructed(RhoConfig, {TYPICAL!r})\n"
+        "assert made is not None and made.agent.model == 'qwen'\n"
+        "print(RhoConfig.__pydantic_complete__, AgentConfig.__pydantic_complete__)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "False"]
