@@ -182,8 +182,12 @@ def test_a_plugin_that_fails_to_import_is_still_reported_once(site: Path, tmp_pa
         assert "alpha" in reports[0] and "missing dependency xyz" in reports[0]
 
 
+_HOSTILE_POINT = b'[{"name": 1, "value": "os", "distribution": null, "version": null}]'
+
+
 @pytest.mark.parametrize(
-    "content", [b"", b"not json", b"[]", b'{"format": 1}', b'{"format": 99, "groups": {}}']
+    "content",
+    [b"", b"not json", b"[]", b'{"format": 1}', b'{"format": 99, "groups": {}}', b"\xff\xfe"],
 )
 def test_an_unreadable_cache_is_ignored_and_replaced(
     site: Path, tmp_path: Path, content: bytes
@@ -193,6 +197,16 @@ def test_an_unreadable_cache_is_ignored_and_replaced(
     cache.write_bytes(content)
     assert _loaded(cache) == {"alpha": "alpha-dist"}
     assert json.loads(cache.read_text())["format"] == entry_point_cache.FORMAT
+
+
+def test_a_remembered_entry_that_is_not_text_is_ignored(site: Path, tmp_path: Path) -> None:
+    _install(site, "alpha")
+    cache = tmp_path / "entry-points.json"
+    _loaded(cache)
+    data = json.loads(cache.read_text())
+    data["groups"]["rho"] = json.loads(_HOSTILE_POINT)
+    cache.write_text(json.dumps(data))  # the fingerprint still matches
+    assert _loaded(cache) == {"alpha": "alpha-dist"}
 
 
 def test_nothing_is_created_where_no_folder_exists(site: Path, tmp_path: Path) -> None:

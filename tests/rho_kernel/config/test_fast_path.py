@@ -201,6 +201,17 @@ def test_a_model_with_a_field_validator_is_left_to_pydantic() -> None:
     assert constructed(Checked, {"name": "a"}) is None
 
 
+def test_a_plugins_pattern_is_left_to_pydantics_linear_time_engine() -> None:
+    class Patterned(BaseModel):
+        model_config = ConfigDict(extra="ignore")
+        name: str = Field("x", pattern=r"^(a+)+$")
+
+    # Python's re would backtrack for a long time on this; pydantic's engine does not.
+    assert constructed(Patterned, {"name": "a" * 40 + "!"}) is None
+    assert constructed(Patterned, {"name": "aaa"}) is None
+    assert constructed(RhoConfig, {"agent": {"compaction_mode": "llm"}}) is not None
+
+
 def test_a_model_with_an_alias_or_forbidden_extras_is_left_to_pydantic() -> None:
     class Aliased(BaseModel):
         name: str = Field("x", alias="Name")

@@ -107,9 +107,19 @@ def _read(cache: Path, group: str, now: list[Any]) -> list[FoundEntryPoint] | No
         data = json.loads(cache.read_bytes())
         if data.get("format") != FORMAT or data.get("fingerprint") != now:
             return None
-        return [FoundEntryPoint(**point) for point in data["groups"][group]]
+        found = [FoundEntryPoint(**point) for point in data["groups"][group]]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
+    return found if all(_well_formed(point) for point in found) else None
+
+
+def _well_formed(point: FoundEntryPoint) -> bool:
+    """Names and values are text, the distribution and version text or None."""
+    return (
+        isinstance(point.name, str)
+        and isinstance(point.value, str)
+        and all(isinstance(v, (str, type(None))) for v in (point.distribution, point.version))
+    )
 
 
 def _write(cache: Path, group: str, now: list[Any], found: list[FoundEntryPoint]) -> None:

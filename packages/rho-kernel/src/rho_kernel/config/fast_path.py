@@ -35,6 +35,8 @@ _Model = TypeVar("_Model", bound=BaseModel)
 _NEUTRAL_SETTINGS = frozenset({"extra", "frozen", "defer_build", "title", "json_schema_extra"})
 #: Field metadata that constrains nothing (rho's merge and trust markers).
 _MARKERS = (Additive, NeedsTrust, Replaced, UserOnly)
+#: The module of the kernel's config models, whose patterns are known to be linear.
+_KERNEL_MODELS = "rho_kernel.config.model"
 #: The largest integer a float field takes as it is (larger ones may round).
 _EXACT_FLOAT_INT = 2**53
 
@@ -59,7 +61,7 @@ def _model(model: type[_Model], data: Any) -> _Model:
     values: dict[str, Any] = {}
     for name, field in model.model_fields.items():
         if name in data:
-            values[name] = _value(field.annotation, field.metadata, data[name])
+            values[name] = _value(field.annotation, field.metadata, data[name], model)
         elif field.is_required():
             raise _Refused
     if model.model_config.get("extra", "ignore") != "ignore" and set(data) - set(values):
@@ -102,11 +104,11 @@ def _defaults(model: type[BaseModel], given: dict[str, Any]) -> dict[str, Any]:
     return made
 
 
-def _value(annotation: Any, metadata: list[Any], value: Any) -> Any:
+def _value(annotation: Any, metadata: list[Any], value: Any, owner: type[BaseModel]) -> Any:
     """`value` as pydantic's strict JSON validation of `annotation` would give it."""
     for constraint in metadata:
         if not isinstance(constraint, _MARKERS):
-            _check_constraint(constraint)
+            _check_constraint(constraint, owner)
     result = _typed(annotation, value)
     for constraint in metadata:
         if not isinstance(constraint, _MARKERS):
@@ -114,14 +116,20 @@ def _value(annotation: Any, metadata: list[Any], value: Any) -> Any:
     return result
 
 
-def _check_constraint(constraint: Any) -> None:
+def _check_constraint(constraint: Any, owner: type[BaseModel]) -> None:
+    """Refuse a constraint this check does not apply as pydantic does. A `pattern` is
+    applied here only for the kernel's own models: Python's `re` backtracks where pydantic's
+    engine runs in linear time, and a repository's value must not stall a start against a
+    pattern nobody here has read."""
     if isinstance(constraint, (annotated_types.Gt, annotated_types.Ge)):
         return
     if isinstance(constraint, (annotated_types.Lt, annotated_types.Le)):
         return
-    if type(constraint).__name__ == "_PydanticGeneralMetadata" and set(vars(constraint)) == {
-        "pattern"
-    }:
+    if (
+        type(constraint).__name__ == "_PydanticGeneralMetadata"
+        and set(vars(constraint)) == {"pattern"}
+        and owner.__module__ == _KERNEL_MODELS
+    ):
         return
     raise _Refused
 
