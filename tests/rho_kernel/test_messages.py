@@ -62,3 +62,17 @@ def test_a_message_that_is_not_plain_is_still_recorded_by_pydantic() -> None:
         "content": [{"type": "text", "text": "hi"}],
         "details": {"a": None},
     }
+
+
+def test_the_plain_record_knows_every_field_of_a_message() -> None:
+    # `ChatMessage._scalar_record` writes these fields by hand: a new field must join it.
+    assert list(ChatMessage.model_fields) == [
+        "role",
+        "content",
+        "tool_calls",
+        "tool_call_id",
+        "finish_reason",
+        "is_error",
+        "outline",
+        "details",
+    ]
