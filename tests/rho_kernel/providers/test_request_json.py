@@ -70,13 +70,25 @@ def test_an_equal_but_new_message_is_encoded_afresh() -> None:
     assert encoder.encoded_items == 2
 
 
-def test_a_message_left_out_of_a_request_is_forgotten() -> None:
+def test_a_message_sent_before_is_reused_wherever_it_comes_back() -> None:
     encoder = RequestEncoder()
-    old, new = {"content": "old"}, {"content": "new"}
-    encoder.encode({"messages": [old, new]})
-    encoder.encode({"messages": [new]})
-    encoder.encode({"messages": [old, new]})
-    assert encoder.encoded_items == 3  # `old` again: nothing outlives the request after it
+    system, a, b = {"content": "s"}, {"content": "a"}, {"content": "b"}
+    encoder.encode({"messages": [system, a, b]})
+    note = {"content": "2 messages omitted"}  # fresh at every turn, near the start
+    body = {"messages": [system, note, a, b]}
+    assert encoder.encode(body) == _httpx_bytes(body)
+    assert encoder.encoded_items == 4  # only the note
+    body = {"messages": [system, {"content": "2 messages omitted"}, a, b, {"content": "c"}]}
+    assert encoder.encode(body) == _httpx_bytes(body)
+    assert encoder.encoded_items == 6
+
+
+def test_what_the_encoder_remembers_stays_bounded() -> None:
+    encoder = RequestEncoder()
+    for turn in range(200):
+        encoder.encode({"messages": [{"content": f"{turn}-{n}"} for n in range(5)]})
+        assert encoder.remembered_items <= 2 * 5 + 16 + 5
+    assert encoder.encoded_items == 1000
 
 
 def test_a_nan_is_refused_as_httpx_refuses_it() -> None:
