@@ -138,3 +138,18 @@ def test_a_previous_request_loses_its_protection_when_a_new_one_comes() -> None:
     assert all("z" * 3000 not in m["content"] for m in result.messages)
     assert result.messages[-1]["content"] == "third request"
     assert result.messages[1]["content"] == "FIRST: fix the parser"
+
+
+def test_a_long_turn_sends_its_messages_as_they_now_stand_at_every_request() -> None:
+    # One prompt, many tool results: each request sends the turn's earlier messages again,
+    # kept from the last request, except where a result was shortened since.
+    session = _session()
+    fitter = ContextFitter()
+    for index in range(40):
+        _read(session, index, size=2000)
+        result = fitter.fit(session, budget_tokens=20_000, ratio=1.0)
+        sent = [m for m in result.messages if m["role"] == "tool"]
+        shortened = [m for m in sent if len(m["content"]) < 2000]
+        assert len(sent) == index + 1
+        assert len(shortened) == result.outlined
+    assert result.outlined > 10

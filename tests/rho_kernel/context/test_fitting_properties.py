@@ -323,6 +323,17 @@ def test_fitting_invariants_hold_request_after_request(system: bool, plan: list[
                 continue
             assert result.estimated_tokens <= budget
             _check_fitted(session, result.messages, available)
+            if candidate is fitter:
+                _check_emitted_afresh(fitter, result.messages)
+
+
+def _check_emitted_afresh(fitter: ContextFitter, messages: list[dict[str, Any]]) -> None:
+    """The messages a fit kept from earlier fits (each turn's emitted wires) are those it
+    would emit now from nothing."""
+    for turn in fitter._groups:
+        turn.wires, turn.slots, turn.emitted = [], [], -1
+    fitter._tail_from = -1  # nothing kept: every group emitted again
+    assert fitter._messages() == messages
 
 
 class _StepByStep(ContextFitter):

@@ -25,10 +25,11 @@ the budget grew by more than a tenth.
 
 from __future__ import annotations
 
+import bisect
 import gc
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rho_kernel.context.estimator import MESSAGE_OVERHEAD, message_bytes, utf8_len
@@ -158,6 +159,12 @@ class _Group:
     size: int = 0
     order: list[int] | None = None
     evicted: bool = False
+    #: The wire messages of `start`..`emitted` as the turn's levels stand, and the path
+    #: index of each: a turn that grew adds just its new messages, and a message shortened
+    #: since has its wire replaced in place.
+    wires: list[dict[str, Any]] = field(default_factory=list)
+    slots: list[int] = field(default_factory=list)
+    emitted: int = -1
 
 
 class ContextFitter:
@@ -191,6 +198,11 @@ class ContextFitter:
         self._evicted_messages = 0
         self._outlined = 0
         self._summarized = 0
+        #: The wire messages of the groups from `_tail_from` (the eviction pointer when they
+        #: were emitted) on, and where each group's begin.
+        self._tail: list[dict[str, Any]] = []
+        self._tail_offsets: list[int] = []
+        self._tail_from = 0
 
     # ── public ──────────────────────────────────────────────────────────────
 
@@ -456,6 +468,8 @@ class ContextFitter:
             self._summarized += 1
         self._sizes[index] = new
         group = self._groups[self._group_index[index]]
+        if index < group.emitted:  # already sent once: send it shortened from now on
+            self._replace_wire(index, group)
         group.size += new - old
         if not group.evicted:
             self._total += new - old
@@ -527,13 +541,16 @@ class ContextFitter:
 
     def _emit(self, group: int, out: list[dict[str, Any]]) -> None:
         turn = self._groups[group]
-        infos, levels = self._infos, self._levels
-        for index in range(turn.start, turn.end):
+        wires, slots, infos, levels = turn.wires, turn.slots, self._infos, self._levels
+        for index in range(max(turn.start, turn.emitted), turn.end):
             info = infos[index]
             if info.message is None:
                 continue
             wire = info.full_wire if levels[index] == 0 else None
-            out.append(wire if wire is not None else self._wire(index))
+            wires.append(wire if wire is not None else self._wire(index))
+            slots.append(index)
+        turn.emitted = turn.end
+        out.extend(wires)
 
     def _messages(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -548,9 +565,32 @@ class ContextFitter:
             self._emit(group, out)
         if note is not None:
             out.append(note)
-        for group in range(self._p3, len(self._groups)):
-            self._emit(group, out)
+        out.extend(self._tail_messages())
         return out
+
+    def _replace_wire(self, index: int, group: _Group) -> None:
+        """Put message `index`'s wire, as its level now stands, where it was emitted: in
+        its group's wires and, when the group is in the kept tail, there too."""
+        wire = self._wire(index)
+        position = bisect.bisect_left(group.slots, index)
+        group.wires[position] = wire
+        emitted = self._group_index[index] - self._tail_from
+        if 0 <= emitted < len(self._tail_offsets):
+            self._tail[self._tail_offsets[emitted] + position] = wire
+
+    def _tail_messages(self) -> list[dict[str, Any]]:
+        """The wire messages of the groups from the eviction pointer on: those emitted for
+        the last request (shortened ones replaced in place, see `_replace_wire`), and the
+        last group (which may have grown) and any new one emitted."""
+        if self._p3 != self._tail_from:
+            self._tail, self._tail_offsets, self._tail_from = [], [], self._p3
+        if self._tail_offsets:
+            del self._tail[self._tail_offsets[-1] :]
+            del self._tail_offsets[-1]
+        for group in range(self._tail_from + len(self._tail_offsets), len(self._groups)):
+            self._tail_offsets.append(len(self._tail))
+            self._emit(group, self._tail)
+        return self._tail
 
 
 __all__ = ["ContextFitter", "ContextOverflow", "FitResult", "omitted_note"]

@@ -10,6 +10,8 @@ The bytes are exactly those httpx would send for `json=body`.
 from __future__ import annotations
 
 import json
+from itertools import compress
+from operator import is_not
 from typing import Any
 
 #: httpx's encoding of a `json=` body: compact, UTF-8, no NaN.
@@ -19,12 +21,12 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan
 class RequestEncoder:
     """Encodes request bodies, reusing the JSON text of list items already sent.
 
-    For each list in the body (by key), the items the last request's list began with are
-    reused while they are the same objects in the same places (a conversation grows at its
-    end): a cheap identity check, no look-up. After the first difference, each item is
-    looked up by identity among those sent before (a fresh note in the middle must not
-    make every later message new). Treat a dict as read-only once it has been sent (the
-    fitter's cached wire messages are).
+    For each list in the body (by key), an item that is the same object in the same place as
+    in the last request's list (a conversation grows at its end, and a shortened message is
+    replaced in place) is reused after an identity check made in C, without a look-up; any
+    other is looked up by identity among those sent before (a fresh note near the start
+    must not make every later message new). Treat a dict as read-only once it has been
+    sent (the fitter's cached wire messages are).
     """
 
     def __init__(self) -> None:
@@ -59,23 +61,24 @@ class RequestEncoder:
         return len(self._known)
 
     def _texts(self, items: list[Any], before: tuple[list[Any], list[str]] | None) -> list[str]:
-        """The JSON text of each item: the common start with `before` reused as it is, the
-        rest looked up (or encoded, and remembered)."""
-        kept = 0
-        if before is not None:
-            for old, new in zip(before[0], items, strict=False):
-                if old is not new:
-                    break
-                kept += 1
-        texts = before[1][:kept] if before is not None else []
-        for item in items[kept:]:
-            known = self._known.get(id(item))
-            if known is None or known[0] is not item:
-                known = (item, _ENCODER.encode(item))
-                self._known[id(item)] = known
-                self.encoded_items += 1
-            texts.append(known[1])
+        """The JSON text of each item: an item in the same place as in the last request's
+        list reused after an identity check (made in C, by `map`), any other looked up."""
+        before_items, before_texts = before if before is not None else ([], [])
+        shared = min(len(before_items), len(items))
+        texts = before_texts[:shared]
+        for position in compress(range(shared), map(is_not, before_items, items)):
+            texts[position] = self._text(items[position])
+        texts.extend(self._text(item) for item in items[shared:])
         return texts
+
+    def _text(self, item: Any) -> str:
+        """The JSON text of `item`: remembered by identity, or encoded (and remembered)."""
+        known = self._known.get(id(item))
+        if known is None or known[0] is not item:
+            known = (item, _ENCODER.encode(item))
+            self._known[id(item)] = known
+            self.encoded_items += 1
+        return known[1]
 
     def _prune(self) -> None:
         current = sum(len(items) for items, _ in self._last.values())
