@@ -72,10 +72,6 @@ class Attribution:
                 return plugin
         return None
 
-    def owner(self, value: Any) -> str | None:
-        """The plugin that gave `value` (the first to give that object), or None."""
-        return next((plugin for plugin, given in self._given if given is value), None)
-
 
 @dataclass(slots=True)
 class CallRecord:

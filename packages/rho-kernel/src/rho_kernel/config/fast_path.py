@@ -208,14 +208,13 @@ _ACCEPTS: dict[Any, tuple[type, ...]] = {
 def _union(members: tuple[Any, ...], value: Any) -> Any:
     """A union whose members take values of different kinds: the one member that takes
     this value's kind decides (None never comes from TOML)."""
-    kinds = [_kinds(member) for member in members if member is not type(None)]
-    if any(kind is None for kind in kinds):
-        raise _Refused
-    flat = [k for kind in kinds for k in kind or ()]
-    if len(flat) != len(set(flat)):  # two members take the same kind: pydantic chooses
-        raise _Refused
-    for member, kind in zip([m for m in members if m is not type(None)], kinds, strict=True):
-        if kind is not None and type(value) in kind:
+    typed = [member for member in members if member is not type(None)]
+    kinds = [_kinds(member) for member in typed]
+    flat = [kind for accepted in kinds for kind in accepted or ()]
+    if any(accepted is None for accepted in kinds) or len(flat) != len(set(flat)):
+        raise _Refused  # a member it does not know, or two that take the same kind
+    for member, accepted in zip(typed, kinds, strict=True):
+        if accepted is not None and type(value) in accepted:
             return _typed(member, value)
     raise _Refused
 
