@@ -6,8 +6,10 @@ session appends. Run: uv run python bench/loop_overhead.py [iterations]
 
 It prints the wall time per iteration (the scripted server runs in a thread of the same
 process, so its work counts too) and the CPU time of the loop's own thread, each as the
-median over all iterations and over the first and the last 50. Targets (issue 23): ≤ 2 ms
-per iteration on the reference machine; the last 50 at most 1.2× the first 50.
+median over all iterations and over the first and the last 50. The server keeps the
+connection open between requests, as a hosted provider does; a second run, with a new
+connection per request, shows what connecting costs. Targets (issue 23): ≤ 2 ms per
+iteration on the reference machine; the last 50 at most 1.2× the first 50.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def _steps(stamps: list[float]) -> list[float]:
     return [b - a for a, b in itertools.pairwise(stamps)]
 
 
-async def measure(iterations: int) -> tuple[list[float], list[float]]:
+async def measure(iterations: int, keep_alive: bool = True) -> tuple[list[float], list[float]]:
     """(wall, loop-thread CPU) seconds of each iteration, in order."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "project"
@@ -63,7 +65,7 @@ async def measure(iterations: int) -> tuple[list[float], list[float]]:
             tools.register(tool, name)
         session = Session.create(root, home=Path(tmp))
         session.append_message(ChatMessage.system("bench"))
-        with ScriptedServer() as server:
+        with ScriptedServer(keep_alive=keep_alive) as server:
             server.add(
                 *[tool_call_reply("read_file", {"path": "src.py"}) for _ in range(iterations)]
             )
@@ -102,10 +104,17 @@ def _line(label: str, seconds: list[float]) -> str:
 
 def main() -> None:
     iterations = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    wall, cpu = asyncio.run(measure(iterations))
-    print(f"loop iteration (read_file round trip, persisted session), {len(wall)} iterations")
-    print(_line("  wall", wall))
-    print(_line("  loop thread CPU", cpu))
+    for keep_alive, connections in (
+        (True, "one kept-alive connection"),
+        (False, "a new connection per request"),
+    ):
+        wall, cpu = asyncio.run(measure(iterations, keep_alive))
+        print(
+            f"loop iteration (read_file round trip, persisted session), {len(wall)} iterations, "
+            f"{connections}"
+        )
+        print(_line("  wall", wall))
+        print(_line("  loop thread CPU", cpu))
 
 
 if __name__ == "__main__":

@@ -227,3 +227,53 @@ def test_parallel_requests_each_get_one_reply() -> None:
         for thread in threads:
             thread.join(5)
     assert sorted(results) == [str(i) for i in range(8)]
+
+
+def test_keep_alive_serves_each_reply_chunked_on_one_connection() -> None:
+    replies = [
+        SSEReply(["x" * 50, "y"], done=False, split_every=7),
+        ErrorReply(429, {"error": {"message": "slow down"}}),
+        RawReply(200, b"plain", "text/plain"),
+    ]
+    with ScriptedServer(replies, keep_alive=True, models=["m1"]) as server:
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        bodies = []
+        sockets = []
+        for method, path in [("POST", "/v1/chat/completions")] * 3 + [("GET", "/v1/models")]:
+            connection.request(method, path, body=b"{}" if method == "POST" else None)
+            response = connection.getresponse()
+            assert response.getheader("transfer-encoding") == "chunked"
+            assert response.getheader("connection") is None
+            bodies.append((response.status, response.read()))
+            assert not response.will_close
+            sockets.append(connection.sock)
+        connection.close()
+    assert bodies == [
+        (200, b"data: " + b"x" * 50 + b"\n\ndata: y\n\n"),
+        (429, b'{"error": {"message": "slow down"}}'),
+        (200, b"plain"),
+        (200, b'{"object": "list", "data": [{"id": "m1", "object": "model"}]}'),
+    ]
+    assert all(sock is sockets[0] for sock in sockets)  # one connection answered them all
+    assert len(server.requests) == 4
+
+
+def test_without_keep_alive_each_reply_ends_its_connection() -> None:
+    with ScriptedServer([RawReply(200, b"one", "text/plain")]) as server:
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        connection.request("POST", "/v1/chat/completions", body=b"{}")
+        response = connection.getresponse()
+        assert response.read() == b"one"
+        assert response.will_close
+        connection.close()
+
+
+def test_requests_record_the_connection_that_carried_them() -> None:
+    with ScriptedServer([RawReply(200, b"a", "text/plain")] * 2, keep_alive=True) as server:
+        kept = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        for _ in range(2):
+            kept.request("POST", "/v1/chat/completions", body=b"{}")
+            kept.getresponse().read()
+        kept.close()
+        assert post(server.chat_url).status_code == 500  # a new connection; the script is empty
+    assert [request.connection for request in server.requests] == [1, 1, 2]

@@ -17,6 +17,7 @@ import httpx
 from rho_kernel import __version__
 from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.messages import FunctionCall, ToolCall
+from rho_kernel.providers.drain import ResponseDrains
 from rho_kernel.providers.events import (
     ModelRequest,
     ModelResponse,
@@ -97,6 +98,7 @@ class SSEStreamService:
         self._client = client
         self._owns_client = client is None
         self._encoder = RequestEncoder()
+        self._drains = ResponseDrains()
 
     @property
     def _label(self) -> str:
@@ -142,18 +144,22 @@ class SSEStreamService:
                 chunks = response.aiter_bytes()
                 stack.push_async_callback(chunks.aclose)  # type: ignore[attr-defined]
                 parser = SSEParser()
+                ended = False
                 while not decoder.done:
                     chunk = await self._next_chunk(chunks, call)
+                    ended = chunk is None
                     events = parser.close() if chunk is None else parser.feed(chunk)
                     for sse in events:
                         for delta in decoder.feed(sse):
                             yield delta
                         if decoder.done:
                             break
-                    if chunk is None:
+                    if ended:
                         break
                     if events:
                         call.heard()
+                if not ended:  # the body may go on past the terminal event: read it aside
+                    self._drains.add(chunks, stack.pop_all())
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             responded = call.responded and isinstance(exc, httpx.HTTPError)
             raise transport_error(
@@ -209,8 +215,14 @@ class SSEStreamService:
                 "no stream data for too long (idle timeout)", self.idle_timeout
             ) from None
 
+    async def settle(self) -> None:
+        """Wait until the ends of the finished responses have been read (each one's
+        connection is then back in the client's pool, or closed)."""
+        await self._drains.settle()
+
     async def aclose(self) -> None:
         """Close the HTTP client if this service created it."""
+        await self._drains.cancel()
         if self._client is not None and self._owns_client:
             await self._client.aclose()
             self._client = None

@@ -7,6 +7,11 @@ script is empty the server answers HTTP 500 with a JSON error so the test fails 
 `GET .../models` lists the configured models (or serves `models_body`, with `models_status`,
 after `models_delay` seconds). Every request is recorded.
 
+By default each reply ends its connection, as the replies' own framing needs (a body ends
+when the connection closes). `keep_alive=True` serves HTTP/1.1 instead: each reply's body is
+sent chunked and the connection stays open for the client's next request, as a hosted
+provider's does (the loop benchmark measures with it).
+
     with ScriptedServer([text_reply("hello")]) as server:
         ...  # point the client at server.chat_url
         assert server.requests[0].json["model"] == "m"
@@ -37,13 +42,16 @@ _CONNECTION_ERRORS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedEr
 
 @dataclass
 class RecordedRequest:
-    """One request the server received (headers with lower-case names)."""
+    """One request the server received (headers with lower-case names), and the number of
+    the connection that carried it (the server numbers connections from 1 as it accepts
+    them: with `keep_alive=True`, requests sent on one connection share its number)."""
 
     method: str
     path: str
     headers: dict[str, str]
     body: bytes
     json: Any | None
+    connection: int = 0
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -53,7 +61,7 @@ class _HTTPServer(ThreadingHTTPServer):
 
     def __init__(self, scripted: ScriptedServer) -> None:
         self.scripted = scripted
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", 0), _KeepAliveHandler if scripted.keep_alive else _Handler)
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind looks up the host's FQDN, which may stall without DNS.
@@ -77,6 +85,10 @@ class _Handler(BaseHTTPRequestHandler):
     def stop_event(self) -> threading.Event:
         return self.server.scripted.stop_event
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection_number = self.server.scripted._connected()
+
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
@@ -95,6 +107,7 @@ class _Handler(BaseHTTPRequestHandler):
             headers={name.lower(): value for name, value in self.headers.items()},
             body=body,
             json=parsed,
+            connection=self.connection_number,
         )
         self.server.scripted._record(request)
         return request
@@ -129,13 +142,74 @@ class _Handler(BaseHTTPRequestHandler):
             self._serve(ErrorReply(404, {"error": {"message": f"no such path: {path}"}}))
 
 
+class _ChunkedBody:
+    """A response body stream that frames each write as one HTTP/1.1 chunk."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    def write(self, data: bytes) -> int:
+        if data:
+            self._raw.write(b"%x\r\n%s\r\n" % (len(data), data))
+        return len(data)
+
+    def flush(self) -> None:
+        self._raw.flush()
+
+    def finish(self) -> None:
+        """The last chunk: the body ends and the connection stays open."""
+        self._raw.write(b"0\r\n\r\n")
+        self._raw.flush()
+
+
+class _KeepAliveHandler(_Handler):
+    """Serves HTTP/1.1: a reply's body goes out chunked, and the connection stays open."""
+
+    protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        super().setup()
+        self._chunked = _ChunkedBody(self.wfile)
+        self._framing = False  # serving a reply
+        self._chunking = False  # its headers are sent: its body goes out chunked
+
+    def send_header(self, keyword: str, value: str) -> None:
+        if self._framing and keyword.lower() in ("connection", "content-length"):
+            return  # the replies frame their bodies for HTTP/1.0; chunking replaces that
+        super().send_header(keyword, value)
+
+    def end_headers(self) -> None:
+        if self._framing:
+            super().send_header("Transfer-Encoding", "chunked")
+        super().end_headers()
+        if self._framing:
+            self._chunking = True
+            self.wfile = self._chunked  # type: ignore[assignment]
+
+    def _serve(self, reply: Reply) -> None:
+        raw = self.wfile
+        self._framing = True
+        try:
+            reply.write(self)
+            if self._chunking:
+                self._chunked.finish()
+            else:
+                self.close_connection = True  # the reply sent no headers: nothing to frame
+        except _CONNECTION_ERRORS:
+            self.close_connection = True
+        finally:
+            self._framing = self._chunking = False
+            self.wfile = raw
+
+
 class ScriptedServer:
     """A real HTTP server on 127.0.0.1 that answers model requests from a script of replies.
 
     `GET .../models` answers `{"object": "list", "data": [{"id": ...}]}` built from `models`;
     `models_body` replaces that with any JSON value (or raw bytes, sent as they are),
     `models_status` sets the status (default 200) and `models_delay` makes the answer wait
-    that many seconds (cut short when the server stops).
+    that many seconds (cut short when the server stops). `keep_alive=True` keeps each
+    connection open for the next request and sends the bodies chunked (HTTP/1.1).
     """
 
     def __init__(
@@ -146,8 +220,10 @@ class ScriptedServer:
         models_body: Any | None = None,
         models_status: int = 200,
         models_delay: float = 0.0,
+        keep_alive: bool = False,
     ) -> None:
         self.models: list[str] = list(models)
+        self.keep_alive = keep_alive
         self.models_body = models_body
         self.models_status = models_status
         self.models_delay = models_delay
@@ -155,6 +231,7 @@ class ScriptedServer:
         self.stop_event = threading.Event()
         self._script: deque[Reply] = deque(replies)
         self._cond = threading.Condition()
+        self._connections = 0
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -245,6 +322,12 @@ class ScriptedServer:
                     f"ScriptedServer got {len(self.requests)} request(s), expected {n}"
                 )
             return list(self.requests)
+
+    def _connected(self) -> int:
+        """The number of a connection just accepted."""
+        with self._cond:
+            self._connections += 1
+            return self._connections
 
     def _record(self, request: RecordedRequest) -> None:
         with self._cond:
