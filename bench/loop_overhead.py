@@ -4,11 +4,12 @@ Each iteration is one real HTTP round trip to the local scripted server (real SS
 `read_file` call through the plugin host, approval policy and sandbox, and the persisted
 session appends. Run: uv run python bench/loop_overhead.py [iterations]
 
-It prints the wall time per iteration (the scripted server runs in a thread of the same
-process, so its work counts too) and the CPU time of the loop's own thread, each as the
-median over all iterations and over the first and the last 50. The server keeps the
-connection open between requests, as a hosted provider does; a second run, with a new
-connection per request, shows what connecting costs. Targets (issue 23): ≤ 2 ms per
+It prints the wall time per iteration and the CPU time of the loop's own thread, each as
+the median over all iterations and over the first and the last 50. The scripted server runs
+in a process of its own, as a provider would (in this one it would compete for the GIL,
+and its own reading of the growing requests would count), and keeps the connection open
+between requests, as a hosted provider does; a second run, with a new connection per
+request, shows what connecting costs. Targets (issue 23): ≤ 2 ms per
 iteration on the reference machine; the last 50 at most 1.2× the first 50.
 """
 
@@ -17,9 +18,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from rho_kernel.config.model import RhoConfig
@@ -30,7 +34,6 @@ from rho_kernel.plugins import PluginHost
 from rho_kernel.providers.chat_completions import ChatCompletionsService
 from rho_kernel.security.sandbox import SandboxRoot
 from rho_kernel.session.store import Session
-from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 from rho_kernel.tools.registry import ToolRegistry
 
 
@@ -45,6 +48,31 @@ class IterationClock(Observer):
         if state == "thinking":
             self.stamps.append(time.perf_counter())
             self.cpu.append(time.thread_time())
+
+
+#: Runs the scripted server in its own process: `iterations` tool calls, then a text reply.
+SERVER = """
+import sys
+from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+iterations, keep_alive = int(sys.argv[1]), sys.argv[2] == "1"
+with ScriptedServer(keep_alive=keep_alive) as server:
+    server.add(*[tool_call_reply("read_file", {"path": "src.py"}) for _ in range(iterations)])
+    server.add(text_reply("done"))
+    print(server.chat_url, flush=True)
+    sys.stdin.read()  # serve until the benchmark closes our stdin
+"""
+
+
+@contextmanager
+def scripted_server(iterations: int, keep_alive: bool) -> Iterator[str]:
+    """The URL of a scripted server in another process, serving one benchmark run."""
+    args = [sys.executable, "-c", SERVER, str(iterations), "1" if keep_alive else "0"]
+    with subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as server:
+        assert server.stdout is not None and server.stdin is not None
+        try:
+            yield server.stdout.readline().strip()
+        finally:
+            server.stdin.close()
 
 
 def _steps(stamps: list[float]) -> list[float]:
@@ -65,12 +93,8 @@ async def measure(iterations: int, keep_alive: bool = True) -> tuple[list[float]
             tools.register(tool, name)
         session = Session.create(root, home=Path(tmp))
         session.append_message(ChatMessage.system("bench"))
-        with ScriptedServer(keep_alive=keep_alive) as server:
-            server.add(
-                *[tool_call_reply("read_file", {"path": "src.py"}) for _ in range(iterations)]
-            )
-            server.add(text_reply("done"))
-            service = ChatCompletionsService(server.chat_url, None, "bench")
+        with scripted_server(iterations, keep_alive) as url:
+            service = ChatCompletionsService(url, None, "bench")
             clock = IterationClock()
             params = LoopParams(
                 service=service,

@@ -70,3 +70,60 @@ async def test_a_task_cancelled_twice_still_waits_for_the_worker() -> None:
     assert not task.done()
     release.set()
     assert await task == 7
+
+
+async def test_work_that_fails_once_stopped_is_reported_as_cancelled() -> None:
+    token = CancelToken()
+
+    async def cleanup_fails() -> None:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            raise RuntimeError("half-done") from None
+
+    asyncio.get_running_loop().call_soon(token.cancel)
+    with pytest.raises(Cancelled):
+        await token.run(cleanup_fails())
+
+
+async def test_a_failure_of_its_own_is_passed_on() -> None:
+    token = CancelToken()
+
+    async def fails() -> None:
+        raise ValueError("bad input")
+
+    with pytest.raises(ValueError, match="bad input"):
+        await token.run(fails())
+    token.cancel()
+    with pytest.raises(Cancelled):  # once cancelled, no new work starts
+        await token.run(fails())
+
+
+async def test_one_cancel_stops_every_running_work() -> None:
+    token = CancelToken()
+    runs = [asyncio.ensure_future(token.run(asyncio.sleep(30))) for _ in range(3)]
+    await _settle()
+    token.cancel()
+    token.cancel()  # idempotent
+    outcomes = await asyncio.gather(*runs, return_exceptions=True)
+    assert [type(outcome) for outcome in outcomes] == [Cancelled] * 3
+
+
+async def test_cancelling_the_caller_is_not_mistaken_for_the_token() -> None:
+    token = CancelToken()
+    stopped: list[str] = []
+
+    async def work() -> None:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            stopped.append("work")
+            raise
+
+    caller = asyncio.ensure_future(token.run(work()))
+    await _settle()
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    assert stopped == ["work"]  # the work is stopped with its caller
+    assert not token.cancelled

@@ -18,10 +18,18 @@ class CancelToken:
 
     def __init__(self) -> None:
         self._event = asyncio.Event()
+        #: The work `run` awaits now, and which of it the token has stopped.
+        self._running: set[asyncio.Future[Any]] = set()
+        self._stopped: set[asyncio.Future[Any]] = set()
 
     def cancel(self) -> None:
-        """Request cancellation; idempotent."""
+        """Request cancellation (idempotent): the work `run` awaits is stopped."""
+        if self._event.is_set():
+            return
         self._event.set()
+        for work in self._running:
+            if work.cancel():
+                self._stopped.add(work)
 
     @property
     def cancelled(self) -> bool:
@@ -45,23 +53,33 @@ class CancelToken:
         and returns its result — is reported as finished: its result is returned, so a
         completed side effect is never presented as cancelled.
         """
-        self.raise_if_cancelled()
+        if self._event.is_set():
+            if asyncio.iscoroutine(awaitable):
+                awaitable.close()  # never started: closed, not left for the collector to warn
+            raise Cancelled()
+        # One task for the work, which `cancel` stops: no task waiting for the token, and
+        # no `asyncio.wait`, for each of the loop's many steps.
         work = asyncio.ensure_future(awaitable)
-        waiter = asyncio.ensure_future(self._event.wait())
-        try:
-            await asyncio.wait({work, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-        if work.done():
-            return work.result()
-        work.cancel()
+        self._running.add(work)
         try:
             return await work
         except asyncio.CancelledError:
-            pass
-        except Exception:  # stopped part-way; the failure is moot once cancelled
-            pass
-        raise Cancelled()
+            if work not in self._stopped or _cancelling():
+                raise  # not the token's doing (the caller itself is being cancelled)
+            raise Cancelled() from None
+        except Exception:
+            if work not in self._stopped:
+                raise
+            raise Cancelled() from None  # stopped part-way: the failure is moot once cancelled
+        finally:
+            self._running.discard(work)
+            self._stopped.discard(work)
+
+
+def _cancelling() -> bool:
+    """Whether the current task has been asked to stop."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 async def run_to_completion(func: Callable[..., T], /, *args: Any) -> T:

@@ -3,7 +3,8 @@
 Every request of a session sends the whole conversation again, so encoding the body from
 scratch costs more at every turn. The context fitter hands the same message dict for an
 unchanged entry at every turn (see `rho_kernel.context.fitting`), so `RequestEncoder` keeps
-the JSON text of the dicts it sent, by identity, and encodes only what is new.
+the UTF-8 JSON of the dicts it sent, by identity, and encodes only what is new; a body is
+then one join of those bytes.
 The bytes are exactly those httpx would send for `json=body`.
 """
 
@@ -19,7 +20,7 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan
 
 
 class RequestEncoder:
-    """Encodes request bodies, reusing the JSON text of list items already sent.
+    """Encodes request bodies, reusing the JSON of list items already sent.
 
     For each list in the body (by key), an item that is the same object in the same place as
     in the last request's list (a conversation grows at its end, and a shortened message is
@@ -31,37 +32,37 @@ class RequestEncoder:
 
     def __init__(self) -> None:
         #: key → the last request's list (kept alive, so that identities stay valid) and
-        #: the JSON text of each of its items.
-        self._last: dict[str, tuple[list[Any], list[str]]] = {}
-        #: id → (an item sent before, kept alive, and its JSON text); pruned to the items
+        #: the UTF-8 JSON of each of its items.
+        self._last: dict[str, tuple[list[Any], list[bytes]]] = {}
+        #: id → (an item sent before, kept alive, and its UTF-8 JSON); pruned to the items
         #: of the last request when it grows past twice their number.
-        self._known: dict[int, tuple[Any, str]] = {}
+        self._known: dict[int, tuple[Any, bytes]] = {}
         #: How many list items were encoded rather than reused (for tests and benchmarks).
         self.encoded_items = 0
 
     def encode(self, body: dict[str, Any]) -> bytes:
         """The UTF-8 JSON of `body` (as `json.dumps` with httpx's options writes it)."""
-        last: dict[str, tuple[list[Any], list[str]]] = {}
+        last: dict[str, tuple[list[Any], list[bytes]]] = {}
         members = []
         for key, value in body.items():
             if isinstance(value, list):
                 texts = self._texts(value, self._last.get(key))
                 last[key] = (list(value), texts)
-                text = "[" + ",".join(texts) + "]"
+                text = b"[" + b",".join(texts) + b"]"
             else:
-                text = _ENCODER.encode(value)
-            members.append(f"{_ENCODER.encode(key)}:{text}")
+                text = _ENCODER.encode(value).encode()
+            members.append(_ENCODER.encode(key).encode() + b":" + text)
         self._last = last
         self._prune()
-        return ("{" + ",".join(members) + "}").encode()
+        return b"{" + b",".join(members) + b"}"
 
     @property
     def remembered_items(self) -> int:
         """How many items' JSON is kept for later requests (bounded: see `_known`)."""
         return len(self._known)
 
-    def _texts(self, items: list[Any], before: tuple[list[Any], list[str]] | None) -> list[str]:
-        """The JSON text of each item: an item in the same place as in the last request's
+    def _texts(self, items: list[Any], before: tuple[list[Any], list[bytes]] | None) -> list[bytes]:
+        """The UTF-8 JSON of each item: an item in the same place as in the last request's
         list reused after an identity check (made in C, by `map`), any other looked up."""
         before_items, before_texts = before if before is not None else ([], [])
         shared = min(len(before_items), len(items))
@@ -71,11 +72,11 @@ class RequestEncoder:
         texts.extend(self._text(item) for item in items[shared:])
         return texts
 
-    def _text(self, item: Any) -> str:
-        """The JSON text of `item`: remembered by identity, or encoded (and remembered)."""
+    def _text(self, item: Any) -> bytes:
+        """The UTF-8 JSON of `item`: remembered by identity, or encoded (and remembered)."""
         known = self._known.get(id(item))
         if known is None or known[0] is not item:
-            known = (item, _ENCODER.encode(item))
+            known = (item, _ENCODER.encode(item).encode())
             self._known[id(item)] = known
             self.encoded_items += 1
         return known[1]
