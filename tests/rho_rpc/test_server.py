@@ -546,3 +546,28 @@ async def test_a_plugins_deferred_method_is_loaded_on_its_first_request(capsys) 
         error = by_id[id_]["error"]
         assert error["code"] == -32603 and said in error["message"], error
     assert "Traceback" not in capsys.readouterr().err
+
+
+class LazyParams(BaseModel):
+    model_config = ConfigDict(strict=True, defer_build=True)
+    name: str = Field(min_length=1)
+    loud: bool = False
+
+
+async def test_plainly_valid_params_are_made_without_building_a_validator() -> None:
+    seen: list[LazyParams] = []
+
+    async def hello(params: LazyParams) -> dict[str, Any]:
+        seen.append(params)
+        return {"hi": params.name}
+
+    server, out = _server([RpcMethod("hello", hello, params_model=LazyParams)])
+    await server.serve(_lines([_req("hello", 1, {"name": "al", "loud": True})]))
+    assert out == [{"jsonrpc": "2.0", "id": 1, "result": {"hi": "al"}}]
+    assert (seen[0].name, seen[0].loud, seen[0].model_fields_set) == ("al", True, {"name", "loud"})
+    assert not LazyParams.__pydantic_complete__  # no validator was built for them
+    await server.serve(_lines([_req("hello", 2, {"name": ""})]))  # refused: pydantic decides
+    assert out[-1]["error"]["data"] == [
+        {"param": "name", "problem": "String should have at least 1 character"}
+    ]
+    assert LazyParams.__pydantic_complete__

@@ -8,8 +8,9 @@ kernel reports: the loop's results (`AgentResult` and the types `rho_kernel` exp
 sandbox (`SandboxStatus`), the API use (`ApiUsage`) and the session (`rho_kernel.session`).
 It also finds the project (`find_project_root`), reviews what trusting a project's files
 turns on (`read_config`, `loosening_settings`, `plugin_sections`, `scan_context_files`), shows
-endpoints without their secrets (`mask_url`, `endpoint_problem`) and reads JSON whose objects
-must not repeat a key (`unique_keys`, `RepeatedKeyError`, `quoted_key`).
+endpoints without their secrets (`mask_url`, `endpoint_problem`), reads JSON whose objects
+must not repeat a key (`unique_keys`, `RepeatedKeyError`, `quoted_key`), and makes plainly
+valid request params into their model without building a validator (`constructed`).
 
 Each name is imported from its module on first use. Public since rho-kernel 0.3.
 """
@@ -23,6 +24,7 @@ from rho_kernel.lazy import exports_of, lazy_exports
 if TYPE_CHECKING:
     from rho_kernel.compaction.compactor import UnknownStrategy
     from rho_kernel.config.errors import ConfigError
+    from rho_kernel.config.fast_path import constructed
     from rho_kernel.config.loader import (
         MAX_CONFIG_BYTES,
         PROJECT_CONFIG,
@@ -47,6 +49,7 @@ _ORIGIN = exports_of(
     {
         "rho_kernel.compaction.compactor": ("UnknownStrategy",),
         "rho_kernel.config.errors": ("ConfigError",),
+        "rho_kernel.config.fast_path": ("constructed",),
         "rho_kernel.config.loader": (
             "MAX_CONFIG_BYTES",
             "PROJECT_CONFIG",
@@ -92,6 +95,7 @@ __all__ = [
     "ToolCallRecord",
     "ToolShare",
     "UnknownStrategy",
+    "constructed",
     "endpoint_problem",
     "find_project_root",
     "loosening_settings",

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter"]
+_FINISH_REASONS = frozenset(get_args(FinishReason))
+
+
+def _is_finish_reason(value: object) -> bool:
+    return type(value) is str and value in _FINISH_REASONS
 
 
 class FunctionCall(BaseModel):
@@ -109,16 +114,21 @@ class ChatMessage(BaseModel):
         tool_calls: list[ToolCall] | None = None,
         finish_reason: FinishReason | None = None,
     ) -> ChatMessage:
-        return cls(
-            role="assistant",
-            content=text,
-            tool_calls=tool_calls or None,
-            finish_reason=finish_reason,
+        calls = tool_calls or None
+        plain = (
+            type(text) is str
+            and (calls is None or (type(calls) is list and all(type(c) is ToolCall for c in calls)))
+            and (finish_reason is None or _is_finish_reason(finish_reason))
         )
+        # Values of exactly the declared types are what validation would keep as they are.
+        make = cls.model_construct if plain else cls
+        return make(role="assistant", content=text, tool_calls=calls, finish_reason=finish_reason)
 
     @classmethod
     def tool_result(cls, tool_call_id: str, output: str, is_error: bool) -> ChatMessage:
-        return cls(role="tool", content=output, tool_call_id=tool_call_id, is_error=is_error)
+        plain = type(tool_call_id) is str and type(output) is str and type(is_error) is bool
+        make = cls.model_construct if plain else cls
+        return make(role="tool", content=output, tool_call_id=tool_call_id, is_error=is_error)
 
     def to_record(self) -> dict[str, Any]:
         """The JSON form persisted in sessions and returned by `getMessages`."""

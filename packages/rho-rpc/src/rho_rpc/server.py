@@ -18,6 +18,7 @@ from typing import Any, cast
 from pydantic import BaseModel, ValidationError
 
 from rho_kernel import diagnostics
+from rho_kernel.frontend import constructed
 from rho_kernel.rpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -139,6 +140,11 @@ def _validated_params(method: RpcMethod, params: Any) -> tuple[dict[str, Any], A
         if len(unknown) > len(shown):
             text += f"; and {len(unknown) - len(shown)} more unknown params"
         raise RpcError(INVALID_PARAMS, f"Invalid params: {text}", shown)
+    # Plainly valid params need no validator (building the first one costs a start-up's
+    # worth of time); anything else is validated, which also gives the error.
+    validated = constructed(model, raw)
+    if validated is not None:
+        return raw, validated
     try:
         validated = model.model_validate_json(encode_json(raw), strict=True)
     except ValidationError as exc:

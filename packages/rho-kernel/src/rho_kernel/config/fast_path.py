@@ -1,4 +1,5 @@
-"""Config tables that are plainly valid, made into models without building a validator.
+"""Config tables (and request params) that are plainly valid, made into models without
+building a validator.
 
 pydantic builds a model's validator the first time it validates one, and the first build in a
 process also imports most of pydantic's internals: together the largest cost of a start.
@@ -12,8 +13,10 @@ types, unions it cannot tell apart), gives None: the caller validates with pydan
 gives the result or the error, so error messages never come from here.
 
 The check is sound by construction: it accepts a value only where pydantic's strict JSON
-validation (what `rho_kernel.config.errors` uses) accepts it unchanged, or changes it the one
-way written here (an integer for a float field becomes a float).
+validation (what `rho_kernel.config.errors` uses, and a front-end's params check) accepts it
+unchanged, or changes it the one way written here (an integer for a float field becomes a
+float). Values come from a TOML or JSON document: JSON adds `null`, taken where a field's
+type admits None.
 """
 
 from __future__ import annotations
@@ -32,7 +35,10 @@ from rho_kernel.config.markers import Additive, NeedsTrust, Replaced, UserOnly
 _Model = TypeVar("_Model", bound=BaseModel)
 
 #: Model settings that change nothing for the tables accepted here.
-_NEUTRAL_SETTINGS = frozenset({"extra", "frozen", "defer_build", "title", "json_schema_extra"})
+#: (`strict` too: the check already is as strict as the validation it stands in for.)
+_NEUTRAL_SETTINGS = frozenset(
+    {"extra", "frozen", "defer_build", "title", "json_schema_extra", "strict"}
+)
 #: Field metadata that constrains nothing (rho's merge and trust markers).
 _MARKERS = (Additive, NeedsTrust, Replaced, UserOnly)
 #: The module of the kernel's config models, whose patterns are known to be linear.
@@ -125,6 +131,8 @@ def _check_constraint(constraint: Any, owner: type[BaseModel]) -> None:
         return
     if isinstance(constraint, (annotated_types.Lt, annotated_types.Le)):
         return
+    if isinstance(constraint, (annotated_types.MinLen, annotated_types.MaxLen)):
+        return
     if (
         type(constraint).__name__ == "_PydanticGeneralMetadata"
         and set(vars(constraint)) == {"pattern"}
@@ -145,9 +153,26 @@ def _apply_constraint(constraint: Any, value: Any) -> None:
         raise _Refused
     if isinstance(constraint, annotated_types.Le) and not value <= constraint.le:
         raise _Refused
+    if (
+        isinstance(constraint, annotated_types.MinLen)
+        and not _sized(value) >= constraint.min_length
+    ):
+        raise _Refused
+    if (
+        isinstance(constraint, annotated_types.MaxLen)
+        and not _sized(value) <= constraint.max_length
+    ):
+        raise _Refused
     pattern = getattr(constraint, "pattern", None)
     if pattern is not None and not (isinstance(value, str) and re.fullmatch(pattern, value)):
         raise _Refused
+
+
+def _sized(value: Any) -> int:
+    """The length a length bound counts: of text (in characters) or of a list."""
+    if not isinstance(value, (str, list)):
+        raise _Refused
+    return len(value)
 
 
 def _typed(annotation: Any, value: Any) -> Any:
@@ -207,7 +232,9 @@ _ACCEPTS: dict[Any, tuple[type, ...]] = {
 
 def _union(members: tuple[Any, ...], value: Any) -> Any:
     """A union whose members take values of different kinds: the one member that takes
-    this value's kind decides (None never comes from TOML)."""
+    this value's kind decides; None (a JSON `null`) is taken where None is a member."""
+    if value is None and type(None) in members:
+        return None
     typed = [member for member in members if member is not type(None)]
     kinds = [_kinds(member) for member in typed]
     flat = [kind for accepted in kinds for kind in accepted or ()]
