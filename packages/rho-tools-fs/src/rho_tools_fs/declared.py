@@ -26,11 +26,21 @@ DECLARATIONS = (
         "batch_read", "rho_tools_fs.batch_read", "batch_read", Risk.READ, Phase.EXPLORATION
     ),
     ToolDeclaration(
-        "write_file", "rho_tools_fs.write_file", "write_file", Risk.WRITE, Phase.EXECUTION
+        "write_file",
+        "rho_tools_fs.write_file",
+        "write_file",
+        Risk.WRITE,
+        Phase.EXECUTION,
+        rule_subject="path",
     ),
     ToolDeclaration("list_dir", "rho_tools_fs.list_dir", "list_dir", Risk.READ, Phase.EXPLORATION),
     ToolDeclaration(
-        "edit_file", "rho_tools_fs.edit_file", "edit_file", Risk.WRITE, Phase.EXECUTION
+        "edit_file",
+        "rho_tools_fs.edit_file",
+        "edit_file",
+        Risk.WRITE,
+        Phase.EXECUTION,
+        rule_subject="path",
     ),
     ToolDeclaration(
         "search_files", "rho_tools_fs.search_files", "search_files", Risk.READ, Phase.EXPLORATION
@@ -46,6 +56,7 @@ DECLARATIONS = (
         Phase.EXECUTION,
         runs_processes=True,
         fresh_process_per_call=True,
+        rule_subject="command",
     ),
     ToolDeclaration(
         "wait_for", "rho_tools_fs.wait_for", "wait_for", Risk.DESTRUCTIVE, None, runs_processes=True

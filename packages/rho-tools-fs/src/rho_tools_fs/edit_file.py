@@ -86,6 +86,7 @@ class EditFile(Tool):
     parameters = PARAMETERS
     risk = Risk.WRITE
     phase = Phase.EXECUTION
+    rule_subject = "path"
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Validate the arguments and edit."""

@@ -83,6 +83,7 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     outline=_outline,
     runs_processes=True,
     fresh_process_per_call=True,
+    rule_subject="command",
 )
 async def run_command(
     command: str,

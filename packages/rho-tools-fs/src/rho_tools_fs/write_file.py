@@ -49,7 +49,7 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     return f"write_file {path}: {size} bytes"
 
 
-@tool(risk=Risk.WRITE, phase=Phase.EXECUTION, outline=_outline)
+@tool(risk=Risk.WRITE, phase=Phase.EXECUTION, outline=_outline, rule_subject="path")
 async def write_file(path: str, content: str, *, ctx: ToolContext) -> ToolResult:
     """Create a file, or replace an existing file's entire content, in the project.
 

@@ -12,6 +12,7 @@ DECLARED_ATTRIBUTES = (
     "runs_processes",
     "confined_risk",
     "fresh_process_per_call",
+    "rule_subject",
 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rho_kernel.stash import Stash
 
@@ -229,6 +229,11 @@ class Tool:
     #: to no effect, rho's stuck-loop nudge reminds it of that (to give directories or full
     #: paths instead of `cd`). Off by default.
     fresh_process_per_call: bool = False
+    #: What the text in an approval rule's parentheses is matched against for this tool's
+    #: calls: `"command"`, its `command` argument as a shell line (`run_command(cargo
+    #: test:*)`), or `"path"`, its `path` argument as a file in the project
+    #: (`edit_file(src/**)`). None: only a rule naming the tool alone covers its calls.
+    rule_subject: Literal["command", "path"] | None = None
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise NotImplementedError

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rho_kernel.tools.base import Phase, Risk, Tool
 
@@ -38,6 +38,7 @@ class ToolDeclaration:
     runs_processes: bool = False
     confined_risk: Risk | None = None
     fresh_process_per_call: bool = False
+    rule_subject: Literal["command", "path"] | None = None
 
 
 @cache
@@ -65,6 +66,7 @@ class DeclaredTool(Tool):
         self.runs_processes = declaration.runs_processes
         self.confined_risk = declaration.confined_risk
         self.fresh_process_per_call = declaration.fresh_process_per_call
+        self.rule_subject = declaration.rule_subject
         self._target: Tool | None = None
 
     @property

@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Callable
 from types import UnionType
-from typing import Any, Union, get_args, get_origin, get_type_hints, overload
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -89,12 +89,14 @@ class FunctionTool(Tool):
         call_risk: RiskOfCall | None = None,
         confined_risk: Risk | str | None = None,
         fresh_process_per_call: bool = False,
+        rule_subject: Literal["command", "path"] | None = None,
     ) -> None:
         self.func = func
         self.confined_risk = Risk(confined_risk) if confined_risk is not None else None
         self.risk_of_call = call_risk
         self.runs_processes = runs_processes
         self.fresh_process_per_call = fresh_process_per_call
+        self.rule_subject = rule_subject
         self.outliner = outline
         self.continuer = continuation
         self.name = name or func.__name__
@@ -244,6 +246,7 @@ def tool(
     call_risk: RiskOfCall | None = None,
     confined_risk: Risk | str | None = None,
     fresh_process_per_call: bool = False,
+    rule_subject: Literal["command", "path"] | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -261,6 +264,7 @@ def tool(
     call_risk: RiskOfCall | None = None,
     confined_risk: Risk | str | None = None,
     fresh_process_per_call: bool = False,
+    rule_subject: Literal["command", "path"] | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function.
 
@@ -281,7 +285,8 @@ def tool(
     highest (see `Tool.call_risk`). `confined_risk` is the risk while the OS sandbox
     confines the processes it starts (see `Tool.confined_risk`).
     `fresh_process_per_call=True` declares that each call starts a fresh process (see
-    `Tool.fresh_process_per_call`).
+    `Tool.fresh_process_per_call`). `rule_subject` says what approval rules match its calls
+    on (see `Tool.rule_subject`).
     """
 
     def wrap(function: Callable[..., Any]) -> FunctionTool:
@@ -297,6 +302,7 @@ def tool(
             call_risk=call_risk,
             confined_risk=confined_risk,
             fresh_process_per_call=fresh_process_per_call,
+            rule_subject=rule_subject,
         )
 
     if func is not None:
