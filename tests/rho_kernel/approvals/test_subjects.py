@@ -16,6 +16,7 @@ from rho_kernel.approvals.subjects import (
     plain_command,
     project_relative,
     read_specifier,
+    specifier_denies,
     specifier_matches,
 )
 from rho_kernel.security.bashparse import parse_bash
@@ -163,3 +164,45 @@ def test_no_rule_covers_a_line_whose_programs_differ_from_its_own(
     assert words[: len(rule.words)] == rule.words
     assert rule.prefix or words == rule.words
     assert plain_command(line) == words
+
+
+@settings(max_examples=300, deadline=None)
+@given(rule=_rules(), data=st.data())
+def test_a_deny_rule_covers_every_line_that_runs_its_command(
+    rule: CommandSpecifier, data: st.DataObject
+) -> None:
+    before = data.draw(_lines(data.draw(st.sampled_from(_PROGRAMS))))
+    after = data.draw(_lines(""))
+    wrapper = data.draw(st.sampled_from(["", "sudo ", "env X=1 ", "timeout 5 ", "/usr/bin/"]))
+    command = " ".join(rule.words) if not rule.prefix else " ".join(rule.words) + " --extra"
+    line = f"{before} ; {wrapper}{command}\n{after}"
+    assert rule.denies(line), line
+
+
+@pytest.mark.parametrize(
+    ("rule", "line", "denied"),
+    [
+        ("git push:*", "git status && git push origin", True),
+        ("git push:*", "bash -c 'git push'", True),
+        ("git push:*", "echo $(git push)", True),
+        ("git push:*", "git $(echo push)", True),  # a word only known when it runs
+        ("git push:*", "$GIT push", True),  # a program only known when it runs
+        ("git push:*", "git status", False),
+        ("git push:*", "echo git push", False),
+        ("git push:*", "git pushy", False),
+        ("npm publish", "npm publish", True),
+        ("npm publish", "npm publish --dry-run", False),  # an exact rule: exactly this
+        ("rm:*", "'rm' -rf x", True),
+        ("rm:*", "RM.EXE x", True),
+    ],
+)
+def test_deny_rules_refuse_whatever_might_be_their_command(
+    rule: str, line: str, denied: bool
+) -> None:
+    assert specifier_denies("command", rule, {"command": line}, root=ROOT) is denied
+
+
+def test_a_deny_rule_covers_a_line_that_cannot_be_read() -> None:
+    assert specifier_denies("command", "ls:*", {"command": "ls 'unclosed"}, root=ROOT)
+    assert not specifier_denies("command", "ls:*", {"command": 42}, root=ROOT)
+    assert specifier_denies("path", "secrets/**", {"path": "secrets/key"}, root=ROOT)

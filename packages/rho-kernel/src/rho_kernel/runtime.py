@@ -60,6 +60,7 @@ from rho_kernel.stash import Stash
 from rho_kernel.tools.registry import ToolRegistry, collect_tools
 
 if TYPE_CHECKING:
+    from rho_kernel.approvals.ruleset import ApprovalRules
     from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
     from rho_kernel.compaction.model import ResponseSink
     from rho_kernel.confinement.state import Confinement
@@ -109,6 +110,9 @@ class RuntimeOptions:
     config: RhoConfig | None = None
     #: Load the installed plugins' entry points (False: built-ins and `plugin_objects` only).
     entry_points: bool = True
+    #: Approval rules given on the command line (`--allow`, `--deny`), besides the config's.
+    allow_rules: Sequence[str] = ()
+    deny_rules: Sequence[str] = ()
 
 
 def base_prompt(compact: bool = False) -> str:
@@ -200,6 +204,8 @@ class Runtime:
         self._confinement_lock = threading.Lock()
         #: Compaction strategies by name (collected by `build`, or on first use).
         self.compaction_strategies: dict[str, CompactionStrategy] | None = None
+        #: The approval rules of the command line and config (None: there are none).
+        self.approval_rules: ApprovalRules | None = None
         self._startup_work: list[asyncio.Future[Any]] = []
 
     # ── parts made on first use ─────────────────────────────────────────────
@@ -294,6 +300,7 @@ class Runtime:
         )
         runtime._factories = factories
         runtime.compaction_strategies = _compaction_strategies(plugins, config)
+        runtime.approval_rules = _approval_rules(options, config, tools)
         runtime.session = runtime._initial_session()
         if named is None and provider.is_local:
             # Last, so that a startup that fails anyway never waits on the network first.
@@ -659,6 +666,7 @@ class Runtime:
                 budget=self.budget(),
                 estimator=self.estimator,
                 fitter=self.fitter,
+                rules=self.approval_rules,
             )
             loop = AgentLoop(self.session, params)
             self.turn_id = loop.turn_id
@@ -805,6 +813,33 @@ def _confinement(
                 "rho_register_confinement_backends; expected a ConfinementBackend (ignored)"
             )
     return Confinement(config.sandbox, root.path, home=user_home(home), backends=backends)
+
+
+def _approval_rules(
+    options: RuntimeOptions, config: RhoConfig, tools: ToolRegistry
+) -> ApprovalRules | None:
+    """The approval rules of the command line and config, each read and checked against the
+    tool it names (None when there are none); a rule that cannot be read stops the start."""
+    given = (options.allow_rules, options.deny_rules, config.approval.allow, config.approval.deny)
+    if not any(given):
+        return None
+    from rho_kernel.approvals.rules import RuleError
+    from rho_kernel.approvals.ruleset import ApprovalRules
+
+    program = config.shell.program
+    pwsh = program in ("pwsh", "powershell") or (program is None and os.name == "nt")
+    try:
+        rules = ApprovalRules.read(
+            allow=[*((rule, "--allow") for rule in options.allow_rules)]
+            + [(rule, "[approval] allow") for rule in config.approval.allow],
+            deny=[*((rule, "--deny") for rule in options.deny_rules)]
+            + [(rule, "[approval] deny") for rule in config.approval.deny],
+            shell="pwsh" if pwsh else "bash",
+        )
+        rules.check_against(tools)
+    except RuleError as exc:
+        raise StartupError(str(exc)) from None
+    return rules
 
 
 def _compaction_strategies(plugins: PluginHost, config: RhoConfig) -> dict[str, Any]:

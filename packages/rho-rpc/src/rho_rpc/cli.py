@@ -50,6 +50,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--compact", action="store_true", help="use the short system prompt (for small models)"
     )
+    parser.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="run the calls RULE covers without asking, e.g. 'run_command(cargo test:*)' or "
+        "'edit_file(src/**)' (repeatable; see docs/approvals.md)",
+    )
+    parser.add_argument(
+        "--deny",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="never run the calls RULE covers; deny beats allow (repeatable)",
+    )
     sessions = parser.add_mutually_exclusive_group()
     sessions.add_argument(
         "--ephemeral", action="store_true", help="keep the session in memory only"
@@ -205,6 +220,8 @@ def _runtime_options(args: argparse.Namespace) -> RuntimeOptions:
         accept_external_provider=args.accept_external_provider,
         plugin_modules=(("rho-rpc", "rho_rpc.plugin"),),
         inspect=args.plugins,
+        allow_rules=tuple(args.allow),
+        deny_rules=tuple(args.deny),
     )
 
 

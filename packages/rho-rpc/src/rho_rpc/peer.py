@@ -131,6 +131,17 @@ class RpcPeer(Observer):
     ) -> None:
         self._event("tool/denied", {"callId": call_id, "name": name}, turn_id)
 
+    async def on_tool_approved(
+        self,
+        name: str,
+        rule: str,
+        source: str,
+        call_id: str | None = None,
+        turn_id: str | None = None,
+    ) -> None:
+        params = {"callId": call_id, "name": name, "approvedBy": rule, "source": source}
+        self._event("tool/approved", params, turn_id)
+
     async def on_tool_output(
         self,
         name: str,

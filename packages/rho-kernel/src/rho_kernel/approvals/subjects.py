@@ -16,6 +16,13 @@ aliases: the command policy's list), and which the command policy allows (nothin
 denylist). So `run_command(cargo test:*)` never matches `cargo test; rm -rf x`,
 `cargo testx`, `cargo test | tee log` or `sudo cargo test`. PowerShell lines never match.
 
+A deny rule is read the other way round, to refuse whatever might be what it names: it
+covers a line when any command the line runs — each part of a list or pipeline, each
+substitution, whatever a wrapper or a shell's `-c` runs — begins with its words (exactly
+its words, without `:*`), the program compared by name (`/usr/bin/git` is `git`), and a
+word only known when the line runs counts as matching. A line that cannot be read is
+covered.
+
 **Paths.** A rule is a pattern read as one line of a `.gitignore` (`src/**`, `docs/*.md`,
 `*.lock`), relative to the project root. It matches a call whose path, made relative to the
 root without following links, stays inside the root and does not pass through `.git` or
@@ -33,13 +40,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rho_kernel.approvals.rules import RuleError
-from rho_kernel.security.commands import command_name
 from rho_kernel.security.protected import protected_name
 
 if TYPE_CHECKING:
     import pathspec
 
     from rho_kernel.security.commands import CommandPolicy
+    from rho_kernel.security.shellwords import Word
 
 SubjectKind = Literal["command", "path"]
 """What a tool's calls are matched on (see the module)."""
@@ -63,6 +70,23 @@ class CommandSpecifier:
         if (words[: len(self.words)] if self.prefix else words) != self.words:
             return False
         return policy is None or policy.check(line) is None
+
+    def denies(self, line: str, shell: str = "bash") -> bool:
+        """Whether a deny rule of these words covers `line` (see the module)."""
+        commands = every_command(line, shell)
+        return commands is None or any(self._might_be(words) for words in commands)
+
+    def _might_be(self, words: tuple[str | None, ...]) -> bool:
+        from rho_kernel.security.commands import command_name
+
+        if words[0] is None:
+            return True  # a program only known when the line runs may be this one
+        if command_name(words[0]) != command_name(self.words[0]):
+            return False
+        if len(words) < len(self.words) or (not self.prefix and len(words) != len(self.words)):
+            return False
+        given = zip(words[1:], self.words[1:], strict=False)  # the call may have more words
+        return all(word is None or word == want for word, want in given)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +138,75 @@ def specifier_matches(
     return parsed.matches(value, root)
 
 
+def specifier_denies(
+    kind: SubjectKind | None,
+    specifier: str,
+    arguments: dict[str, Any],
+    *,
+    root: Path,
+    shell: str = "bash",
+) -> bool:
+    """Whether a deny rule's `specifier` covers a call with `arguments` of a `kind` tool."""
+    if kind is None:
+        return False
+    value = arguments.get(SUBJECT_ARGUMENT[kind])
+    if not isinstance(value, str):
+        return False
+    try:
+        parsed = read_specifier(kind, specifier)
+    except RuleError:
+        return False
+    if isinstance(parsed, CommandSpecifier):
+        return parsed.denies(value, shell)
+    return parsed.matches(value, root)
+
+
+#: How deep shells and wrappers are followed when looking for what a line runs.
+_MAX_DEPTH = 8
+
+
+def every_command(
+    line: str, shell: str = "bash", depth: int = 0
+) -> list[tuple[str | None, ...]] | None:
+    """The words of every command `line` runs (a word known only at run time as None, and a
+    command that cannot be known at all as `(None,)`), or None when it cannot be read."""
+    from rho_kernel.security.bashparse import parse_bash
+    from rho_kernel.security.pwshparse import parse_pwsh
+
+    parsed = parse_pwsh(line) if shell == "pwsh" else parse_bash(line)
+    if parsed.error is not None or depth > _MAX_DEPTH:
+        return None
+    found: list[tuple[str | None, ...]] = []
+    for simple in parsed.commands:
+        found.extend(_with_what_it_runs(simple.words, shell, depth))
+    return found
+
+
+def _with_what_it_runs(words: list[Word], shell: str, depth: int) -> list[tuple[str | None, ...]]:
+    from rho_kernel.security.commands import command_name
+    from rho_kernel.security.inner import InnerArgv, InnerLine
+    from rho_kernel.security.wrappers import inner_commands
+
+    values = tuple(word.value if word.static else None for word in words)
+    found = [values]
+    if values[0] is None:
+        return found
+    for inner in inner_commands(command_name(values[0]), words[1:], shell):
+        if isinstance(inner, InnerArgv) and inner.words and depth < _MAX_DEPTH:
+            found.extend(_with_what_it_runs(inner.words, shell, depth + 1))
+        elif isinstance(inner, InnerLine) and inner.text is not None:
+            inner_shell = "pwsh" if inner.shell == "pwsh" else "bash"
+            commands = every_command(inner.text, inner_shell, depth + 1)
+            found.extend(commands if commands is not None else [(None,)])
+        else:
+            found.append((None,))  # code out of sight: it may be anything
+    return found
+
+
 def plain_command(line: str) -> tuple[str, ...] | None:
     """The words of `line` when it is one plain command (see the module), else None."""
     from rho_kernel.security.bashparse import parse_bash  # tree-sitter: on first use
+    from rho_kernel.security.commands import command_name
     from rho_kernel.security.wrappers import inner_commands
 
     parsed = parse_bash(line)
@@ -194,8 +284,10 @@ __all__ = [
     "PathSpecifier",
     "Specifier",
     "SubjectKind",
+    "every_command",
     "plain_command",
     "project_relative",
     "read_specifier",
+    "specifier_denies",
     "specifier_matches",
 ]

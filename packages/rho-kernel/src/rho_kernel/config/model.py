@@ -85,9 +85,14 @@ ApprovalMode = Literal["auto", "ask", "deny"]
 
 
 class ApprovalConfig(_Section):
-    """`[approval]`: per-tool overrides of the risk-based policy."""
+    """`[approval]`: per-tool overrides of the risk-based policy, and rules for calls that
+    run without asking (`allow`) or never run (`deny`), e.g. `"run_command(cargo test:*)"`
+    (see `rho_kernel.approvals`). Deny beats allow. A repository may add deny rules at any
+    time; its allow rules count only once the project is trusted."""
 
     per_tool: Annotated[dict[str, ApprovalMode], NeedsTrust(less_strict, per_key=True)] = {}
+    allow: Annotated[list[str], Additive(), NeedsTrust(adds_items)] = []
+    deny: Annotated[list[str], Additive()] = []
 
 
 class ShellConfig(_Section):

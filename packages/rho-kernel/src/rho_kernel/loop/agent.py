@@ -8,7 +8,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, cast
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, cast
 
 from rho_kernel import diagnostics, hookspecs
 from rho_kernel.cancel import Cancelled, CancelToken
@@ -63,6 +63,7 @@ from rho_kernel.tools.base import (
 from rho_kernel.tools.intercept import Block
 
 if TYPE_CHECKING:
+    from rho_kernel.approvals.ruleset import ApprovalRules
     from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
     from rho_kernel.config.model import RhoConfig
     from rho_kernel.confinement.state import Confinement
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
     from rho_kernel.providers.catalog import ModelCatalog
     from rho_kernel.providers.resolve import ResolvedProvider
     from rho_kernel.providers.service import LlmService
+    from rho_kernel.security.commands import CommandPolicy
     from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.session.stats import ContextMeter
     from rho_kernel.session.store import Session
@@ -137,6 +139,9 @@ class LoopParams:
     fitter: ContextFitter | None = None
     #: Names this turn on every event and in its result (default: a fresh one).
     turn_id: str = field(default_factory=new_turn_id)
+    #: The approval rules in force (None: none): deny rules refuse first, allow rules run a
+    #: call the policy would ask about.
+    rules: ApprovalRules | None = None
 
 
 class _Redirected(Exception):
@@ -609,6 +614,8 @@ class AgentLoop:
         A call that starts processes while configured writable paths are not yet granted
         asks even when the policy would run it without asking; approving it grants them.
         """
+        if await self._denied_by_rule(call, tool, arguments):
+            return False
         risk = self._call_risk(call, tool, arguments)
         if tool.runs_processes and tool.confined_risk is not None and await self._confined():
             risk = tool.confined_risk
@@ -622,12 +629,51 @@ class AgentLoop:
         pending = confinement.pending_writable() if confinement is not None else []
         if mode != "ask" and not pending:
             return True
+        if not pending and await self._allowed_by_rule(call, tool, arguments):
+            return True
         try:
             decision = await self._ask(call, tool, arguments, risk)
         except Cancelled:
             await self._finish_call(call, ToolResult.error(CANCELLED), "cancelled")
             raise
         return await self._decided(call, decision, pending)
+
+    async def _denied_by_rule(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> bool:
+        """Refuse the call when a deny rule covers it (before anything else is decided)."""
+        rules = self.params.rules
+        if rules is None or not rules.deny:
+            return False
+        root = self.params.root.path
+        denial = await asyncio.to_thread(rules.denying, tool, arguments, root=root)
+        if denial is None:
+            return False
+        await self.emit(Observer.on_tool_denied, call.name, call_id=call.id)
+        text = f"Tool call denied by the rule {denial.rule.text!r} ({denial.source})."
+        await self._finish_call(call, ToolResult.error(text), "denied")
+        return True
+
+    async def _allowed_by_rule(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> bool:
+        """Whether an allow rule runs this call without asking (announced, naming it)."""
+        rules = self.params.rules
+        if rules is None or not rules.allow:
+            return False
+        policy = self._command_policy() if tool.rule_subject == "command" else None
+        root = self.params.root.path
+        allowed = await asyncio.to_thread(rules.allowing, tool, arguments, root=root, policy=policy)
+        if allowed is None:
+            return False
+        await self.emit(
+            Observer.on_tool_approved, call.name, allowed.rule.text, allowed.source, call_id=call.id
+        )
+        return True
+
+    def _command_policy(self) -> CommandPolicy:
+        """The command policy of `[shell]` (an allow rule never covers what it refuses)."""
+        from rho_kernel.security.commands import CommandPolicy
+
+        rules = self.params.rules
+        shell: Literal["bash", "pwsh"] = "pwsh" if rules and rules.shell == "pwsh" else "bash"
+        return CommandPolicy.from_config(self.params.config.shell, shell=shell)
 
     def _call_risk(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> Risk:
         """The risk of this call (`Tool.call_risk`); a failing or odd answer is destructive."""

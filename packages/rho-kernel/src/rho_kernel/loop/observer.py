@@ -56,6 +56,13 @@ class Observer:
     async def on_tool_denied(self, name: str, call_id: str | None = None) -> None:
         """The gate (or a deny policy) refused a call. `call_id` added in 0.2."""
 
+    async def on_tool_approved(
+        self, name: str, rule: str, source: str, call_id: str | None = None
+    ) -> None:
+        """A call runs without asking because the approval rule `rule` (from `source`:
+        `--allow`, `[approval] allow`, …) allows it, where the approval policy would have
+        asked. Added in 0.3."""
+
     async def on_tool_output(
         self, name: str, stream: str, text: str, call_id: str | None = None
     ) -> None:

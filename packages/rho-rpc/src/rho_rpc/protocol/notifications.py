@@ -93,6 +93,20 @@ class ToolDeniedParams(TurnEvent):
     name: str
 
 
+class ToolApprovedParams(TurnEvent):
+    """`tool/approved`: a call runs without asking because an approval rule allows it,
+    where the approval policy would have asked (no `approval/request` is sent for it)."""
+
+    callId: str = Field(
+        description="The tool call's id (the model's, or one rho generated when the model sent "
+        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
+        "and the session's tool message."
+    )
+    name: str
+    approvedBy: str = Field(description='The rule, as written: "run_command(cargo test:*)".')
+    source: str = Field(description='Where the rule was given: "--allow" or "[approval] allow".')
+
+
 class ApprovalRequestParams(TurnEvent):
     """`approval/request`: answer with `approvalResponse` carrying the same `approvalId`."""
 
@@ -271,6 +285,7 @@ NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "reasoning/delta": DeltaParams,
     "tool/call": ToolCallParams,
     "approval/request": ApprovalRequestParams,
+    "tool/approved": ToolApprovedParams,
     "tool/denied": ToolDeniedParams,
     "tool/output": ToolOutputParams,
     "tool/result": ToolResultParams,
@@ -296,6 +311,7 @@ __all__ = [
     "ReadyParams",
     "RetryParams",
     "StateChangeParams",
+    "ToolApprovedParams",
     "ToolCallParams",
     "ToolCallSummary",
     "ToolDeniedParams",

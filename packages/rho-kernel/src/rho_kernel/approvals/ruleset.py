@@ -1,0 +1,128 @@
+"""The approval rules in force: deny rules, which refuse a call before anything else is
+asked, and allow rules, which run a call the approval policy would ask about.
+
+Each rule keeps where it came from (`--allow`, `[approval] deny`, …) to be named when it
+decides a call. A deny rule beats every allow rule, wherever either came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rho_kernel.approvals.rules import ApprovalRule, RuleError, parse_rule
+from rho_kernel.approvals.subjects import read_specifier, specifier_denies, specifier_matches
+
+if TYPE_CHECKING:
+    from rho_kernel.security.commands import CommandPolicy
+    from rho_kernel.tools.base import Tool
+
+
+@dataclass(frozen=True, slots=True)
+class SourcedRule:
+    """A rule and where it was given (`--allow`, `[approval] allow`, …)."""
+
+    rule: ApprovalRule
+    source: str
+
+
+class ApprovalRules:
+    """The allow and deny rules of a run, matched against tool calls.
+
+    `shell` is how command lines are parsed: rules never match a PowerShell line (its
+    checks are a tokenizer, too coarse to say a line is one plain command).
+    """
+
+    def __init__(
+        self,
+        allow: Iterable[SourcedRule] = (),
+        deny: Iterable[SourcedRule] = (),
+        *,
+        shell: str = "bash",
+    ) -> None:
+        self.allow = tuple(allow)
+        self.deny = tuple(deny)
+        self.shell = shell
+
+    @classmethod
+    def read(
+        cls,
+        allow: Iterable[tuple[str, str]] = (),
+        deny: Iterable[tuple[str, str]] = (),
+        *,
+        shell: str = "bash",
+    ) -> ApprovalRules:
+        """The rules of `(text, source)` pairs; raises `RuleError` naming the first rule
+        that cannot be read and where it was given."""
+        return cls(_read(allow), _read(deny), shell=shell)
+
+    def __bool__(self) -> bool:
+        return bool(self.allow or self.deny)
+
+    def check_against(self, tools: Iterable[Tool]) -> None:
+        """Raise `RuleError` for a rule whose parentheses cannot mean anything for the tool
+        it names (a command rule that is not one plain command, a path outside the
+        project, parentheses on a tool that has no subject)."""
+        for sourced in (*self.allow, *self.deny):
+            rule = sourced.rule
+            if rule.specifier is None or "*" in rule.tool:
+                continue
+            tool = next((tool for tool in tools if tool.name == rule.tool), None)
+            if tool is None:
+                continue  # a tool of a pack not installed, or one that comes later
+            where = f"{sourced.source}: rule {rule.text!r}"
+            if tool.rule_subject is None:
+                raise RuleError(
+                    f"{where}: {tool.name} calls are not matched on a command or a path; "
+                    f"write {tool.name!r} alone"
+                )
+            try:
+                read_specifier(tool.rule_subject, rule.specifier)
+            except RuleError as exc:
+                raise RuleError(f"{where}: {exc}") from None
+
+    def denying(self, tool: Tool, arguments: dict[str, Any], *, root: Path) -> SourcedRule | None:
+        """The first deny rule covering this call (read to refuse whatever might be what it
+        names, in either shell), or None."""
+        for sourced in self.deny:
+            rule = sourced.rule
+            if rule.names(tool.name) and (
+                rule.specifier is None
+                or specifier_denies(
+                    tool.rule_subject, rule.specifier, arguments, root=root, shell=self.shell
+                )
+            ):
+                return sourced
+        return None
+
+    def allowing(
+        self, tool: Tool, arguments: dict[str, Any], *, root: Path, policy: CommandPolicy | None
+    ) -> SourcedRule | None:
+        """The first allow rule covering this call, or None (deny rules are not consulted:
+        ask `denying` first)."""
+        subject = tool.rule_subject
+        if subject == "command" and self.shell != "bash":
+            subject = None  # only a bare rule naming the tool can cover a PowerShell line
+        for sourced in self.allow:
+            rule = sourced.rule
+            if rule.names(tool.name) and (
+                rule.specifier is None
+                or specifier_matches(subject, rule.specifier, arguments, root=root, policy=policy)
+            ):
+                return sourced
+        return None
+
+
+def _read(pairs: Iterable[tuple[str, str]]) -> list[SourcedRule]:
+    rules = []
+    for text, source in pairs:
+        try:
+            rules.append(SourcedRule(parse_rule(text), source))
+        except RuleError as exc:
+            raise RuleError(f"{source}: {exc}") from None
+    return rules
+
+
+__all__ = ["ApprovalRules", "SourcedRule"]
