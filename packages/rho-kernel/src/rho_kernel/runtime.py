@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from rho_kernel import hookspecs
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.loader import ConfigFiles, read_config
-from rho_kernel.config.model import RhoConfig
+from rho_kernel.config.model import PermissionMode, RhoConfig
 from rho_kernel.config.sections import collect_sections
 from rho_kernel.context.budget import TokenBudget, resolve_budget
 from rho_kernel.context.estimator import TokenEstimator
@@ -113,6 +113,8 @@ class RuntimeOptions:
     #: Approval rules given on the command line (`--allow`, `--deny`), besides the config's.
     allow_rules: Sequence[str] = ()
     deny_rules: Sequence[str] = ()
+    #: The permission mode (`--approval-mode`), over `[approval] mode`.
+    approval_mode: PermissionMode | None = None
 
 
 def base_prompt(compact: bool = False) -> str:
@@ -206,6 +208,9 @@ class Runtime:
         self.compaction_strategies: dict[str, CompactionStrategy] | None = None
         #: The approval rules of the command line and config (None: there are none).
         self.approval_rules: ApprovalRules | None = None
+        #: How much runs without asking (`PermissionMode`); `setApprovalMode` changes it,
+        #: from the next tool call on.
+        self.permission_mode: PermissionMode = "ask"
         self._startup_work: list[asyncio.Future[Any]] = []
 
     # ── parts made on first use ─────────────────────────────────────────────
@@ -301,6 +306,7 @@ class Runtime:
         runtime._factories = factories
         runtime.compaction_strategies = _compaction_strategies(plugins, config)
         runtime.approval_rules = _approval_rules(options, config, tools)
+        runtime.permission_mode = options.approval_mode or config.approval.mode
         runtime.session = runtime._initial_session()
         if named is None and provider.is_local:
             # Last, so that a startup that fails anyway never waits on the network first.
@@ -667,6 +673,7 @@ class Runtime:
                 estimator=self.estimator,
                 fitter=self.fitter,
                 rules=self.approval_rules,
+                permission_mode=lambda: self.permission_mode,
             )
             loop = AgentLoop(self.session, params)
             self.turn_id = loop.turn_id

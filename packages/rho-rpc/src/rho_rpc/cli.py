@@ -59,6 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
         "'edit_file(src/**)' (repeatable; see docs/approvals.md)",
     )
     parser.add_argument(
+        "--approval-mode",
+        choices=("ask", "auto-edit", "read-only", "auto"),
+        help="how much runs without asking: ask (as the approval policy says), auto-edit "
+        "(also file writes in the project), read-only (only tools that read; others are "
+        "refused), auto (everything, still in the OS sandbox); over [approval] mode",
+    )
+    parser.add_argument(
         "--deny",
         action="append",
         default=[],
@@ -222,6 +229,7 @@ def _runtime_options(args: argparse.Namespace) -> RuntimeOptions:
         inspect=args.plugins,
         allow_rules=tuple(args.allow),
         deny_rules=tuple(args.deny),
+        approval_mode=args.approval_mode,
     )
 
 

@@ -39,7 +39,12 @@ if TYPE_CHECKING:
         ResumeSessionParams,
         ResumeSessionResult,
     )
-    from rho_rpc.protocol.state import GetStateResult, SandboxInfo
+    from rho_rpc.protocol.state import (
+        GetStateResult,
+        SandboxInfo,
+        SetApprovalModeParams,
+        SetApprovalModeResult,
+    )
     from rho_rpc.protocol.tools import ListToolsResult
 
 # Each handler imports the wire models it builds, so that serving a method imports only its
@@ -241,7 +246,14 @@ class CoreMethods:
             toolDefinitions=ToolDefinitionsInfo.model_validate(
                 render.tool_definitions(runtime.tool_share())
             ),
+            approvalMode=runtime.permission_mode,
         )
+
+    async def set_approval_mode(self, params: SetApprovalModeParams) -> SetApprovalModeResult:
+        from rho_rpc.protocol.state import SetApprovalModeResult
+
+        self.runtime.permission_mode = params.mode
+        return SetApprovalModeResult(mode=self.runtime.permission_mode)
 
     async def _sandbox(self) -> SandboxInfo:
         from rho_rpc.protocol.state import SandboxInfo

@@ -68,6 +68,16 @@ def less_strict(project: Any, user: Any) -> bool:
     return _STRICTNESS.get(project, 0) < mine
 
 
+#: Permission modes from the most to the least permissive.
+_PERMISSIVENESS = {"auto": 0, "auto-edit": 1, "ask": 2, "read-only": 3}
+
+
+def more_permissive(project: Any, user: Any) -> bool:
+    """A permission mode that asks less than the user's (no setting counts as "ask")."""
+    mine = _PERMISSIVENESS.get(user if isinstance(user, str) else "ask", 2)
+    return _PERMISSIVENESS.get(project, 0) < mine
+
+
 @dataclass(frozen=True, slots=True)
 class NeedsTrust:
     """Field metadata: a project file sets this field only when trusted, if it loosens.
@@ -135,6 +145,7 @@ __all__ = [
     "enables",
     "less_strict",
     "marker_of",
+    "more_permissive",
     "turns_off",
     "turns_on",
 ]

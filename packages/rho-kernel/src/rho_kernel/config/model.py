@@ -22,6 +22,7 @@ from rho_kernel.config.markers import (
     Replaced,
     adds_items,
     less_strict,
+    more_permissive,
     turns_off,
 )
 
@@ -82,6 +83,10 @@ class ProviderConfig(_Section):
 
 
 ApprovalMode = Literal["auto", "ask", "deny"]
+PermissionMode = Literal["ask", "auto-edit", "read-only", "auto"]
+"""How much runs without asking (`[approval] mode`, `--approval-mode`, `setApprovalMode`):
+`ask` as the policy says; `auto-edit` also file writes in the project; `read-only` only
+tools that read (the others are refused); `auto` everything (still in the OS sandbox)."""
 
 
 class ApprovalConfig(_Section):
@@ -91,6 +96,8 @@ class ApprovalConfig(_Section):
     time; its allow rules count only once the project is trusted."""
 
     per_tool: Annotated[dict[str, ApprovalMode], NeedsTrust(less_strict, per_key=True)] = {}
+    #: A repository may make it stricter at any time, more permissive only once trusted.
+    mode: Annotated[PermissionMode, NeedsTrust(more_permissive)] = "ask"
     allow: Annotated[list[str], Additive(), NeedsTrust(adds_items)] = []
     deny: Annotated[list[str], Additive()] = []
 

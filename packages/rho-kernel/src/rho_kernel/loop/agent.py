@@ -65,7 +65,7 @@ from rho_kernel.tools.intercept import Block
 if TYPE_CHECKING:
     from rho_kernel.approvals.ruleset import ApprovalRules
     from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
-    from rho_kernel.config.model import RhoConfig
+    from rho_kernel.config.model import PermissionMode, RhoConfig
     from rho_kernel.confinement.state import Confinement
     from rho_kernel.plugins import PluginHost
     from rho_kernel.providers.catalog import ModelCatalog
@@ -93,6 +93,10 @@ TRUNCATED_GAVE_UP = (
     "compacting older turns could not make room. Ask to continue, or raise "
     "completion_reserve.]"
 )
+READ_ONLY_REFUSAL = (
+    'Tool call refused: the approval mode is "read-only", in which only tools that read run. '
+    "Describe the change you would make instead, or ask the user to switch modes."
+)
 TURN_ERROR_KIND = "rho.turn_error.v1"
 CANCELLED = CANCELLED_TOOL_CALL
 CANCELLED_BEFORE_RUN = "Tool call cancelled before it ran."
@@ -104,6 +108,18 @@ TOOL_DEFINITION_OVERHEAD = 48
 
 #: The arguments of one observer event (`AgentLoop.emit`).
 _EventArgs = ParamSpec("_EventArgs")
+
+
+def _ask() -> PermissionMode:
+    return "ask"
+
+
+def _mode_runs(permission: PermissionMode, tool: Tool, risk: Risk) -> bool:
+    """Whether the permission mode runs a call the policy would ask about: every call in
+    `auto`, a file write in the project (a `path` tool that writes) in `auto-edit`."""
+    if permission == "auto":
+        return True
+    return permission == "auto-edit" and risk == Risk.WRITE and tool.rule_subject == "path"
 
 
 @dataclass
@@ -142,6 +158,8 @@ class LoopParams:
     #: The approval rules in force (None: none): deny rules refuse first, allow rules run a
     #: call the policy would ask about.
     rules: ApprovalRules | None = None
+    #: The permission mode now (read at each call: a client may switch it mid-turn).
+    permission_mode: Callable[[], PermissionMode] = _ask
 
 
 class _Redirected(Exception):
@@ -625,6 +643,13 @@ class AgentLoop:
             denial = f'Tool call denied by policy: [approval.per_tool] {call.name} = "deny".'
             await self._finish_call(call, ToolResult.error(denial), "denied")
             return False
+        permission = self.params.permission_mode()
+        if permission == "read-only" and risk != Risk.READ:
+            await self.emit(Observer.on_tool_denied, call.name, call_id=call.id)
+            await self._finish_call(call, ToolResult.error(READ_ONLY_REFUSAL), "denied")
+            return False
+        if mode == "ask" and _mode_runs(permission, tool, risk):
+            mode = "auto"
         confinement = self.params.confinement if tool.runs_processes else None
         pending = confinement.pending_writable() if confinement is not None else []
         if mode != "ask" and not pending:
