@@ -36,7 +36,9 @@ def test_an_allowed_command_runs_without_asking_and_nothing_else_does(  # type: 
 ) -> None:
     server.add(_command("echo rule-ran"), _command("echo rule-ran; touch nope"))
     server.add(_command("echo rule-ranx"), text_reply("done"))
-    rho = start_scripted(start_rho, server, "--ephemeral", "--allow", "run_command(echo rule-ran:*)")
+    rho = start_scripted(
+        start_rho, server, "--ephemeral", "--allow", "run_command(echo rule-ran:*)"
+    )
     prompt_id = _prompt(rho)
     for _ in range(2):  # the list and the longer word both ask
         request = rho.notification("approval/request")["params"]

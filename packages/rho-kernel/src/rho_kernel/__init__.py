@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from rho_kernel.stash import Stash, StashKey
 
     __version__: str
+    from rho_kernel.approvals.suggest import SuggestedRule
     from rho_kernel.cancel import Cancelled, CancelToken, run_to_completion
     from rho_kernel.config.loader import load_config
     from rho_kernel.config.markers import (
@@ -139,6 +140,7 @@ _ORIGIN = exports_of(
         "rho_kernel.confinement.state": ("Confinement", "ConfinementRefused"),
         "rho_kernel.framing": ("escape_controls", "escape_tags", "unescape_tags"),
         "rho_kernel.loop.approval": ("ApprovalDecision", "ApprovalGate", "ApprovalRequest"),
+        "rho_kernel.approvals.suggest": ("SuggestedRule",),
         "rho_kernel.loop.compaction": ("CompactionRequest", "CompactionStrategy"),
         "rho_kernel.loop.observer": ("Observer",),
         "rho_kernel.loop.result": (
@@ -258,6 +260,7 @@ __all__ = [
     "Stash",
     "StashKey",
     "StreamEvent",
+    "SuggestedRule",
     "TextDelta",
     "Tool",
     "ToolCall",

@@ -10,7 +10,7 @@ import asyncio
 import os
 import platform
 import threading
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,7 +60,9 @@ from rho_kernel.stash import Stash
 from rho_kernel.tools.registry import ToolRegistry, collect_tools
 
 if TYPE_CHECKING:
-    from rho_kernel.approvals.ruleset import ApprovalRules
+    from rho_kernel.approvals.remembered import RememberedRules
+    from rho_kernel.approvals.ruleset import ApprovalRules, SourcedRule
+    from rho_kernel.approvals.suggest import SuggestedRule
     from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
     from rho_kernel.compaction.model import ResponseSink
     from rho_kernel.confinement.state import Confinement
@@ -206,14 +208,30 @@ class Runtime:
         self._confinement_lock = threading.Lock()
         #: Compaction strategies by name (collected by `build`, or on first use).
         self.compaction_strategies: dict[str, CompactionStrategy] | None = None
-        #: The approval rules of the command line and config (None: there are none).
+        #: The approval rules of the command line and config, and the remembered ones.
         self.approval_rules: ApprovalRules | None = None
+        self._remembered: RememberedRules | None = None
         #: How much runs without asking (`PermissionMode`); `setApprovalMode` changes it,
         #: from the next tool call on.
         self.permission_mode: PermissionMode = "ask"
         self._startup_work: list[asyncio.Future[Any]] = []
 
     # ── parts made on first use ─────────────────────────────────────────────
+
+    @property
+    def remembered(self) -> RememberedRules:
+        """The approval rules remembered for this session and project."""
+        if self._remembered is None:
+            from rho_kernel.approvals.remembered import RememberedRules
+
+            self._remembered = RememberedRules(
+                lambda: self.session, self.root.path, self.options.home
+            )
+        return self._remembered
+
+    async def remember_rule(self, suggested: SuggestedRule) -> None:
+        """Keep a rule an approval asked to remember (off the event loop: it may write)."""
+        await asyncio.to_thread(self.remembered.remember, suggested)
 
     @property
     def stash(self) -> Stash:
@@ -305,7 +323,9 @@ class Runtime:
         )
         runtime._factories = factories
         runtime.compaction_strategies = _compaction_strategies(plugins, config)
-        runtime.approval_rules = _approval_rules(options, config, tools)
+        runtime.approval_rules = _approval_rules(
+            options, config, tools, lambda: runtime.remembered.rules()
+        )
         runtime.permission_mode = options.approval_mode or config.approval.mode
         runtime.session = runtime._initial_session()
         if named is None and provider.is_local:
@@ -674,6 +694,7 @@ class Runtime:
                 fitter=self.fitter,
                 rules=self.approval_rules,
                 permission_mode=lambda: self.permission_mode,
+                remember=self.remember_rule,
             )
             loop = AgentLoop(self.session, params)
             self.turn_id = loop.turn_id
@@ -823,13 +844,13 @@ def _confinement(
 
 
 def _approval_rules(
-    options: RuntimeOptions, config: RhoConfig, tools: ToolRegistry
-) -> ApprovalRules | None:
+    options: RuntimeOptions,
+    config: RhoConfig,
+    tools: ToolRegistry,
+    remembered: Callable[[], Sequence[SourcedRule]],
+) -> ApprovalRules:
     """The approval rules of the command line and config, each read and checked against the
-    tool it names (None when there are none); a rule that cannot be read stops the start."""
-    given = (options.allow_rules, options.deny_rules, config.approval.allow, config.approval.deny)
-    if not any(given):
-        return None
+    tool it names, and the remembered ones; a rule that cannot be read stops the start."""
     from rho_kernel.approvals.rules import RuleError
     from rho_kernel.approvals.ruleset import ApprovalRules
 
@@ -846,6 +867,7 @@ def _approval_rules(
         rules.check_against(tools)
     except RuleError as exc:
         raise StartupError(str(exc)) from None
+    rules.remembered = remembered
     return rules
 
 

@@ -17,7 +17,7 @@ from rho_kernel.rpc import (
 )
 from rho_rpc import render
 from rho_rpc.diagnostics import report
-from rho_rpc.peer import ApprovalMismatch, RpcPeer
+from rho_rpc.peer import ApprovalMismatch, RememberRefused, RpcPeer
 from rho_rpc.protocol.base import EmptyResult, NoParams
 from rho_rpc.status_bar import draw_status_bar, stderr_is_terminal
 
@@ -39,12 +39,7 @@ if TYPE_CHECKING:
         ResumeSessionParams,
         ResumeSessionResult,
     )
-    from rho_rpc.protocol.state import (
-        GetStateResult,
-        SandboxInfo,
-        SetApprovalModeParams,
-        SetApprovalModeResult,
-    )
+    from rho_rpc.protocol.state import GetStateResult, SandboxInfo
     from rho_rpc.protocol.tools import ListToolsResult
 
 # Each handler imports the wire models it builds, so that serving a method imports only its
@@ -119,10 +114,14 @@ class CoreMethods:
         return EmptyResult()
 
     async def approval_response(self, params: ApprovalResponseParams) -> EmptyResult:
+        remember = params.remember
+        kept = (remember.scope, remember.rule) if remember is not None else None
         try:
-            peer_of(self.runtime).answer(params.approvalId, params.approved, params.message)
+            peer_of(self.runtime).answer(params.approvalId, params.approved, params.message, kept)
         except ApprovalMismatch as exc:
             raise RpcError(APPROVAL_NOT_PENDING, str(exc)) from None
+        except RememberRefused as exc:
+            raise RpcError(INVALID_PARAMS, f"Invalid params: {exc}") from None
         return EmptyResult()
 
     # ── sessions ────────────────────────────────────────────────────────────
@@ -248,12 +247,6 @@ class CoreMethods:
             ),
             approvalMode=runtime.permission_mode,
         )
-
-    async def set_approval_mode(self, params: SetApprovalModeParams) -> SetApprovalModeResult:
-        from rho_rpc.protocol.state import SetApprovalModeResult
-
-        self.runtime.permission_mode = params.mode
-        return SetApprovalModeResult(mode=self.runtime.permission_mode)
 
     async def _sandbox(self) -> SandboxInfo:
         from rho_rpc.protocol.state import SandboxInfo

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the loop's result and approval types: only a prompt needs t
         ContextCompacted,
         ProviderFailure,
         RequestUsage,
+        SuggestedRule,
         UsageContext,
     )
 
@@ -29,6 +30,11 @@ CLIENT_GONE = "the client went away (its input ended) before answering the appro
 
 class ApprovalMismatch(Exception):
     """An `approvalResponse` named no pending approval; the message says which is pending."""
+
+
+class RememberRefused(Exception):
+    """An `approvalResponse` asked to remember a rule its request did not offer (or with a
+    denial); the approval stays pending, and the message says what may be remembered."""
 
 
 class RpcPeer(Observer):
@@ -45,6 +51,7 @@ class RpcPeer(Observer):
     def __init__(self, notify: Notify) -> None:
         self.notify = notify
         self._pending: dict[str, asyncio.Future[ApprovalDecision]] = {}
+        self._offered: dict[str, tuple[SuggestedRule, ...]] = {}
         self.input_closed = False
 
     # ── approval gate ───────────────────────────────────────────────────────
@@ -66,14 +73,27 @@ class RpcPeer(Observer):
         }
         if request.sandbox is not None:
             params["sandbox"] = render.sandbox_status(request.sandbox)
+        params["suggestedRules"] = [
+            {"scope": offered.scope, "rule": offered.rule} for offered in request.suggested_rules
+        ]
+        self._offered[request.approval_id] = request.suggested_rules
         self._event("approval/request", params, request.turn_id)
         try:
             return await future
         finally:
             self._pending.pop(request.approval_id, None)
+            self._offered.pop(request.approval_id, None)
 
-    def answer(self, approval_id: str, approved: bool, message: str | None) -> None:
-        """Resolve the approval named `approval_id`; `ApprovalMismatch` when it is not pending."""
+    def answer(
+        self,
+        approval_id: str,
+        approved: bool,
+        message: str | None,
+        remember: tuple[str, str] | None = None,
+    ) -> None:
+        """Resolve the approval named `approval_id`, remembering the offered rule `remember`
+        (scope, rule) with an approval; `ApprovalMismatch` when it is not pending,
+        `RememberRefused` when that rule was not offered."""
         future = self._pending.get(approval_id)
         if future is None or future.done():
             pending = ", ".join(repr(key) for key in self._pending) or "none"
@@ -83,12 +103,30 @@ class RpcPeer(Observer):
             )
         from rho_kernel import ApprovalDecision
 
+        kept = self._remembered(approval_id, approved, remember)
         if approved:
-            future.set_result(ApprovalDecision.approved())
+            future.set_result(ApprovalDecision.approved(remember=kept))
         elif message:
             future.set_result(ApprovalDecision.redirect(message))
         else:
             future.set_result(ApprovalDecision.denied())
+
+    def _remembered(
+        self, approval_id: str, approved: bool, remember: tuple[str, str] | None
+    ) -> SuggestedRule | None:
+        if remember is None:
+            return None
+        if not approved:
+            raise RememberRefused("remember goes with approved: true; nothing was decided")
+        offered = self._offered.get(approval_id, ())
+        for suggested in offered:
+            if (suggested.scope, suggested.rule) == remember:
+                return suggested
+        shown = "; ".join(f"{s.rule} ({s.scope})" for s in offered) or "none"
+        raise RememberRefused(
+            f"remember: {remember[1]!r} ({remember[0]}) is not one of this request's "
+            f"suggestedRules ({shown}); nothing was decided"
+        )
 
     def close_input(self) -> None:
         """Input ended: no answer can come, so whatever is pending and everything asked from

@@ -7,13 +7,12 @@ decides a call. A deny rule beats every allow rule, wherever either came from.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rho_kernel.approvals.rules import ApprovalRule, RuleError, parse_rule
-from rho_kernel.approvals.subjects import read_specifier, specifier_denies, specifier_matches
 
 if TYPE_CHECKING:
     from rho_kernel.security.commands import CommandPolicy
@@ -32,7 +31,9 @@ class ApprovalRules:
     """The allow and deny rules of a run, matched against tool calls.
 
     `shell` is how command lines are parsed: rules never match a PowerShell line (its
-    checks are a tokenizer, too coarse to say a line is one plain command).
+    checks are a tokenizer, too coarse to say a line is one plain command). `remembered`
+    gives the allow rules remembered from approvals (the session's and the project's),
+    asked again at each call, after the given ones.
     """
 
     def __init__(
@@ -41,10 +42,12 @@ class ApprovalRules:
         deny: Iterable[SourcedRule] = (),
         *,
         shell: str = "bash",
+        remembered: Callable[[], Sequence[SourcedRule]] | None = None,
     ) -> None:
         self.allow = tuple(allow)
         self.deny = tuple(deny)
         self.shell = shell
+        self.remembered = remembered or (lambda: ())
 
     @classmethod
     def read(
@@ -58,8 +61,9 @@ class ApprovalRules:
         that cannot be read and where it was given."""
         return cls(_read(allow), _read(deny), shell=shell)
 
-    def __bool__(self) -> bool:
-        return bool(self.allow or self.deny)
+    def every_allow(self) -> tuple[SourcedRule, ...]:
+        """The given allow rules, then the remembered ones."""
+        return (*self.allow, *self.remembered())
 
     def check_against(self, tools: Iterable[Tool]) -> None:
         """Raise `RuleError` for a rule whose parentheses cannot mean anything for the tool
@@ -78,6 +82,8 @@ class ApprovalRules:
                     f"{where}: {tool.name} calls are not matched on a command or a path; "
                     f"write {tool.name!r} alone"
                 )
+            from rho_kernel.approvals.subjects import read_specifier
+
             try:
                 read_specifier(tool.rule_subject, rule.specifier)
             except RuleError as exc:
@@ -86,6 +92,8 @@ class ApprovalRules:
     def denying(self, tool: Tool, arguments: dict[str, Any], *, root: Path) -> SourcedRule | None:
         """The first deny rule covering this call (read to refuse whatever might be what it
         names, in either shell), or None."""
+        from rho_kernel.approvals.subjects import specifier_denies
+
         for sourced in self.deny:
             rule = sourced.rule
             if rule.names(tool.name) and (
@@ -102,10 +110,12 @@ class ApprovalRules:
     ) -> SourcedRule | None:
         """The first allow rule covering this call, or None (deny rules are not consulted:
         ask `denying` first)."""
+        from rho_kernel.approvals.subjects import specifier_matches
+
         subject = tool.rule_subject
         if subject == "command" and self.shell != "bash":
             subject = None  # only a bare rule naming the tool can cover a PowerShell line
-        for sourced in self.allow:
+        for sourced in self.every_allow():
             rule = sourced.rule
             if rule.names(tool.name) and (
                 rule.specifier is None

@@ -7,10 +7,11 @@ import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, cast
 
 from rho_kernel import diagnostics, hookspecs
+from rho_kernel.approvals.remembered import APPROVED_BY_KIND
 from rho_kernel.cancel import Cancelled, CancelToken
 from rho_kernel.confinement.hints import with_created_note
 from rho_kernel.confinement.state import SandboxStatus
@@ -64,6 +65,7 @@ from rho_kernel.tools.intercept import Block
 
 if TYPE_CHECKING:
     from rho_kernel.approvals.ruleset import ApprovalRules
+    from rho_kernel.approvals.suggest import SuggestedRule
     from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
     from rho_kernel.config.model import PermissionMode, RhoConfig
     from rho_kernel.confinement.state import Confinement
@@ -160,6 +162,8 @@ class LoopParams:
     rules: ApprovalRules | None = None
     #: The permission mode now (read at each call: a client may switch it mid-turn).
     permission_mode: Callable[[], PermissionMode] = _ask
+    #: Keeps a rule an approval asked to remember (None: approvals remember nothing).
+    remember: Callable[[SuggestedRule], Awaitable[None]] | None = None
 
 
 class _Redirected(Exception):
@@ -678,9 +682,10 @@ class AgentLoop:
         return True
 
     async def _allowed_by_rule(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> bool:
-        """Whether an allow rule runs this call without asking (announced, naming it)."""
+        """Whether an allow rule runs this call without asking (announced, naming it, and
+        recorded in the session)."""
         rules = self.params.rules
-        if rules is None or not rules.allow:
+        if rules is None:
             return False
         policy = self._command_policy() if tool.rule_subject == "command" else None
         root = self.params.root.path
@@ -690,6 +695,8 @@ class AgentLoop:
         await self.emit(
             Observer.on_tool_approved, call.name, allowed.rule.text, allowed.source, call_id=call.id
         )
+        data = {"callId": call.id, "tool": call.name, "rule": allowed.rule.text}
+        self.session.append_custom(APPROVED_BY_KIND, {**data, "source": allowed.source})
         return True
 
     def _command_policy(self) -> CommandPolicy:
@@ -764,6 +771,11 @@ class AgentLoop:
             return False
         if pending and self.params.confinement is not None:
             self.params.confinement.grant(pending)
+        if decision.remember is not None and self.params.remember is not None:
+            try:
+                await self.params.remember(decision.remember)
+            except Exception as exc:  # the call is approved all the same
+                diagnostics.warn(f"could not remember the rule {decision.remember.rule!r}: {exc}")
         return True
 
     async def _ask(
@@ -787,8 +799,24 @@ class AgentLoop:
             call_id=call.id,
             sandbox=sandbox,
             turn_id=self.turn_id,
+            suggested_rules=await self._suggestions(tool, arguments, sandbox),
         )
-        return await self.params.cancel.run(self.params.gate.request(request))
+        decision = await self.params.cancel.run(self.params.gate.request(request))
+        if decision.remember is not None and decision.remember not in request.suggested_rules:
+            return replace(decision, remember=None)  # only an offered rule is remembered
+        return decision
+
+    async def _suggestions(
+        self, tool: Tool, arguments: dict[str, Any], sandbox: SandboxStatus | None
+    ) -> tuple[SuggestedRule, ...]:
+        """The rules this approval may remember: none when nothing keeps them, or when
+        approving also grants writable paths (a rule would skip that question next time)."""
+        if self.params.remember is None or (sandbox is not None and sandbox.pending_writable):
+            return ()
+        from rho_kernel.approvals.suggest import suggested_rules
+
+        root = self.params.root.path
+        return await asyncio.to_thread(suggested_rules, tool, arguments, root)
 
     async def _execute(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> None:
         """Run the tool, pass the result through the after-call hooks and guards, record it."""

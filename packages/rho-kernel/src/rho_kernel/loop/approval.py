@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from rho_kernel.tools.base import Risk
 
 if TYPE_CHECKING:
+    from rho_kernel.approvals.suggest import SuggestedRule
     from rho_kernel.confinement.state import SandboxStatus
 
 
@@ -26,6 +27,7 @@ class ApprovalRequest:
     `approval_id` names this one request: a decision is valid for it and for nothing else.
     `sandbox` (for a tool that starts processes) is how they will be confined; its
     `pending_writable` paths are granted by approving. `turn_id` names the turn asking.
+    `suggested_rules` are the approval rules an approval may ask to remember (added in 0.3).
     """
 
     tool: str
@@ -35,6 +37,7 @@ class ApprovalRequest:
     approval_id: str = field(default_factory=new_approval_id)
     sandbox: SandboxStatus | None = None
     turn_id: str | None = None
+    suggested_rules: tuple[SuggestedRule, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,14 +46,18 @@ class ApprovalDecision:
     with new instructions (`message`), or
     cancel the turn because no answer can come (`message` says why, e.g. the client went
     away): the call and the rest of its batch are recorded as cancelled and no further model
-    request is made."""
+    request is made. An approval may `remember` one of the request's `suggested_rules`, so
+    that the calls it covers run without asking from then on (added in 0.3)."""
 
     kind: Literal["approved", "denied", "redirect", "cancelled"]
     message: str | None = None
+    remember: SuggestedRule | None = None
 
     @classmethod
-    def approved(cls) -> ApprovalDecision:
-        return cls("approved")
+    def approved(cls, remember: SuggestedRule | None = None) -> ApprovalDecision:
+        """Run the call; and remember the rule `remember` (one of the request's suggested
+        rules) when given."""
+        return cls("approved", remember=remember)
 
     @classmethod
     def denied(cls, reason: str | None = None) -> ApprovalDecision:

@@ -93,6 +93,16 @@ class ToolDeniedParams(TurnEvent):
     name: str
 
 
+class SuggestedRuleInfo(Wire):
+    """A rule an approval may remember, and where it would be kept."""
+
+    scope: Literal["session", "project"] = Field(
+        description='"session": kept in the session (a resumed session keeps it); "project": '
+        "kept for this project in a file of the user's under ~/.rho, never in the repository."
+    )
+    rule: str = Field(description='The rule, e.g. "run_command(cargo test:*)".')
+
+
 class ToolApprovedParams(TurnEvent):
     """`tool/approved`: a call runs without asking because an approval rule allows it,
     where the approval policy would have asked (no `approval/request` is sent for it)."""
@@ -122,6 +132,12 @@ class ApprovalRequestParams(TurnEvent):
         "any rewrite by a plugin), not the model's raw text."
     )
     risk: Literal["read", "write", "destructive", "network"]
+    suggestedRules: list[SuggestedRuleInfo] = Field(
+        default_factory=list,
+        description="Rules this approval may remember (approvalResponse.remember names one): "
+        "the narrowest useful ones for this call, each for the session or the project. Empty "
+        "when no rule could cover the call.",
+    )
     sandbox: SandboxInfo | None = Field(
         None,
         description="For a tool that starts processes: whether the command will run confined, "
@@ -311,6 +327,7 @@ __all__ = [
     "ReadyParams",
     "RetryParams",
     "StateChangeParams",
+    "SuggestedRuleInfo",
     "ToolApprovedParams",
     "ToolCallParams",
     "ToolCallSummary",

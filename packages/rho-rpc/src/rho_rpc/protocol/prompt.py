@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from rho_rpc.protocol.base import TURN_ID, Params, Result, Wire
@@ -69,6 +71,13 @@ class PromptResult(Result):
     )
 
 
+class RememberRule(Params):
+    """A rule to remember: one of an approval request's `suggestedRules`."""
+
+    scope: Literal["session", "project"]
+    rule: str
+
+
 class ApprovalResponseParams(Params):
     """`approvalResponse`: answer the pending `approval/request` named by `approvalId`."""
 
@@ -83,6 +92,18 @@ class ApprovalResponseParams(Params):
         description="With approved=false: redirect — the tool batch is abandoned and this text "
         "becomes a new user turn.",
     )
+    remember: RememberRule | None = Field(
+        None,
+        description="With approved=true: remember one of the request's suggestedRules, so that "
+        "the calls it covers run without asking from now on (in this session, or for this "
+        "project). A rule the request did not offer is refused (-32602) and decides nothing.",
+    )
 
 
-__all__ = ["ApprovalResponseParams", "PromptParams", "PromptResult", "ProviderFailureInfo"]
+__all__ = [
+    "ApprovalResponseParams",
+    "PromptParams",
+    "PromptResult",
+    "ProviderFailureInfo",
+    "RememberRule",
+]

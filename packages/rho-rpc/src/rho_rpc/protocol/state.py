@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from rho_rpc.protocol.base import Params, Result, Wire
+from rho_rpc.protocol.base import Result, Wire
 
 PermissionModeName = Literal["ask", "auto-edit", "read-only", "auto"]
 """The permission modes (`[approval] mode`)."""
@@ -83,29 +83,10 @@ class GetStateResult(Result):
     )
 
 
-class SetApprovalModeParams(Params):
-    """`setApprovalMode`: how much runs without asking, from the next tool call on (also
-    in the running prompt)."""
-
-    mode: PermissionModeName = Field(
-        description='"ask" (as the approval policy says), "auto-edit" (also file writes in '
-        'the project), "read-only" (only tools that read run; the others are refused with a '
-        'result saying so), "auto" (everything runs, still in the OS sandbox).'
-    )
-
-
-class SetApprovalModeResult(Result):
-    """`setApprovalMode` result: the mode now in force."""
-
-    mode: PermissionModeName
-
-
 __all__ = [
     "GetStateResult",
     "PackToolTokens",
     "PermissionModeName",
     "SandboxInfo",
-    "SetApprovalModeParams",
-    "SetApprovalModeResult",
     "ToolDefinitionsInfo",
 ]

@@ -1,0 +1,162 @@
+"""Remembered approvals through the real `rho` process: an approval may remember one of the
+rules its request suggests, for the session (kept in the session file) or the project (kept
+under ~/.rho); `listApprovalRules` shows them and `revokeApprovalRule` takes them back."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+
+from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+
+def _command(line: str) -> object:
+    return tool_call_reply("run_command", {"command": line})
+
+
+def _ask_and_remember(
+    rho: RhoProcess, scope: str, rule: str, request: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Approve the next approval request (or `request`), remembering `rule` for `scope`."""
+    request = request or rho.notification("approval/request")["params"]
+    offered = {(s["scope"], s["rule"]) for s in request["suggestedRules"]}
+    assert (scope, rule) in offered, offered
+    answer = rho.request(
+        "approvalResponse",
+        {
+            "approvalId": request["approvalId"],
+            "approved": True,
+            "remember": {"scope": scope, "rule": rule},
+        },
+    )
+    assert rho.wait_for(lambda m: m.get("id") == answer)["result"] == {}
+    return request
+
+
+def _finish_prompt(rho: RhoProcess, prompt_id: Any) -> dict[str, Any]:
+    return rho.wait_for(lambda m: m.get("id") == prompt_id and "method" not in m)
+
+
+def test_a_session_rule_stops_the_asking_and_a_resumed_session_keeps_it(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    server.add(_command("echo one 1"), _command("echo one 2"), _command("echo one; echo x"))
+    server.add(text_reply("done"))
+    rho = start_scripted(start_rho, server)
+    session_path = rho.seen[0]["params"]["sessionPath"]
+    prompt_id = rho.request("prompt", {"message": "go"})
+    request = _ask_and_remember(rho, "session", "run_command(echo one:*)")
+    assert {s["rule"] for s in request["suggestedRules"]} == {
+        "run_command(echo one 1)",
+        "run_command(echo one:*)",
+    }
+    last = rho.notification("approval/request")["params"]  # the list still asks
+    assert "echo x" in last["arguments"] and last["suggestedRules"] == []
+    rho.answer_approval(last, approved=False)
+    _finish_prompt(rho, prompt_id)
+    approved = [m["params"] for m in rho.seen if m.get("method") == "tool/approved"]
+    assert [(a["approvedBy"], a["source"]) for a in approved] == [
+        ("run_command(echo one:*)", "session")
+    ]
+    rules = rho.call("listApprovalRules")["result"]["rules"]
+    assert rules == [
+        {
+            "rule": "run_command(echo one:*)",
+            "action": "allow",
+            "source": "session",
+            "revocable": True,
+        }
+    ]
+    assert rho.finish() == 0
+    lines = [json.loads(line) for line in Path(session_path).read_text().splitlines()]
+    kinds = [
+        line["payload"]["Custom"]["kind"] for line in lines if "Custom" in line.get("payload", {})
+    ]
+    assert "rho.approval_rules.v1" in kinds and "rho.approved_by.v1" in kinds
+
+    server.add(_command("echo one 3"), text_reply("again"))
+    resumed = start_scripted(start_rho, server, "--session", session_path)
+    _finish_prompt(resumed, resumed.request("prompt", {"message": "again"}))
+    assert "approval/request" not in resumed.methods_seen()
+    assert resumed.finish() == 0
+
+
+def test_a_project_rule_survives_a_restart_until_revoked(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    write = tool_call_reply("write_file", {"path": "docs/a.md", "content": "a"})
+    server.add(write, text_reply("done"))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    prompt_id = rho.request("prompt", {"message": "go"})
+    _ask_and_remember(rho, "project", "write_file(docs/**)")
+    _finish_prompt(rho, prompt_id)
+    assert rho.finish() == 0
+    store = home / ".rho" / "approval-rules.json"
+    assert stat.S_IMODE(store.stat().st_mode) == 0o600
+    assert json.loads(store.read_text())["projects"] == {str(project): ["write_file(docs/**)"]}
+    assert not any(project.rglob("approval-rules*"))  # never in the repository
+
+    server.add(tool_call_reply("write_file", {"path": "docs/b.md", "content": "b"}))
+    server.add(text_reply("done"))
+    again = start_scripted(start_rho, server, "--ephemeral")
+    _finish_prompt(again, again.request("prompt", {"message": "go"}))
+    assert "approval/request" not in again.methods_seen()
+    assert (project / "docs" / "b.md").read_text() == "b"
+    revoked = again.call("revokeApprovalRule", {"rule": "write_file(docs/**)", "scope": "project"})
+    assert revoked["result"] == {}
+    server.add(tool_call_reply("write_file", {"path": "docs/c.md", "content": "c"}))
+    prompt_id = again.request("prompt", {"message": "go"})
+    request = again.notification("approval/request")["params"]  # asks again
+    again.answer_approval(request, approved=False)
+    server.add(text_reply("done"))
+    _finish_prompt(again, prompt_id)
+    missing = again.call("revokeApprovalRule", {"rule": "write_file(docs/**)", "scope": "project"})
+    assert missing["error"]["code"] == -32602
+    assert again.finish() == 0
+
+
+def test_only_an_offered_rule_is_remembered_and_deny_still_wins(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    server.add(_command("touch made"), _command("touch made again"), text_reply("done"))
+    deny = "run_command(touch made again)"
+    rho = start_scripted(start_rho, server, "--ephemeral", "--deny", deny)
+    prompt_id = rho.request("prompt", {"message": "go"})
+    request = rho.notification("approval/request")["params"]
+    wide = rho.call(
+        "approvalResponse",
+        {
+            "approvalId": request["approvalId"],
+            "approved": True,
+            "remember": {"scope": "session", "rule": "run_command"},
+        },
+    )
+    assert (
+        wide["error"]["code"] == -32602 and "not one of this request's" in wide["error"]["message"]
+    )
+    denied = rho.call(
+        "approvalResponse",
+        {
+            "approvalId": request["approvalId"],
+            "approved": False,
+            "remember": {"scope": "session", "rule": "run_command(touch made:*)"},
+        },
+    )
+    assert denied["error"]["code"] == -32602  # and the approval is still pending
+    _ask_and_remember(rho, "session", "run_command(touch made:*)", request)
+    _finish_prompt(rho, prompt_id)
+    outputs = [m["params"]["output"] for m in rho.seen if m.get("method") == "tool/result"]
+    assert outputs[1] == f"Tool call denied by the rule '{deny}' (--deny)."
+    assert (project / "made").exists() and not (project / "again").exists()
+    listed = rho.call("listApprovalRules")["result"]["rules"]
+    assert [(r["action"], r["source"], r["revocable"]) for r in listed] == [
+        ("deny", "--deny", False),
+        ("allow", "session", True),
+    ]
+    cli = rho.call("revokeApprovalRule", {"rule": deny, "scope": "session"})
+    assert cli["error"]["code"] == -32602
+    assert rho.finish() == 0
