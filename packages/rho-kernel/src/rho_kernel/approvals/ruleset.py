@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rho_kernel.approvals.rules import ApprovalRule, RuleError, parse_rule
 
 if TYPE_CHECKING:
+    from rho_kernel.approvals.index import RuleIndex
     from rho_kernel.security.commands import CommandPolicy
     from rho_kernel.tools.base import Tool
 
@@ -48,6 +49,7 @@ class ApprovalRules:
         self.deny = tuple(deny)
         self.shell = shell
         self.remembered = remembered or (lambda: ())
+        self._indexes: dict[tuple[bool, str, str | None], RuleIndex] = {}
 
     @classmethod
     def read(
@@ -92,16 +94,13 @@ class ApprovalRules:
     def denying(self, tool: Tool, arguments: dict[str, Any], *, root: Path) -> SourcedRule | None:
         """The first deny rule covering this call (read to refuse whatever might be what it
         names, in either shell), or None."""
-        from rho_kernel.approvals.subjects import specifier_denies
+        from rho_kernel.approvals.subjects import CallSubject
 
-        for sourced in self.deny:
-            rule = sourced.rule
-            if rule.names(tool.name) and (
-                rule.specifier is None
-                or specifier_denies(
-                    tool.rule_subject, rule.specifier, arguments, root=root, shell=self.shell
-                )
-            ):
+        subject = CallSubject(tool.rule_subject, arguments, root, self.shell)
+        index = self._index(self.deny, tool, deny=True)
+        for sourced in index.candidates(subject.deny_keys()):
+            specifier = sourced.rule.specifier
+            if specifier is None or subject.denied_by(specifier):
                 return sourced
         return None
 
@@ -109,20 +108,37 @@ class ApprovalRules:
         self, tool: Tool, arguments: dict[str, Any], *, root: Path, policy: CommandPolicy | None
     ) -> SourcedRule | None:
         """The first allow rule covering this call, or None (deny rules are not consulted:
-        ask `denying` first)."""
-        from rho_kernel.approvals.subjects import specifier_matches
+        ask `denying` first). A command is parsed once for all the rules, and the command
+        policy asked only about a line a rule covers."""
+        from rho_kernel.approvals.subjects import CallSubject
 
-        subject = tool.rule_subject
-        if subject == "command" and self.shell != "bash":
-            subject = None  # only a bare rule naming the tool can cover a PowerShell line
-        for sourced in self.every_allow():
-            rule = sourced.rule
-            if rule.names(tool.name) and (
-                rule.specifier is None
-                or specifier_matches(subject, rule.specifier, arguments, root=root, policy=policy)
-            ):
+        kind = tool.rule_subject
+        if kind == "command" and self.shell != "bash":
+            kind = None  # only a bare rule naming the tool can cover a PowerShell line
+        subject = CallSubject(kind, arguments, root, self.shell)
+        given = self._index(self.allow, tool, deny=False).candidates(subject.allow_keys())
+        remembered = [sourced for sourced in self.remembered() if sourced.rule.names(tool.name)]
+        for sourced in (*given, *remembered):
+            specifier = sourced.rule.specifier
+            if specifier is None:
+                return sourced
+            if subject.allowed_by(specifier):
+                if subject.kind == "command" and policy is not None:
+                    return sourced if policy.check(subject.value) is None else None
                 return sourced
         return None
+
+    def _index(self, rules: tuple[SourcedRule, ...], tool: Tool, *, deny: bool) -> RuleIndex:
+        """The rules of `rules` about `tool`, grouped (worked out once per tool)."""
+        from rho_kernel.approvals.index import RuleIndex
+
+        key = (deny, tool.name, tool.rule_subject)
+        index = self._indexes.get(key)
+        if index is None:
+            naming = [sourced for sourced in rules if sourced.rule.names(tool.name)]
+            index = RuleIndex(naming, tool.rule_subject, deny=deny)
+            self._indexes[key] = index
+        return index
 
 
 def _read(pairs: Iterable[tuple[str, str]]) -> list[SourcedRule]:

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     import pathspec
 
     from rho_kernel.security.commands import CommandPolicy
-    from rho_kernel.security.shellwords import Word
+    from rho_kernel.security.shellwords import ParsedLine, Word
 
 SubjectKind = Literal["command", "path"]
 """What a tool's calls are matched on (see the module)."""
@@ -64,16 +64,21 @@ class CommandSpecifier:
 
     def matches(self, line: str, policy: CommandPolicy | None) -> bool:
         """Whether the shell line `line` is a plain command this rule covers."""
-        words = plain_command(line)
+        return self.covers(plain_command(line)) and (policy is None or policy.check(line) is None)
+
+    def covers(self, words: tuple[str, ...] | None) -> bool:
+        """Whether a plain command of `words` (None: a line that is not one) is this rule's
+        (the command policy not asked)."""
         if words is None:
             return False
-        if (words[: len(self.words)] if self.prefix else words) != self.words:
-            return False
-        return policy is None or policy.check(line) is None
+        return (words[: len(self.words)] if self.prefix else words) == self.words
 
     def denies(self, line: str, shell: str = "bash") -> bool:
         """Whether a deny rule of these words covers `line` (see the module)."""
-        commands = every_command(line, shell)
+        return self.might_be_any(every_command(line, shell))
+
+    def might_be_any(self, commands: list[tuple[str | None, ...]] | None) -> bool:
+        """Whether any of `commands` (None: a line that cannot be read) may be this rule's."""
         return commands is None or any(self._might_be(words) for words in commands)
 
     def _might_be(self, words: tuple[str | None, ...]) -> bool:
@@ -98,8 +103,97 @@ class PathSpecifier:
 
     def matches(self, path: str, root: Path) -> bool:
         """Whether `path` (as a call gives it) lies inside `root` where the pattern says."""
-        relative = project_relative(path, root)
-        return relative is not None and self.compiled.match_file(relative)
+        return self.covers(project_relative(path, root))
+
+    def covers(self, relative: str | None) -> bool:
+        """Whether the project-relative path `relative` (None: none) is where the pattern says."""
+        return relative is not None and bool(self.compiled.match_file(relative))
+
+
+class CallSubject:
+    """What rules are matched against in one call, worked out once for all of them: the
+    call's command line (as one plain command, and as every command it runs) or its path
+    relative to the project."""
+
+    def __init__(
+        self, kind: SubjectKind | None, arguments: dict[str, Any], root: Path, shell: str
+    ) -> None:
+        value = arguments.get(SUBJECT_ARGUMENT[kind]) if kind is not None else None
+        self.kind = kind if isinstance(value, str) else None
+        self.value = value if isinstance(value, str) else ""
+        self._root = root
+        self._shell = shell
+        self._plain: tuple[tuple[str, ...] | None] | None = None
+        self._every: tuple[list[tuple[str | None, ...]] | None] | None = None
+        self._relative: tuple[str | None] | None = None
+
+    def allow_keys(self) -> list[str] | None:
+        """What allow rules are grouped by that this call has (see `RuleIndex`)."""
+        if self.kind == "command":
+            words = self._plain_words()
+            return [words[0]] if words else []
+        if self.kind == "path":
+            return self._directory_keys()
+        return []
+
+    def deny_keys(self) -> list[str] | None:
+        """What deny rules are grouped by that this call has; None when any may cover it
+        (a line that cannot be read, or a program only known when it runs)."""
+        if self.kind == "command":
+            from rho_kernel.security.commands import command_name
+
+            commands = self._every_commands()
+            if commands is None or any(words[0] is None for words in commands):
+                return None
+            return [command_name(words[0] or "") for words in commands]
+        if self.kind == "path":
+            return self._directory_keys()
+        return []
+
+    def _directory_keys(self) -> list[str]:
+        relative = self._relative_path()
+        return [relative.split("/", 1)[0]] if relative else []
+
+    def _every_commands(self) -> list[tuple[str | None, ...]] | None:
+        if self._every is None:
+            self._every = (every_command(self.value, self._shell),)
+        return self._every[0]
+
+    def allowed_by(self, specifier: str) -> bool:
+        """Whether an allow rule's `specifier` covers this call (the policy not asked)."""
+        parsed = self._specifier(specifier)
+        if isinstance(parsed, CommandSpecifier):
+            return parsed.covers(self._plain_words())
+        if isinstance(parsed, PathSpecifier):
+            return parsed.covers(self._relative_path())
+        return False
+
+    def denied_by(self, specifier: str) -> bool:
+        """Whether a deny rule's `specifier` covers this call."""
+        parsed = self._specifier(specifier)
+        if isinstance(parsed, CommandSpecifier):
+            return parsed.might_be_any(self._every_commands())
+        if isinstance(parsed, PathSpecifier):
+            return parsed.covers(self._relative_path())
+        return False
+
+    def _specifier(self, specifier: str) -> Specifier | None:
+        if self.kind is None:
+            return None
+        try:
+            return read_specifier(self.kind, specifier)
+        except RuleError:
+            return None
+
+    def _plain_words(self) -> tuple[str, ...] | None:
+        if self._plain is None:
+            self._plain = (plain_command(self.value),)
+        return self._plain[0]
+
+    def _relative_path(self) -> str | None:
+        if self._relative is None:
+            self._relative = (project_relative(self.value, self._root),)
+        return self._relative[0]
 
 
 Specifier = CommandSpecifier | PathSpecifier
@@ -122,20 +216,12 @@ def specifier_matches(
     root: Path,
     policy: CommandPolicy | None = None,
 ) -> bool:
-    """Whether a rule's `specifier` covers a call with `arguments` of a `kind` tool (never,
-    for a tool without a subject, or a specifier that cannot be read)."""
-    if kind is None:
+    """Whether an allow rule's `specifier` covers a call with `arguments` of a `kind` tool
+    (never, for a tool without a subject, or a specifier that cannot be read)."""
+    subject = CallSubject(kind, arguments, root, "bash")
+    if not subject.allowed_by(specifier):
         return False
-    value = arguments.get(SUBJECT_ARGUMENT[kind])
-    if not isinstance(value, str):
-        return False
-    try:
-        parsed = read_specifier(kind, specifier)
-    except RuleError:
-        return False
-    if isinstance(parsed, CommandSpecifier):
-        return parsed.matches(value, policy)
-    return parsed.matches(value, root)
+    return subject.kind != "command" or policy is None or policy.check(subject.value) is None
 
 
 def specifier_denies(
@@ -147,18 +233,7 @@ def specifier_denies(
     shell: str = "bash",
 ) -> bool:
     """Whether a deny rule's `specifier` covers a call with `arguments` of a `kind` tool."""
-    if kind is None:
-        return False
-    value = arguments.get(SUBJECT_ARGUMENT[kind])
-    if not isinstance(value, str):
-        return False
-    try:
-        parsed = read_specifier(kind, specifier)
-    except RuleError:
-        return False
-    if isinstance(parsed, CommandSpecifier):
-        return parsed.denies(value, shell)
-    return parsed.matches(value, root)
+    return CallSubject(kind, arguments, root, shell).denied_by(specifier)
 
 
 #: How deep shells and wrappers are followed when looking for what a line runs.
@@ -170,10 +245,9 @@ def every_command(
 ) -> list[tuple[str | None, ...]] | None:
     """The words of every command `line` runs (a word known only at run time as None, and a
     command that cannot be known at all as `(None,)`), or None when it cannot be read."""
-    from rho_kernel.security.bashparse import parse_bash
     from rho_kernel.security.pwshparse import parse_pwsh
 
-    parsed = parse_pwsh(line) if shell == "pwsh" else parse_bash(line)
+    parsed = parse_pwsh(line) if shell == "pwsh" else _parsed_bash(line)
     if parsed.error is not None or depth > _MAX_DEPTH:
         return None
     found: list[tuple[str | None, ...]] = []
@@ -203,13 +277,21 @@ def _with_what_it_runs(words: list[Word], shell: str, depth: int) -> list[tuple[
     return found
 
 
+@lru_cache(maxsize=64)
+def _parsed_bash(line: str) -> ParsedLine:
+    """`line` parsed as bash (tree-sitter, imported on first use); kept for the few lines
+    of the last calls, which the allow and deny rules both read (treat it as read-only)."""
+    from rho_kernel.security.bashparse import parse_bash
+
+    return parse_bash(line)
+
+
 def plain_command(line: str) -> tuple[str, ...] | None:
     """The words of `line` when it is one plain command (see the module), else None."""
-    from rho_kernel.security.bashparse import parse_bash  # tree-sitter: on first use
     from rho_kernel.security.commands import command_name
     from rho_kernel.security.wrappers import inner_commands
 
-    parsed = parse_bash(line)
+    parsed = _parsed_bash(line)
     if parsed.error is not None or len(parsed.commands) != 1:
         return None
     if parsed.assignments or parsed.subscripts:
