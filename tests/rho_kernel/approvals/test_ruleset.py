@@ -3,27 +3,12 @@ before allow, and PowerShell lines left to the approval gate."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from approval_tools import MEMORY, ROOT, RUN, WRITE
 
 from rho_kernel.approvals.rules import RuleError
 from rho_kernel.approvals.ruleset import ApprovalRules
 from rho_kernel.security.commands import CommandPolicy
-from rho_kernel.tools.base import Tool
-
-ROOT = Path("/work/project")
-
-
-class _Tool(Tool):
-    def __init__(self, name: str, subject: str | None) -> None:
-        self.name = name
-        self.rule_subject = subject  # type: ignore[assignment]
-
-
-RUN = _Tool("run_command", "command")
-WRITE = _Tool("write_file", "path")
-MEMORY = _Tool("memory", None)
 
 
 def test_rules_keep_where_they_came_from_and_deny_beats_allow() -> None:

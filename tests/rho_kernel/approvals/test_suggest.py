@@ -3,27 +3,14 @@ back as a rule covering the call it was offered for."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
+from approval_tools import MEMORY, ROOT, RUN, WRITE
 
 from rho_kernel.approvals.ruleset import ApprovalRules
 from rho_kernel.approvals.suggest import SuggestedRule, suggested_rules
 from rho_kernel.tools.base import Tool
-
-ROOT = Path("/work/project")
-
-
-class _Tool(Tool):
-    def __init__(self, name: str, subject: str | None) -> None:
-        self.name = name
-        self.rule_subject = subject  # type: ignore[assignment]
-
-
-RUN = _Tool("run_command", "command")
-WRITE = _Tool("write_file", "path")
-MEMORY = _Tool("memory", None)
 
 
 @pytest.mark.parametrize(
