@@ -230,8 +230,12 @@ class Runtime:
         return self._remembered
 
     async def remember_rule(self, suggested: SuggestedRule) -> None:
-        """Keep a rule an approval asked to remember (off the event loop: it may write)."""
-        await asyncio.to_thread(self.remembered.remember, suggested)
+        """Keep a rule an approval asked to remember: in the session (on the event loop,
+        which alone writes it), or in the project's store (off the loop: a file write)."""
+        if suggested.scope == "session":
+            self.remembered.remember(suggested)
+        else:
+            await asyncio.to_thread(self.remembered.remember, suggested)
 
     @property
     def stash(self) -> Stash:
@@ -858,9 +862,9 @@ def _approval_rules(
     pwsh = program in ("pwsh", "powershell") or (program is None and os.name == "nt")
     try:
         rules = ApprovalRules.read(
-            allow=[*((rule, "--allow") for rule in options.allow_rules)]
+            allow=[(rule, "--allow") for rule in options.allow_rules]
             + [(rule, "[approval] allow") for rule in config.approval.allow],
-            deny=[*((rule, "--deny") for rule in options.deny_rules)]
+            deny=[(rule, "--deny") for rule in options.deny_rules]
             + [(rule, "[approval] deny") for rule in config.approval.deny],
             shell="pwsh" if pwsh else "bash",
         )

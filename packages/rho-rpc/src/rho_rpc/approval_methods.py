@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rho_kernel.rpc import INVALID_PARAMS, RpcError
+from rho_kernel.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from rho_rpc.protocol.base import EmptyResult, NoParams
 
 if TYPE_CHECKING:
@@ -50,12 +50,16 @@ class ApprovalMethods:
     async def revoke_rule(self, params: RevokeApprovalRuleParams) -> EmptyResult:
         import asyncio
 
+        from rho_kernel.security import PrivateFileError
+
+        remembered = self.runtime.remembered
         try:
-            found = await asyncio.to_thread(
-                self.runtime.remembered.revoke, params.rule, params.scope
-            )
-        except OSError as exc:
-            raise RpcError(INVALID_PARAMS, f"the rule could not be revoked: {exc}") from None
+            if params.scope == "session":  # the session is written on the event loop only
+                found = remembered.revoke(params.rule, params.scope)
+            else:
+                found = await asyncio.to_thread(remembered.revoke, params.rule, params.scope)
+        except (OSError, PrivateFileError) as exc:
+            raise RpcError(INTERNAL_ERROR, f"the rule could not be revoked: {exc}") from None
         if not found:
             raise RpcError(
                 INVALID_PARAMS,

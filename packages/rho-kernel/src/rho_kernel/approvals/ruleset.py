@@ -105,11 +105,18 @@ class ApprovalRules:
         return None
 
     def allowing(
-        self, tool: Tool, arguments: dict[str, Any], *, root: Path, policy: CommandPolicy | None
+        self,
+        tool: Tool,
+        arguments: dict[str, Any],
+        *,
+        root: Path,
+        policy: CommandPolicy | None,
+        remembered: Sequence[SourcedRule] | None = None,
     ) -> SourcedRule | None:
         """The first allow rule covering this call, or None (deny rules are not consulted:
         ask `denying` first). A command is parsed once for all the rules, and the command
-        policy asked only about a line a rule covers."""
+        policy asked only about a line a rule covers. `remembered` stands for the remembered
+        rules when the caller has read them (where the session may be read safely)."""
         from rho_kernel.approvals.subjects import CallSubject
 
         kind = tool.rule_subject
@@ -117,8 +124,9 @@ class ApprovalRules:
             kind = None  # only a bare rule naming the tool can cover a PowerShell line
         subject = CallSubject(kind, arguments, root, self.shell)
         given = self._index(self.allow, tool, deny=False).candidates(subject.allow_keys())
-        remembered = [sourced for sourced in self.remembered() if sourced.rule.names(tool.name)]
-        for sourced in (*given, *remembered):
+        extra = self.remembered() if remembered is None else remembered
+        naming = [sourced for sourced in extra if sourced.rule.names(tool.name)]
+        for sourced in (*given, *naming):
             specifier = sourced.rule.specifier
             if specifier is None:
                 return sourced

@@ -689,7 +689,10 @@ class AgentLoop:
             return False
         policy = self._command_policy() if tool.rule_subject == "command" else None
         root = self.params.root.path
-        allowed = await asyncio.to_thread(rules.allowing, tool, arguments, root=root, policy=policy)
+        remembered = rules.remembered()  # read here: the session is the event loop's
+        allowed = await asyncio.to_thread(
+            rules.allowing, tool, arguments, root=root, policy=policy, remembered=remembered
+        )
         if allowed is None:
             return False
         await self.emit(
