@@ -26,7 +26,15 @@ def test_tool_metadata() -> None:
     assert run_command.risk is Risk.DESTRUCTIVE and run_command.phase is Phase.EXECUTION
     params = run_command.parameters
     assert params["required"] == ["command"]
-    assert set(params["properties"]) == {"command", "cwd", "input", "timeout_secs"}
+    assert set(params["properties"]) == {
+        "command",
+        "cwd",
+        "input",
+        "timeout_secs",
+        "sandbox",
+        "justification",
+    }
+    assert params["properties"]["sandbox"]["anyOf"][0]["enum"] == ["network", "unconfined"]
 
 
 def test_plugin_registers_the_shell_tools_after_the_file_tools() -> None:

@@ -85,3 +85,12 @@ def test_a_created_repository_is_named_with_control_characters_escaped() -> None
     untouched = ToolResult("out", details=["kept"])
     assert with_created_note(untouched, ["a/.git"]).details == ["kept"]
     assert with_created_note(untouched, []) is untouched
+
+
+def test_a_tool_that_offers_escalation_is_named_in_the_note() -> None:
+    failed = result(confined_by="bubblewrap", stderr="curl: (6) Could not resolve host\n")
+    plain = sandbox_note(failed)
+    named = sandbox_note(failed, escalation="run_command")
+    assert plain is not None and "[sandbox] writable or network in their config" in plain
+    assert named is not None and 'call run_command again with sandbox: "network"' in named
+    assert "justification" in named and "sandbox:" not in plain.split("]", 1)[1]

@@ -76,6 +76,11 @@ class RpcPeer(Observer):
         params["suggestedRules"] = [
             {"scope": offered.scope, "rule": offered.rule} for offered in request.suggested_rules
         ]
+        if request.escalation is not None:
+            params["escalation"] = {
+                "sandbox": request.escalation.sandbox,
+                "justification": request.escalation.justification,
+            }
         self._offered[request.approval_id] = request.suggested_rules
         self._event("approval/request", params, request.turn_id)
         try:

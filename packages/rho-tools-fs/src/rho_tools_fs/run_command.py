@@ -9,7 +9,7 @@ runner is imported on the first call, not when the tool is registered.
 from __future__ import annotations
 
 import signal as signals
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rho_kernel import sandbox_note
 from rho_kernel.security import SandboxError
@@ -50,7 +50,7 @@ def render(result: ProcessResult, command: str, timeout: int, notes: list[str]) 
         )
     elif result.signal is not None:
         ended.append(f"[run_command: killed by {_signal_name(result.signal)}]")
-    if note := sandbox_note(result):
+    if note := sandbox_note(result, escalation="run_command"):
         ended.append(note)
     return text + "".join(f"\n{note}" for note in ended)
 
@@ -90,6 +90,8 @@ async def run_command(
     cwd: str | None = None,
     input: str | None = None,
     timeout_secs: int | None = None,
+    sandbox: Literal["network", "unconfined"] | None = None,
+    justification: str | None = None,
     *,
     ctx: ToolContext,
 ) -> ToolResult:
@@ -109,6 +111,8 @@ async def run_command(
         cwd: Directory to start in, relative to the project root (default: the root); it must exist.
         input: Text written to the command's standard input, which is then closed.
         timeout_secs: Seconds before the command is stopped (default [shell] timeout_secs = 120, at most [shell] max_timeout_secs = 600).
+        sandbox: Only when the sandbox stopped this command and it truly needs more: "network" (network access) or "unconfined" (no sandbox) for this one call. The user is always asked; give a justification.
+        justification: Why the command must leave the sandbox (required with sandbox; shown to the user).
     """
     from rho_kernel.process import ProcessStartError, ShellNotFoundError
 

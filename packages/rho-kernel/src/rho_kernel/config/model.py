@@ -24,6 +24,7 @@ from rho_kernel.config.markers import (
     less_strict,
     more_permissive,
     turns_off,
+    turns_on,
 )
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -152,6 +153,9 @@ class SandboxConfig(_Section):
     require: Annotated[bool, NeedsTrust(turns_off)] = False
     #: The backend to use by name (None: the first that works on this machine).
     backend: Annotated[str | None, NeedsTrust()] = None
+    #: Whether a call may ask to leave the sandbox once (`sandbox: "network"` or
+    #: `"unconfined"` with a justification; it always asks). False refuses such calls.
+    allow_escalation: Annotated[bool, NeedsTrust(turns_on)] = True
 
 
 class ContextConfig(_Section):

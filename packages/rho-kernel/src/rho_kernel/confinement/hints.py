@@ -23,8 +23,10 @@ SANDBOX_SIGNS: tuple[tuple[str, str], ...] = (
 )
 
 
-def sandbox_note(result: ProcessResult) -> str | None:
-    """A note for a confined command that failed with a sign of the sandbox, else None."""
+def sandbox_note(result: ProcessResult, *, escalation: str | None = None) -> str | None:
+    """A note for a confined command that failed with a sign of the sandbox, else None.
+    `escalation` names the tool whose `sandbox` parameter leaves the sandbox for one call
+    (added in 0.3): the note then tells the model to ask that way."""
     if result.confined_by is None or result.ok:
         return None
     output = f"{result.stdout}\n{result.stderr}"
@@ -36,8 +38,20 @@ def sandbox_note(result: ProcessResult) -> str | None:
         f'[sandbox: the command ran confined ({result.confined_by}); "{text}" above is likely '
         f"the sandbox refusing {blocked}. Commands may write only inside the project (not "
         ".git or .rho) and have no network unless the user allows it. Do not retry the same "
-        "way: use paths inside the project, or ask the user to allow it ([sandbox] writable "
-        "or network in their config).]"
+        f"way: {_way_out(escalation)}]"
+    )
+
+
+def _way_out(escalation: str | None) -> str:
+    if escalation is None:
+        return (
+            "use paths inside the project, or ask the user to allow it ([sandbox] writable or "
+            "network in their config)."
+        )
+    return (
+        f"use paths inside the project; or, if this command truly needs more, call "
+        f'{escalation} again with sandbox: "network" (or "unconfined") and a justification, '
+        "which asks the user for this one call."
     )
 
 

@@ -165,9 +165,11 @@ class Confinement:
             pending_writable=pending,
         )
 
-    def launcher(self) -> ConfinedLauncher | None:
+    def launcher(self, *, network: bool = False) -> ConfinedLauncher | None:
         """How to start the next command: None runs it unconfined (mode off, or no backend
-        and not required). Raises `ConfinementRefused` when commands must not run."""
+        and not required). Raises `ConfinementRefused` when commands must not run.
+        `network=True` grants the whole network to this one command (an approved
+        escalation), whatever `[sandbox] network` says."""
         if self.settings.mode == "off":
             return None
         backend, problem = self._choose()
@@ -186,7 +188,7 @@ class Confinement:
             home=self.home,
             writable=granted,
             extra_read_deny=self.settings.extra_read_deny,
-            network=self._network(backend),
+            network=True if network else self._network(backend),
             repositories=found,
         )
         return ConfinedLauncher(backend, policy, found)

@@ -64,6 +64,7 @@ from rho_kernel.tools.base import (
 from rho_kernel.tools.intercept import Block
 
 if TYPE_CHECKING:
+    from rho_kernel.approvals.escalation import Escalation
     from rho_kernel.approvals.ruleset import ApprovalRules
     from rho_kernel.approvals.suggest import SuggestedRule
     from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
@@ -94,6 +95,10 @@ TRUNCATED_GAVE_UP = (
     "[The reply was cut off at the output token limit ([agent] completion_reserve) and "
     "compacting older turns could not make room. Ask to continue, or raise "
     "completion_reserve.]"
+)
+ESCALATION_REFUSAL = (
+    "Tool call refused: leaving the sandbox is turned off here ([sandbox] allow_escalation = "
+    "false). Run the command inside the sandbox, or tell the user what it needs."
 )
 READ_ONLY_REFUSAL = (
     'Tool call refused: the approval mode is "read-only", in which only tools that read run. '
@@ -203,6 +208,8 @@ class AgentLoop:
         self.fitted: FitResult | None = None
         self._request_bytes = 0
         self._schemas: tuple[int, int] | None = None  # (id of the schema list, its bytes)
+        #: The escalation approved for each call about to run, by call id.
+        self._escalations: dict[str, Escalation] = {}
         self._allowance: BatchAllowance | None = None
 
     # ── events ──────────────────────────────────────────────────────────────
@@ -631,12 +638,17 @@ class AgentLoop:
         return tool, intercepted
 
     async def _authorise(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> bool:
-        """Apply the approval policy and ask the gate; False when the call must not run.
+        """Apply the approval rules, policy and mode, and ask the gate; False when the call
+        must not run (see docs/approvals.md for the order).
 
         A call that starts processes while configured writable paths are not yet granted
-        asks even when the policy would run it without asking; approving it grants them.
+        asks even when the policy would run it without asking; approving it grants them. A
+        call that asks to leave the sandbox always asks.
         """
         if await self._denied_by_rule(call, tool, arguments):
+            return False
+        allowed, escalation = await self._escalation(call, tool, arguments)
+        if not allowed:
             return False
         risk = self._call_risk(call, tool, arguments)
         if tool.runs_processes and tool.confined_risk is not None and await self._confined():
@@ -652,20 +664,40 @@ class AgentLoop:
             await self.emit(Observer.on_tool_denied, call.name, call_id=call.id)
             await self._finish_call(call, ToolResult.error(READ_ONLY_REFUSAL), "denied")
             return False
-        if mode == "ask" and _mode_runs(permission, tool, risk):
-            mode = "auto"
         confinement = self.params.confinement if tool.runs_processes else None
         pending = confinement.pending_writable() if confinement is not None else []
-        if mode != "ask" and not pending:
-            return True
-        if not pending and await self._allowed_by_rule(call, tool, arguments):
-            return True
+        if escalation is None and not pending:
+            if mode != "ask" or _mode_runs(permission, tool, risk):
+                return True
+            if await self._allowed_by_rule(call, tool, arguments):
+                return True
         try:
-            decision = await self._ask(call, tool, arguments, risk)
+            decision = await self._ask(call, tool, arguments, risk, escalation)
         except Cancelled:
             await self._finish_call(call, ToolResult.error(CANCELLED), "cancelled")
             raise
-        return await self._decided(call, decision, pending)
+        approved = await self._decided(call, decision, pending)
+        if approved and escalation is not None:
+            self._escalations[call.id] = escalation
+        return approved
+
+    async def _escalation(
+        self, call: ToolCall, tool: Tool, arguments: dict[str, Any]
+    ) -> tuple[bool, Escalation | None]:
+        """(whether the call may go on, the escalation it asks for): a malformed request or
+        one that `[sandbox] allow_escalation = false` forbids is answered here."""
+        from rho_kernel.approvals.escalation import EscalationError, requested_escalation
+
+        try:
+            escalation = requested_escalation(tool, arguments)
+        except EscalationError as exc:
+            await self._finish_call(call, ToolResult.error(f"{call.name}: {exc}"), "error")
+            return False, None
+        if escalation is not None and not self.params.config.sandbox.allow_escalation:
+            await self.emit(Observer.on_tool_denied, call.name, call_id=call.id)
+            await self._finish_call(call, ToolResult.error(ESCALATION_REFUSAL), "denied")
+            return False, None
+        return True, escalation
 
     async def _denied_by_rule(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> bool:
         """Refuse the call when a deny rule covers it (before anything else is decided)."""
@@ -782,7 +814,12 @@ class AgentLoop:
         return True
 
     async def _ask(
-        self, call: ToolCall, tool: Tool, arguments: dict[str, Any], risk: Risk
+        self,
+        call: ToolCall,
+        tool: Tool,
+        arguments: dict[str, Any],
+        risk: Risk,
+        escalation: Escalation | None = None,
     ) -> ApprovalDecision:
         shown = encode_arguments(arguments)
         await self.state("awaiting_approval")
@@ -802,7 +839,10 @@ class AgentLoop:
             call_id=call.id,
             sandbox=sandbox,
             turn_id=self.turn_id,
-            suggested_rules=await self._suggestions(tool, arguments, sandbox),
+            suggested_rules=(
+                () if escalation else await self._suggestions(tool, arguments, sandbox)
+            ),
+            escalation=escalation,
         )
         decision = await self.params.cancel.run(self.params.gate.request(request))
         if decision.remember is not None and decision.remember not in request.suggested_rules:
@@ -845,7 +885,8 @@ class AgentLoop:
             raise Cancelled()
 
     def _tool_context(self, call: ToolCall, sink: _RedactingSink) -> ToolContext:
-        """What the tool of `call` gets to work with."""
+        """What the tool of `call` gets to work with (and the escalation approved for it)."""
+        escalation = self._escalations.pop(call.id, None)
         return ToolContext(
             root=self.params.root,
             config=self.params.config,
@@ -855,6 +896,7 @@ class AgentLoop:
             call_id=call.id,
             output=sink,
             confinement=self.params.confinement,
+            escalation=(escalation.sandbox if escalation else None),
         )
 
     async def _invoke(

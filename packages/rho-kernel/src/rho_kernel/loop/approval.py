@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from rho_kernel.tools.base import Risk
 
 if TYPE_CHECKING:
+    from rho_kernel.approvals.escalation import Escalation
     from rho_kernel.approvals.suggest import SuggestedRule
     from rho_kernel.confinement.state import SandboxStatus
 
@@ -27,7 +28,8 @@ class ApprovalRequest:
     `approval_id` names this one request: a decision is valid for it and for nothing else.
     `sandbox` (for a tool that starts processes) is how they will be confined; its
     `pending_writable` paths are granted by approving. `turn_id` names the turn asking.
-    `suggested_rules` are the approval rules an approval may ask to remember (added in 0.3).
+    `suggested_rules` are the approval rules an approval may ask to remember, and
+    `escalation` what the call asks to leave the sandbox for, and why (both added in 0.3).
     """
 
     tool: str
@@ -38,6 +40,7 @@ class ApprovalRequest:
     sandbox: SandboxStatus | None = None
     turn_id: str | None = None
     suggested_rules: tuple[SuggestedRule, ...] = ()
+    escalation: Escalation | None = None
 
 
 @dataclass(frozen=True, slots=True)

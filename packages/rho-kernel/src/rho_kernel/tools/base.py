@@ -101,6 +101,9 @@ class ToolContext:
     #: read-only while they ran: new `.git`, `.rho` or git directories, relative to the
     #: root. The loop reports them at the end of the call's result.
     created_repositories: list[str] = field(default_factory=list)
+    #: The approved escalation of this call (`"network"` or `"unconfined"`), which
+    #: `run_process` applies to the processes it starts; None: confined as configured.
+    escalation: str | None = None
 
     async def run_process(
         self,
@@ -128,8 +131,10 @@ class ToolContext:
         from rho_kernel.process.runner import run_process
 
         launcher = None
-        if self.confinement is not None:  # the first call may wait for the backend probe
-            launcher = await asyncio.to_thread(self.confinement.launcher)
+        if self.confinement is not None and self.escalation != "unconfined":
+            # The first call may wait for the backend probe.
+            network = self.escalation == "network"
+            launcher = await asyncio.to_thread(self.confinement.launcher, network=network)
         result = await run_process(
             argv,
             root=self.root,

@@ -103,6 +103,16 @@ class SuggestedRuleInfo(Wire):
     rule: str = Field(description='The rule, e.g. "run_command(cargo test:*)".')
 
 
+class EscalationInfo(Wire):
+    """What a call asks to leave the sandbox for, once."""
+
+    sandbox: Literal["network", "unconfined"] = Field(
+        description='"network": this one command gets network access; "unconfined": it runs '
+        "without the OS sandbox at all."
+    )
+    justification: str = Field(description="Why, in the model's words.")
+
+
 class ToolApprovedParams(TurnEvent):
     """`tool/approved`: a call runs without asking because an approval rule allows it,
     where the approval policy would have asked (no `approval/request` is sent for it)."""
@@ -132,6 +142,11 @@ class ApprovalRequestParams(TurnEvent):
         "any rewrite by a plugin), not the model's raw text."
     )
     risk: Literal["read", "write", "destructive", "network"]
+    escalation: EscalationInfo | None = Field(
+        None,
+        description="Present when the call asks to leave the sandbox for this one call: such a "
+        "call always asks, whatever the mode or the rules, and offers no rule to remember.",
+    )
     suggestedRules: list[SuggestedRuleInfo] = Field(
         default_factory=list,
         description="Rules this approval may remember (approvalResponse.remember names one): "
@@ -322,6 +337,7 @@ __all__ = [
     "ContextCompactedParams",
     "ContextSnapshot",
     "DeltaParams",
+    "EscalationInfo",
     "FittedRequest",
     "IterationUsage",
     "ReadyParams",
