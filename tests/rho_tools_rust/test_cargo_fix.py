@@ -77,7 +77,7 @@ def test_fixed_lines_are_summed_per_file() -> None:
 def test_tool_metadata() -> None:
     assert (cargo_fix.risk, cargo_fix.confined_risk) == (Risk.DESTRUCTIVE, Risk.WRITE)
     assert cargo_fix.phase is Phase.EXECUTION
-    assert set(cargo_fix.parameters["properties"]) == {"package"}
+    assert set(cargo_fix.parameters["properties"]) == {"package", "sandbox", "justification"}
 
 
 def test_a_build_finished_line_nested_past_all_reason_is_skipped() -> None:

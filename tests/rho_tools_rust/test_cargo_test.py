@@ -180,5 +180,5 @@ def test_tool_metadata() -> None:
     assert cargo_test.risk is Risk.DESTRUCTIVE and cargo_test.phase is Phase.VERIFICATION
     assert cargo_test.runs_processes
     params = cargo_test.parameters
-    assert set(params["properties"]) == {"package", "test_name"}
+    assert set(params["properties"]) == {"package", "test_name", "sandbox", "justification"}
     assert params.get("required", []) == []

@@ -31,3 +31,14 @@ async def test_calls_and_outlines_go_to_the_implementation(tmp_path: Path) -> No
     done = ToolResult("E0308: mismatched types")
     assert tool.outline(arguments, done) == tool.target.outline(arguments, done)
     assert tool.call_risk(arguments) == tool.target.call_risk(arguments)
+
+
+def test_the_build_tools_offer_one_off_escalation() -> None:
+    from rho_kernel.approvals.escalation import offers_escalation
+    from rho_kernel.tools import declared_tools
+    from rho_tools_rust.declared import DECLARATIONS, SCHEMAS
+
+    offering = {
+        tool.name for tool in declared_tools(DECLARATIONS, SCHEMAS) if offers_escalation(tool)
+    }
+    assert offering == {"cargo_check", "cargo_clippy", "cargo_test", "cargo_fix"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rho_kernel import ProcessResult
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolError, ToolResult, tool
@@ -124,6 +124,8 @@ async def cargo_check(
     package: str | None = None,
     path: str | None = None,
     all_targets: bool = False,
+    sandbox: Literal["network", "unconfined"] | None = None,
+    justification: str | None = None,
     *,
     ctx: ToolContext,
 ) -> ToolResult:
@@ -139,6 +141,8 @@ async def cargo_check(
         package: Only this package of the workspace (`--package`), e.g. `core`.
         path: A file or folder of the crate to check (the nearest Cargo.toml above it); default: the project root.
         all_targets: Also check the tests, examples and benches (`--all-targets`); default: the library and binaries only.
+        sandbox: Only when the sandbox stopped the build and it truly needs more (e.g. to fetch dependencies): "network" (network access) or "unconfined" (no sandbox) for this one call. The user is always asked; give a justification.
+        justification: Why the build must leave the sandbox (required with sandbox; shown to the user).
     """
     return await run_diagnostics("cargo_check", "check", package, path, ctx, all_targets)
 
@@ -154,6 +158,8 @@ async def cargo_clippy(
     package: str | None = None,
     path: str | None = None,
     all_targets: bool = False,
+    sandbox: Literal["network", "unconfined"] | None = None,
+    justification: str | None = None,
     *,
     ctx: ToolContext,
 ) -> ToolResult:
@@ -169,6 +175,8 @@ async def cargo_clippy(
         package: Only this package of the workspace (`--package`), e.g. `core`.
         path: A file or folder of the crate to lint (the nearest Cargo.toml above it); default: the project root.
         all_targets: Also lint the tests, examples and benches (`--all-targets`); default: the library and binaries only.
+        sandbox: Only when the sandbox stopped the build and it truly needs more (e.g. to fetch dependencies): "network" (network access) or "unconfined" (no sandbox) for this one call. The user is always asked; give a justification.
+        justification: Why the build must leave the sandbox (required with sandbox; shown to the user).
     """
     return await run_diagnostics("cargo_clippy", "clippy", package, path, ctx, all_targets)
 

@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolError, ToolResult, tool
 from rho_tools_rust.cargo_args import check_package
@@ -124,7 +124,13 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     # running the repository's code; confined, what is left is editing the sources.
     confined_risk=Risk.WRITE,
 )
-async def cargo_fix(package: str | None = None, *, ctx: ToolContext) -> ToolResult:
+async def cargo_fix(
+    package: str | None = None,
+    sandbox: Literal["network", "unconfined"] | None = None,
+    justification: str | None = None,
+    *,
+    ctx: ToolContext,
+) -> ToolResult:
     """Apply the compiler's machine-applicable suggestions to the Rust crate (`cargo fix`):
     unused imports, needless `mut` and the like. Reports the files changed and how many
     fixes each got, and the warnings left that need a hand-made edit. Files are changed
@@ -132,6 +138,8 @@ async def cargo_fix(package: str | None = None, *, ctx: ToolContext) -> ToolResu
 
     Args:
         package: Only this workspace package (`cargo fix --package NAME`).
+        sandbox: Only when the sandbox stopped the build and it truly needs more (e.g. to fetch dependencies): "network" (network access) or "unconfined" (no sandbox) for this one call. The user is always asked; give a justification.
+        justification: Why the build must leave the sandbox (required with sandbox; shown to the user).
     """
     try:
         package = check_package(NAME, package)

@@ -9,7 +9,7 @@ test fails or the tests do not build.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rho_kernel import ProcessResult
 from rho_kernel.tools import Phase, Risk, ToolContext, ToolError, ToolResult, tool
@@ -127,7 +127,12 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     confined_risk=Risk.READ,  # confined, a build cannot write outside the project
 )
 async def cargo_test(
-    package: str | None = None, test_name: str | None = None, *, ctx: ToolContext
+    package: str | None = None,
+    test_name: str | None = None,
+    sandbox: Literal["network", "unconfined"] | None = None,
+    justification: str | None = None,
+    *,
+    ctx: ToolContext,
 ) -> ToolResult:
     """Run the Rust crate's tests (`cargo test`) and report how many passed, failed and
     were ignored, with each failing test's name and panic message.
@@ -139,6 +144,8 @@ async def cargo_test(
     Args:
         package: Only this workspace package (`cargo test --package NAME`).
         test_name: Run only tests whose name contains this text, e.g. `tests::parses`.
+        sandbox: Only when the sandbox stopped the build and it truly needs more (e.g. to fetch dependencies): "network" (network access) or "unconfined" (no sandbox) for this one call. The user is always asked; give a justification.
+        justification: Why the build must leave the sandbox (required with sandbox; shown to the user).
     """
     try:
         package = check_package(NAME, package)
