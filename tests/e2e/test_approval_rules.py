@@ -32,10 +32,14 @@ def _answer(rho: RhoProcess, prompt_id: Any) -> dict[str, Any]:
 
 
 def test_an_allowed_command_runs_without_asking_and_nothing_else_does(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer
+    start_rho, server: ScriptedServer, project: Path
 ) -> None:
+    (project / "sub").mkdir()
     server.add(_command("echo rule-ran"), _command("echo rule-ran; touch nope"))
-    server.add(_command("echo rule-ranx"), text_reply("done"))
+    server.add(
+        tool_call_reply("run_command", {"command": "echo rule-ranx", "cwd": "sub"}),
+        text_reply("done"),
+    )
     rho = start_scripted(
         start_rho, server, "--ephemeral", "--allow", "run_command(echo rule-ran:*)"
     )
@@ -50,8 +54,10 @@ def test_an_allowed_command_runs_without_asking_and_nothing_else_does(  # type: 
     ]
     results = _events(rho, "tool/result")
     assert "rule-ran" in results[0]["output"] and not results[0]["is_error"]
-    asked = [r["arguments"] for r in _events(rho, "approval/request")]
+    requests = _events(rho, "approval/request")
+    asked = [r["arguments"] for r in requests]
     assert ["touch nope" in asked[0], "rule-ranx" in asked[1]] == [True, True]
+    assert [r["workingDirectory"] for r in requests] == [str(project), str(project / "sub")]
     assert rho.finish() == 0
 
 

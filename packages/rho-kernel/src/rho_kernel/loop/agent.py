@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -843,11 +844,23 @@ class AgentLoop:
                 () if escalation else await self._suggestions(tool, arguments, sandbox)
             ),
             escalation=escalation,
+            working_directory=self._working_directory(tool, arguments),
         )
         decision = await self.params.cancel.run(self.params.gate.request(request))
         if decision.remember is not None and decision.remember not in request.suggested_rules:
             return replace(decision, remember=None)  # only an offered rule is remembered
         return decision
+
+    def _working_directory(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
+        """Where a command starts: its `cwd` argument under the project root (lexically; the
+        tool checks the real directory when it runs), or the root."""
+        if tool.rule_subject != "command":
+            return None
+        root = self.params.root.path
+        cwd = arguments.get("cwd")
+        if not isinstance(cwd, str) or not cwd.strip():
+            return str(root)
+        return os.path.normpath(os.path.join(root, cwd))
 
     async def _suggestions(
         self, tool: Tool, arguments: dict[str, Any], sandbox: SandboxStatus | None

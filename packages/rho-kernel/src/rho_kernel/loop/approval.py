@@ -28,8 +28,9 @@ class ApprovalRequest:
     `approval_id` names this one request: a decision is valid for it and for nothing else.
     `sandbox` (for a tool that starts processes) is how they will be confined; its
     `pending_writable` paths are granted by approving. `turn_id` names the turn asking.
-    `suggested_rules` are the approval rules an approval may ask to remember, and
-    `escalation` what the call asks to leave the sandbox for, and why (both added in 0.3).
+    `suggested_rules` are the approval rules an approval may ask to remember, `escalation`
+    what the call asks to leave the sandbox for, and why, and `working_directory` where a
+    command (of a tool matched on its command) starts (all added in 0.3).
     """
 
     tool: str
@@ -41,6 +42,7 @@ class ApprovalRequest:
     turn_id: str | None = None
     suggested_rules: tuple[SuggestedRule, ...] = ()
     escalation: Escalation | None = None
+    working_directory: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

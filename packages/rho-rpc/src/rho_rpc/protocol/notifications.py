@@ -142,6 +142,11 @@ class ApprovalRequestParams(TurnEvent):
         "any rewrite by a plugin), not the model's raw text."
     )
     risk: Literal["read", "write", "destructive", "network"]
+    workingDirectory: str | None = Field(
+        None,
+        description="For a command (run_command): the directory it starts in, an absolute "
+        "path (its cwd argument under the project root; the root by default).",
+    )
     escalation: EscalationInfo | None = Field(
         None,
         description="Present when the call asks to leave the sandbox for this one call: such a "
