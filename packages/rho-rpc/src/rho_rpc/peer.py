@@ -76,6 +76,8 @@ class RpcPeer(Observer):
         params["suggestedRules"] = [
             {"scope": offered.scope, "rule": offered.rule} for offered in request.suggested_rules
         ]
+        if request.preview is not None:
+            params["preview"] = request.preview
         if request.working_directory is not None:
             params["workingDirectory"] = request.working_directory
         if request.escalation is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rho_kernel import ConfigSectionError, escape_controls
-from rho_kernel.tools import Phase, Risk, Tool, ToolContext, ToolResult
+from rho_kernel.tools import Phase, Preview, Risk, Tool, ToolContext, ToolResult
 from rho_tools_fs.config import SECTION, EditConfig, ToolsConfig
 
 DESCRIPTION = """Edit a text file in the project: replace, insert or delete lines, or replace exact text.
@@ -111,7 +111,17 @@ class EditFile(Tool):
             syntax_check=settings.syntax_check,
             reject_syntax_errors=settings.reject_syntax_errors,
             key_lines=ctx.key_block_lines,
+            planned=ctx.planned,
         )
+
+    async def preview(self, arguments: dict[str, Any], ctx: ToolContext) -> Preview | None:
+        """The diff these edits would make, planned from the file as it is now."""
+        path, edits = arguments.get("path"), arguments.get("edits")
+        if not isinstance(path, str) or not isinstance(edits, list):
+            return None
+        from rho_tools_fs.edit_run import preview_edit  # on the first edit, not at startup
+
+        return await preview_edit(ctx.root, path, edits, key_lines=ctx.key_block_lines)
 
     def outline(self, arguments: dict[str, Any], result: ToolResult) -> str | None:
         """See `outline_edit`."""

@@ -13,7 +13,7 @@ from typing import Any
 from rho_kernel import run_to_completion
 from rho_kernel.diagnostics import warn
 from rho_kernel.security import KeyBlockLines, ProtectedPathError, SandboxError, SandboxRoot
-from rho_kernel.tools import ToolResult
+from rho_kernel.tools import PlanChanged, Preview, ToolResult, fingerprint, unified_preview
 from rho_tools_fs.edit_diff import (
     HiddenLine,
     hidden_new_lines,
@@ -134,13 +134,18 @@ async def edit_file_at(
     syntax_check: bool = True,
     reject_syntax_errors: bool = False,
     key_lines: KeyLines = KeyBlockLines.of,
+    planned: str | None = None,
 ) -> ToolResult:
     """Apply `edits` to the file at `path` (the whole tool, with its settings as arguments).
-    Lines `key_lines` finds in the old or new text are shown as `[REDACTED]`."""
+    Lines `key_lines` finds in the old or new text are shown as `[REDACTED]`. With `planned`
+    (the base of the preview the user approved), raises `PlanChanged` rather than edit a
+    file that changed since."""
     try:
         plan = await asyncio.to_thread(plan_edit, root, path, edits, key_lines)
     except EditError as exc:
         return ToolResult.error(str(exc))
+    if planned is not None and fingerprint(plan.read.data) != planned:
+        raise PlanChanged(path)
     if plan.unchanged:
         return ToolResult(f"{_header(plan)}\n  (no changes: the file already has this content)")
     new_lines = new_lines_of(plan.applied.norm)
@@ -172,4 +177,20 @@ async def edit_file_at(
     return ToolResult(output, details=details)
 
 
-__all__ = ["edit_file_at"]
+async def preview_edit(
+    root: SandboxRoot, path: str, edits: list[Any], *, key_lines: KeyLines = KeyBlockLines.of
+) -> Preview | None:
+    """The diff `edits` would make to the file at `path` as it is now, and its base (None
+    when the edits cannot be planned, or change nothing: the call then reports that)."""
+    try:
+        plan = await asyncio.to_thread(plan_edit, root, path, edits, key_lines)
+    except EditError:
+        return None
+    if plan.unchanged:
+        return None
+    old = plan.read.data.decode("utf-8", errors="replace")
+    new = plan.new_data.decode("utf-8", errors="replace")
+    return Preview(unified_preview(plan.shown, old, new), fingerprint(plan.read.data))
+
+
+__all__ = ["edit_file_at", "preview_edit"]

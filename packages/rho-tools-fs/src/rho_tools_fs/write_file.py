@@ -14,6 +14,7 @@ from typing import Any
 from rho_kernel import escape_controls, run_to_completion
 from rho_kernel.security import (
     FileTypeError,
+    PathNotFoundError,
     ProtectedPathError,
     SandboxError,
     SandboxRoot,
@@ -21,11 +22,63 @@ from rho_kernel.security import (
     explain_write_error,
     replace_atomically,
 )
-from rho_kernel.tools import Phase, Risk, ToolContext, ToolResult, tool
+from rho_kernel.tools import (
+    Phase,
+    PlanChanged,
+    Preview,
+    Risk,
+    ToolContext,
+    ToolResult,
+    fingerprint,
+    tool,
+    unified_preview,
+)
+
+#: The largest file whose change is previewed (a bigger one is asked about without a diff).
+MAX_PREVIEW_BYTES = 8 * 1024 * 1024
 
 
-def _write(root: SandboxRoot, path: str, data: bytes) -> Path:
-    """Create missing parents and write; on failure nothing new is left behind."""
+def _current(root: SandboxRoot, path: str) -> bytes | None:
+    """The file's bytes now (None: there is no file), through the sandbox; raises
+    `OSError`/`SandboxError` when it cannot be read, `ValueError` when it is too large."""
+    try:
+        with root.open_read(path) as handle:
+            data = handle.read(MAX_PREVIEW_BYTES + 1)
+    except (FileNotFoundError, PathNotFoundError):
+        return None
+    if len(data) > MAX_PREVIEW_BYTES:
+        raise ValueError("too large to preview")
+    return data
+
+
+async def _preview(arguments: dict[str, Any], ctx: ToolContext) -> Preview | None:
+    """The diff this write would make, and the file it was planned from."""
+    import asyncio
+
+    path, content = arguments.get("path"), arguments.get("content")
+    if not isinstance(path, str) or not isinstance(content, str):
+        return None
+    try:
+        old = await asyncio.to_thread(_current, ctx.root, path)
+    except (OSError, SandboxError, ValueError):
+        return None  # the write reports what is wrong, or writes without a preview
+    text = None if old is None else old.decode("utf-8", errors="replace")
+    return Preview(unified_preview(escape_controls(path), text, content), fingerprint(old))
+
+
+def _still_planned(root: SandboxRoot, path: str, planned: str) -> None:
+    """Raise `PlanChanged` unless the file is still the one the approved preview showed."""
+    try:
+        current = _current(root, path)
+    except (OSError, SandboxError, ValueError):
+        raise PlanChanged(path) from None
+    if fingerprint(current) != planned:
+        raise PlanChanged(path)
+
+
+def _write(root: SandboxRoot, path: str, data: bytes, planned: str | None = None) -> Path:
+    """Create missing parents and write (only over the file the approved preview showed, when
+    there was one); on failure nothing new is left behind."""
     try:
         target = root.write_parent(path, make_parents=True)
     except NotADirectoryError as exc:
@@ -34,8 +87,9 @@ def _write(root: SandboxRoot, path: str, data: bytes) -> Path:
         raise WriteFailed(
             f"cannot create directory '{escape_controls(str(exc.filename))}': {explain_write_error(exc)}"
         ) from None
+    check = None if planned is None else (lambda: _still_planned(root, path, planned))
     with target:  # an exception removes the directories made for this write
-        replace_atomically(target, data)
+        replace_atomically(target, data, before_replace=check)
     return target.path
 
 
@@ -49,7 +103,13 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     return f"write_file {path}: {size} bytes"
 
 
-@tool(risk=Risk.WRITE, phase=Phase.EXECUTION, outline=_outline, rule_subject="path")
+@tool(
+    risk=Risk.WRITE,
+    phase=Phase.EXECUTION,
+    outline=_outline,
+    rule_subject="path",
+    preview=_preview,
+)
 async def write_file(path: str, content: str, *, ctx: ToolContext) -> ToolResult:
     """Create a file, or replace an existing file's entire content, in the project.
 
@@ -71,7 +131,7 @@ async def write_file(path: str, content: str, *, ctx: ToolContext) -> ToolResult
         )
     try:
         # An abort must not turn a finished write into "cancelled": wait for the thread.
-        written = await run_to_completion(_write, ctx.root, path, data)
+        written = await run_to_completion(_write, ctx.root, path, data, ctx.planned)
     except ProtectedPathError as exc:
         return ToolResult.error(f"write_file: {exc}")
     except FileTypeError:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, cast
 
 from rho_kernel import diagnostics, hookspecs
+from rho_kernel.approvals.preview import PlanChanged
 from rho_kernel.approvals.remembered import APPROVED_BY_KIND
 from rho_kernel.cancel import Cancelled, CancelToken
 from rho_kernel.confinement.hints import with_created_note
@@ -66,6 +67,7 @@ from rho_kernel.tools.intercept import Block
 
 if TYPE_CHECKING:
     from rho_kernel.approvals.escalation import Escalation
+    from rho_kernel.approvals.preview import Preview
     from rho_kernel.approvals.ruleset import ApprovalRules
     from rho_kernel.approvals.suggest import SuggestedRule
     from rho_kernel.compaction.compactor import CompactionOutcome, Compactor
@@ -96,6 +98,12 @@ TRUNCATED_GAVE_UP = (
     "[The reply was cut off at the output token limit ([agent] completion_reserve) and "
     "compacting older turns could not make room. Ask to continue, or raise "
     "completion_reserve.]"
+)
+#: How many times a call is planned and asked when its file keeps changing in between.
+MAX_PLANS = 3
+PLAN_KEPT_CHANGING = (
+    "Tool call not run: the file kept changing between its preview and the approval, so "
+    "nothing was written. Read it again and redo the change."
 )
 ESCALATION_REFUSAL = (
     "Tool call refused: leaving the sandbox is turned off here ([sandbox] allow_escalation = "
@@ -209,8 +217,9 @@ class AgentLoop:
         self.fitted: FitResult | None = None
         self._request_bytes = 0
         self._schemas: tuple[int, int] | None = None  # (id of the schema list, its bytes)
-        #: The escalation approved for each call about to run, by call id.
+        #: The escalation and the previewed plan approved for each call about to run.
         self._escalations: dict[str, Escalation] = {}
+        self._plans: dict[str, str] = {}
         self._allowance: BatchAllowance | None = None
 
     # ── events ──────────────────────────────────────────────────────────────
@@ -600,9 +609,15 @@ class AgentLoop:
         if prepared is None:
             return
         tool, arguments = prepared
-        if not await self._authorise(call, tool, arguments):
-            return
-        await self._execute(call, tool, arguments)
+        for _ in range(MAX_PLANS):
+            if not await self._authorise(call, tool, arguments):
+                return
+            try:
+                await self._execute(call, tool, arguments)
+                return
+            except PlanChanged:
+                continue  # the file changed after the approved preview: plan and ask again
+        await self._finish_call(call, ToolResult.error(PLAN_KEPT_CHANGING), "error")
 
     async def _prepare(self, call: ToolCall) -> tuple[Tool, dict[str, Any]] | None:
         """Decode the arguments, let plugins block or rewrite, find the tool (None: finished)."""
@@ -833,6 +848,7 @@ class AgentLoop:
             # The first status may wait for the backend probe: off the event loop.
             status = await asyncio.to_thread(confinement.status) if confinement else None
             sandbox = status if status is not None else SandboxStatus(mode="unconfined")
+        preview = await self._preview(call, tool, arguments)
         request = ApprovalRequest(
             tool=call.name,
             arguments=shown,
@@ -845,11 +861,33 @@ class AgentLoop:
             ),
             escalation=escalation,
             working_directory=self._working_directory(tool, arguments),
+            preview=preview.text if preview else None,
         )
         decision = await self.params.cancel.run(self.params.gate.request(request))
+        if preview is not None and decision.kind == "approved":
+            self._plans[call.id] = preview.base
         if decision.remember is not None and decision.remember not in request.suggested_rules:
             return replace(decision, remember=None)  # only an offered rule is remembered
         return decision
+
+    async def _preview(
+        self, call: ToolCall, tool: Tool, arguments: dict[str, Any]
+    ) -> Preview | None:
+        """The change the call would make, planned for its approval and redacted (None when
+        the tool previews nothing, or its planning failed: it then reports at run time)."""
+        ctx = self._tool_context(call, None)
+        try:
+            preview = await self.params.cancel.run(tool.preview(arguments, ctx))
+        except Cancelled:
+            raise
+        except Exception as exc:
+            owner = self.params.tools.owner(call.name) or "<unknown>"
+            self.params.plugins.report(f"plugin '{owner}': {call.name}.preview failed: {exc}")
+            return None
+        if preview is None:
+            return None
+        redactor = self.params.redactor or Redactor.from_config(self.params.config.redaction)
+        return replace(preview, text=redactor.redact(preview.text))
 
     def _working_directory(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
         """Where a command starts: its `cwd` argument under the project root (lexically; the
@@ -897,9 +935,11 @@ class AgentLoop:
         if interrupted or stopped:
             raise Cancelled()
 
-    def _tool_context(self, call: ToolCall, sink: _RedactingSink) -> ToolContext:
-        """What the tool of `call` gets to work with (and the escalation approved for it)."""
-        escalation = self._escalations.pop(call.id, None)
+    def _tool_context(self, call: ToolCall, sink: _RedactingSink | None) -> ToolContext:
+        """What the tool of `call` gets to work with (and the escalation and plan approved
+        for it, when it is about to run: with an output `sink`)."""
+        escalation = self._escalations.pop(call.id, None) if sink is not None else None
+        planned = self._plans.pop(call.id, None) if sink is not None else None
         return ToolContext(
             root=self.params.root,
             config=self.params.config,
@@ -910,6 +950,7 @@ class AgentLoop:
             output=sink,
             confinement=self.params.confinement,
             escalation=(escalation.sandbox if escalation else None),
+            planned=planned,
         )
 
     async def _invoke(
@@ -918,6 +959,8 @@ class AgentLoop:
         """The tool's result (a failure as an error result), and whether an abort stopped it."""
         try:
             result = await self.params.cancel.run(tool.execute(arguments, ctx))
+        except PlanChanged:
+            raise  # nothing was written: the call is planned and asked again
         except Cancelled:
             return ToolResult.error(CANCELLED), True
         except ToolError as exc:

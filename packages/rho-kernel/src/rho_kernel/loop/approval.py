@@ -29,8 +29,9 @@ class ApprovalRequest:
     `sandbox` (for a tool that starts processes) is how they will be confined; its
     `pending_writable` paths are granted by approving. `turn_id` names the turn asking.
     `suggested_rules` are the approval rules an approval may ask to remember, `escalation`
-    what the call asks to leave the sandbox for, and why, and `working_directory` where a
-    command (of a tool matched on its command) starts (all added in 0.3).
+    what the call asks to leave the sandbox for, and why, `working_directory` where a
+    command (of a tool matched on its command) starts, and `preview` the redacted diff of
+    the change a file tool will make if approved (all added in 0.3).
     """
 
     tool: str
@@ -43,6 +44,7 @@ class ApprovalRequest:
     suggested_rules: tuple[SuggestedRule, ...] = ()
     escalation: Escalation | None = None
     working_directory: str | None = None
+    preview: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

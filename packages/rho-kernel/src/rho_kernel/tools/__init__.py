@@ -1,4 +1,6 @@
-"""The tool contract, the `@tool` decorator and the registry."""
+"""The tool contract, the `@tool` decorator and the registry, and what a tool that writes
+files needs to preview its change for the approval (`Preview`, `PlanChanged`,
+`fingerprint`, `unified_preview`; added in 0.3)."""
 
 from __future__ import annotations
 
@@ -7,11 +9,13 @@ from typing import TYPE_CHECKING
 from rho_kernel.lazy import exports_of, lazy_exports
 
 if TYPE_CHECKING:
+    from rho_kernel.approvals.preview import PlanChanged, Preview, fingerprint, unified_preview
     from rho_kernel.tools.base import (
         Continuation,
         Outliner,
         OutputSink,
         Phase,
+        Previewer,
         Risk,
         RiskOfCall,
         Tool,
@@ -32,11 +36,18 @@ if TYPE_CHECKING:
 
 _ORIGIN = exports_of(
     {
+        "rho_kernel.approvals.preview": (
+            "PlanChanged",
+            "Preview",
+            "fingerprint",
+            "unified_preview",
+        ),
         "rho_kernel.tools.base": (
             "Continuation",
             "Outliner",
             "OutputSink",
             "Phase",
+            "Previewer",
             "Risk",
             "RiskOfCall",
             "Tool",
@@ -68,6 +79,9 @@ __all__ = [
     "Outliner",
     "OutputSink",
     "Phase",
+    "PlanChanged",
+    "Preview",
+    "Previewer",
     "Rewrite",
     "Risk",
     "RiskOfCall",
@@ -79,7 +93,9 @@ __all__ = [
     "ToolResult",
     "apply_interception",
     "declared_tools",
+    "fingerprint",
     "implementation_schemas",
     "tool",
+    "unified_preview",
     "write_schemas",
 ]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from rho_kernel.stash import Stash
 
 if TYPE_CHECKING:
+    from rho_kernel.approvals.preview import Preview
     from rho_kernel.cancel import CancelToken
     from rho_kernel.config.model import RhoConfig
     from rho_kernel.confinement.state import ConfinedLauncher, Confinement
@@ -73,6 +74,10 @@ RiskOfCall = Callable[[dict[str, Any]], "Risk | str"]
 #: to fit the context window after its first `kept_lines` lines.
 Continuation = Callable[[dict[str, Any], "ToolResult", int], str | None]
 
+#: `preview(arguments, ctx) -> Preview | None` (async): the change a call would make,
+#: planned for its approval (see `Tool.preview`).
+Previewer = Callable[[dict[str, Any], "ToolContext"], Awaitable["Preview | None"]]
+
 
 @dataclass(slots=True)
 class ToolContext:
@@ -104,6 +109,9 @@ class ToolContext:
     #: The approved escalation of this call (`"network"` or `"unconfined"`), which
     #: `run_process` applies to the processes it starts; None: confined as configured.
     escalation: str | None = None
+    #: The base of the preview the user approved (see `Tool.preview`): write only if the
+    #: file still matches it. None: no preview was shown.
+    planned: str | None = None
 
     async def run_process(
         self,
@@ -265,6 +273,14 @@ class Tool:
         """How the model can see the rest of a result that was cut to fit the context window
         after its first `kept_lines` lines (e.g. `read on with read_file offset=812`); it ends
         the footer of the cut result. None (the default) gives a generic advice."""
+        return None
+
+    async def preview(self, arguments: dict[str, Any], ctx: ToolContext) -> Preview | None:
+        """The change this call would make, planned before its approval is asked: a diff to
+        show and the `base` it was planned from (see `rho_kernel.approvals.preview`). The
+        approved call then runs with `ctx.planned` set to that base and must raise
+        `PlanChanged` rather than write when its file no longer matches it; rho then plans
+        and asks again. None (the default): no preview. Added in 0.3."""
         return None
 
     def schema(self) -> dict[str, Any]:

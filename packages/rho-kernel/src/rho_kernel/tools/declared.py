@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from rho_kernel.tools.base import Phase, Risk, Tool
 
 if TYPE_CHECKING:
+    from rho_kernel.approvals.preview import Preview
     from rho_kernel.tools.base import ToolContext, ToolResult
 
 
@@ -119,6 +120,10 @@ class DeclaredTool(Tool):
     ) -> str | None:
         """The implementation's advice on reading on after a cut result."""
         return self.target.continuation(arguments, result, kept_lines)
+
+    async def preview(self, arguments: dict[str, Any], ctx: ToolContext) -> Preview | None:
+        """The implementation's planned change, when it previews one."""
+        return await self.target.preview(arguments, ctx)
 
 
 def declared_tools(declarations: Sequence[ToolDeclaration], schemas: Path) -> list[Tool]:

@@ -8,7 +8,16 @@ import json
 import re
 from collections.abc import Callable
 from types import UnionType
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+    overload,
+)
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -18,12 +27,16 @@ from rho_kernel.tools.base import (
     Continuation,
     Outliner,
     Phase,
+    Previewer,
     Risk,
     RiskOfCall,
     Tool,
     ToolContext,
     ToolResult,
 )
+
+if TYPE_CHECKING:
+    from rho_kernel.approvals.preview import Preview
 
 _ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$")
 _ARG_LINE = re.compile(r"^\s+(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
@@ -90,6 +103,7 @@ class FunctionTool(Tool):
         confined_risk: Risk | str | None = None,
         fresh_process_per_call: bool = False,
         rule_subject: Literal["command", "path"] | None = None,
+        preview: Previewer | None = None,
     ) -> None:
         self.func = func
         self.confined_risk = Risk(confined_risk) if confined_risk is not None else None
@@ -97,6 +111,7 @@ class FunctionTool(Tool):
         self.runs_processes = runs_processes
         self.fresh_process_per_call = fresh_process_per_call
         self.rule_subject = rule_subject
+        self.previewer = preview
         self.outliner = outline
         self.continuer = continuation
         self.name = name or func.__name__
@@ -178,6 +193,12 @@ class FunctionTool(Tool):
         except Exception:  # an outline is a nicety: a broken one falls back to the generic
             return None
 
+    async def preview(self, arguments: dict[str, Any], ctx: ToolContext) -> Preview | None:
+        """The change `preview` plans for this call (None without one)."""
+        if self.previewer is None:
+            return None
+        return await self.previewer(arguments, ctx)
+
     def continuation(
         self, arguments: dict[str, Any], result: ToolResult, kept_lines: int
     ) -> str | None:
@@ -247,6 +268,7 @@ def tool(
     confined_risk: Risk | str | None = None,
     fresh_process_per_call: bool = False,
     rule_subject: Literal["command", "path"] | None = None,
+    preview: Previewer | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -265,6 +287,7 @@ def tool(
     confined_risk: Risk | str | None = None,
     fresh_process_per_call: bool = False,
     rule_subject: Literal["command", "path"] | None = None,
+    preview: Previewer | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function.
 
@@ -286,7 +309,8 @@ def tool(
     confines the processes it starts (see `Tool.confined_risk`).
     `fresh_process_per_call=True` declares that each call starts a fresh process (see
     `Tool.fresh_process_per_call`). `rule_subject` says what approval rules match its calls
-    on (see `Tool.rule_subject`).
+    on (see `Tool.rule_subject`); `preview(arguments, ctx)` (async) plans the change a call
+    would make, for its approval (see `Tool.preview`).
     """
 
     def wrap(function: Callable[..., Any]) -> FunctionTool:
@@ -303,6 +327,7 @@ def tool(
             confined_risk=confined_risk,
             fresh_process_per_call=fresh_process_per_call,
             rule_subject=rule_subject,
+            preview=preview,
         )
 
     if func is not None:

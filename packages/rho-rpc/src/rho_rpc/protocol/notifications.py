@@ -142,6 +142,12 @@ class ApprovalRequestParams(TurnEvent):
         "any rewrite by a plugin), not the model's raw text."
     )
     risk: Literal["read", "write", "destructive", "network"]
+    preview: str | None = Field(
+        None,
+        description="For a file change (write_file, edit_file): the unified diff of exactly "
+        "what will be written, redacted and bounded. Approved, it is written only if the file "
+        "is still as it was when planned; otherwise rho plans again and sends a new request.",
+    )
     workingDirectory: str | None = Field(
         None,
         description="For a command (run_command): the directory it starts in, an absolute "
