@@ -112,8 +112,14 @@ async def test_no_way_to_make_a_set_id_file_and_ordinary_modes_still_work(
 async def test_the_command_and_the_sandboxs_init_both_run_under_the_filter(
     project: Path, home: Path
 ) -> None:
-    """Tracing the sandbox's pid 1 (same uid) would not get past it: it is filtered too."""
-    result = await confined("grep '^Seccomp:' /proc/self/status /proc/1/status", project, home)
+    """Tracing the sandbox's pid 1 (same uid) would not get past it: it is filtered too.
+
+    bwrap's pid 1 loads the filter just after it starts the command, so the command waits
+    for that (an event, not a time): were pid 1 never filtered, the wait would not end and
+    the test would fail on its timeout."""
+    wait = "until grep -q '^Seccomp:[[:space:]]*2' /proc/1/status; do :; done"
+    line = f"{wait}; grep '^Seccomp:' /proc/self/status /proc/1/status"
+    result = await confined(line, project, home)
     assert [line.split()[-1] for line in result.stdout.splitlines()] == ["2", "2"]
 
 
