@@ -160,3 +160,28 @@ def test_only_an_offered_rule_is_remembered_and_deny_still_wins(  # type: ignore
     cli = rho.call("revokeApprovalRule", {"rule": deny, "scope": "session"})
     assert cli["error"]["code"] == -32602
     assert rho.finish() == 0
+
+
+def test_a_session_file_from_elsewhere_brings_no_rules(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, tmp_path: Path
+) -> None:
+    server.add(_command("echo two 1"), text_reply("done"))
+    rho = start_scripted(start_rho, server)
+    session_path = Path(rho.seen[0]["params"]["sessionPath"])
+    prompt_id = rho.request("prompt", {"message": "go"})
+    _ask_and_remember(rho, "session", "run_command(echo two:*)")
+    _finish_prompt(rho, prompt_id)
+    assert rho.finish() == 0
+    shipped = tmp_path / "shipped.jsonl"  # e.g. a session file that came with a repository
+    shipped.write_bytes(session_path.read_bytes())
+
+    server.add(_command("echo two 2"))
+    resumed = start_scripted(start_rho, server, "--session", str(shipped))
+    prompt_id = resumed.request("prompt", {"message": "again"})
+    request = resumed.notification("approval/request")["params"]  # its rule is not applied
+    resumed.answer_approval(request, approved=False)
+    server.add(text_reply("done"))
+    _finish_prompt(resumed, prompt_id)
+    assert resumed.call("listApprovalRules")["result"]["rules"] == []
+    resumed.kill()
+    assert "remembered approval rule(s) are not applied" in resumed.stderr_text()

@@ -52,11 +52,32 @@ class RememberedRules:
 
     def session_rules(self) -> list[str]:
         """The rules remembered in the current session (the latest record of them, on any
-        branch: going back in the conversation does not forget an approval)."""
+        branch: going back in the conversation does not forget an approval). A session file
+        outside rho's own state directory (`--session` naming a file from elsewhere, a
+        repository's, say) was not written by this user's approvals: its rules are not
+        applied, and that is said once."""
         session = self._session()
         if self._cached is None or self._cached[0] != session.id:
-            self._cached = (session.id, _latest_rules(session))
+            rules = _latest_rules(session)
+            if rules and not self._own(session):
+                from rho_kernel.diagnostics import warn
+
+                warn(
+                    f"{session.path}: its {len(rules)} remembered approval rule(s) are not "
+                    "applied: the session file is not in rho's state directory"
+                )
+                rules = []
+            self._cached = (session.id, rules)
         return list(self._cached[1])
+
+    def _own(self, session: Session) -> bool:
+        """Whether `session` lives in memory or in this user's state directory."""
+        if session.path is None:
+            return True
+        from rho_kernel.home import state_dir
+
+        own = state_dir(self._home).resolve()
+        return session.path.resolve().is_relative_to(own)
 
     def project_rules(self) -> list[str]:
         """The rules remembered for this project."""
