@@ -45,7 +45,7 @@ def test_a_session_rule_stops_the_asking_and_a_resumed_session_keeps_it(  # type
     start_rho, server: ScriptedServer, project: Path
 ) -> None:
     server.add(_command("echo one 1"), _command("echo one 2"), _command("echo one; echo x"))
-    server.add(text_reply("done"))
+    server.add(_command("echo one 3 | cat"), _command("echo onex"), text_reply("done"))
     rho = start_scripted(start_rho, server)
     session_path = rho.seen[0]["params"]["sessionPath"]
     prompt_id = rho.request("prompt", {"message": "go"})
@@ -54,9 +54,15 @@ def test_a_session_rule_stops_the_asking_and_a_resumed_session_keeps_it(  # type
         "run_command(echo one 1)",
         "run_command(echo one:*)",
     }
-    last = rho.notification("approval/request")["params"]  # the list still asks
-    assert "echo x" in last["arguments"] and last["suggestedRules"] == []
-    rho.answer_approval(last, approved=False)
+    listed = rho.notification("approval/request")["params"]  # a list still asks,
+    assert "echo x" in listed["arguments"] and listed["suggestedRules"] == []
+    rho.answer_approval(listed, approved=False)
+    piped = rho.notification("approval/request")["params"]  # and a pipeline,
+    assert "| cat" in piped["arguments"]
+    rho.answer_approval(piped, approved=False)
+    longer = rho.notification("approval/request")["params"]  # and a longer word
+    assert "echo onex" in longer["arguments"]
+    rho.answer_approval(longer, approved=False)
     _finish_prompt(rho, prompt_id)
     approved = [m["params"] for m in rho.seen if m.get("method") == "tool/approved"]
     assert [(a["approvedBy"], a["source"]) for a in approved] == [
