@@ -10,6 +10,13 @@ from rho_rpc.protocol.base import TURN_ID, Wire
 from rho_rpc.protocol.prompt import ProviderFailureInfo
 from rho_rpc.protocol.state import SandboxInfo
 
+CALL_ID = (
+    "The tool call's id (the model's, or one rho generated when the model sent none); the "
+    "same in tool/call, approval/request, tool/denied, tool/result, agent/end and the "
+    "session's tool message."
+)
+"""The description of every `callId`."""
+
 
 class ReadyParams(Wire):
     """`ready`: sent once, before anything else."""
@@ -46,11 +53,7 @@ class DeltaParams(TurnEvent):
 class ToolCallParams(TurnEvent):
     """`tool/call`: the model called a tool (arguments is the raw JSON string)."""
 
-    callId: str = Field(
-        description="The tool call's id (the model's, or one rho generated when the model sent "
-        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
-        "and the session's tool message."
-    )
+    callId: str = Field(description=CALL_ID)
     name: str
     arguments: str
 
@@ -58,11 +61,7 @@ class ToolCallParams(TurnEvent):
 class ToolResultParams(TurnEvent):
     """`tool/result`: a tool call's result as the model sees it."""
 
-    callId: str = Field(
-        description="The tool call's id (the model's, or one rho generated when the model sent "
-        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
-        "and the session's tool message."
-    )
+    callId: str = Field(description=CALL_ID)
     name: str
     is_error: bool
     output: str
@@ -72,11 +71,7 @@ class ToolOutputParams(TurnEvent):
     """`tool/output`: live output of a running call (redacted); the model gets only the
     final result."""
 
-    callId: str = Field(
-        description="The tool call's id (the model's, or one rho generated when the model sent "
-        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
-        "and the session's tool message."
-    )
+    callId: str = Field(description=CALL_ID)
     name: str
     stream: str = Field(description='Which output: "stdout", "stderr" or a tool\'s own label.')
     text: str
@@ -85,11 +80,7 @@ class ToolOutputParams(TurnEvent):
 class ToolDeniedParams(TurnEvent):
     """`tool/denied`."""
 
-    callId: str = Field(
-        description="The tool call's id (the model's, or one rho generated when the model sent "
-        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
-        "and the session's tool message."
-    )
+    callId: str = Field(description=CALL_ID)
     name: str
 
 
@@ -117,11 +108,7 @@ class ToolApprovedParams(TurnEvent):
     """`tool/approved`: a call runs without asking because an approval rule allows it,
     where the approval policy would have asked (no `approval/request` is sent for it)."""
 
-    callId: str = Field(
-        description="The tool call's id (the model's, or one rho generated when the model sent "
-        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
-        "and the session's tool message."
-    )
+    callId: str = Field(description=CALL_ID)
     name: str
     approvedBy: str = Field(description='The rule, as written: "run_command(cargo test:*)".')
     source: str = Field(description='Where the rule was given: "--allow" or "[approval] allow".')
@@ -131,11 +118,7 @@ class ApprovalRequestParams(TurnEvent):
     """`approval/request`: answer with `approvalResponse` carrying the same `approvalId`."""
 
     approvalId: str = Field(description="Names this request; the response must carry it back.")
-    callId: str = Field(
-        description="The tool call's id (the model's, or one rho generated when the model sent "
-        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
-        "and the session's tool message."
-    )
+    callId: str = Field(description=CALL_ID)
     tool: str
     arguments: str = Field(
         description="Exactly the arguments that will run, as canonical JSON (after decoding and "
@@ -201,11 +184,7 @@ class ToolOutcome(Wire):
 class ToolCallSummary(Wire):
     """One tool call of the run."""
 
-    callId: str = Field(
-        description="The tool call's id (the model's, or one rho generated when the model sent "
-        "none); the same in tool/call, approval/request, tool/denied, tool/result, agent/end "
-        "and the session's tool message."
-    )
+    callId: str = Field(description=CALL_ID)
     name: str
     arguments: str
     outcome: ToolOutcome
