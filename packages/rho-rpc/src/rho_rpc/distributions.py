@@ -14,7 +14,15 @@ from importlib.metadata import distributions
 
 #: The distributions rho is made of (normalized names).
 RHO_DISTRIBUTIONS = frozenset(
-    {"rho-kernel", "rho-rpc", "rho-tools-fs", "rho-tools-rust", "rho-ext-js", "rho-memory"}
+    {
+        "rho-kernel",
+        "rho-rpc",
+        "rho-tools-fs",
+        "rho-tools-rust",
+        "rho-ext-js",
+        "rho-memory",
+        "rho-mcp",
+    }
 )
 
 

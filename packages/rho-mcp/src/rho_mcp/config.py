@@ -1,0 +1,170 @@
+"""`[mcp_servers.NAME]`: one MCP server, with the keys Codex users already write.
+
+A server is started by a command (`command`, `args`, `env`, `env_vars`, `cwd`) or reached at
+a URL (`url`, `bearer_token_env_var`, `http_headers`, `env_http_headers`); mixing the two
+is an error. Both take `enabled`, `required`, `startup_timeout_sec`, `tool_timeout_sec`,
+`enabled_tools`, `disabled_tools`, and rho's own `risk`, `trust_annotations` and `sandbox`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rho_kernel import Risk
+
+#: A server's name: what its tools' names are made from (see `rho_mcp.naming`).
+SERVER_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+#: Variables that make a program load code it was not asked to run: never set for a server.
+SMUGGLING_VARIABLES = frozenset(
+    {
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "LD_AUDIT",
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "PYTHONHOME",
+        "PYTHONINSPECT",
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "BASH_ENV",
+        "ENV",
+        "PERL5OPT",
+        "PERL5LIB",
+        "PERLLIB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "JDK_JAVA_OPTIONS",
+        "GIT_EXEC_PATH",
+        "GIT_SSH_COMMAND",
+        "PROMPT_COMMAND",
+    }
+)
+#: Prefixes of such variables (macOS's dynamic loader).
+SMUGGLING_PREFIXES = ("DYLD_",)
+
+_COMMAND_KEYS = ("command", "args", "env", "env_vars", "cwd")
+_URL_KEYS = ("url", "bearer_token_env_var", "http_headers", "env_http_headers")
+
+
+def smuggles_code(name: str) -> bool:
+    """Whether the environment variable `name` could make the child load other code."""
+    upper = name.upper()
+    return upper in SMUGGLING_VARIABLES or upper.startswith(SMUGGLING_PREFIXES)
+
+
+class McpServerConfig(BaseModel):
+    """One server: started by `command`, or reached at `url`."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    command: str | None = Field(None, min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    #: Names of rho's environment variables handed on to the server as they are.
+    env_vars: list[str] = Field(default_factory=list)
+    cwd: str | None = None
+    url: str | None = Field(None, min_length=1)
+    bearer_token_env_var: str | None = None
+    http_headers: dict[str, str] = Field(default_factory=dict)
+    #: Header name → the environment variable its value is read from.
+    env_http_headers: dict[str, str] = Field(default_factory=dict)
+    enabled: bool = True
+    #: Whether a prompt fails when this server cannot be started.
+    required: bool = False
+    startup_timeout_sec: float = Field(10.0, gt=0, le=600)
+    tool_timeout_sec: float = Field(60.0, gt=0, le=86400)
+    #: Only these of its tools (None: all of them).
+    enabled_tools: list[str] | None = None
+    disabled_tools: list[str] = Field(default_factory=list)
+    #: The risk of every tool of this server, over what its annotations say.
+    risk: Risk | None = None
+    #: Whether its tools' annotations (read-only, open-world, destructive) set their risk.
+    trust_annotations: bool = False
+    #: `confined`: its process runs in the OS sandbox; `unconfined`: as the user. None: the
+    #: default of where it is configured (a repository's servers are confined).
+    sandbox: Literal["confined", "unconfined"] | None = None
+    #: With `sandbox = "confined"`: whether the server may reach the network.
+    network: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_transport(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        command = [key for key in _COMMAND_KEYS if key in data]
+        url = [key for key in _URL_KEYS if key in data]
+        if command and url:
+            raise ValueError(
+                f"a server is started by a command or reached at a url, not both: it sets "
+                f"{', '.join(command)} and {', '.join(url)}"
+            )
+        if "command" not in data and "url" not in data:
+            raise ValueError("a server needs `command` (to start it) or `url` (to reach it)")
+        return data
+
+    @model_validator(mode="after")
+    def _no_smuggling(self) -> McpServerConfig:
+        for name in (*self.env, *self.env_vars):
+            if smuggles_code(name):
+                raise ValueError(
+                    f"{name} may not be set for an MCP server: it could make the server "
+                    "load code it was not configured to run"
+                )
+        if self.url is not None and not self.url.startswith(("http://", "https://")):
+            raise ValueError(f"url must start with http:// or https://, not {self.url!r}")
+        return self
+
+    @property
+    def transport(self) -> Literal["stdio", "http"]:
+        """How rho talks to it: over a child's stdin and stdout, or Streamable HTTP."""
+        return "stdio" if self.command is not None else "http"
+
+
+class McpServersTable(BaseModel):
+    """`[mcp_servers]`: server name → its table. Each entry is checked as an
+    `McpServerConfig` when the file is read, so a mistake is a startup error naming the file
+    (rho-mcp reads each file's entries itself, to know whose they are)."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    @model_validator(mode="after")
+    def _servers(self) -> McpServersTable:
+        for name, table in (self.model_extra or {}).items():
+            if not SERVER_NAME.fullmatch(name):
+                raise ValueError(f"server name {name!r}: use 1 to 64 letters, digits, '_' or '-'")
+            server_problem(name, table)
+        return self
+
+
+def server_problem(name: str, table: Any) -> McpServerConfig:
+    """`table` as a server's config; raises ValueError naming the server and the problem."""
+    if not isinstance(table, dict):
+        raise ValueError(f"{name}: a server is a table, not {type(table).__name__}")
+    try:
+        return McpServerConfig.model_validate(table)
+    except ValidationError as exc:
+        problems = "; ".join(_problem(error) for error in exc.errors())
+        raise ValueError(f"{name}: {problems}") from None
+
+
+def _problem(error: Any) -> str:
+    where = ".".join(str(part) for part in error.get("loc", ()))
+    message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
+
+
+__all__ = [
+    "SERVER_NAME",
+    "SMUGGLING_PREFIXES",
+    "SMUGGLING_VARIABLES",
+    "McpServerConfig",
+    "McpServersTable",
+    "server_problem",
+    "smuggles_code",
+]

@@ -1,0 +1,281 @@
+"""`McpManager`: the runtime's servers, started after `ready`, and their tools in the registry.
+
+What the model can call changes only between turns: a server that starts, lists its tools
+again (`notifications/tools/list_changed`) or is restarted while a prompt runs has its tools
+put in the registry when the next prompt starts (`apply_pending`), never in the middle of a
+turn. A server's tools stay registered while it is away (a call starts it again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rho_kernel import Runtime, state_dir
+from rho_mcp.connection import ServerConnection
+from rho_mcp.environment import child_environment, request_headers
+from rho_mcp.naming import unique_name
+from rho_mcp.schema import schema_problem
+from rho_mcp.sources import ServerSpec, Sources, read_sources, untrusted_message
+from rho_mcp.stdio import (
+    MAX_MESSAGE_BYTES,
+    ChildCommand,
+    child_transport,
+    kill_group,
+)
+from rho_mcp.tool import McpTool
+
+if TYPE_CHECKING:
+    from rho_mcp.stdio import Launching
+
+#: The plugin name the MCP tools are registered under.
+PLUGIN = "rho-mcp"
+
+
+class McpManager:
+    """Every configured server of one runtime."""
+
+    def __init__(self, runtime: Runtime, environ: Mapping[str, str] | None = None) -> None:
+        self.runtime = runtime
+        self.environ: Mapping[str, str] = os.environ if environ is None else environ
+        self.report = runtime.plugins.report
+        self.sources: Sources = read_sources(
+            runtime.root.path, runtime.options.home, self.environ, self.report
+        )
+        self.connections = {
+            name: ServerConnection(spec, self._open_transport, self._changed, _version())
+            for name, spec in self.sources.servers.items()
+        }
+        self.registered: dict[str, McpTool] = {}
+        self.pending = False
+        self._pids: dict[str, int] = {}
+        self._skipped: set[tuple[str, str, str]] = set()
+
+    # ── lifecycle ───────────────────────────────────────────────────────────
+
+    async def start_all(self) -> None:
+        """Start every server that may start and wait until each has settled (ready, or
+        failed: at most its `startup_timeout_sec`)."""
+        for path, names in self.sources.untrusted.items():
+            self.report(untrusted_message(path, names))
+        for connection in self.connections.values():
+            if connection.state == "failed" and connection.error:
+                self.report(f"MCP server '{connection.name}' not started: {connection.error}")
+            connection.start()
+        await asyncio.gather(*(c.settled() for c in self.connections.values()))
+        self.apply_pending()
+
+    def refusal(self) -> str | None:
+        """Why a prompt cannot run: a `required` server that is not running."""
+        for connection in self.connections.values():
+            config = connection.spec.config
+            if config.required and config.enabled and connection.state != "ready":
+                why = connection.error or connection.state
+                return f"the required MCP server '{connection.name}' is not running: {why}"
+        return None
+
+    def close(self) -> None:
+        """Stop every server's process now (rho is exiting): SIGTERM to each process group,
+        a moment to exit, then SIGKILL. The owner tasks end with the event loop."""
+        groups = [pid for pid in self._pids.values() if kill_group(pid, signal.SIGTERM)]
+        deadline = time.monotonic() + 1.0
+        while groups and time.monotonic() < deadline:
+            time.sleep(0.02)
+            groups = [pid for pid in groups if kill_group(pid, 0)]
+        for pid in groups:
+            kill_group(pid)
+        self._pids.clear()
+
+    async def restart(self, name: str) -> ServerConnection:
+        """Restart server `name` (KeyError when there is none)."""
+        connection = self.connections[name]
+        await connection.restart()
+        return connection
+
+    # ── transports ──────────────────────────────────────────────────────────
+
+    def _open_transport(self, connection: ServerConnection) -> Any:
+        spec = connection.spec
+        if spec.config.command is not None:
+            return child_transport(self._child_command(connection))
+        return self._http_transport(spec)
+
+    def log_path(self, name: str) -> Path:
+        """Where server `name`'s stderr is written."""
+        return state_dir(self.runtime.options.home) / "logs" / f"mcp-{name}.log"
+
+    def _child_command(self, connection: ServerConnection) -> ChildCommand:
+        spec = connection.spec
+        config = spec.config
+        assert config.command is not None
+        root = self.runtime.root.path
+        cwd = root / config.cwd if config.cwd else root
+        name = connection.name
+
+        def started(pid: int) -> None:
+            self._pids[name] = pid
+
+        def exited(code: int | None) -> None:
+            self._pids.pop(name, None)
+            connection.gone(code)
+
+        return ChildCommand(
+            argv=[config.command, *config.args],
+            cwd=cwd,
+            env=child_environment(config, self.environ),
+            log=self.log_path(name),
+            launch=self._launching(spec),
+            on_exit=exited,
+            on_start=started,
+        )
+
+    def _launching(self, spec: ServerSpec) -> Launching | None:
+        if not spec.confined:
+            return None
+        confinement = self.runtime.confinement
+        launcher = confinement.launcher(network=spec.config.network)
+        if launcher is None:
+            status = confinement.status()
+            if status.mode == "off":
+                return None  # the user turned the sandbox off for everything
+            raise RuntimeError(
+                f"it must run in the OS sandbox, which is not available: {status.problem}"
+                + (f"; to fix it, {status.fix}" if status.fix else "")
+            )
+        return launcher.launch
+
+    def _http_transport(self, spec: ServerSpec) -> Any:
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        headers, unset = request_headers(spec.config, self.environ)
+        if unset:
+            raise RuntimeError(f"environment variables not set: {', '.join(unset)}")
+        url = spec.config.url
+        assert url is not None
+
+        @asynccontextmanager
+        async def transport() -> AsyncIterator[Any]:
+            async with (
+                create_mcp_http_client(headers=headers) as http,
+                streamable_http_client(
+                    url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES
+                ) as streams,
+            ):
+                yield streams
+
+        return transport()
+
+    # ── the registry ────────────────────────────────────────────────────────
+
+    def _changed(self, connection: ServerConnection) -> None:
+        self.pending = True
+        if not self.runtime.busy:
+            self.apply_pending()
+
+    def apply_pending(self) -> None:
+        """Put the servers' current tools in the registry (call it between turns)."""
+        if not self.pending:
+            return
+        self.pending = False
+        wanted = self._wanted_tools()
+        registry = self.runtime.tools
+        for name, tool in list(self.registered.items()):
+            if wanted.get(name) is not tool:
+                registry.unregister(name)
+                del self.registered[name]
+        for name, tool in wanted.items():
+            if name not in self.registered:
+                registry.register(tool, PLUGIN)
+                self.registered[name] = tool
+
+    def _wanted_tools(self) -> dict[str, McpTool]:
+        current = {
+            (tool.connection.name, tool.remote_name, id(tool.parameters)): tool
+            for tool in self.registered.values()
+        }
+        taken = {tool.name for tool in self.runtime.tools if tool.name not in self.registered}
+        wanted: dict[str, McpTool] = {}
+        for connection in self.connections.values():
+            if connection.state in ("stopped", "disabled", "untrusted"):
+                continue
+            for remote in connection.offer.tools:
+                if not self._offered(connection, remote):
+                    continue
+                kept = current.get((connection.name, remote.name, id(remote.input_schema)))
+                name = kept.name if kept is not None else None
+                if name is None or name in taken or name in wanted:
+                    name = unique_name(connection.name, remote.name, taken | set(wanted))
+                    if name in taken or name in wanted:
+                        self._skip(connection, remote.name, f"no free name (tried {name})")
+                        continue
+                    kept = None
+                wanted[name] = kept or McpTool(connection, remote, name)
+        return wanted
+
+    def _offered(self, connection: ServerConnection, remote: Any) -> bool:
+        config = connection.spec.config
+        if config.enabled_tools is not None and remote.name not in config.enabled_tools:
+            return False
+        if remote.name in config.disabled_tools:
+            return False
+        problem = schema_problem(remote.input_schema)
+        if problem is not None:
+            self._skip(connection, remote.name, problem)
+            return False
+        return True
+
+    def _skip(self, connection: ServerConnection, tool: str, why: str) -> None:
+        key = (connection.name, tool, why)
+        if key not in self._skipped:
+            self._skipped.add(key)
+            self.report(f"MCP server '{connection.name}': tool {tool[:100]!r} left out: {why}")
+
+    def describe(self, connection: ServerConnection) -> dict[str, Any]:
+        """What `listMcpServers` says of a server."""
+        spec = connection.spec
+        return {
+            "name": connection.name,
+            "state": connection.state,
+            "transport": spec.config.transport,
+            "source": str(spec.path),
+            "origin": spec.origin,
+            "confined": spec.config.transport == "stdio" and spec.confined,
+            "required": spec.config.required,
+            "tools": sorted(n for n, t in self.registered.items() if t.connection is connection),
+            "prompts": [prompt.name for prompt in connection.offer.prompts],
+            "resources": connection.offer.resources,
+            "error": connection.error,
+            "logPath": str(self.log_path(connection.name))
+            if spec.config.transport == "stdio"
+            else None,
+            "starts": connection.starts,
+        }
+
+    def summary(self, connection: ServerConnection) -> dict[str, Any]:
+        """What `getState`'s `mcp` says of a server."""
+        tools = sum(1 for tool in self.registered.values() if tool.connection is connection)
+        return {
+            "name": connection.name,
+            "state": connection.state,
+            "tools": tools,
+            "error": connection.error,
+        }
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rho-mcp")
+    except PackageNotFoundError:
+        return "0"
+
+
+__all__ = ["PLUGIN", "McpManager"]

@@ -1,0 +1,115 @@
+"""The `rho-mcp` plugin (entry point `rho-mcp = "rho_mcp.plugin"`): owns `[mcp_servers]`,
+starts the configured MCP servers after `ready`, and adds their tools, their prompts (as
+commands) and the methods `listMcpServers` and `restartMcpServer`.
+
+Nothing here imports the MCP SDK: the servers are read and started by work begun at
+`rho_startup`, which the first prompt waits for, and the SDK is imported only when a server
+is configured.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rho_kernel import hookimpl
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from rho_kernel import RpcMethod, Runtime
+
+#: The config table this plugin reads.
+SECTION = "mcp_servers"
+
+#: The methods: name, summary, and whether it runs while a prompt runs.
+METHODS = (
+    (
+        "listMcpServers",
+        "Every configured MCP server: its state, transport, tools, error and log file.",
+        True,
+    ),
+    (
+        "restartMcpServer",
+        "Stop an MCP server and start it again; its tools are updated before the next prompt.",
+        False,
+    ),
+)
+
+
+@hookimpl
+def rho_register_config_sections() -> dict[str, type[BaseModel]]:
+    """Declare `[mcp_servers]` (each `[mcp_servers.NAME]` a server)."""
+    from rho_mcp.config import McpServersTable
+
+    return {SECTION: McpServersTable}
+
+
+@hookimpl
+def rho_project_files_to_trust(root: Path) -> list[str]:
+    """The project's `.mcp.json`: its servers start only while `rho trust` vouches for it."""
+    from rho_mcp.sources import MCP_JSON
+
+    path = root / MCP_JSON
+    return [MCP_JSON] if path.is_file() and not path.is_symlink() else []
+
+
+@hookimpl
+def rho_startup(runtime: Runtime) -> None:
+    """Read and start the configured servers in the background."""
+    from rho_mcp import running
+
+    running.start(runtime)
+
+
+@hookimpl
+def rho_shutdown(runtime: Runtime) -> None:
+    """Stop every server's process."""
+    from rho_mcp.running import current_manager
+
+    manager = current_manager(runtime)
+    if manager is not None:
+        manager.close()
+
+
+@hookimpl
+def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
+    """`listMcpServers` and `restartMcpServer` (their handlers and models are imported on
+    the first request, see `rho_mcp.rpc`)."""
+    from rho_kernel import DeferredMethod
+
+    complete: dict[str, RpcMethod] = {}
+
+    def load(name: str) -> RpcMethod:
+        if not complete:
+            from rho_mcp.rpc import mcp_methods
+
+            complete.update((method.name, method) for method in mcp_methods(runtime))
+        return complete[name]
+
+    return [
+        DeferredMethod(name, partial(load, name), summary=summary, concurrent=concurrent)
+        for name, summary, concurrent in METHODS
+    ]
+
+
+def _state(runtime: Runtime) -> dict[str, Any]:
+    """getState's `mcp`: each server's name, state and number of tools."""
+    from rho_mcp.running import current_manager
+
+    manager = current_manager(runtime)
+    if manager is None:
+        return {"servers": []}
+    return {"servers": [manager.summary(c) for c in manager.connections.values()]}
+
+
+__all__ = [
+    "METHODS",
+    "SECTION",
+    "rho_project_files_to_trust",
+    "rho_register_config_sections",
+    "rho_register_rpc_methods",
+    "rho_shutdown",
+    "rho_startup",
+]
