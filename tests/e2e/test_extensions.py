@@ -109,6 +109,7 @@ def test_the_books_extension_runs_unchanged(  # type: ignore[no-untyped-def]
         {
             "name": "deploy",
             "extension": "my-extension",
+            "source": "extension:my-extension",
             "description": "Deploy to production",
             "risk": "read",
         }

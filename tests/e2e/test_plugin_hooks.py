@@ -1,5 +1,5 @@
-"""Third-party plugins in the real `rho` process: hook wrappers, tracing, safe tool defaults
-and per-plugin state.
+"""Third-party plugins in the real `rho` process: hook wrappers, tracing, safe tool defaults,
+per-plugin state, and commands and getState keys beside an extension's.
 
 Each plugin is installed the way a wheel would be: a `*.dist-info` with `entry_points.txt`
 and its module on PYTHONPATH.
@@ -84,6 +84,37 @@ def neighbour_peek(ctx: ToolContext) -> str:
 def rho_register_tools():
     return [neighbour_peek]
 """
+
+COMMANDS = """
+from rho_kernel import Command, Risk, ToolError, hookimpl
+
+
+class Deploy(Command):
+    name = "deploy"
+    description = "Deploy with acme"
+    source = "acme"
+    risk = Risk.WRITE
+
+    async def run(self, args):
+        if args == "nowhere":
+            raise ToolError("acme cannot deploy nowhere")
+        return f"acme deployed {args}"
+
+
+@hookimpl
+def rho_register_commands(runtime):
+    return [Deploy()]
+
+
+@hookimpl
+def rho_state(runtime):
+    return {"acme": {"deploys": 0}, "busy": "never"}
+"""
+
+SHIP = (
+    'export default { name: "ship", commands: [{ name: "deploy", description: "Ship it", '
+    "handler: (args: string) => `shipped ${args}` }] };\n"
+)
 
 
 def _site(tmp_path: Path, **plugins: str) -> dict[str, str]:
@@ -200,3 +231,34 @@ def test_a_plugins_stash_lasts_for_the_process_and_is_its_own(  # type: ignore[n
         "count 3",
         "neighbour 0",
     ]
+
+
+def test_a_plugins_commands_and_state_keys_sit_beside_an_extensions(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, tmp_path: Path, home: Path
+) -> None:
+    extensions = home / ".rho" / "extensions"
+    extensions.mkdir(parents=True)
+    (extensions / "ship.ts").write_text(SHIP)
+    rho = start_scripted(start_rho, server, "--ephemeral", env=_site(tmp_path, acme=COMMANDS))
+    listed = rho.call("listCommands")["result"]["commands"]
+    assert sorted((c["source"], c["name"], c["risk"], c.get("extension")) for c in listed) == [
+        ("acme", "deploy", "write", None),
+        ("extension:ship", "deploy", "read", "ship"),
+    ]
+    both = rho.call("executeCommand", {"name": "deploy"})["error"]
+    assert both["code"] == -32602
+    assert "offered by acme, extension:ship; say which with source" in both["message"]
+    mine = rho.call("executeCommand", {"name": "deploy", "source": "acme", "args": "v2"})
+    assert mine["result"] == {"output": "acme deployed v2"}
+    shipped = rho.call("executeCommand", {"name": "deploy", "extension": "ship", "args": "v3"})
+    assert shipped["result"] == {"output": "shipped v3"}
+    failed = rho.call("executeCommand", {"name": "deploy", "source": "acme", "args": "nowhere"})
+    assert failed["error"] == {"code": -32020, "message": "acme cannot deploy nowhere"}
+    state = rho.call("getState")["result"]
+    assert state["acme"] == {"deploys": 0} and state["busy"] is False
+    assert rho.call("getState")["result"] == state
+    assert rho.finish() == 0
+    err = rho.stderr_text()
+    clash = "getState key 'busy' of plugin 'acme' (acme-rho-plugin 0.1) skipped: getState has"
+    assert err.count(clash) == 1
+    assert "Traceback" not in err

@@ -36,6 +36,8 @@ REQUEST_MODULES = (
     "rho_rpc.wire",
     "rho_rpc.methods",
     "rho_rpc.tree_methods",
+    "rho_rpc.command_methods",
+    "rho_rpc.plugin_state",
     "rho_rpc.openrpc",
     "rho_rpc.plugin_listing",
     "rho_rpc.status_bar",
@@ -108,6 +110,7 @@ def test_ready_imports_no_wire_model_and_no_method_handler(tmp_path: Path) -> No
         ({"method": "getTree", "params": {"limt": 5}}, -32602, {"base", "tree"}, "rho_rpc.tree_methods"),
         ({"method": "prompt", "params": {"message": " "}}, -32602, {"base", "prompt"}, "rho_rpc.methods"),
         ({"method": "listTools"}, None, {"base", "state", "tools"}, "rho_rpc.methods"),
+        ({"method": "listCommands"}, None, {"base", "commands"}, "rho_rpc.command_methods"),
     ],
 )  # fmt: skip
 def test_a_request_imports_only_its_own_models(

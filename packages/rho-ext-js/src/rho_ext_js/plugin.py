@@ -1,5 +1,6 @@
 """The `rho-ext-js` plugin (entry point `rho-ext-js = "rho_ext_js.plugin"`): owns
-`[extensions]`, starts the extensions after `ready`, and adds their RPC methods.
+`[extensions]`, starts the extensions after `ready`, adds their RPC methods and offers their
+commands.
 
 Nothing here imports V8 or tree-sitter: extensions are found and loaded by work started at
 `rho_startup`, which the first prompt and `listTools` wait for. Where there are none, the
@@ -18,7 +19,7 @@ from rho_ext_js.config import ExtensionsConfig
 from rho_kernel import hookimpl
 
 if TYPE_CHECKING:
-    from rho_kernel import RpcMethod, Runtime
+    from rho_kernel import Command, RpcMethod, Runtime
 
 #: The config section this plugin reads.
 SECTION = "extensions"
@@ -71,19 +72,13 @@ METHODS = (
         "model sees the new tools from its next request.",
         False,
     ),
-    ("listCommands", "The commands the running extensions offer.", True),
-    (
-        "executeCommand",
-        "Run an extension's command; it may do what its declared risk allows.",
-        False,
-    ),
 )
 
 
 @hookimpl
 def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
-    """`listExtensions`, `reloadExtensions`, `listCommands`, `executeCommand` (their
-    handlers and models are imported on the first request, see `rho_ext_js.rpc`)."""
+    """`listExtensions` and `reloadExtensions` (their handlers and models are imported on
+    the first request, see `rho_ext_js.rpc`)."""
     from rho_kernel import DeferredMethod
 
     complete: dict[str, RpcMethod] = {}
@@ -101,10 +96,25 @@ def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
     ]
 
 
+@hookimpl
+def rho_register_commands(runtime: Runtime) -> list[Command]:
+    """The running extensions' commands (`listCommands`, `executeCommand`), source
+    `extension:<name>`; none before an extension was looked at (no manager is made for it)."""
+    from rho_ext_js.running import current_manager
+
+    manager = current_manager(runtime)
+    if manager is None:
+        return []
+    from rho_ext_js.commands import extension_commands
+
+    return extension_commands(manager)
+
+
 __all__ = [
     "METHODS",
     "SECTION",
     "rho_project_files_to_trust",
+    "rho_register_commands",
     "rho_register_config_sections",
     "rho_register_rpc_methods",
     "rho_shutdown",

@@ -1,5 +1,6 @@
-"""The extension methods: `listExtensions`, `reloadExtensions`, `listCommands` and
-`executeCommand`, added through `rho_register_rpc_methods`."""
+"""The extension methods: `listExtensions` and `reloadExtensions`, added through
+`rho_register_rpc_methods`. (The extensions' commands are offered through
+`rho_register_commands`, see `rho_ext_js.commands`.)"""
 
 from __future__ import annotations
 
@@ -8,10 +9,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from rho_ext_js.plugin import METHODS
-from rho_kernel import RpcError, RpcMethod, Runtime, ToolError
-from rho_kernel.rpc import INVALID_PARAMS
+from rho_kernel import RpcError, RpcMethod, Runtime
 
-#: The error code of a command that failed or of extensions that are not running.
+#: The error code of extensions that are not running (the code of a failed command too).
 EXTENSION_ERROR = -32020
 
 
@@ -64,37 +64,6 @@ class ReloadExtensionsResult(_Model):
     failed: list[FailedExtension]
 
 
-class CommandInfo(_Model):
-    """A command an extension offers."""
-
-    name: str
-    extension: str
-    description: str
-    risk: str
-
-
-class ListCommandsResult(_Model):
-    """The commands of the running extensions."""
-
-    commands: list[CommandInfo]
-
-
-class ExecuteCommandParams(_Model):
-    """`executeCommand` params."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(description="The command's name.")
-    args: str = Field("", description="The text its handler receives.")
-    extension: str | None = Field(None, description="Which extension's, when two offer it.")
-
-
-class ExecuteCommandResult(_Model):
-    """What the command's handler returned."""
-
-    output: str
-
-
 class ExtensionMethods:
     """The handlers, finding the runtime's `ExtensionManager` when called."""
 
@@ -125,43 +94,6 @@ class ExtensionMethods:
             failed=[FailedExtension(name=n, error=e) for n, e in report.failed],
         )
 
-    async def list_commands(self, _: NoParams) -> ListCommandsResult:
-        await self.runtime.startup_settled()
-        commands = [
-            CommandInfo(
-                name=c.name, extension=e.source.name, description=c.description, risk=str(c.risk)
-            )
-            for e in self._manager().loaded()
-            for c in (e.manifest.commands if e.manifest else ())
-        ]
-        return ListCommandsResult(commands=commands)
-
-    async def execute_command(self, params: ExecuteCommandParams) -> ExecuteCommandResult:
-        manager = self._manager()
-        matches = [
-            (e.source.name, c)
-            for e in manager.loaded()
-            for c in (e.manifest.commands if e.manifest else ())
-            if c.name == params.name and params.extension in (None, e.source.name)
-        ]
-        if not matches:
-            raise RpcError(
-                INVALID_PARAMS,
-                f"Invalid params: name: no command {params.name!r} (see listCommands)",
-            )
-        if len(matches) > 1:
-            owners = ", ".join(name for name, _ in matches)
-            raise RpcError(
-                INVALID_PARAMS,
-                f"Invalid params: name: {params.name!r} is offered by {owners}; say which with extension",
-            )
-        extension, command = matches[0]
-        try:
-            output = await manager.call_command(command, extension, params.args)
-        except ToolError as exc:
-            raise RpcError(EXTENSION_ERROR, str(exc)) from None
-        return ExecuteCommandResult(output=output if isinstance(output, str) else str(output))
-
 
 def _info(extension: Any) -> ExtensionInfo:
     manifest = extension.manifest if extension.state == "loaded" else None
@@ -180,14 +112,12 @@ def _info(extension: Any) -> ExtensionInfo:
 
 
 def extension_methods(runtime: Runtime) -> list[RpcMethod]:
-    """The four methods, bound to `runtime` (names, summaries and concurrency as the plugin
+    """The methods, bound to `runtime` (names, summaries and concurrency as the plugin
     declares them in `rho_ext_js.plugin.METHODS`)."""
     handlers = ExtensionMethods(runtime)
     parts: dict[str, tuple[Any, type[BaseModel], type[BaseModel]]] = {
         "listExtensions": (handlers.list_extensions, NoParams, ListExtensionsResult),
         "reloadExtensions": (handlers.reload_extensions, NoParams, ReloadExtensionsResult),
-        "listCommands": (handlers.list_commands, NoParams, ListCommandsResult),
-        "executeCommand": (handlers.execute_command, ExecuteCommandParams, ExecuteCommandResult),
     }
     return [
         RpcMethod(

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     __version__: str
     from rho_kernel.approvals.suggest import SuggestedRule
     from rho_kernel.cancel import Cancelled, CancelToken, run_to_completion
+    from rho_kernel.commands import Command
     from rho_kernel.config.loader import load_config
     from rho_kernel.config.markers import (
         Additive,
@@ -118,6 +119,7 @@ _ORIGIN = exports_of(
         "rho_kernel.encoding": ("scrub_json", "scrub_surrogates"),
         "rho_kernel.home": ("state_dir", "user_home"),
         "rho_kernel.cancel": ("CancelToken", "Cancelled", "run_to_completion"),
+        "rho_kernel.commands": ("Command",),
         "rho_kernel.config.loader": ("load_config",),
         "rho_kernel.config.markers": (
             "Additive",
@@ -213,6 +215,7 @@ __all__ = [
     "CancelToken",
     "Cancelled",
     "ChatMessage",
+    "Command",
     "CompactionRequest",
     "CompactionStrategy",
     "CompactionSummary",

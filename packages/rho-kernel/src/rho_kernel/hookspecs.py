@@ -31,6 +31,7 @@ import pluggy
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from rho_kernel.commands import Command
     from rho_kernel.config.model import ApprovalMode, RhoConfig
     from rho_kernel.confinement.backend import ConfinementBackend
     from rho_kernel.loop.approval import ApprovalGate
@@ -250,6 +251,43 @@ def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
     """
 
 
+@hookspec
+def rho_register_commands(runtime: Runtime) -> list[Command]:
+    """Contribute the commands a client lists (`listCommands`) and runs (`executeCommand`).
+
+    Return the `Command` objects the plugin offers now (an empty list, or None, offers none).
+    Called on every `listCommands` and `executeCommand`, once the work started at startup has
+    settled (`runtime.startup_settled()`), so a plugin whose commands change (extensions
+    reloaded, an MCP server's prompts) answers what is current. Keep it cheap: answer from
+    what the plugin holds, and start nothing just to answer it.
+
+    An item that is not a `Command`, whose `name` is not non-empty text, whose `description`
+    or `source` is not text or whose `risk` is not a `Risk` (or its value, `"write"`), is
+    reported (once) and skipped; so is a second command of the same name from the same
+    source. An empty `source` stands for the
+    plugin's registered name. Two sources may offer the same name: `executeCommand` then
+    needs `source` to pick one.
+
+    Added in 0.3.
+    """
+
+
+@hookspec
+def rho_state(runtime: Runtime) -> dict[str, Any]:
+    """Add keys to `getState`'s result, each a JSON value: rho-mcp adds `mcp`.
+
+    Called on every `getState`, which clients poll: answer from what the plugin holds, without
+    I/O. Return a dict of key to value (an empty dict, or None, adds nothing); the keys join
+    the result's top level. A key that is one of `getState`'s own members (`model`,
+    `sandbox`, …), or that a plugin loading earlier gives too, is reported (once) and skipped,
+    and so is a key that is not text or a value that is not JSON (NaN, an object json cannot
+    encode). A null value is left out, as `getState` leaves out its own null members. An
+    implementation that raises is reported and adds nothing.
+
+    Added in 0.3.
+    """
+
+
 # ── Lifecycle ────────────────────────────────────────────────────────────────
 
 
@@ -273,6 +311,7 @@ __all__ = [
     "rho_approval_policy",
     "rho_before_tool_call",
     "rho_project_files_to_trust",
+    "rho_register_commands",
     "rho_register_compaction_strategies",
     "rho_register_config_sections",
     "rho_register_confinement_backends",
@@ -282,5 +321,6 @@ __all__ = [
     "rho_register_tools",
     "rho_shutdown",
     "rho_startup",
+    "rho_state",
     "rho_system_prompt_fragments",
 ]

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from rho_kernel import diagnostics
+from rho_kernel import StashKey, diagnostics
+
+if TYPE_CHECKING:
+    from rho_kernel import Runtime
 
 Level = Literal["info", "warning", "error"]
 _STYLES = {"info": "dim", "warning": "yellow", "error": "bold red"}
+
+#: The messages `report_once` gave in a runtime, kept in its stash.
+REPORTED: StashKey[set[str]] = StashKey("rho-rpc reported")
 
 
 def _use_colour() -> bool:
@@ -31,4 +37,14 @@ def report(message: str, level: Level = "info") -> None:
     )
 
 
-__all__ = ["report"]
+def report_once(runtime: Runtime, message: str) -> None:
+    """Report a plugin's problem through the runtime's plugin host, the first time only: what
+    plugins give on every request (`getState`, `listCommands`) is judged on every request,
+    and one broken contribution must not fill stderr."""
+    reported = runtime.stash.setdefault(REPORTED, set())
+    if message not in reported:
+        reported.add(message)
+        runtime.plugins.report(message)
+
+
+__all__ = ["REPORTED", "report", "report_once"]

@@ -53,6 +53,12 @@ CORE_TABLE: tuple[MethodRow, ...] = (
      "messages.GetMessagesResult", "The messages on the current branch.", True),
     ("listTools", "methods.CoreMethods.list_tools", "base.NoParams", "tools.ListToolsResult",
      "The tools the model can call.", True),
+    ("listCommands", "command_methods.CommandMethods.list_commands", "base.NoParams",
+     "commands.ListCommandsResult",
+     "The commands plugins offer (extensions' commands, MCP servers' prompts, …).", True),
+    ("executeCommand", "command_methods.CommandMethods.execute_command",
+     "commands.ExecuteCommandParams", "commands.ExecuteCommandResult",
+     "Run a command listCommands names; it may do what its declared risk allows.", False),
     ("listPlugins", "methods.CoreMethods.list_plugins", "base.NoParams",
      "plugins.ListPluginsResult",
      "Loaded plugins with versions and hooks, and the ones that failed.", True),
@@ -124,7 +130,7 @@ def complete_method(runtime: Runtime, row: MethodRow) -> RpcMethod:
 
 def core_methods(runtime: Runtime) -> list[RpcMethod]:
     """The core methods (prompt, approvals, sessions and their tree, state, models, tools,
-    plugins), each imported on its first request."""
+    commands, plugins), each imported on its first request."""
     return [
         CoreDeferredMethod(
             row[0], partial(complete_method, runtime, row), summary=row[4], concurrent=row[5]

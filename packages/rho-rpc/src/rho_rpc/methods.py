@@ -228,6 +228,7 @@ class CoreMethods:
     # ── state ───────────────────────────────────────────────────────────────
 
     async def get_state(self, _: NoParams) -> GetStateResult:
+        from rho_rpc.plugin_state import plugin_state
         from rho_rpc.protocol.state import GetStateResult, ToolDefinitionsInfo
 
         runtime = self.runtime
@@ -246,6 +247,7 @@ class CoreMethods:
                 render.tool_definitions(runtime.tool_share())
             ),
             approvalMode=runtime.permission_mode,
+            **plugin_state(runtime, GetStateResult.model_fields),
         )
 
     async def _sandbox(self) -> SandboxInfo:

@@ -38,7 +38,8 @@ def rho_register_observers(config: RhoConfig, runtime: Runtime) -> list[Observer
 
 @hookimpl
 def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
-    """The core methods (prompt, abort, approvalResponse, sessions, state, tools, plugins)."""
+    """The core methods (prompt, abort, approvalResponse, sessions, state, tools, commands,
+    plugins)."""
     from rho_rpc.method_table import core_methods
 
     return core_methods(runtime)

@@ -17,6 +17,12 @@ from rho_rpc.protocol.base import (
     Result,
     Wire,
 )
+from rho_rpc.protocol.commands import (
+    CommandInfo,
+    ExecuteCommandParams,
+    ExecuteCommandResult,
+    ListCommandsResult,
+)
 from rho_rpc.protocol.messages import (
     ChatMessage,
     FullOutput,
@@ -121,12 +127,15 @@ __all__ = [
     "BranchToParams",
     "BranchToResult",
     "ChatMessage",
+    "CommandInfo",
     "CompactParams",
     "CompactResult",
     "ContextCompactedParams",
     "ContextSnapshot",
     "DeltaParams",
     "EmptyResult",
+    "ExecuteCommandParams",
+    "ExecuteCommandResult",
     "FailedPlugin",
     "FittedRequest",
     "FittedView",
@@ -139,6 +148,7 @@ __all__ = [
     "GetTreeParams",
     "GetTreeResult",
     "IterationUsage",
+    "ListCommandsResult",
     "ListModelsResult",
     "ListPluginsResult",
     "ListProvidersResult",

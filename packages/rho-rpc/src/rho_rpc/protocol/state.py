@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from rho_rpc.protocol.base import Result, Wire
 
@@ -62,7 +62,10 @@ class ToolDefinitionsInfo(Wire):
 
 
 class GetStateResult(Result):
-    """`getState` result."""
+    """`getState` result. Plugins add members of their own (`rho_state`), each named by the
+    plugin and holding any JSON value, e.g. `mcp` from rho-mcp (docs/mcp.md)."""
+
+    model_config = ConfigDict(extra="allow")
 
     model: str
     provider: str
