@@ -3,13 +3,43 @@ Streamable HTTP, their tools in the loop, their lifecycle and failures."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from mcp_servers import ECHO, mcp_servers, toml_server, user_servers, write_spec  # type: ignore[import-not-found]
+import pytest
+from mcp_servers import ECHO, SERVER, mcp_servers, toml_server, user_servers, write_spec  # type: ignore[import-not-found]
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+
+@pytest.fixture
+def http_mcp_server(tmp_path: Path) -> Iterator[Callable[..., str]]:
+    """Start the test server over Streamable HTTP on 127.0.0.1; gives its URL."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(**spec: Any) -> str:
+        port_file = tmp_path / f"port-{len(started)}"
+        path = write_spec(
+            tmp_path / "http-specs", f"http{len(started)}", http=str(port_file), **spec
+        )
+        process = subprocess.Popen([sys.executable, str(SERVER), str(path)])
+        started.append(process)
+        deadline = time.monotonic() + 60
+        while not port_file.exists():
+            assert process.poll() is None, "the HTTP test server exited"
+            assert time.monotonic() < deadline, "the HTTP test server did not start"
+            time.sleep(0.02)
+        return f"http://127.0.0.1:{port_file.read_text()}/mcp"
+
+    yield start
+    for process in started:
+        process.kill()
+        process.wait()
 
 
 def _prompt(rho: RhoProcess, message: str = "go") -> dict[str, Any]:
@@ -45,3 +75,215 @@ def test_a_user_servers_tool_runs_in_the_loop_after_approval(  # type: ignore[no
     assert rho.finish() == 0
     assert "docs server up" in log.read_text()
     assert "Traceback" not in rho.stderr_text()
+
+
+ALLOW_MCP = ("--allow", "mcp__*")
+
+
+def _called(rho: RhoProcess, tool: str, server: ScriptedServer, *args: Any) -> dict[str, Any]:
+    """Run one prompt in which the model calls `tool` with `args[0]` (or {}), then answers."""
+    server.add(tool_call_reply(tool, args[0] if args else {}), text_reply("done"))
+    _prompt(rho)
+    return _results(rho)[-1]
+
+
+def test_tools_over_streamable_http_with_headers_from_the_environment(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path, http_mcp_server
+) -> None:
+    url = http_mcp_server(tools=[ECHO])
+    user_servers(
+        home,
+        "[mcp_servers.remote]\n"
+        f'url = "{url}"\n'
+        'bearer_token_env_var = "REMOTE_TOKEN"\n'
+        'http_headers = { "X-Team" = "rho" }\n',
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP, env={"REMOTE_TOKEN": "t0k"})
+    result = _called(rho, "mcp__remote__echo", server, {"text": "over http"})
+    assert result["output"] == "over http" and not result["is_error"]
+    listed = mcp_servers(rho)["remote"]
+    assert (listed["transport"], listed.get("logPath"), listed["state"]) == ("http", None, "ready")
+    assert rho.finish() == 0
+
+
+def test_a_server_that_never_answers_initialize_fails_alone(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    specs = tmp_path / "specs"
+    user_servers(
+        home,
+        toml_server("mute", write_spec(specs, "mute", hang=True), startup_timeout_sec=1),
+        toml_server("docs", write_spec(specs, "docs", tools=[ECHO])),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    assert _called(rho, "mcp__docs__echo", server, {"text": "still here"})["output"] == "still here"
+    listed = mcp_servers(rho)
+    assert listed["mute"]["state"] == "failed"
+    assert "did not finish starting within 1 s" in listed["mute"]["error"]
+    state = rho.call("getState")["result"]["mcp"]["servers"]
+    assert {s["name"]: s["state"] for s in state} == {"mute": "failed", "docs": "ready"}
+    assert rho.finish() == 0
+    err = rho.stderr_text()
+    assert err.count("MCP server 'mute'") == 1 and "Traceback" not in err
+
+
+def test_a_required_server_that_cannot_start_fails_the_prompt(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    user_servers(
+        home,
+        '[mcp_servers.needed]\ncommand = "/nonexistent/mcp-server"\nrequired = true\n',
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    end = _prompt(rho)
+    assert end["method"] == "agent/error"
+    assert "required MCP server 'needed'" in end["params"]["error"]
+    assert "not found" in end["params"]["error"]
+    assert server.requests == []
+    assert rho.finish() == 0
+
+
+def test_tool_names_are_valid_distinct_and_never_shadowed(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    long = "t" * 200
+    tools = [
+        {"name": "a__b", "behavior": "echo"},
+        {"name": "a.b", "behavior": "echo"},
+        {"name": "a_b", "behavior": "echo"},
+        {"name": long, "behavior": "echo"},
+        {"name": long + "x", "behavior": "echo"},
+    ]
+    user_servers(home, toml_server("my__srv", write_spec(tmp_path / "s", "n", tools=tools)))
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    rho.call("listTools")  # waits for the servers to start
+    names = mcp_servers(rho)["my__srv"]["tools"]
+    assert len(names) == 5 and len(set(names)) == 5
+    assert all(len(n) <= 64 and n.startswith("mcp__my__srv__") for n in names)
+    assert "mcp__my__srv__a__b" in names and "mcp__my__srv__a_b" in names
+    assert rho.finish() == 0
+
+
+def test_annotations_set_the_risk_only_when_trusted(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    tools = [
+        {"name": "look", "behavior": "echo", "annotations": {"readOnlyHint": True}},
+        {"name": "fetch", "behavior": "echo", "annotations": {"openWorldHint": True}},
+        {"name": "add", "behavior": "echo", "annotations": {"destructiveHint": False}},
+        {"name": "drop", "behavior": "echo", "annotations": {}},
+    ]
+    specs = tmp_path / "specs"
+    user_servers(
+        home,
+        toml_server("hinted", write_spec(specs, "h", tools=tools), trust_annotations=True),
+        toml_server("plain", write_spec(specs, "p", tools=tools)),
+        toml_server("fixed", write_spec(specs, "f", tools=tools), risk="read"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    risks = {t["name"]: t["risk"] for t in rho.call("listTools")["result"]["tools"]}
+    assert [risks[f"mcp__hinted__{n}"] for n in ("look", "fetch", "add", "drop")] == [
+        "read",
+        "network",
+        "write",
+        "destructive",
+    ]
+    assert {risks[f"mcp__plain__{n}"] for n in ("look", "fetch", "add", "drop")} == {"write"}
+    assert {risks[f"mcp__fixed__{n}"] for n in ("look", "fetch", "add", "drop")} == {"read"}
+    assert rho.finish() == 0
+
+
+def test_a_hostile_schema_leaves_out_that_tool_only(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    loop = {
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/a"}},
+        "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+    }
+    tools = [
+        ECHO,
+        {"name": "looped", "behavior": "echo", "inputSchema": loop},
+        {"name": "listy", "behavior": "echo", "inputSchema": {"type": "array"}},
+        {
+            "name": "far",
+            "behavior": "echo",
+            "inputSchema": {"type": "object", "$ref": "http://x/s"},
+        },
+    ]
+    user_servers(home, toml_server("odd", write_spec(tmp_path / "s", "odd", raw_tools=tools)))
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    rho.call("listTools")
+    assert mcp_servers(rho)["odd"]["tools"] == ["mcp__odd__echo"]
+    assert _called(rho, "mcp__odd__echo", server, {"text": "fine"})["output"] == "fine"
+    assert rho.finish() == 0
+    err = rho.stderr_text()
+    assert "'looped' left out" in err and "loop" in err
+    assert "'listy' left out" in err and "'far' left out" in err
+    assert "MCP server 'odd' gave an invalid" not in err
+
+
+def test_results_of_every_content_kind_and_a_10_mb_result_capped(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    tools = [
+        {"name": "mixed", "behavior": "mixed"},
+        {"name": "big", "behavior": "big"},
+        {"name": "structured", "behavior": "structured"},
+        {"name": "fails", "behavior": "error"},
+    ]
+    user_servers(home, toml_server("kinds", write_spec(tmp_path / "s", "k", tools=tools)))
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    mixed = _called(rho, "mcp__kinds__mixed", server)
+    assert mixed["output"].splitlines() == [
+        "first",
+        "[resource file:///notes.txt]",
+        "the notes",
+        "[resource file:///big.bin]",
+        "[image image/png, 32 bytes]",
+        "[audio audio/wav, 16 bytes]",
+    ]
+    big = _called(rho, "mcp__kinds__big", server)
+    assert (
+        len(big["output"].encode()) < 70_000
+        and "bytes of the server's result left out" in big["output"]
+    )
+    structured = _called(rho, "mcp__kinds__structured", server)
+    assert '"answer": 42' in structured["output"] and not structured["is_error"]
+    fails = _called(rho, "mcp__kinds__fails", server)
+    assert fails["is_error"] and "the tool failed on purpose" in fails["output"]
+    assert rho.finish() == 0
+
+
+def test_api_keys_reach_a_server_only_when_named(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    tools = [{"name": "env", "behavior": "env"}]
+    specs = tmp_path / "specs"
+    user_servers(
+        home,
+        toml_server("blind", write_spec(specs, "b", tools=tools)),
+        toml_server("told", write_spec(specs, "t", tools=tools), env_vars=["TEAM_API_KEY"]),
+    )
+    rho = start_scripted(
+        start_rho, server, "--ephemeral", *ALLOW_MCP, env={"TEAM_API_KEY": "s3cret-value"}
+    )
+    assert _called(rho, "mcp__blind__env", server, {"name": "TEAM_API_KEY"})["output"] == "<unset>"
+    told = _called(rho, "mcp__told__env", server, {"name": "TEAM_API_KEY"})["output"]
+    assert told != "<unset>"  # handed on (the loop's redaction may hide the value itself)
+    assert rho.finish() == 0
+
+
+def test_a_config_mixing_command_and_url_or_smuggling_code_stops_rho(  # type: ignore[no-untyped-def]
+    start_rho, home: Path
+) -> None:
+    for table, words in (
+        ('command = "x"\nurl = "http://127.0.0.1:1/mcp"\n', "not both"),
+        ('command = "x"\nenv = { LD_PRELOAD = "/tmp/evil.so" }\n', "LD_PRELOAD"),
+    ):
+        user_servers(home, "[mcp_servers.bad]\n" + table)
+        rho = start_rho("--ephemeral")
+        assert rho.finish() != 0
+        err = rho.stderr_text()
+        assert "config.toml" in err and "mcp_servers" in err and words in err
+        assert "Traceback" not in err

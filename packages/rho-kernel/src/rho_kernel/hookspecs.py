@@ -292,6 +292,24 @@ def rho_state(runtime: Runtime) -> dict[str, Any]:
 
 
 @hookspec
+def rho_prompt_starting(runtime: Runtime) -> str | None:
+    """Called at the start of every prompt, before its first model request, with the turn
+    under way (`runtime.busy` is true until it ends) and after the work begun at startup has
+    settled.
+
+    It is the moment a plugin whose tools change while rho runs (servers that come and go,
+    say) puts the change in `runtime.tools`: the registry must not change during a turn, so
+    the model sees the same tools from the turn's first request to its last. Return a reason
+    to refuse the prompt (it fails with it, as `agent/error`, before its message is added to
+    the session or anything is sent to the model; the session records the failed turn as it
+    does every failed prompt), or None to let it run. An implementation that raises is
+    reported and refuses nothing.
+
+    Added in 0.3.
+    """
+
+
+@hookspec
 def rho_startup(runtime: Runtime) -> None:
     """Called once after the runtime is assembled and before the host accepts requests.
 
@@ -311,6 +329,7 @@ __all__ = [
     "rho_approval_policy",
     "rho_before_tool_call",
     "rho_project_files_to_trust",
+    "rho_prompt_starting",
     "rho_register_commands",
     "rho_register_compaction_strategies",
     "rho_register_config_sections",

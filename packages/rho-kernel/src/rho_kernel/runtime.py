@@ -663,6 +663,7 @@ class Runtime:
 
         async with self._turn_lock:
             self.cancel = cancel or CancelToken()
+            refusal = self._refusal()
             self._warn_tool_share()
             observers = self._observers(observers)
             if gate is None:
@@ -699,6 +700,7 @@ class Runtime:
                 rules=self.approval_rules,
                 permission_mode=lambda: self.permission_mode,
                 remember=self.remember_rule,
+                refusal=refusal,
             )
             loop = AgentLoop(self.session, params)
             self.turn_id = loop.turn_id
@@ -707,6 +709,12 @@ class Runtime:
             finally:
                 self.cancel = self.turn_id = None
                 self.phase = str(loop.phase.current) if loop.phase.current else None
+
+    def _refusal(self) -> str | None:
+        """The first reason a plugin gives to refuse the prompt starting now (each plugin
+        may update the tools here: see `hookspecs.rho_prompt_starting`)."""
+        answers = self.plugins.call_each(hookspecs.rho_prompt_starting, runtime=self)
+        return next((str(reason) for _, reason in answers if reason), None)
 
     def steer(self, message: str) -> bool:
         """Queue `message` for the running prompt (the turn `turn_id` names); False (nothing

@@ -24,6 +24,7 @@ import anyio
 import mcp_types
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
 from rho_kernel import ToolError
 from rho_mcp.stdio import describe_exit
@@ -83,6 +84,8 @@ class ServerConnection:
         self._exit_code: int | None = None
         self._gone = False
         self._refreshes: set[asyncio.Task[None]] = set()
+        #: Tools its listings held that are malformed (name, why), reported by the manager.
+        self.skipped: list[tuple[str, str]] = []
         if not spec.config.enabled:
             self.state = "disabled"
         elif not spec.trusted:
@@ -192,9 +195,24 @@ class ServerConnection:
 
     async def _list(self, client: Client) -> Offer:
         capabilities = client.server_capabilities
-        tools = await _all_pages(client.list_tools, "tools") if capabilities.tools else []
+        tools = await self._tools(client) if capabilities.tools else []
         prompts = await _all_pages(client.list_prompts, "prompts") if capabilities.prompts else []
         return Offer(tools, prompts, capabilities.resources is not None, client.instructions)
+
+    async def _tools(self, client: Client) -> list[Any]:
+        try:
+            tools: list[Any] = await _all_pages(client.list_tools, "tools")
+        except ValidationError as strict:
+            from rho_mcp.listing import lenient_tools
+
+            def skip(tool: str, why: str) -> None:
+                self.skipped.append((tool, why))
+
+            try:
+                tools = await lenient_tools(client, skip, MAX_PAGES)
+            except AttributeError:
+                raise strict from None
+        return tools
 
     # ── while it runs ───────────────────────────────────────────────────────
 

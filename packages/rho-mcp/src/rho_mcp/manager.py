@@ -17,10 +17,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rho_kernel import Runtime, state_dir
+from rho_kernel import Runtime, Tool, state_dir
 from rho_mcp.connection import ServerConnection
 from rho_mcp.environment import child_environment, request_headers
 from rho_mcp.naming import unique_name
+from rho_mcp.resources import resource_tools
 from rho_mcp.schema import schema_problem
 from rho_mcp.sources import ServerSpec, Sources, read_sources, untrusted_message
 from rho_mcp.stdio import (
@@ -52,7 +53,9 @@ class McpManager:
             name: ServerConnection(spec, self._open_transport, self._changed, _version())
             for name, spec in self.sources.servers.items()
         }
-        self.registered: dict[str, McpTool] = {}
+        self.registered: dict[str, Tool] = {}
+        self._resource_servers: dict[str, ServerConnection] = {}
+        self._resource_tools: list[Tool] = []
         self.pending = False
         self._pids: dict[str, int] = {}
         self._skipped: set[tuple[str, str, str]] = set()
@@ -69,7 +72,25 @@ class McpManager:
                 self.report(f"MCP server '{connection.name}' not started: {connection.error}")
             connection.start()
         await asyncio.gather(*(c.settled() for c in self.connections.values()))
+        for connection in self.connections.values():
+            if connection.starts and connection.state == "failed":
+                self.report(self._failure(connection))
         self.apply_pending()
+
+    def _failure(self, connection: ServerConnection) -> str:
+        where = (
+            f" (its log: {self.log_path(connection.name)})"
+            if connection.spec.config.transport == "stdio"
+            else ""
+        )
+        required = (
+            "; prompts fail until it runs (required = true)"
+            if connection.spec.config.required
+            else ""
+        )
+        return (
+            f"MCP server '{connection.name}' failed to start: {connection.error}{where}{required}"
+        )
 
     def refusal(self) -> str | None:
         """Why a prompt cannot run: a `required` server that is not running."""
@@ -195,16 +216,28 @@ class McpManager:
                 registry.register(tool, PLUGIN)
                 self.registered[name] = tool
 
-    def _wanted_tools(self) -> dict[str, McpTool]:
+    def _listed(self) -> list[ServerConnection]:
+        """The servers whose tools are offered: all but the stopped and those that may not
+        run (one that went away keeps its tools: a call starts it again)."""
+        for connection in self.connections.values():
+            for tool_name, why in connection.skipped:
+                self._skip(connection, tool_name, why)
+        return [
+            c
+            for c in self.connections.values()
+            if c.state not in ("stopped", "disabled", "untrusted")
+        ]
+
+    def _wanted_tools(self) -> dict[str, Tool]:
         current = {
             (tool.connection.name, tool.remote_name, id(tool.parameters)): tool
             for tool in self.registered.values()
+            if isinstance(tool, McpTool)
         }
         taken = {tool.name for tool in self.runtime.tools if tool.name not in self.registered}
-        wanted: dict[str, McpTool] = {}
-        for connection in self.connections.values():
-            if connection.state in ("stopped", "disabled", "untrusted"):
-                continue
+        wanted: dict[str, Tool] = {}
+        listed = self._listed()
+        for connection in listed:
             for remote in connection.offer.tools:
                 if not self._offered(connection, remote):
                     continue
@@ -217,6 +250,15 @@ class McpManager:
                         continue
                     kept = None
                 wanted[name] = kept or McpTool(connection, remote, name)
+        self._resource_servers.clear()
+        self._resource_servers.update((c.name, c) for c in listed if c.offer.resources)
+        for tool in resource_tools(self._resource_servers, self._resource_tools):
+            if tool.name in taken:
+                self.report(
+                    f"rho-mcp: {tool.name} left out: another plugin has a tool of that name"
+                )
+            else:
+                wanted[tool.name] = tool
         return wanted
 
     def _offered(self, connection: ServerConnection, remote: Any) -> bool:
@@ -248,7 +290,11 @@ class McpManager:
             "origin": spec.origin,
             "confined": spec.config.transport == "stdio" and spec.confined,
             "required": spec.config.required,
-            "tools": sorted(n for n, t in self.registered.items() if t.connection is connection),
+            "tools": sorted(
+                n
+                for n, t in self.registered.items()
+                if isinstance(t, McpTool) and t.connection is connection
+            ),
             "prompts": [prompt.name for prompt in connection.offer.prompts],
             "resources": connection.offer.resources,
             "error": connection.error,
@@ -260,7 +306,11 @@ class McpManager:
 
     def summary(self, connection: ServerConnection) -> dict[str, Any]:
         """What `getState`'s `mcp` says of a server."""
-        tools = sum(1 for tool in self.registered.values() if tool.connection is connection)
+        tools = sum(
+            1
+            for tool in self.registered.values()
+            if isinstance(tool, McpTool) and tool.connection is connection
+        )
         return {
             "name": connection.name,
             "state": connection.state,

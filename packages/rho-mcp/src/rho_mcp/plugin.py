@@ -18,7 +18,7 @@ from rho_kernel import hookimpl
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from rho_kernel import RpcMethod, Runtime
+    from rho_kernel import Command, RpcMethod, Runtime
 
 #: The config table this plugin reads.
 SECTION = "mcp_servers"
@@ -94,22 +94,51 @@ def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
     ]
 
 
-def _state(runtime: Runtime) -> dict[str, Any]:
-    """getState's `mcp`: each server's name, state and number of tools."""
+@hookimpl
+def rho_state(runtime: Runtime) -> dict[str, Any]:
+    """getState's `mcp`: each server's name, state, number of tools and error."""
+    from rho_mcp.running import current_manager
+
+    manager = current_manager(runtime)
+    servers = [] if manager is None else [manager.summary(c) for c in manager.connections.values()]
+    return {"mcp": {"servers": servers}}
+
+
+@hookimpl
+def rho_prompt_starting(runtime: Runtime) -> str | None:
+    """Put the servers' tool changes in the registry (only ever between turns), and refuse
+    the prompt while a `required` server is not running."""
     from rho_mcp.running import current_manager
 
     manager = current_manager(runtime)
     if manager is None:
-        return {"servers": []}
-    return {"servers": [manager.summary(c) for c in manager.connections.values()]}
+        return None
+    manager.apply_pending()
+    return manager.refusal()
+
+
+@hookimpl
+def rho_register_commands(runtime: Runtime) -> list[Command]:
+    """The servers' prompts, as commands with the source `mcp:<server>`."""
+    from rho_mcp.running import current_manager
+
+    manager = current_manager(runtime)
+    if manager is None:
+        return []
+    from rho_mcp.prompts import prompt_commands
+
+    return prompt_commands([c for c in manager.connections.values() if c.state == "ready"])
 
 
 __all__ = [
     "METHODS",
     "SECTION",
     "rho_project_files_to_trust",
+    "rho_prompt_starting",
+    "rho_register_commands",
     "rho_register_config_sections",
     "rho_register_rpc_methods",
     "rho_shutdown",
     "rho_startup",
+    "rho_state",
 ]

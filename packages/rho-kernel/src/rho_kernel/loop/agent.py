@@ -178,6 +178,9 @@ class LoopParams:
     permission_mode: Callable[[], PermissionMode] = _ask
     #: Keeps a rule an approval asked to remember (None: approvals remember nothing).
     remember: Callable[[SuggestedRule], Awaitable[None]] | None = None
+    #: Why a plugin refuses this prompt (see `hookspecs.rho_prompt_starting`): the run fails
+    #: with it before the message is added or anything is sent.
+    refusal: str | None = None
 
 
 class _Redirected(Exception):
@@ -252,6 +255,8 @@ class AgentLoop:
         await self.emit(Observer.on_agent_start)
         self.params.steering.open()
         try:
+            if self.params.refusal is not None:
+                raise AgentError(self.params.refusal, "agent")
             # Nothing will answer a call left open on the path (the leaf moved onto one, say):
             # close it as resume does, so the request stays valid for strict providers.
             self.session.close_open_tool_calls()

@@ -1,0 +1,99 @@
+"""`rho_prompt_starting`: a plugin changes the tools as a prompt starts (never during a
+turn) and may refuse the prompt before anything is sent or stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rho_kernel import Runtime, hookimpl, tool
+from rho_kernel.loop.result import AgentError
+from rho_kernel.runtime import RuntimeOptions
+from rho_kernel.testing import ScriptedServer, text_reply
+
+
+@tool(description="Say hello.", risk="read")
+def hello() -> str:
+    return "hello"
+
+
+class _Gatekeeper:
+    """Refuses while `reason` is set; registers `hello` once `add_tool` is set."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self.add_tool = False
+        self.busy_seen: list[bool] = []
+
+    @hookimpl
+    def rho_prompt_starting(self, runtime: Runtime) -> str | None:
+        self.busy_seen.append(runtime.busy)
+        if self.add_tool and "hello" not in runtime.tools:
+            runtime.tools.register(hello, "gatekeeper")
+        return self.reason
+
+
+class _Broken:
+    @hookimpl
+    def rho_prompt_starting(self, runtime: Runtime) -> str | None:
+        raise RuntimeError("the gate fell off")
+
+
+def _runtime(tmp_path: Path, server: ScriptedServer, *plugins: tuple[str, object]) -> Runtime:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True, exist_ok=True)
+    options = RuntimeOptions(
+        cwd=project,
+        home=tmp_path,
+        ephemeral=True,
+        endpoint=server.chat_url,
+        model="scripted",
+        plugin_objects=plugins,
+        entry_points=False,
+    )
+    return Runtime.build(options)
+
+
+async def test_a_refusal_fails_the_prompt_before_anything_is_sent_or_stored(
+    tmp_path: Path,
+) -> None:
+    gate = _Gatekeeper()
+    gate.reason = "the required server 'db' is not running"
+    with ScriptedServer() as server:
+        runtime = _runtime(tmp_path, server, ("gatekeeper", gate))
+        with pytest.raises(AgentError, match="required server 'db'"):
+            await runtime.prompt("hi")
+        assert server.requests == []
+        assert [m.role for m in runtime.session.path_messages()] == ["system"]
+        gate.reason = None
+        server.add(text_reply("hello there"))
+        assert (await runtime.prompt("hi")).reply == "hello there"
+    assert gate.busy_seen == [True, True]
+
+
+async def test_tools_registered_as_a_prompt_starts_are_in_its_first_request(
+    tmp_path: Path,
+) -> None:
+    gate = _Gatekeeper()
+    with ScriptedServer() as server:
+        runtime = _runtime(tmp_path, server, ("gatekeeper", gate))
+        server.add(text_reply("one"), text_reply("two"))
+        await runtime.prompt("first")
+        gate.add_tool = True
+        await runtime.prompt("second")
+        names = [
+            [t["function"]["name"] for t in request.json.get("tools", [])]
+            for request in server.requests
+        ]
+    assert "hello" not in names[0] and "hello" in names[1]
+
+
+async def test_a_plugin_that_raises_is_reported_and_refuses_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ScriptedServer() as server:
+        runtime = _runtime(tmp_path, server, ("broken", _Broken()))
+        server.add(text_reply("fine"))
+        assert (await runtime.prompt("hi")).reply == "fine"
+    assert "the gate fell off" in capsys.readouterr().err
