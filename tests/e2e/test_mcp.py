@@ -3,6 +3,7 @@ Streamable HTTP, their tools in the loop, their lifecycle and failures."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -287,3 +288,197 @@ def test_a_config_mixing_command_and_url_or_smuggling_code_stops_rho(  # type: i
         err = rho.stderr_text()
         assert "config.toml" in err and "mcp_servers" in err and words in err
         assert "Traceback" not in err
+
+
+def _tool_names(request: Any) -> list[str]:
+    return [t["function"]["name"] for t in request.json.get("tools", [])]
+
+
+def test_a_changed_tool_list_reaches_the_model_only_at_the_next_turn(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    tools = [{"name": "grow", "behavior": "grow"}]
+    user_servers(home, toml_server("live", write_spec(tmp_path / "s", "live", tools=tools)))
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    server.add(tool_call_reply("mcp__live__grow", {}), text_reply("grown"), text_reply("later"))
+    _prompt(rho)
+    _prompt(rho)
+    first_turn, same_turn, next_turn = server.requests
+    assert "mcp__live__late" not in _tool_names(first_turn)
+    assert "mcp__live__late" not in _tool_names(same_turn)
+    assert "mcp__live__late" in _tool_names(next_turn)
+    assert rho.finish() == 0
+
+
+def test_a_call_past_its_timeout_is_an_error_result(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    tools = [{"name": "stuck", "behavior": "block", "marker": str(tmp_path / "cancelled")}]
+    spec = write_spec(tmp_path / "s", "slow", tools=tools)
+    user_servers(home, toml_server("slow", spec, tool_timeout_sec=0.5))
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    result = _called(rho, "mcp__slow__stuck", server)
+    assert result["is_error"]
+    assert (
+        "MCP server 'slow' did not answer the call of its tool 'stuck' in time" in result["output"]
+    )
+    assert rho.finish() == 0
+
+
+def test_abort_cancels_the_running_call_on_the_server(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "cancelled"
+    tools = [{"name": "stuck", "behavior": "block", "marker": str(marker)}]
+    user_servers(home, toml_server("slow", write_spec(tmp_path / "s", "slow", tools=tools)))
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    server.add(tool_call_reply("mcp__slow__stuck", {}))
+    rho.request("prompt", {"message": "go"})
+    rho.notification("tool/call")
+    _wait_for_file(Path(f"{marker}.started"))
+    rho.call("abort")
+    end = rho.wait_for(lambda m: m.get("method") in ("agent/end", "agent/error"))
+    assert end["params"].get("finishReason") == "cancelled"
+    _wait_for_file(marker)  # the server's handler is cancelled when the notice arrives
+    assert rho.finish() == 0
+
+
+def _wait_for_file(path: Path) -> None:
+    deadline = time.monotonic() + 60
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.02)
+
+
+def test_a_server_that_crashes_mid_call_is_started_again_by_the_next(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    tools = [{"name": "boom", "behavior": "crash"}, ECHO]
+    user_servers(home, toml_server("fragile", write_spec(tmp_path / "s", "f", tools=tools)))
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    crashed = _called(rho, "mcp__fragile__boom", server)
+    assert crashed["is_error"] and "MCP server 'fragile' went away" in crashed["output"]
+    listed = mcp_servers(rho)["fragile"]
+    assert listed["state"] == "exited" and "exited with code 3" in listed["error"]
+    assert listed["tools"] == ["mcp__fragile__boom", "mcp__fragile__echo"]
+    again = _called(rho, "mcp__fragile__echo", server, {"text": "back"})
+    assert again["output"] == "back" and not again["is_error"]
+    assert mcp_servers(rho)["fragile"]["starts"] == 2
+    assert rho.finish() == 0
+
+
+def test_restart_mcp_server_starts_it_again(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    tools = [{"name": "pid", "behavior": "pid"}]
+    user_servers(home, toml_server("p", write_spec(tmp_path / "s", "p", tools=tools)))
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    before = int(_called(rho, "mcp__p__pid", server)["output"])
+    restarted = rho.call("restartMcpServer", {"name": "p"})["result"]["server"]
+    assert restarted["state"] == "ready" and restarted["starts"] == 2
+    after = int(_called(rho, "mcp__p__pid", server)["output"])
+    assert after != before and not _alive(before)
+    error = rho.call("restartMcpServer", {"name": "nope"})["error"]
+    assert error["code"] == -32602 and "no MCP server 'nope'" in error["message"]
+    assert rho.finish() == 0
+    assert not _alive(after)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` exists and is not a zombie."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return status.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_no_server_outlives_rho_even_killed_outright(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    tools = [{"name": "pid", "behavior": "pid"}]
+    user_servers(home, toml_server("p", write_spec(tmp_path / "s", "p", tools=tools)))
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    pid = int(_called(rho, "mcp__p__pid", server)["output"])
+    assert _alive(pid)
+    rho.proc.kill()  # SIGKILL: no shutdown runs
+    rho.proc.wait()
+    deadline = time.monotonic() + 60
+    while _alive(pid):
+        assert time.monotonic() < deadline, "the server outlived rho"
+        time.sleep(0.02)
+
+
+def test_prompts_are_commands_and_resources_have_two_tools(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    spec = write_spec(
+        tmp_path / "s",
+        "kb",
+        tools=[ECHO],
+        prompts=[
+            {"name": "review", "description": "Review a file", "arguments": ["path", "focus"]}
+        ],
+        resources=[{"uri": "file:///guide.md", "name": "guide", "text": "# The guide"}],
+    )
+    user_servers(home, toml_server("kb", spec))
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    commands = rho.call("listCommands")["result"]["commands"]
+    assert {
+        "name": "mcp__kb__review",
+        "source": "mcp:kb",
+        "description": "Review a file (<path> <focus>)",
+        "risk": "read",
+    }.items() <= commands[0].items()
+    output = rho.call(
+        "executeCommand", {"name": "mcp__kb__review", "args": "src/main.rs focus='error handling'"}
+    )["result"]["output"]
+    assert output == "prompt review: focus=error handling, path=src/main.rs"
+    missing = rho.call("executeCommand", {"name": "mcp__kb__review", "args": ""})["error"]
+    assert missing["code"] == -32020 and "needs path, focus" in missing["message"]
+    tools = {t["name"]: t["risk"] for t in rho.call("listTools")["result"]["tools"]}
+    assert tools["list_mcp_resources"] == "read" and tools["read_mcp_resource"] == "read"
+    listing = _called(rho, "list_mcp_resources", server)["output"]
+    assert "file:///guide.md" in listing
+    read = _called(rho, "read_mcp_resource", server, {"server": "kb", "uri": "file:///guide.md"})
+    assert read["output"] == "# The guide"
+    assert rho.finish() == 0
+
+
+def test_a_repositorys_mcp_json_servers_start_once_trusted_and_confined(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, project: Path, tmp_path: Path, outside_tmp: Path
+) -> None:
+    tools = [{"name": "env", "behavior": "env"}, {"name": "touch", "behavior": "touch"}]
+    spec = write_spec(project / "mcp-specs", "repo", tools=tools)
+    (project / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "repo": {
+                        "command": "${RHO_TEST_PYTHON}",
+                        "args": [str(SERVER), str(spec)],
+                        "env": {"GREETING": "${GREETING:-hello}", "TOKEN": "${TEAM_TOKEN}"},
+                    }
+                }
+            }
+        )
+    )
+    env = {"RHO_TEST_PYTHON": sys.executable, "TEAM_TOKEN": "from-env"}
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP, env=env)
+    listed = mcp_servers(rho)["repo"]
+    assert (listed["state"], listed["origin"], listed["tools"]) == ("untrusted", "mcp.json", [])
+    assert rho.finish() == 0
+    err = rho.stderr_text()
+    assert err.count("MCP servers not started (repo)") == 1 and "rho trust" in err
+    assert start_rho("trust").proc.wait(60) == 0
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP, env=env)
+    greeting = _called(rho, "mcp__repo__env", server, {"name": "GREETING"})["output"]
+    token = _called(rho, "mcp__repo__env", server, {"name": "TOKEN"})["output"]
+    assert (greeting, token) == ("hello", "from-env")
+    listed = mcp_servers(rho)["repo"]
+    assert (listed["state"], listed["confined"]) == ("ready", True)
+    inside = _called(rho, "mcp__repo__touch", server, {"path": str(project / "made.txt")})
+    outside = _called(rho, "mcp__repo__touch", server, {"path": str(outside_tmp / "escape.txt")})
+    assert inside["output"] == "written" and (project / "made.txt").exists()
+    assert outside["output"].startswith("refused") and not (outside_tmp / "escape.txt").exists()
+    assert rho.finish() == 0

@@ -8,8 +8,9 @@ PORTFILE. The spec (JSON) says what it offers:
   behavior is `echo` (the `text` argument back), `big` (`size` bytes of text), `image`,
   `mixed` (text, an embedded resource, a link, an image and audio), `structured`, `error`
   (a tool error), `crash` (the process exits mid-call), `block` (never answers; writes
-  `marker` when the call is cancelled), `grow` (adds a tool `late` and says the list
-  changed), `env` (the value of the variable `name`), `cwd`, `pid`;
+  `marker`.started as it starts, `marker` when the call is cancelled), `grow` (adds a tool `late` and says the list
+  changed), `env` (the value of the variable `name`), `cwd`, `pid`, `touch` (writes
+  the file `path`);
 - `prompts`: `[{"name", "description"?, "arguments"?: [names]}]`: each answers with its
   arguments joined; `resources`: `[{"uri", "name", "text"}]`;
 - `hang`: true: never answer anything (not even initialize);
@@ -139,6 +140,7 @@ async def _run(
     if behavior == "crash":
         os._exit(3)
     if behavior == "block":
+        Path(entry["marker"] + ".started").write_text("started")
         try:
             await anyio.sleep_forever()
         finally:
@@ -152,6 +154,12 @@ async def _run(
         return types.CallToolResult(
             content=[_text(os.environ.get(str(args.get("name")), "<unset>"))]
         )
+    if behavior == "touch":
+        try:
+            Path(str(args.get("path"))).write_text("touched")
+        except OSError as exc:
+            return types.CallToolResult(content=[_text(f"refused: {exc.strerror}")])
+        return types.CallToolResult(content=[_text("written")])
     if behavior == "pid":
         return types.CallToolResult(content=[_text(str(os.getpid()))])
     if behavior == "cwd":

@@ -60,9 +60,7 @@ class ListResources(_ResourceTool):
         resources = await connection.request(
             lambda client: client.list_resources(), "its resource listing"
         )
-        templates = await connection.request(
-            lambda client: client.list_resource_templates(), "its resource templates"
-        )
+        templates = await connection.request(_templates, "its resource templates")
         return {
             "resources": [
                 {
@@ -78,6 +76,19 @@ class ListResources(_ResourceTool):
                 for t in templates.resource_templates[:MAX_LISTED]
             ],
         }
+
+
+async def _templates(client: Any) -> Any:
+    """The server's resource templates (none when it does not offer the method)."""
+    import mcp_types
+    from mcp.shared.exceptions import MCPError
+
+    try:
+        return await client.list_resource_templates()
+    except MCPError as exc:
+        if exc.code != mcp_types.METHOD_NOT_FOUND:
+            raise
+        return mcp_types.ListResourceTemplatesResult(resource_templates=[])
 
 
 class ReadResource(_ResourceTool):

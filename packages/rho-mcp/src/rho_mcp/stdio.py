@@ -136,6 +136,9 @@ async def child_transport(command: ChildCommand) -> AsyncIterator[Any]:
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError):
             pass
         finally:
+            # Its output ended: it is exiting, or closed its output to go on without it.
+            with anyio.CancelScope(shield=True):
+                await _exited(process, EXIT_GRACE)
             command.on_exit(process.returncode)
 
     async def write_stdin() -> None:
