@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -45,3 +49,40 @@ def user_servers(home: Path, *tables: str) -> None:
 def mcp_servers(rho: Any) -> dict[str, dict[str, Any]]:
     """`listMcpServers` by name."""
     return {s["name"]: s for s in rho.call("listMcpServers")["result"]["servers"]}
+
+
+#: The published reference server the tests also run (installed from the npm registry).
+EVERYTHING = "@modelcontextprotocol/server-everything@2026.8.31"
+
+
+def npm_cache() -> Path:
+    """Where the tests' npm packages are installed (`.ci/run` installs them there first)."""
+    configured = os.environ.get("RHO_TEST_NPM_PREFIX")
+    if configured:
+        return Path(configured)
+    return Path.home() / ".cache" / "rho-tests" / "npm"
+
+
+def everything_server() -> Path:
+    """The `mcp-server-everything` command, installed into `npm_cache()` on first use."""
+    prefix = npm_cache()
+    command = prefix / "node_modules" / ".bin" / "mcp-server-everything"
+    if command.exists():
+        return command
+    prefix.mkdir(parents=True, exist_ok=True)
+    npm = shutil.which("npm")
+    assert npm is not None, "npm is needed to install the reference MCP server"
+    with open(prefix / ".lock", "w") as lock:  # test workers install it once between them
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not command.exists():
+            subprocess.run(
+                [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", EVERYTHING],
+                check=True,
+                capture_output=True,
+                timeout=600,
+            )
+    return command
+
+
+if __name__ == "__main__":  # `.ci/run` installs the reference server before the tests
+    print(everything_server())

@@ -51,8 +51,16 @@ class McpTool(Tool):
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         timeout = self.connection.spec.config.tool_timeout_sec
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            # A long call's progress is shown live to the client (`tool/output`).
+            shown = f"{done:g}/{total:g}" if total else f"{done:g}"
+            await ctx.report_output("progress", f"{shown}{f' {message}' if message else ''}\n")
+
         result = await self.connection.request(
-            lambda client: client.call_tool(self.remote_name, args, read_timeout_seconds=timeout),
+            lambda client: client.call_tool(
+                self.remote_name, args, read_timeout_seconds=timeout, progress_callback=progress
+            ),
             f"the call of its tool '{self.remote_name}'",
         )
         return tool_result(result, self.connection.name, self.remote_name)
