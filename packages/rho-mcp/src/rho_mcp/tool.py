@@ -52,14 +52,14 @@ class McpTool(Tool):
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         timeout = self.connection.spec.config.tool_timeout_sec
 
-        async def progress(done: float, total: float | None, message: str | None) -> None:
+        async def report(progress: float, total: float | None, message: str | None) -> None:
             # A long call's progress is shown live to the client (`tool/output`).
-            shown = f"{done:g}/{total:g}" if total else f"{done:g}"
+            shown = f"{progress:g}/{total:g}" if total else f"{progress:g}"
             await ctx.report_output("progress", f"{shown}{f' {message}' if message else ''}\n")
 
         result = await self.connection.request(
             lambda client: client.call_tool(
-                self.remote_name, args, read_timeout_seconds=timeout, progress_callback=progress
+                self.remote_name, args, read_timeout_seconds=timeout, progress_callback=report
             ),
             f"the call of its tool '{self.remote_name}'",
         )
