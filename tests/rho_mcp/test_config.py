@@ -24,7 +24,7 @@ def test_a_command_server_with_every_key() -> None:
             "required": True,
         },
     )
-    assert config.transport == "stdio" and config.risk is Risk.READ
+    assert config.transport == "stdio" and config.risk == Risk.READ
     assert (config.startup_timeout_sec, config.tool_timeout_sec) == (10.0, 60.0)
 
 

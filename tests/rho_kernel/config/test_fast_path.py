@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from model_equality import assert_same, strictly_validated
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from rho_ext_js.config import ExtensionsConfig
 from rho_kernel.config.fast_path import constructed
@@ -203,6 +203,36 @@ def test_a_model_with_an_alias_or_forbidden_extras_is_left_to_pydantic() -> None
     assert constructed(Strict, {"name": "a", "other": 1}) is None
     made = constructed(Strict, {"name": "a"})  # nothing extra: what validation gives
     assert made is not None and made.name == "a"
+
+
+def test_allowed_extras_are_kept_as_validation_keeps_them() -> None:
+    class Open(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        name: str = "x"
+
+    table = {"name": "a", "server": {"command": "x", "args": [1, None]}}
+    made = constructed(Open, table)
+    assert made is not None
+    validated = Open.model_validate(table)
+    assert made.model_extra == validated.model_extra == {"server": table["server"]}
+    assert made.model_fields_set == validated.model_fields_set
+    assert made.model_dump() == validated.model_dump()
+
+
+def test_a_model_validator_that_refuses_leaves_the_error_to_pydantic() -> None:
+    class Checked(BaseModel):
+        low: int = 0
+        high: int = 1
+
+        @model_validator(mode="after")
+        def _ordered(self) -> Checked:
+            if self.low > self.high:
+                raise ValueError("low is above high")
+            return self
+
+    assert constructed(Checked, {"low": 5, "high": 2}) is None
+    made = constructed(Checked, {"low": 1, "high": 2})
+    assert made is not None and (made.low, made.high) == (1, 2)
 
 
 def test_no_validator_is_built_for_plainly_valid_tables() -> None:

@@ -13,8 +13,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from rho_kernel import Risk
-
 #: A server's name: what its tools' names are made from (see `rho_mcp.naming`).
 SERVER_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -83,7 +81,7 @@ class McpServerConfig(BaseModel):
     enabled_tools: list[str] | None = None
     disabled_tools: list[str] = Field(default_factory=list)
     #: The risk of every tool of this server, over what its annotations say.
-    risk: Risk | None = None
+    risk: Literal["read", "write", "destructive", "network"] | None = None
     #: Whether its tools' annotations (read-only, open-world, destructive) set their risk.
     trust_annotations: bool = False
     #: `confined`: its process runs in the OS sandbox; `unconfined`: as the user. None: the
@@ -92,21 +90,19 @@ class McpServerConfig(BaseModel):
     #: With `sandbox = "confined"`: whether the server may reach the network.
     network: bool = False
 
-    @model_validator(mode="before")
-    @classmethod
-    def _one_transport(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        command = [key for key in _COMMAND_KEYS if key in data]
-        url = [key for key in _URL_KEYS if key in data]
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerConfig:
+        given = self.model_fields_set
+        command = [key for key in _COMMAND_KEYS if key in given]
+        url = [key for key in _URL_KEYS if key in given]
         if command and url:
             raise ValueError(
                 f"a server is started by a command or reached at a url, not both: it sets "
                 f"{', '.join(command)} and {', '.join(url)}"
             )
-        if "command" not in data and "url" not in data:
+        if self.command is None and self.url is None:
             raise ValueError("a server needs `command` (to start it) or `url` (to reach it)")
-        return data
+        return self
 
     @model_validator(mode="after")
     def _no_smuggling(self) -> McpServerConfig:
@@ -143,9 +139,21 @@ class McpServersTable(BaseModel):
 
 
 def server_problem(name: str, table: Any) -> McpServerConfig:
-    """`table` as a server's config; raises ValueError naming the server and the problem."""
+    """`table` as a server's config; raises ValueError naming the server and the problem.
+
+    A plainly valid table is made without building a validator (`constructed`): the config
+    is read before `ready`, where pydantic's first build of this model would cost a start
+    about 15 ms."""
+    from rho_kernel.frontend import constructed
+
     if not isinstance(table, dict):
         raise ValueError(f"{name}: a server is a table, not {type(table).__name__}")
+    try:
+        made = constructed(McpServerConfig, table)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+    if made is not None:
+        return made
     try:
         return McpServerConfig.model_validate(table)
     except ValidationError as exc:

@@ -25,7 +25,7 @@ def tool_risk(config: McpServerConfig, annotations: Any) -> Risk:
     """The risk of a tool of a server configured as `config`, annotated with `annotations`
     (the SDK's `ToolAnnotations`, or None)."""
     if config.risk is not None:
-        return config.risk
+        return Risk(config.risk)
     if not config.trust_annotations or annotations is None:
         return Risk.WRITE
     if annotations.read_only_hint is True:

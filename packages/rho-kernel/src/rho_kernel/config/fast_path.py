@@ -10,7 +10,9 @@ pydantic would accept as it is, makes the model with `model_construct` (what val
 would have returned, without a validator). Anything else, or a model using a feature this
 check does not know (aliases, validators other than `mode="after"` model validators, custom
 types, unions it cannot tell apart), gives None: the caller validates with pydantic, which
-gives the result or the error, so error messages never come from here.
+gives the result or the error, so error messages never come from here (a model validator
+that raises also gives None). A model with `extra="allow"` keeps unknown keys unvalidated, as
+pydantic does.
 
 The check is sound by construction: it accepts a value only where pydantic's strict JSON
 validation (what `rho_kernel.config.errors` uses, and a front-end's params check) accepts it
@@ -70,11 +72,20 @@ def _model(model: type[_Model], data: Any) -> _Model:
             values[name] = _value(field.annotation, field.metadata, data[name], model)
         elif field.is_required():
             raise _Refused
-    if model.model_config.get("extra", "ignore") != "ignore" and set(data) - set(values):
+    unknown = set(data) - set(model.model_fields)
+    extra = model.model_config.get("extra", "ignore")
+    if unknown and extra == "forbid":
         raise _Refused
-    instance = model.model_construct(_fields_set=set(values), **values, **_defaults(model, values))
+    # `extra="allow"` keeps unknown keys as they are, unvalidated: so does this.
+    extras = {key: data[key] for key in unknown} if extra == "allow" else {}
+    instance = model.model_construct(
+        _fields_set=set(values) | set(extras), **values, **_defaults(model, values), **extras
+    )
     for decorator_name in model.__pydantic_decorators__.model_validators:
-        returned = getattr(instance, decorator_name)()  # each is mode="after" (checked)
+        try:
+            returned = getattr(instance, decorator_name)()  # each is mode="after" (checked)
+        except (ValueError, AssertionError):
+            raise _Refused from None  # pydantic's validation words the error
         if returned is not instance:
             raise _Refused
     return instance
