@@ -139,9 +139,14 @@ class ServerConnection:
             await self.settled()
 
     def gone(self, exit_code: int | None = None) -> None:
-        """The server went away (its process ended, its connection broke)."""
+        """The server went away (its process ended, its connection broke): it is `exited`
+        from now on, while its owner task closes what is left of the connection."""
         self._gone = True
-        self._exit_code = exit_code
+        if exit_code is not None or self._exit_code is None:
+            self._exit_code = exit_code
+        if self.state in ("ready", "exited") and not self._stopping:
+            self.state = "exited"
+            self.error = f"the server {describe_exit(self._exit_code)}"
         self._wake.set()
 
     async def _own(self) -> None:
@@ -173,8 +178,7 @@ class ServerConnection:
         elif self._stopping:
             self.state, self.error = "stopped", None
         else:
-            self.state = "exited"
-            self.error = f"the server {describe_exit(self._exit_code)}"
+            self.gone(self._exit_code)
 
     def _failed(self, reason: str) -> None:
         self.state, self.error = "failed", reason
@@ -251,6 +255,8 @@ class ServerConnection:
                     f"MCP server '{self.name}' failed to start ({self.error}); rho tries "
                     f"again in {math.ceil(wait)} s"
                 )
+            if self._task is not None and not self._task.done():
+                await asyncio.wait([self._task])  # the connection that went away closes
             self.start()
         await self.settled()
         if self.state != "ready" or self.client is None:
