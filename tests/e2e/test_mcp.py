@@ -482,3 +482,36 @@ def test_a_repositorys_mcp_json_servers_start_once_trusted_and_confined(  # type
     assert inside["output"] == "written" and (project / "made.txt").exists()
     assert outside["output"].startswith("refused") and not (outside_tmp / "escape.txt").exists()
     assert rho.finish() == 0
+
+
+def test_a_result_against_its_output_schema_and_filtered_tools(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    wants_text = {"type": "object", "properties": {"answer": {"type": "string"}}}
+    tools = [
+        {"name": "liar", "behavior": "structured", "outputSchema": wants_text},
+        {"name": "hidden", "behavior": "echo"},
+        {"name": "off", "behavior": "echo"},
+        ECHO,
+    ]
+    specs = tmp_path / "s"
+    user_servers(
+        home,
+        toml_server("s", write_spec(specs, "s", tools=tools), disabled_tools=["off"]),
+        toml_server("only", write_spec(specs, "o", tools=tools), enabled_tools=["echo"]),
+        toml_server("idle", write_spec(specs, "i", tools=tools), enabled=False),
+        '[mcp_servers.nowhere]\nurl = "http://127.0.0.1:9/mcp"\n',
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    rho.call("listTools")
+    listed = mcp_servers(rho)
+    assert listed["s"]["tools"] == ["mcp__s__echo", "mcp__s__hidden", "mcp__s__liar"]
+    assert listed["only"]["tools"] == ["mcp__only__echo"]
+    assert (listed["idle"]["state"], listed["idle"]["tools"]) == ("disabled", [])
+    assert listed["nowhere"]["state"] == "failed"
+    liar = _called(rho, "mcp__s__liar", server)
+    assert liar["is_error"] and "MCP server 's' gave an invalid answer" in liar["output"]
+    assert rho.finish() == 0
+    err = rho.stderr_text()
+    assert "MCP server 'nowhere' failed to start" in err and "http://127.0.0.1:9/mcp" in err
+    assert "'idle'" not in err

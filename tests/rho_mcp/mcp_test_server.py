@@ -4,7 +4,8 @@
 spec it serves Streamable HTTP on an ephemeral 127.0.0.1 port and writes the port to
 PORTFILE. The spec (JSON) says what it offers:
 
-- `tools`: `[{"name", "behavior", "description"?, "inputSchema"?, "annotations"?}]`, where
+- `tools`: `[{"name", "behavior", "description"?, "inputSchema"?, "outputSchema"?,
+  "annotations"?}]`, where
   behavior is `echo` (the `text` argument back), `big` (`size` bytes of text), `image`,
   `mixed` (text, an embedded resource, a link, an image and audio), `structured`, `error`
   (a tool error), `crash` (the process exits mid-call), `block` (never answers; writes
@@ -42,6 +43,7 @@ def _tool(entry: dict[str, Any]) -> types.Tool:
             "description": entry.get("description", f"the {entry['behavior']} tool"),
             "inputSchema": entry.get("inputSchema", {"type": "object", "properties": {}}),
             **({"annotations": entry["annotations"]} if "annotations" in entry else {}),
+            **({"outputSchema": entry["outputSchema"]} if "outputSchema" in entry else {}),
         }
     )
 

@@ -78,16 +78,11 @@ class McpManager:
         self.apply_pending()
 
     def _failure(self, connection: ServerConnection) -> str:
-        where = (
-            f" (its log: {self.log_path(connection.name)})"
-            if connection.spec.config.transport == "stdio"
-            else ""
-        )
-        required = (
-            "; prompts fail until it runs (required = true)"
-            if connection.spec.config.required
-            else ""
-        )
+        config = connection.spec.config
+        where = f" (its log: {self.log_path(connection.name)})"
+        if config.url is not None:
+            where = f" ({config.url})"
+        required = "; prompts fail until it runs (required = true)" if config.required else ""
         return (
             f"MCP server '{connection.name}' failed to start: {connection.error}{where}{required}"
         )
