@@ -22,7 +22,7 @@ _write = os.write
 def _recording_write(fd: int, data: bytes, /) -> int:
     if fd == 1 and b'"method":"ready"' in bytes(data) and not os.path.exists(_OUT):
         with open(_OUT, "w", encoding="utf-8") as out:
-            json.dump(sorted(sys.modules), out)
+            json.dump(sorted(n for n, m in sys.modules.items() if m is not None), out)
     return _write(fd, data)
 
 

@@ -30,9 +30,16 @@ this package costs next to nothing and a process loads only the parts of the ker
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from rho_kernel.lazy import exports_of, lazy_exports
+
+# httpx imports its command-line client (`httpx._main`) on import whenever click is installed
+# (a dependency of several packs' dependencies), and with it rich and pygments: some 50 ms
+# on the first model request, for a client rho never runs. Marked as unavailable, httpx
+# falls back to a stub `httpx.main`.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 if TYPE_CHECKING:
     from rho_kernel.encoding import scrub_json, scrub_surrogates
