@@ -155,14 +155,19 @@ def test_tool_names_are_valid_distinct_and_never_shadowed(  # type: ignore[no-un
         {"name": long, "behavior": "echo"},
         {"name": long + "x", "behavior": "echo"},
     ]
-    user_servers(home, toml_server("my__srv", write_spec(tmp_path / "s", "n", tools=tools)))
+    user_servers(home, toml_server("my-srv", write_spec(tmp_path / "s", "n", tools=tools)))
     rho = start_scripted(start_rho, server, "--ephemeral")
     rho.call("listTools")  # waits for the servers to start
-    names = mcp_servers(rho)["my__srv"]["tools"]
+    names = mcp_servers(rho)["my-srv"]["tools"]
     assert len(names) == 5 and len(set(names)) == 5
-    assert all(len(n) <= 64 and n.startswith("mcp__my__srv__") for n in names)
-    assert "mcp__my__srv__a__b" in names and "mcp__my__srv__a_b" in names
+    assert all(len(n) <= 64 and n.startswith("mcp__my-srv__") for n in names)
+    assert "mcp__my-srv__a__b" in names and "mcp__my-srv__a_b" in names
     assert rho.finish() == 0
+    # A server name with "__" would make names ambiguous (server "a__b", tool "c" against
+    # server "a", tool "b__c"): it is refused before ready.
+    user_servers(home, toml_server("a__b", write_spec(tmp_path / "s", "n", tools=tools)))
+    refused = start_rho("--ephemeral")
+    assert refused.finish() != 0 and "without '__'" in refused.stderr_text()
 
 
 def test_annotations_set_the_risk_only_when_trusted(  # type: ignore[no-untyped-def]
@@ -515,3 +520,69 @@ def test_a_result_against_its_output_schema_and_filtered_tools(  # type: ignore[
     err = rho.stderr_text()
     assert "MCP server 'nowhere' failed to start" in err and "http://127.0.0.1:9/mcp" in err
     assert "'idle'" not in err
+
+
+def test_a_servers_own_children_go_with_it(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    tools = [{"name": "spawn", "behavior": "spawn"}]
+    user_servers(home, toml_server("parent", write_spec(tmp_path / "s", "p", tools=tools)))
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    first = int(_called(rho, "mcp__parent__spawn", server)["output"])
+    rho.call("restartMcpServer", {"name": "parent"})
+    assert not _alive(first)  # stopped with its server, though the server left on its own
+    second = int(_called(rho, "mcp__parent__spawn", server)["output"])
+    assert rho.finish() == 0
+    assert not _alive(second)
+
+
+def test_a_burst_of_list_changes_costs_a_few_listings(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    tools = [{"name": "flood", "behavior": "flood"}, {"name": "listings", "behavior": "listings"}]
+    user_servers(home, toml_server("noisy", write_spec(tmp_path / "s", "n", tools=tools)))
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    assert _called(rho, "mcp__noisy__flood", server, {"times": 200})["output"] == "flooded"
+    listings = int(_called(rho, "mcp__noisy__listings", server)["output"])
+    assert 2 <= listings < 50  # one at a time, and one more after it (201 without)
+    assert rho.finish() == 0
+
+
+def test_a_required_server_that_crashed_is_started_again_by_the_next_prompt(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    tools = [{"name": "boom", "behavior": "crash"}, ECHO]
+    spec = write_spec(tmp_path / "s", "r", tools=tools)
+    user_servers(home, toml_server("vital", spec, required=True))
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    assert _called(rho, "mcp__vital__boom", server)["is_error"]
+    server.add(text_reply("still served"))
+    end = _prompt(rho)
+    assert end["method"] == "agent/end" and end["params"]["reply"] == "still served"
+    assert mcp_servers(rho)["vital"]["state"] == "ready"
+    assert rho.finish() == 0
+
+
+def test_where_a_server_starts(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, project: Path, tmp_path: Path
+) -> None:
+    tools = [{"name": "cwd", "behavior": "cwd"}]
+    (project / "tools").mkdir()
+    specs = tmp_path / "s"
+    user_servers(
+        home,
+        toml_server("mine", write_spec(specs, "m", tools=tools)),
+        toml_server("placed", write_spec(specs, "p", tools=tools), cwd="tools"),
+    )
+    project_config = toml_server("theirs", write_spec(specs, "t", tools=tools), cwd="../..")
+    (project / ".rho").mkdir()
+    (project / ".rho" / "config.toml").write_text(project_config)
+    assert start_rho("trust").proc.wait(60) == 0
+    rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
+    # Yours start in your home: run in an untrusted project, a program that loads code
+    # from where it starts (python -m, npx) would otherwise run the repository's.
+    assert _called(rho, "mcp__mine__cwd", server)["output"] == str(home)
+    assert _called(rho, "mcp__placed__cwd", server)["output"] == str(project / "tools")
+    theirs = mcp_servers(rho)["theirs"]
+    assert theirs["state"] == "failed" and "outside the project" in theirs["error"]
+    assert rho.finish() == 0

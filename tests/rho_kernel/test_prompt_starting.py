@@ -97,3 +97,28 @@ async def test_a_plugin_that_raises_is_reported_and_refuses_nothing(
         server.add(text_reply("fine"))
         assert (await runtime.prompt("hi")).reply == "fine"
     assert "the gate fell off" in capsys.readouterr().err
+
+
+class _Waiter:
+    """Answers asynchronously: what it awaited, then its reason."""
+
+    def __init__(self, reason: str | None) -> None:
+        self.reason = reason
+        self.awaited = False
+
+    @hookimpl
+    async def rho_prompt_starting(self, runtime: Runtime) -> str | None:
+        self.awaited = True
+        return self.reason
+
+
+async def test_an_async_answer_is_awaited_and_may_refuse(tmp_path: Path) -> None:
+    first, second = _Waiter(None), _Waiter("the server is still down")
+    with ScriptedServer() as server:
+        runtime = _runtime(tmp_path, server, ("first", first), ("second", second))
+        with pytest.raises(AgentError, match="still down"):
+            await runtime.prompt("hi")
+        second.reason = None
+        server.add(text_reply("up"))
+        assert (await runtime.prompt("hi")).reply == "up"
+    assert first.awaited and second.awaited

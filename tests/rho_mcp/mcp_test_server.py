@@ -11,7 +11,8 @@ PORTFILE. The spec (JSON) says what it offers:
   (a tool error), `crash` (the process exits mid-call), `block` (never answers; writes
   `marker`.started as it starts, `marker` when the call is cancelled), `grow` (adds a tool `late` and says the list
   changed), `env` (the value of the variable `name`), `cwd`, `pid`, `touch` (writes
-  the file `path`);
+  the file `path`), `spawn` (starts a `sleep` of its own; answers its pid), `flood`
+  (says the tool list changed `times` times), `listings` (how often tools were listed);
 - `prompts`: `[{"name", "description"?, "arguments"?: [names]}]`: each answers with its
   arguments joined; `resources`: `[{"uri", "name", "text"}]`;
 - `hang`: true: never answer anything (not even initialize);
@@ -35,6 +36,9 @@ import mcp_types as types
 from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
 
+#: How many times the tools were listed.
+LISTINGS = [0]
+
 
 def _tool(entry: dict[str, Any]) -> types.Tool:
     return types.Tool.model_validate(
@@ -54,6 +58,7 @@ def build(spec: dict[str, Any]) -> Server[Any]:
     resources = spec.get("resources", [])
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        LISTINGS[0] += 1
         return types.ListToolsResult(tools=[_tool(entry) for entry in tools])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -162,6 +167,17 @@ async def _run(
         except OSError as exc:
             return types.CallToolResult(content=[_text(f"refused: {exc.strerror}")])
         return types.CallToolResult(content=[_text("written")])
+    if behavior == "spawn":  # a child of its own, in its process group
+        import subprocess
+
+        child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL)
+        return types.CallToolResult(content=[_text(str(child.pid))])
+    if behavior == "flood":  # the tool list "changes" many times at once
+        for _ in range(int(args.get("times", 200))):
+            await ctx.session.send_tool_list_changed()
+        return types.CallToolResult(content=[_text("flooded")])
+    if behavior == "listings":
+        return types.CallToolResult(content=[_text(str(LISTINGS[0]))])
     if behavior == "pid":
         return types.CallToolResult(content=[_text(str(os.getpid()))])
     if behavior == "cwd":

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from rho_mcp.schema import MAX_DEPTH, schema_problem
+from rho_mcp.schema import MAX_DEPTH, MAX_REFERENCES, schema_problem
 
 OBJECT: dict[str, Any] = {"type": "object", "properties": {"q": {"type": "string"}}}
 
@@ -69,3 +69,18 @@ def test_deep_nesting_is_refused() -> None:
         inner["properties"] = {"x": {"type": "object"}}
         inner = inner["properties"]["x"]
     assert "nests deeper" in (schema_problem(schema) or "")
+
+
+def test_a_long_chain_of_references_is_judged_once_per_pointer() -> None:
+    links = MAX_REFERENCES - 1
+    chain: dict[str, Any] = {str(n): {"$ref": f"#/{n + 1}"} for n in range(links)}
+    schema = {"type": "object", **chain, str(links): {"type": "string"}}
+    assert schema_problem(schema) is None
+    schema[str(links)] = {"$ref": "#/0"}
+    assert "loop" in (schema_problem(schema) or "")
+
+
+def test_too_many_references_are_refused() -> None:
+    refs = {str(n): {"$ref": "#/target"} for n in range(MAX_REFERENCES + 1)}
+    schema = {"type": "object", "target": {"type": "string"}, **refs}
+    assert "$refs (at most" in (schema_problem(schema) or "")

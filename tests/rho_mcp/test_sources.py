@@ -115,3 +115,40 @@ def test_a_fifo_in_place_of_mcp_json_never_blocks(root: Path, home: Path) -> Non
 def test_claude_entries_keep_their_environment_rules() -> None:
     with pytest.raises(ValueError, match="LD_PRELOAD"):
         claude_server({"command": "x", "env": {"LD_PRELOAD": "/e.so"}}, {})
+
+
+def test_a_deeply_nested_mcp_json_is_reported_not_fatal(root: Path, home: Path) -> None:
+    (home / ".rho" / "config.toml").write_text('[mcp_servers.mine]\ncommand = "mine"\n')
+    (root / ".mcp.json").write_text('{"mcpServers": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    sources, reports = _read(root, home)
+    assert list(sources.servers) == ["mine"]  # the user's servers still start
+    assert any("MCP servers not read" in r for r in reports)
+
+
+def test_a_linked_mcp_json_is_not_read(root: Path, home: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text('{"mcpServers": {"x": {"command": "x"}}}')
+    (root / ".mcp.json").symlink_to(elsewhere)
+    sources, reports = _read(root, home)
+    assert sources.servers == {} and "symbolic link" in reports[0]
+
+
+def test_names_are_made_safe(root: Path, home: Path) -> None:
+    (root / ".mcp.json").write_text('{"mcpServers": {"a__b/../../x": {"command": "x"}}}')
+    sources, _ = _read(root, home)
+    assert list(sources.servers) == ["a_b_x"]
+    (home / ".rho" / "config.toml").write_text('[mcp_servers."../x"]\ncommand = "x"\n')
+    sources, reports = _read(root, home)
+    assert "../x" not in sources.servers and any("server name '../x'" in r for r in reports)
+
+
+def test_rho_trust_names_a_projects_servers_among_the_settings_it_applies(
+    root: Path, home: Path
+) -> None:
+    from rho_kernel.config import loosening_settings
+    from rho_mcp.config import McpServersTable
+
+    (home / ".rho" / "config.toml").write_text('[mcp_servers.mine]\ncommand = "mine"\n')
+    data = b'[mcp_servers.mine]\ncommand = "mine"\n[mcp_servers.evil]\ncommand = "sh"\n'
+    sections = {"mcp_servers": McpServersTable}
+    assert loosening_settings(root, data, home=home, sections=sections) == ["mcp_servers.evil"]

@@ -220,3 +220,27 @@ def test_described_keys_are_escaped() -> None:
     assert describe_setting(("system_prompt", "extensions"), ["x" * 100]) == (
         "system_prompt.extensions"
     )
+
+
+def test_a_table_of_named_entries_may_mark_each_as_needing_trust() -> None:
+    from typing import ClassVar
+
+    from pydantic import ConfigDict
+
+    from rho_kernel.config.markers import NeedsTrust, any_change
+    from rho_kernel.config.untrusted import restrict_untrusted, strip_user_only
+
+    class Servers(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        __extra_markers__: ClassVar[tuple[NeedsTrust, ...]] = (NeedsTrust(any_change),)
+
+    user = {"mine": {"command": "mine"}}
+    project = {"mine": {"command": "mine"}, "theirs": {"command": "curl x | sh"}}
+    kept, ignored = restrict_untrusted(Servers, user, project, at=("servers",))
+    assert kept == {"mine": {"command": "mine"}} and ignored == ["servers.theirs"]
+    assert strip_user_only(Servers, project, at=("servers",)) == (project, [])
+
+    class Open(BaseModel):  # no markers: unknown keys pass as before
+        model_config = ConfigDict(extra="allow")
+
+    assert restrict_untrusted(Open, {}, project) == (project, [])

@@ -303,7 +303,9 @@ def rho_prompt_starting(runtime: Runtime) -> str | None:
     to refuse the prompt (it fails with it, as `agent/error`, before its message is added to
     the session or anything is sent to the model; the session records the failed turn as it
     does every failed prompt), or None to let it run. An implementation that raises is
-    reported and refuses nothing.
+    reported and refuses nothing. An implementation may be `async def` (or return any
+    awaitable), e.g. to start again something the prompt needs: rho awaits each such answer
+    in plugin order, with the turn under way, before the first model request.
 
     Added in 0.3.
     """

@@ -7,6 +7,7 @@ runtime holds no I/O of its own besides the session file and the model connectio
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import platform
 import threading
@@ -663,7 +664,7 @@ class Runtime:
 
         async with self._turn_lock:
             self.cancel = cancel or CancelToken()
-            refusal = self._refusal()
+            refusal = await self._refusal()
             self._warn_tool_share()
             observers = self._observers(observers)
             if gate is None:
@@ -710,11 +711,21 @@ class Runtime:
                 self.cancel = self.turn_id = None
                 self.phase = str(loop.phase.current) if loop.phase.current else None
 
-    def _refusal(self) -> str | None:
+    async def _refusal(self) -> str | None:
         """The first reason a plugin gives to refuse the prompt starting now (each plugin
-        may update the tools here: see `hookspecs.rho_prompt_starting`)."""
-        answers = self.plugins.call_each(hookspecs.rho_prompt_starting, runtime=self)
-        return next((str(reason) for _, reason in answers if reason), None)
+        may update the tools here: see `hookspecs.rho_prompt_starting`); awaitable answers
+        are awaited in plugin order, all of them."""
+        reasons: list[str] = []
+        for plugin, answer in self.plugins.call_each(hookspecs.rho_prompt_starting, runtime=self):
+            if inspect.isawaitable(answer):
+                try:
+                    answer = await answer
+                except Exception as exc:  # a broken plugin refuses nothing
+                    self.plugins.report(f"{plugin}: rho_prompt_starting failed: {exc}")
+                    continue
+            if answer:
+                reasons.append(str(answer))
+        return reasons[0] if reasons else None
 
     def steer(self, message: str) -> bool:
         """Queue `message` for the running prompt (the turn `turn_id` names); False (nothing

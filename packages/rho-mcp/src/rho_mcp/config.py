@@ -9,14 +9,17 @@ is an error. Both take `enabled`, `required`, `startup_timeout_sec`, `tool_timeo
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rho_kernel import NeedsTrust, any_change
 
 #: A server's name: what its tools' names are made from (see `rho_mcp.naming`).
 SERVER_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 #: Variables that make a program load code it was not asked to run: never set for a server.
+#: A list of known ones, not a proof: the same file also chooses the command it runs.
 SMUGGLING_VARIABLES = frozenset(
     {
         "LD_PRELOAD",
@@ -38,13 +41,21 @@ SMUGGLING_VARIABLES = frozenset(
         "JAVA_TOOL_OPTIONS",
         "_JAVA_OPTIONS",
         "JDK_JAVA_OPTIONS",
+        "PYTHONUSERBASE",
+        "PYTHONWARNINGS",
+        "NPM_CONFIG_NODE_OPTIONS",
+        "DOTNET_STARTUP_HOOKS",
+        "GCONV_PATH",
         "GIT_EXEC_PATH",
         "GIT_SSH_COMMAND",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "GIT_CONFIG_GLOBAL",
         "PROMPT_COMMAND",
     }
 )
-#: Prefixes of such variables (macOS's dynamic loader).
-SMUGGLING_PREFIXES = ("DYLD_",)
+#: Prefixes of such variables (macOS's dynamic loader, git's numbered config entries).
+SMUGGLING_PREFIXES = ("DYLD_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
 
 _COMMAND_KEYS = ("command", "args", "env", "env_vars", "cwd")
 _URL_KEYS = ("url", "bearer_token_env_var", "http_headers", "env_http_headers")
@@ -129,13 +140,26 @@ class McpServersTable(BaseModel):
 
     model_config = ConfigDict(extra="allow", defer_build=True)
 
+    #: A project's server needs trust (unless it is exactly one of the user's): it names a
+    #: command to run. The kernel then leaves it out of an untrusted project's config with
+    #: its trust warning, and `rho trust` lists it among the settings trust applies.
+    __extra_markers__: ClassVar[tuple[NeedsTrust, ...]] = (NeedsTrust(any_change),)
+
     @model_validator(mode="after")
     def _servers(self) -> McpServersTable:
         for name, table in (self.model_extra or {}).items():
-            if not SERVER_NAME.fullmatch(name):
-                raise ValueError(f"server name {name!r}: use 1 to 64 letters, digits, '_' or '-'")
+            name_problem(name)
             server_problem(name, table)
         return self
+
+
+def name_problem(name: str) -> None:
+    """Raise ValueError when `name` cannot name a server: 1 to 64 letters, digits, `_` or
+    `-`, without `__` (which separates the server from the tool in `mcp__server__tool`)."""
+    if not SERVER_NAME.fullmatch(name) or "__" in name:
+        raise ValueError(
+            f"server name {name!r}: use 1 to 64 letters, digits, '_' or '-', without '__'"
+        )
 
 
 def server_problem(name: str, table: Any) -> McpServerConfig:
@@ -173,6 +197,7 @@ __all__ = [
     "SMUGGLING_VARIABLES",
     "McpServerConfig",
     "McpServersTable",
+    "name_problem",
     "server_problem",
     "smuggles_code",
 ]

@@ -17,7 +17,7 @@ import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from rho_kernel import ToolError
+from rho_mcp.schema import schema_problem
 from rho_mcp.stdio import describe_exit
 
 if TYPE_CHECKING:
@@ -38,18 +39,29 @@ State = Literal["starting", "ready", "failed", "exited", "stopped", "disabled", 
 MAX_BACKOFF = 60.0
 #: How many pages of a listing are read at most.
 MAX_PAGES = 100
+#: How much longer than its timeout a request may take before the server counts as stuck.
+WRITE_GRACE = 5.0
 
 Opener = Callable[["ServerConnection"], Any]
 
 
 @dataclass(slots=True)
 class Offer:
-    """What a server offers: its tools, prompts, and whether it has resources."""
+    """What a server offers: its tools, prompts, and whether it has resources; `skipped`
+    are the tools its listing held that are malformed (name, why)."""
 
     tools: list[Any]
     prompts: list[Any]
     resources: bool
     instructions: str | None = None
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    _problems: dict[str, str | None] = field(default_factory=dict)
+
+    def schema_problem(self, tool: Any) -> str | None:
+        """Why `tool`'s input schema cannot go to a model (checked once per listing)."""
+        if tool.name not in self._problems:
+            self._problems[tool.name] = schema_problem(tool.input_schema)
+        return self._problems[tool.name]
 
 
 class ServerConnection:
@@ -83,9 +95,8 @@ class ServerConnection:
         self._stopping = False
         self._exit_code: int | None = None
         self._gone = False
-        self._refreshes: set[asyncio.Task[None]] = set()
-        #: Tools its listings held that are malformed (name, why), reported by the manager.
-        self.skipped: list[tuple[str, str]] = []
+        self._relisting: asyncio.Task[None] | None = None
+        self._relist_again = False
         if not spec.config.enabled:
             self.state = "disabled"
         elif not spec.trusted:
@@ -122,12 +133,15 @@ class ServerConnection:
             await self._settled.wait()
 
     async def stop(self) -> None:
-        """Stop it and wait for its owner task to end (bounded by the transport's stop)."""
+        """Stop it and wait for its owner task to end (bounded by the transport's stop); a
+        start under way is given up at once."""
         task = self._task
         if task is None or task.done():
             return
         self._stopping = True
         self._wake.set()
+        if self.state == "starting":
+            task.cancel()
         await asyncio.wait([task])
 
     async def restart(self) -> None:
@@ -152,10 +166,16 @@ class ServerConnection:
     async def _own(self) -> None:
         try:
             await self._serve()
-        except BaseException as exc:  # the owner task ends here, whatever happened
-            self._failed(describe_error(exc))
-            if not isinstance(exc, Exception):
+        except asyncio.CancelledError:
+            if not self._stopping:
+                self._failed("its start was cancelled")
                 raise
+            self.state, self.error = "stopped", None  # `stop` gave up a start under way
+        except Exception as exc:  # the owner task ends here, whatever happened
+            if self._stopping:
+                self.state, self.error = "stopped", None
+            else:
+                self._failed(describe_error(exc))
         finally:
             self.client = None
             self._settled.set()
@@ -171,6 +191,8 @@ class ServerConnection:
                 self.state, self.failures = "ready", 0
                 self._settled.set()
                 self._changed(self)
+                if self._relist_again:  # the list changed while it was first read
+                    self._relist()
                 await self._wake.wait()
                 self.client = None
         if scope.cancelled_caught:
@@ -199,18 +221,20 @@ class ServerConnection:
 
     async def _list(self, client: Client) -> Offer:
         capabilities = client.server_capabilities
-        tools = await self._tools(client) if capabilities.tools else []
+        skipped: list[tuple[str, str]] = []
+        tools = await self._tools(client, skipped) if capabilities.tools else []
         prompts = await _all_pages(client.list_prompts, "prompts") if capabilities.prompts else []
-        return Offer(tools, prompts, capabilities.resources is not None, client.instructions)
+        resources = capabilities.resources is not None
+        return Offer(tools, prompts, resources, client.instructions, skipped)
 
-    async def _tools(self, client: Client) -> list[Any]:
+    async def _tools(self, client: Client, skipped: list[tuple[str, str]]) -> list[Any]:
         try:
             tools: list[Any] = await _all_pages(client.list_tools, "tools")
         except ValidationError as strict:
             from rho_mcp.listing import lenient_tools
 
             def skip(tool: str, why: str) -> None:
-                self.skipped.append((tool, why))
+                skipped.append((tool, why))
 
             try:
                 tools = await lenient_tools(client, skip, MAX_PAGES)
@@ -221,25 +245,31 @@ class ServerConnection:
     # ── while it runs ───────────────────────────────────────────────────────
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(
-            message, mcp_types.ToolListChangedNotification | mcp_types.PromptListChangedNotification
-        ):
-            task = asyncio.create_task(self._relist())
-            self._refreshes.add(task)
-            task.add_done_callback(self._refreshes.discard)
+        changed = mcp_types.ToolListChangedNotification | mcp_types.PromptListChangedNotification
+        if isinstance(message, changed):
+            self._relist()
 
-    async def _relist(self) -> None:
+    def _relist(self) -> None:
+        """List what it offers again: one listing at a time, and one more after it when the
+        list changed meanwhile (a server announcing changes in a burst costs two listings)."""
+        self._relist_again = True
+        if self.client is None or (self._relisting is not None and not self._relisting.done()):
+            return
+        self._relisting = asyncio.create_task(self._relist_while_changed())
+
+    async def _relist_while_changed(self) -> None:
         client = self.client
-        if client is None:
-            return
-        try:
-            offer = await self._list(client)
-        except Exception as exc:
-            self.error = f"listing its tools again failed: {describe_error(exc)}"
-            return
-        if self.client is client:
-            self.offer = offer
-            self._changed(self)
+        while self._relist_again and client is not None and self.client is client:
+            self._relist_again = False
+            try:
+                with anyio.fail_after(self.spec.config.startup_timeout_sec):
+                    offer = await self._list(client)
+            except Exception as exc:
+                self.error = f"listing what it offers again failed: {describe_error(exc)}"
+                return
+            if self.client is client:
+                self.offer = offer
+                self._changed(self)
 
     async def ready_client(self) -> Client:
         """The running client, starting the server again when it went away. Raises
@@ -263,12 +293,27 @@ class ServerConnection:
             raise ToolError(f"MCP server '{self.name}' could not be started: {self.error}")
         return self.client
 
-    async def request(self, call: Callable[[Client], Awaitable[Any]], what: str) -> Any:
+    async def request(
+        self, call: Callable[[Client], Awaitable[Any]], what: str, timeout: float | None = None
+    ) -> Any:
         """`await call(client)` on the running client; a timeout, protocol error, broken
-        connection or invalid result becomes a `ToolError` naming the server and `what`."""
+        connection or invalid result becomes a `ToolError` naming the server and `what`.
+
+        `timeout` (default: the server's `tool_timeout_sec`) also bounds what the SDK's own
+        timeout does not: a server that stopped reading its input blocks the request's write,
+        and the SDK starts its clock only once the request is written. Past it, the server
+        counts as gone (it is started again by the next call)."""
         client = await self.ready_client()
+        limit = self.spec.config.tool_timeout_sec if timeout is None else timeout
         try:
-            return await call(client)
+            with anyio.fail_after(limit + WRITE_GRACE):
+                return await call(client)
+        except TimeoutError:
+            self.gone(self._exit_code)
+            raise ToolError(
+                f"MCP server '{self.name}' did not take {what} in time; it is started again "
+                "on the next call"
+            ) from None
         except MCPError as exc:
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 self.gone(self._exit_code)

@@ -9,21 +9,24 @@ turn. A server's tools stay registered while it is away (a call starts it again)
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
+import logging
 import os
 import signal
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-from rho_kernel import Runtime, Tool, state_dir
+from rho_kernel import Runtime, Tool, ToolError, escape_controls, state_dir, user_home
 from rho_mcp.connection import ServerConnection
 from rho_mcp.environment import child_environment, request_headers
 from rho_mcp.naming import unique_name
 from rho_mcp.resources import resource_tools
-from rho_mcp.schema import schema_problem
-from rho_mcp.sources import ServerSpec, Sources, read_sources, untrusted_message
+from rho_mcp.sources import MCP_JSON, ServerSpec, Sources, read_sources, untrusted_message
 from rho_mcp.stdio import (
     MAX_MESSAGE_BYTES,
     ChildCommand,
@@ -45,7 +48,7 @@ class McpManager:
     def __init__(self, runtime: Runtime, environ: Mapping[str, str] | None = None) -> None:
         self.runtime = runtime
         self.environ: Mapping[str, str] = os.environ if environ is None else environ
-        self.report = runtime.plugins.report
+        self.report = _reporter(runtime)
         self.sources: Sources = read_sources(
             runtime.root.path, runtime.options.home, self.environ, self.report
         )
@@ -66,7 +69,8 @@ class McpManager:
         """Start every server that may start and wait until each has settled (ready, or
         failed: at most its `startup_timeout_sec`)."""
         for path, names in self.sources.untrusted.items():
-            self.report(untrusted_message(path, names))
+            if path.name == MCP_JSON:  # the kernel names a config file's servers itself
+                self.report(untrusted_message(path, names))
         for connection in self.connections.values():
             if connection.state == "failed" and connection.error:
                 self.report(f"MCP server '{connection.name}' not started: {connection.error}")
@@ -81,11 +85,19 @@ class McpManager:
         config = connection.spec.config
         where = f" (its log: {self.log_path(connection.name)})"
         if config.url is not None:
-            where = f" ({config.url})"
+            where = f" ({shown_url(config.url)})"
         required = "; prompts fail until it runs (required = true)" if config.required else ""
         return (
             f"MCP server '{connection.name}' failed to start: {connection.error}{where}{required}"
         )
+
+    async def revive_required(self) -> None:
+        """Start each `required` server that is not running and may be started now."""
+        for connection in self.connections.values():
+            config = connection.spec.config
+            if config.required and config.enabled and connection.state != "ready":
+                with contextlib.suppress(ToolError):  # `refusal` says why
+                    await connection.ready_client()
 
     def refusal(self) -> str | None:
         """Why a prompt cannot run: a `required` server that is not running."""
@@ -123,32 +135,47 @@ class McpManager:
         return self._http_transport(spec)
 
     def log_path(self, name: str) -> Path:
-        """Where server `name`'s stderr is written."""
-        return state_dir(self.runtime.options.home) / "logs" / f"mcp-{name}.log"
+        """Where server `name`'s stderr is written (one file per server and project)."""
+        root = str(self.runtime.root.path).encode("utf-8", "surrogateescape")
+        project = hashlib.sha256(root).hexdigest()[:8]
+        return state_dir(self.runtime.options.home) / "logs" / f"mcp-{name}-{project}.log"
+
+    def _working_directory(self, spec: ServerSpec) -> Path:
+        """Where a server's process starts: its `cwd` (relative to the project root); by
+        default the project root for a repository's server, and for your own the home
+        directory — run in an untrusted project, a program that loads code from where it
+        starts (`python -m`, `npx`) would otherwise run the repository's. A repository's
+        server may not start outside the project."""
+        root = self.runtime.root.path
+        if spec.config.cwd is None:
+            return root if spec.origin != "user" else user_home(self.runtime.options.home)
+        cwd = Path(os.path.realpath(root / spec.config.cwd))
+        if spec.origin != "user" and not cwd.is_relative_to(os.path.realpath(root)):
+            raise RuntimeError(f"its cwd {spec.config.cwd!r} is outside the project")
+        return cwd
 
     def _child_command(self, connection: ServerConnection) -> ChildCommand:
         spec = connection.spec
         config = spec.config
         assert config.command is not None
-        root = self.runtime.root.path
-        cwd = root / config.cwd if config.cwd else root
         name = connection.name
 
         def started(pid: int) -> None:
             self._pids[name] = pid
 
-        def exited(code: int | None) -> None:
-            self._pids.pop(name, None)
-            connection.gone(code)
+        def stopped(pid: int) -> None:
+            if self._pids.get(name) == pid:
+                del self._pids[name]
 
         return ChildCommand(
             argv=[config.command, *config.args],
-            cwd=cwd,
+            cwd=self._working_directory(spec),
             env=child_environment(config, self.environ),
             log=self.log_path(name),
             launch=self._launching(spec),
-            on_exit=exited,
+            on_exit=connection.gone,
             on_start=started,
+            on_stopped=stopped,
         )
 
     def _launching(self, spec: ServerSpec) -> Launching | None:
@@ -215,7 +242,7 @@ class McpManager:
         """The servers whose tools are offered: all but the stopped and those that may not
         run (one that went away keeps its tools: a call starts it again)."""
         for connection in self.connections.values():
-            for tool_name, why in connection.skipped:
+            for tool_name, why in connection.offer.skipped:
                 self._skip(connection, tool_name, why)
         return [
             c
@@ -262,7 +289,7 @@ class McpManager:
             return False
         if remote.name in config.disabled_tools:
             return False
-        problem = schema_problem(remote.input_schema)
+        problem = connection.offer.schema_problem(remote)
         if problem is not None:
             self._skip(connection, remote.name, problem)
             return False
@@ -312,6 +339,44 @@ class McpManager:
             "tools": tools,
             "error": connection.error,
         }
+
+
+def shown_url(url: str) -> str:
+    """`url` without what may hold a secret (user and password, query, fragment)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+def _reporter(runtime: Runtime) -> Callable[[str], None]:
+    """Report on stderr with a server's words made inert (no escape sequences), and the
+    SDK's own warnings routed the same way (one line each, never a traceback)."""
+
+    def report(text: str) -> None:
+        runtime.plugins.report(escape_controls(text))
+
+    sdk = logging.getLogger("mcp")
+    if not any(isinstance(h, _SdkWarnings) for h in sdk.handlers):
+        sdk.addHandler(_SdkWarnings(report))
+        sdk.propagate = False
+        sdk.setLevel(logging.WARNING)
+    return report
+
+
+class _SdkWarnings(logging.Handler):
+    """The MCP SDK's log records as one reported line each."""
+
+    def __init__(self, report: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self._report = report
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = " ".join(record.getMessage().split())
+        except Exception:  # a record that cannot be formatted says so
+            message = str(record.msg)
+        self._report(f"MCP SDK: {message[:300]}")
 
 
 def _version() -> str:

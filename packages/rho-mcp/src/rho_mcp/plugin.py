@@ -105,14 +105,16 @@ def rho_state(runtime: Runtime) -> dict[str, Any]:
 
 
 @hookimpl
-def rho_prompt_starting(runtime: Runtime) -> str | None:
-    """Put the servers' tool changes in the registry (only ever between turns), and refuse
-    the prompt while a `required` server is not running."""
+async def rho_prompt_starting(runtime: Runtime) -> str | None:
+    """Start again a `required` server that went away (or failed, once its backoff is
+    over), put the servers' tool changes in the registry (only ever between turns), and
+    refuse the prompt while a required server is not running."""
     from rho_mcp.running import current_manager
 
     manager = current_manager(runtime)
     if manager is None:
         return None
+    await manager.revive_required()
     manager.apply_pending()
     return manager.refusal()
 

@@ -1,7 +1,7 @@
 """The two resource tools, in the registry while any server offers resources (as in Codex):
 `list_mcp_resources` lists every server's resources and resource templates, and
 `read_mcp_resource` reads one by its server and URI. Resources are data a server exposes
-to be read, so both are `read`."""
+to be read, so both are `read` — unless a server's `risk` says otherwise for its own."""
 
 from __future__ import annotations
 
@@ -18,12 +18,25 @@ if TYPE_CHECKING:
 MAX_LISTED = 200
 
 
+#: Risks from the least to the most careful.
+_ORDER = (Risk.READ, Risk.WRITE, Risk.NETWORK, Risk.DESTRUCTIVE)
+
+
 class _ResourceTool(Tool):
     risk = Risk.READ
     phase = Phase.EXPLORATION
 
     def __init__(self, servers: dict[str, ServerConnection]) -> None:
         self.servers = servers
+
+    def call_risk(self, arguments: dict[str, Any]) -> Risk:
+        """`read`, unless the server read from sets a `risk` of its own (the highest of
+        them when no server is named)."""
+        server = arguments.get("server")
+        named = self.servers.get(server) if isinstance(server, str) else None
+        chosen = [named] if named is not None else list(self.servers.values())
+        risks = [Risk(c.spec.config.risk) for c in chosen if c.spec.config.risk is not None]
+        return max([Risk.READ, *risks], key=_ORDER.index)
 
     def _server(self, name: Any) -> ServerConnection:
         connection = self.servers.get(name) if isinstance(name, str) else None

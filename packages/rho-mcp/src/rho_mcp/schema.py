@@ -14,6 +14,8 @@ from typing import Any
 MAX_SCHEMA_BYTES = 64 * 1024
 #: The deepest nesting taken.
 MAX_DEPTH = 32
+#: The most `$ref`s taken.
+MAX_REFERENCES = 1000
 
 
 def schema_problem(schema: Any) -> str | None:
@@ -78,27 +80,50 @@ def _resolve(schema: dict[str, Any], ref: str) -> Any:
 
 
 def _reference_problem(schema: dict[str, Any]) -> str | None:
-    """A `$ref` that leaves the schema, points nowhere, or only at references in a loop."""
-    for ref in _references(schema):
-        if not (ref == "#" or ref.startswith("#/")):
-            return f"its input schema refers outside itself ($ref {ref[:80]})"
-        seen = [ref]
-        current = ref
-        while True:
-            try:
-                target = _resolve(schema, current)
-            except KeyError:
-                return f"its input schema refers to nothing at $ref {current[:80]}"
-            following = target.get("$ref") if isinstance(target, dict) else None
-            if not isinstance(following, str) or len(target) > 1:
-                break  # a schema of its own: recursion through it is fine
-            if following in seen:
-                return f"its input schema's $ref {following[:80]} refers to itself in a loop"
-            seen.append(following)
-            current = following
-            if not (current == "#" or current.startswith("#/")):
-                return f"its input schema refers outside itself ($ref {current[:80]})"
+    """A `$ref` that leaves the schema, points nowhere, or only at references in a loop.
+
+    Each pointer is followed once, whatever the number of references to it: a chain of
+    references costs its length, not its length for each of them."""
+    references = _references(schema)
+    if len(references) > MAX_REFERENCES:
+        return f"its input schema has {len(references)} $refs (at most {MAX_REFERENCES})"
+    verdicts: dict[str, str | None] = {}
+    for ref in references:
+        problem = _chain_problem(schema, ref, verdicts)
+        if problem is not None:
+            return problem
     return None
 
 
-__all__ = ["MAX_DEPTH", "MAX_SCHEMA_BYTES", "schema_problem"]
+def _chain_problem(schema: dict[str, Any], ref: str, verdicts: dict[str, str | None]) -> str | None:
+    """What is wrong with the chain of references starting at `ref` (None: it ends in a
+    schema of its own); every pointer on it gets the verdict in `verdicts`."""
+    chain: list[str] = []
+    current = ref
+    while True:
+        if current in verdicts:
+            verdict = verdicts[current]
+            break
+        if not (current == "#" or current.startswith("#/")):
+            verdict = f"its input schema refers outside itself ($ref {current[:80]})"
+            break
+        if current in chain:
+            verdict = f"its input schema's $ref {current[:80]} refers to itself in a loop"
+            break
+        chain.append(current)
+        try:
+            target = _resolve(schema, current)
+        except KeyError:
+            verdict = f"its input schema refers to nothing at $ref {current[:80]}"
+            break
+        following = target.get("$ref") if isinstance(target, dict) else None
+        if not isinstance(following, str) or len(target) > 1:
+            verdict = None  # a schema of its own: recursion through it is fine
+            break
+        current = following
+    for pointer in chain:
+        verdicts[pointer] = verdict
+    return verdict
+
+
+__all__ = ["MAX_DEPTH", "MAX_REFERENCES", "MAX_SCHEMA_BYTES", "schema_problem"]

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from rho_kernel import read_regular_file, user_home
 from rho_kernel.security import TrustStore
-from rho_mcp.config import SERVER_NAME, McpServerConfig, server_problem
+from rho_mcp.config import McpServerConfig, name_problem, server_problem
 from rho_mcp.expansion import expand
 
 #: Claude Code's project file, relative to the project root (as `rho trust` records it).
@@ -84,7 +84,7 @@ def read_sources(
     data = _read(user_path, report)
     if data is not None:
         _add_toml(sources, user_path, data, "user", True, report)
-    data = _read(root / MCP_JSON, report)
+    data = _read(root / MCP_JSON, report, follow=False)
     if data is not None:
         _add_mcp_json(sources, root / MCP_JSON, data, trusted(MCP_JSON, data), environ, report)
     if not _same_file(user_path, project_path):
@@ -95,7 +95,12 @@ def read_sources(
     return sources
 
 
-def _read(path: Path, report: Callable[[str], None]) -> bytes | None:
+def _read(path: Path, report: Callable[[str], None], *, follow: bool = True) -> bytes | None:
+    """The bytes of `path`; None when it is missing or cannot be read (then reported). A
+    link is followed only with `follow` (`rho trust` records no linked `.mcp.json`)."""
+    if not follow and path.is_symlink():
+        report(f"{path}: MCP servers not read: it is a symbolic link (rho reads only a file)")
+        return None
     try:
         return read_regular_file(path, limit=MAX_CONFIG_BYTES)
     except FileNotFoundError:
@@ -132,13 +137,14 @@ def _add_toml(
     # invalid; a file changed since then is read as it is now.
     try:
         table = tomllib.loads(data.decode("utf-8")).get("mcp_servers", {})
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         report(f"{path}: MCP servers not read: {exc}")
         return
     if not isinstance(table, dict):
         return
     for name, entry in table.items():
         try:
+            name_problem(name)
             config = server_problem(name, entry)
         except ValueError as exc:
             report(f"{path}: [mcp_servers.{name}] skipped: {exc}")
@@ -156,7 +162,7 @@ def _add_mcp_json(
 ) -> None:
     try:
         document = json.loads(data)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         report(f"{path}: MCP servers not read: not JSON ({exc})")
         return
     servers = document.get("mcpServers") if isinstance(document, dict) else None
@@ -179,9 +185,9 @@ def _add_mcp_json(
 
 
 def _server_name(raw: str) -> str:
-    if SERVER_NAME.fullmatch(raw):
-        return raw
-    return re.sub(r"[^A-Za-z0-9_-]", "_", raw)[:64] or "server"
+    """A `.mcp.json` name made a server name (other characters and `__` become `_`)."""
+    name = re.sub(r"_{2,}", "_", re.sub(r"[^A-Za-z0-9_-]", "_", raw))[:64]
+    return name or "server"
 
 
 def claude_server(entry: Any, environ: Mapping[str, str]) -> tuple[McpServerConfig, list[str]]:

@@ -49,6 +49,8 @@ class ChildCommand:
     on_exit: Callable[[int | None], None] = field(default=lambda code: None)
     #: Called with the process id once it has started (its process group has that id).
     on_start: Callable[[int], None] = field(default=lambda pid: None)
+    #: Called with that id once its whole process group is gone.
+    on_stopped: Callable[[int], None] = field(default=lambda pid: None)
 
 
 def open_log(path: Path) -> int:
@@ -90,17 +92,22 @@ def _parse(line: bytes) -> SessionMessage | Exception:
     return SessionMessage(message)
 
 
-async def _stop(process: asyncio.subprocess.Process) -> None:
-    """Close its stdin, give it `EXIT_GRACE` to exit, then SIGTERM and SIGKILL its group."""
+async def _stop(process: asyncio.subprocess.Process) -> bool:
+    """Close its stdin, give it `EXIT_GRACE` to exit, then SIGTERM its whole process group
+    (what it started too), and SIGKILL what is left after another `EXIT_GRACE`. True once
+    the group is gone."""
     if process.stdin is not None:
         with contextlib.suppress(OSError, RuntimeError):
             process.stdin.close()
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        if await _exited(process, EXIT_GRACE):
-            return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, sig)
     await _exited(process, EXIT_GRACE)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if not kill_group(process.pid, sig):
+            return True
+        with anyio.move_on_after(EXIT_GRACE):
+            while kill_group(process.pid, 0):
+                await asyncio.sleep(0.01)
+            return True
+    return not kill_group(process.pid, 0)
 
 
 async def _exited(process: asyncio.subprocess.Process, within: float) -> bool:
@@ -160,7 +167,8 @@ async def child_transport(command: ChildCommand) -> AsyncIterator[Any]:
         finally:
             with anyio.CancelScope(shield=True):
                 await write_stream.aclose()
-                await _stop(process)
+                if await _stop(process):
+                    command.on_stopped(process.pid)
                 await read_stream.aclose()
             tasks.cancel_scope.cancel()
 

@@ -89,18 +89,33 @@ def _restrict(
     rule: _Rule,
 ) -> dict[str, Any]:
     kept: dict[str, Any] = {}
+    extra = extra_items_field(model)
     for key, value in project.items():
-        field = model.model_fields.get(key)
+        field = model.model_fields.get(key, extra)
         if field is None:  # unknown keys are reported elsewhere and change nothing
             kept[key] = value
             continue
         mine = user.get(key, _UNSET)
         allowed = rule(field, value, mine, (*loc, key), ignored)
-        if allowed is _UNMARKED:
+        if allowed is _UNMARKED and key not in model.model_fields:
+            kept[key] = value  # an unknown key the model keeps: nothing inside to walk
+        elif allowed is _UNMARKED:
             kept[key] = _descend(model, key, value, mine, (*loc, key), ignored, rule)
         elif allowed is not _UNSET:
             kept[key] = allowed
     return kept
+
+
+def extra_items_field(model: type[BaseModel]) -> FieldInfo | None:
+    """The markers a model that keeps unknown keys (`extra="allow"`) puts on each of them —
+    its class variable `__extra_markers__`, e.g. `(NeedsTrust(any_change),)` for a table of
+    named entries a project adds only once trusted — as a field; None when it puts none."""
+    markers = getattr(model, "__extra_markers__", None)
+    if not markers or model.model_config.get("extra") != "allow":
+        return None
+    field = FieldInfo()
+    field.metadata.extend(markers)
+    return field
 
 
 def _descend(
@@ -190,4 +205,4 @@ def _plain(value: Any) -> bool:
     return isinstance(value, str | bool | int | float)
 
 
-__all__ = ["describe_setting", "restrict_untrusted", "strip_user_only"]
+__all__ = ["describe_setting", "extra_items_field", "restrict_untrusted", "strip_user_only"]
