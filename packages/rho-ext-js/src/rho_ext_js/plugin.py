@@ -9,7 +9,6 @@ extension manager is not even imported until a request needs it (`rho_ext_js.run
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,21 +78,14 @@ METHODS = (
 def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
     """`listExtensions` and `reloadExtensions` (their handlers and models are imported on
     the first request, see `rho_ext_js.rpc`)."""
-    from rho_kernel import DeferredMethod
+    from rho_kernel.rpc import deferred_methods
 
-    complete: dict[str, RpcMethod] = {}
+    def build() -> list[RpcMethod]:
+        from rho_ext_js.rpc import extension_methods
 
-    def load(name: str) -> RpcMethod:
-        if not complete:
-            from rho_ext_js.rpc import extension_methods
+        return extension_methods(runtime)
 
-            complete.update((method.name, method) for method in extension_methods(runtime))
-        return complete[name]
-
-    return [
-        DeferredMethod(name, partial(load, name), summary=summary, concurrent=concurrent)
-        for name, summary, concurrent in METHODS
-    ]
+    return deferred_methods(METHODS, build)
 
 
 @hookimpl

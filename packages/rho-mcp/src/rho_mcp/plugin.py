@@ -9,7 +9,6 @@ is configured.
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -77,21 +76,14 @@ def rho_shutdown(runtime: Runtime) -> None:
 def rho_register_rpc_methods(runtime: Runtime) -> list[RpcMethod]:
     """`listMcpServers` and `restartMcpServer` (their handlers and models are imported on
     the first request, see `rho_mcp.rpc`)."""
-    from rho_kernel import DeferredMethod
+    from rho_kernel.rpc import deferred_methods
 
-    complete: dict[str, RpcMethod] = {}
+    def build() -> list[RpcMethod]:
+        from rho_mcp.rpc import mcp_methods
 
-    def load(name: str) -> RpcMethod:
-        if not complete:
-            from rho_mcp.rpc import mcp_methods
+        return mcp_methods(runtime)
 
-            complete.update((method.name, method) for method in mcp_methods(runtime))
-        return complete[name]
-
-    return [
-        DeferredMethod(name, partial(load, name), summary=summary, concurrent=concurrent)
-        for name, summary, concurrent in METHODS
-    ]
+    return deferred_methods(METHODS, build)
 
 
 @hookimpl
