@@ -577,7 +577,15 @@ def test_where_a_server_starts(  # type: ignore[no-untyped-def]
     project_config = toml_server("theirs", write_spec(specs, "t", tools=tools), cwd="../..")
     (project / ".rho").mkdir()
     (project / ".rho" / "config.toml").write_text(project_config)
-    assert start_rho("trust").proc.wait(60) == 0
+    untrusted = start_scripted(start_rho, server, "--ephemeral")
+    assert mcp_servers(untrusted)["theirs"]["state"] == "untrusted"
+    assert untrusted.finish() == 0
+    warning = "ignored settings that need trust (mcp_servers.theirs)"
+    assert untrusted.stderr_text().count(warning) == 1
+    trust = start_rho("trust")
+    assert trust.proc.wait(60) == 0
+    printed = b"".join(iter(trust.lines.get, None)).decode()
+    assert "mcp_servers.theirs" in printed  # `rho trust` says what trusting applies
     rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
     # Yours start in your home: run in an untrusted project, a program that loads code
     # from where it starts (python -m, npx) would otherwise run the repository's.
@@ -585,4 +593,22 @@ def test_where_a_server_starts(  # type: ignore[no-untyped-def]
     assert _called(rho, "mcp__placed__cwd", server)["output"] == str(project / "tools")
     theirs = mcp_servers(rho)["theirs"]
     assert theirs["state"] == "failed" and "outside the project" in theirs["error"]
+    assert rho.finish() == 0
+
+
+def test_a_server_that_must_be_confined_does_not_start_unconfined(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, home: Path, tmp_path: Path
+) -> None:
+    spec = write_spec(tmp_path / "s", "c", tools=[ECHO])
+    user_servers(
+        home,
+        '[sandbox]\nbackend = "no-such-backend"\n',
+        toml_server("boxed", spec, sandbox="confined"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    rho.call("listTools")
+    boxed = mcp_servers(rho)["boxed"]
+    assert boxed["state"] == "failed" and boxed["confined"] is True
+    assert "must run in the OS sandbox, which is not available" in boxed["error"]
+    assert "no-such-backend" in boxed["error"]
     assert rho.finish() == 0
