@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 SERVER = Path(__file__).resolve().parents[1] / "rho_mcp" / "mcp_test_server.py"
+#: The standard-library-only server (see its docstring).
+RAW_SERVER = Path(__file__).resolve().parents[1] / "rho_mcp" / "raw_mcp_server.py"
 
 ECHO = {
     "name": "echo",
@@ -37,6 +39,12 @@ def toml_server(name: str, spec: Path, **keys: Any) -> str:
     ]
     lines += [f"{key} = {json.dumps(value)}" for key, value in keys.items()]
     return "\n".join(lines) + "\n"
+
+
+def raw_server(spec: Path, **keys: Any) -> dict[str, Any]:
+    """The `command` and `args` of the standard-library-only test server with `spec`, run
+    by the base interpreter (not the virtual environment's, which a sandbox may hide)."""
+    return {"command": os.path.realpath(sys.executable), "args": [str(RAW_SERVER), str(spec)]}
 
 
 def user_servers(home: Path, *tables: str) -> None:

@@ -4,6 +4,7 @@ Streamable HTTP, their tools in the loop, their lifecycle and failures."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -12,7 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_servers import ECHO, SERVER, mcp_servers, toml_server, user_servers, write_spec  # type: ignore[import-not-found]
+from mcp_servers import (  # type: ignore[import-not-found]
+    ECHO,
+    RAW_SERVER,
+    SERVER,
+    mcp_servers,
+    raw_server,
+    toml_server,
+    user_servers,
+    write_spec,
+)
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
@@ -217,7 +227,11 @@ def test_a_hostile_schema_leaves_out_that_tool_only(  # type: ignore[no-untyped-
             "inputSchema": {"type": "object", "$ref": "http://x/s"},
         },
     ]
-    user_servers(home, toml_server("odd", write_spec(tmp_path / "s", "odd", raw_tools=tools)))
+    raw = raw_server(write_spec(tmp_path / "s", "odd", tools=tools))
+    user_servers(
+        home,
+        f"[mcp_servers.odd]\ncommand = {json.dumps(raw['command'])}\nargs = {json.dumps(raw['args'])}\n",
+    )
     rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP)
     rho.call("listTools")
     assert mcp_servers(rho)["odd"]["tools"] == ["mcp__odd__echo"]
@@ -453,22 +467,29 @@ def test_prompts_are_commands_and_resources_have_two_tools(  # type: ignore[no-u
 def test_a_repositorys_mcp_json_servers_start_once_trusted_and_confined(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer, home: Path, project: Path, tmp_path: Path, outside_tmp: Path
 ) -> None:
-    tools = [{"name": "env", "behavior": "env"}, {"name": "touch", "behavior": "touch"}]
-    spec = write_spec(project / "mcp-specs", "repo", tools=tools)
+    anything = {"type": "object"}
+    tools = [
+        {"name": "env", "behavior": "env", "inputSchema": anything},
+        {"name": "touch", "behavior": "touch", "inputSchema": anything},
+    ]
+    # Confined, a server sees the system and the project only: the server and its spec lie
+    # in the project, and it needs only the standard library.
+    spec = write_spec(project / "mcp", "repo", tools=tools)
+    shutil.copy(RAW_SERVER, project / "mcp" / "server.py")
     (project / ".mcp.json").write_text(
         json.dumps(
             {
                 "mcpServers": {
                     "repo": {
                         "command": "${RHO_TEST_PYTHON}",
-                        "args": [str(SERVER), str(spec)],
+                        "args": ["mcp/server.py", str(spec)],
                         "env": {"GREETING": "${GREETING:-hello}", "TOKEN": "${TEAM_TOKEN}"},
                     }
                 }
             }
         )
     )
-    env = {"RHO_TEST_PYTHON": sys.executable, "TEAM_TOKEN": "from-env"}
+    env = {"RHO_TEST_PYTHON": raw_server(spec)["command"], "TEAM_TOKEN": "from-env"}
     rho = start_scripted(start_rho, server, "--ephemeral", *ALLOW_MCP, env=env)
     listed = mcp_servers(rho)["repo"]
     assert (listed["state"], listed["origin"], listed["tools"]) == ("untrusted", "mcp.json", [])

@@ -16,8 +16,6 @@ PORTFILE. The spec (JSON) says what it offers:
 - `prompts`: `[{"name", "description"?, "arguments"?: [names]}]`: each answers with its
   arguments joined; `resources`: `[{"uri", "name", "text"}]`;
 - `hang`: true: never answer anything (not even initialize);
-- `raw_tools`: tools listed exactly as given, schemas unchecked (as a hostile server would),
-  by a hand-written loop that answers initialize, tools/list and tools/call (echo);
 - `stderr`: a line written to stderr at start.
 """
 
@@ -203,28 +201,6 @@ async def _serve_http(server: Server[Any], port_file: str) -> None:
     await served.serve(sockets=[sock])
 
 
-def _serve_raw(tools: list[dict[str, Any]]) -> None:
-    for line in sys.stdin:
-        message = json.loads(line)
-        if "id" not in message:
-            continue
-        method, result = message["method"], {}
-        if method == "initialize":
-            result = {
-                "protocolVersion": message["params"]["protocolVersion"],
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "raw", "version": "1"},
-            }
-        elif method == "tools/list":
-            result = {"tools": tools}
-        elif method == "tools/call":
-            text = str(message["params"].get("arguments", {}).get("text", ""))
-            result = {"content": [{"type": "text", "text": text}]}
-        reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
-
-
 def main() -> None:
     spec = json.loads(Path(sys.argv[1]).read_text())
     if "stderr" in spec:
@@ -232,9 +208,6 @@ def main() -> None:
     if spec.get("hang"):
         while sys.stdin.buffer.readline():
             pass
-        return
-    if "raw_tools" in spec:
-        _serve_raw(spec["raw_tools"])
         return
     server = build(spec)
     if "http" in spec:
