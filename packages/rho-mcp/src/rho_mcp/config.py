@@ -73,16 +73,16 @@ class McpServerConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     command: str | None = Field(None, min_length=1)
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    args: list[str] = []
+    env: dict[str, str] = {}
     #: Names of rho's environment variables handed on to the server as they are.
-    env_vars: list[str] = Field(default_factory=list)
+    env_vars: list[str] = []
     cwd: str | None = None
     url: str | None = Field(None, min_length=1)
     bearer_token_env_var: str | None = None
-    http_headers: dict[str, str] = Field(default_factory=dict)
+    http_headers: dict[str, str] = {}
     #: Header name → the environment variable its value is read from.
-    env_http_headers: dict[str, str] = Field(default_factory=dict)
+    env_http_headers: dict[str, str] = {}
     enabled: bool = True
     #: Whether a prompt fails when this server cannot be started.
     required: bool = False
@@ -90,7 +90,7 @@ class McpServerConfig(BaseModel):
     tool_timeout_sec: float = Field(60.0, gt=0, le=86400)
     #: Only these of its tools (None: all of them).
     enabled_tools: list[str] | None = None
-    disabled_tools: list[str] = Field(default_factory=list)
+    disabled_tools: list[str] = []
     #: The risk of every tool of this server, over what its annotations say.
     risk: Literal["read", "write", "destructive", "network"] | None = None
     #: Whether its tools' annotations (read-only, open-world, destructive) set their risk.
