@@ -53,7 +53,6 @@ class Offer:
     tools: list[Any]
     prompts: list[Any]
     resources: bool
-    instructions: str | None = None
     skipped: list[tuple[str, str]] = field(default_factory=list)
     _problems: dict[str, str | None] = field(default_factory=dict)
 
@@ -94,7 +93,6 @@ class ServerConnection:
         self._wake = asyncio.Event()
         self._stopping = False
         self._exit_code: int | None = None
-        self._gone = False
         self._relisting: asyncio.Task[None] | None = None
         self._relist_again = False
         if not spec.config.enabled:
@@ -122,7 +120,7 @@ class ServerConnection:
         self.state, self.error = "starting", None
         self._settled.clear()
         self._wake.clear()
-        self._stopping = self._gone = False
+        self._stopping = self._relist_again = False
         self._exit_code = None
         self.starts += 1
         self._task = asyncio.create_task(self._own(), name=f"mcp server {self.name}")
@@ -155,7 +153,6 @@ class ServerConnection:
     def gone(self, exit_code: int | None = None) -> None:
         """The server went away (its process ended, its connection broke): it is `exited`
         from now on, while its owner task closes what is left of the connection."""
-        self._gone = True
         if exit_code is not None or self._exit_code is None:
             self._exit_code = exit_code
         if self.state in ("ready", "exited") and not self._stopping:
@@ -225,7 +222,7 @@ class ServerConnection:
         tools = await self._tools(client, skipped) if capabilities.tools else []
         prompts = await _all_pages(client.list_prompts, "prompts") if capabilities.prompts else []
         resources = capabilities.resources is not None
-        return Offer(tools, prompts, resources, client.instructions, skipped)
+        return Offer(tools, prompts, resources, skipped)
 
     async def _tools(self, client: Client, skipped: list[tuple[str, str]]) -> list[Any]:
         try:

@@ -52,8 +52,9 @@ class McpManager:
         self.sources: Sources = read_sources(
             runtime.root.path, runtime.options.home, self.environ, self.report
         )
+        version = _version()
         self.connections = {
-            name: ServerConnection(spec, self._open_transport, self._changed, _version())
+            name: ServerConnection(spec, self._open_transport, self._changed, version)
             for name, spec in self.sources.servers.items()
         }
         self.registered: dict[str, Tool] = {}
