@@ -19,7 +19,8 @@ DESCRIPTION = (
 )
 EPILOG = (
     "rho trust [--list | --revoke] [--root PATH]: trust this project's .rho/config.toml as it "
-    "is now, so that its settings that loosen yours apply (see 'rho trust --help')."
+    "is now, so that its settings that loosen yours apply (see 'rho trust --help'). "
+    "Installed packs add subcommands of their own, e.g. 'rho acp' (rho-acp)."
 )
 
 
@@ -175,6 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         from rho_rpc.trust_command import main as trust
 
         return trust(arguments[1:])
+    if arguments and not arguments[0].startswith("-"):
+        from rho_rpc.subcommands import run_subcommand
+
+        return run_subcommand(arguments[0], arguments[1:], runtime_options)
     args = build_parser().parse_args(arguments)
     from rho_kernel import diagnostics
 
@@ -190,6 +195,24 @@ def main(argv: list[str] | None = None) -> int:
 
         return print_listing(runtime)
     return _serve(runtime)
+
+
+def runtime_options(argv: list[str], prog: str = "rho") -> RuntimeOptions | int:
+    """The runtime options rho's usual flags in `argv` describe (for a subcommand that runs
+    rho its own way), or the exit code (2) after saying on stderr why they cannot work.
+    `--plugins` and `--version` act as for `rho` itself."""
+    from rho_kernel import diagnostics
+
+    parser = build_parser()
+    parser.prog = prog
+    args = parser.parse_args(argv)
+    problem = flag_problem(args)
+    if problem is not None:
+        diagnostics.error(problem)
+        return 2
+    options = _runtime_options(args)
+    options.plugin_modules = ()
+    return options
 
 
 def _build_runtime(args: argparse.Namespace) -> Runtime | int:

@@ -22,6 +22,7 @@ RHO_DISTRIBUTIONS = frozenset(
         "rho-ext-js",
         "rho-memory",
         "rho-mcp",
+        "rho-acp",
     }
 )
 
@@ -52,14 +53,16 @@ def foreign_plugins(path: Sequence[str] | None = None) -> list[str]:
 
 def installed_packs(path: Sequence[str] | None = None) -> list[tuple[str, str, bool]]:
     """(name, version, shipped with rho) of every installed distribution that provides a
-    `rho` entry point, rho's own first, each group by name. A distribution found twice on
-    the path is listed once, as the first (the one Python imports)."""
+    `rho` entry point or a subcommand (`rho.subcommands`), rho's own first, each group by
+    name. A distribution found twice on the path is listed once, as the first (the one
+    Python imports)."""
     found = distributions(path=list(path)) if path is not None else distributions()
     packs: dict[str, tuple[str, str, bool]] = {}
     for dist in found:
         name = dist.metadata["Name"] or ""
         key = normalize(name)
-        if key in packs or not any(ep.group == "rho" for ep in dist.entry_points):
+        groups = {ep.group for ep in dist.entry_points}
+        if key in packs or not groups & {"rho", "rho.subcommands"}:
             continue
         packs[key] = (key, dist.version or "unknown", key in RHO_DISTRIBUTIONS)
     return sorted(packs.values(), key=lambda pack: (not pack[2], pack[0]))

@@ -1,0 +1,106 @@
+"""`RhoAgent`: the agent side of ACP, one rho runtime per session."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+)
+
+from rho_acp.session import AcpSession
+
+if TYPE_CHECKING:
+    from rho_kernel.frontend import RuntimeOptions
+
+
+class RhoAgent:
+    """Serves ACP's agent methods; `base` holds what rho's flags said."""
+
+    def __init__(self, base: RuntimeOptions) -> None:
+        self.base = base
+        self.sessions: dict[str, AcpSession] = {}
+        self.client: Any = None
+
+    def on_connect(self, conn: Any) -> None:
+        self.client = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: Any = None,
+        client_info: Any = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        from rho_kernel import __version__
+
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=False,
+                prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=False
+                ),
+            ),
+            agent_info=Implementation(name="rho", title="rho", version=__version__),
+        )
+
+    async def new_session(
+        self, cwd: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        from rho_kernel import hookspecs
+        from rho_kernel.frontend import Runtime, StartupError
+
+        options = dataclasses.replace(self.base, cwd=Path(cwd), root=Path(cwd))
+        try:
+            runtime = await asyncio.to_thread(Runtime.build, options)
+        except (StartupError, OSError, ValueError) as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        runtime.plugins.call_each(hookspecs.rho_startup, runtime=runtime)
+        session = AcpSession(runtime, self.client)
+        self.sessions[session.id] = session
+        return NewSessionResponse(session_id=session.id)
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"message": f"no session {session_id!r}"})
+        return session
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        text = "\n".join(block.text for block in prompt if getattr(block, "type", "") == "text")
+        if not text.strip():
+            raise RequestError.invalid_params({"message": "the prompt holds no text"})
+        return await self._session(session_id).prompt(text)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.cancel()
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        return None
+
+    async def close(self) -> None:
+        """End every session (its file is closed as rho's server closes it)."""
+        from rho_kernel import hookspecs
+
+        for session in self.sessions.values():
+            runtime = session.runtime
+            runtime.plugins.call_each(hookspecs.rho_shutdown, runtime=runtime)
+            await runtime.aclose("client closed")
+
+
+__all__ = ["RhoAgent"]

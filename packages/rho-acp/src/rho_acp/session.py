@@ -1,0 +1,152 @@
+"""One ACP session: a rho runtime, and the loop's events as `session/update` notifications.
+
+The loop's observer events become updates as they happen (text and reasoning chunks, tool
+calls and their results), and the approval gate asks the client with
+`session/request_permission`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from acp import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_tool_call,
+)
+from acp.schema import PermissionOption, PromptResponse, StopReason, ToolCallUpdate
+
+from rho_acp.calls import decoded, locations, title, tool_kind
+from rho_kernel import ApprovalDecision, ApprovalRequest, Observer, ToolResult
+
+if TYPE_CHECKING:
+    from rho_kernel import AgentResult, Runtime
+
+#: How each way a prompt ends reads in ACP.
+STOP_REASONS: dict[str, StopReason] = {
+    "stop": "end_turn",
+    "max_iterations": "max_turn_requests",
+    "cancelled": "cancelled",
+    "consecutive_empty_responses": "end_turn",
+}
+
+ALLOW_ONCE = "allow-once"
+REJECT_ONCE = "reject-once"
+ALLOW_ALWAYS = "allow-always"
+
+
+class AcpSession(Observer):
+    """The runtime of ACP session `id`, talking to `client`."""
+
+    def __init__(self, runtime: Runtime, client: Any) -> None:
+        self.runtime = runtime
+        self.client = client
+        self.id = runtime.session.id
+
+    async def _send(self, update: Any) -> None:
+        await self.client.session_update(session_id=self.id, update=update)
+
+    # ── a turn ─────────────────────────────────────────────────────────────
+
+    async def prompt(self, text: str) -> PromptResponse:
+        """Run one prompt; every update is sent before the response."""
+        from rho_kernel.frontend import AgentError
+
+        try:
+            result = await self.runtime.prompt(text, observers=[self], gate=_Gate(self))
+        except AgentError as exc:
+            if self.runtime.cancel is None and "cancel" in exc.message.lower():
+                return PromptResponse(stop_reason="cancelled")
+            from acp import RequestError
+
+            raise RequestError.internal_error({"message": exc.message}) from None
+        return PromptResponse(stop_reason=STOP_REASONS.get(result.finish_reason, "end_turn"))
+
+    def cancel(self) -> None:
+        """Stop the running prompt (its response says `cancelled`)."""
+        self.runtime.abort()
+
+    # ── the loop's events ──────────────────────────────────────────────────
+
+    async def on_text_delta(self, delta: str) -> None:
+        await self._send(update_agent_message_text(delta))
+
+    async def on_reasoning_delta(self, delta: str) -> None:
+        await self._send(update_agent_thought_text(delta))
+
+    async def on_tool_call(self, name: str, arguments: str, call_id: str | None = None) -> None:
+        args = decoded(arguments)
+        await self._send(
+            start_tool_call(
+                call_id or name,
+                title(name, args),
+                kind=tool_kind(self.runtime.tools.get(name)),
+                status="pending",
+                locations=locations(args, self.runtime.root.path),
+                raw_input=args,
+            )
+        )
+
+    async def on_tool_result(
+        self, name: str, result: ToolResult, call_id: str | None = None
+    ) -> None:
+        await self._send(
+            update_tool_call(
+                call_id or name,
+                status="failed" if result.is_error else "completed",
+                content=[tool_content(text_block(result.output))],
+            )
+        )
+
+    async def on_tool_denied(self, name: str, call_id: str | None = None) -> None:
+        await self._send(update_tool_call(call_id or name, status="failed"))
+
+    async def on_agent_end(self, result: AgentResult) -> None:
+        return None
+
+
+class _Gate:
+    """Asks the client, as `session/request_permission`, about a call that needs approval."""
+
+    def __init__(self, session: AcpSession) -> None:
+        self.session = session
+
+    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
+        args = decoded(request.arguments)
+        options = [
+            PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once"),
+            PermissionOption(option_id=REJECT_ONCE, name="Reject", kind="reject_once"),
+        ]
+        remembered = next((r for r in request.suggested_rules if r.scope == "session"), None)
+        if remembered is not None:
+            options.insert(
+                1,
+                PermissionOption(
+                    option_id=ALLOW_ALWAYS,
+                    name=f"Always allow {remembered.rule}",
+                    kind="allow_always",
+                ),
+            )
+        call = ToolCallUpdate(
+            tool_call_id=request.call_id,
+            title=title(request.tool, args),
+            kind=tool_kind(self.session.runtime.tools.get(request.tool)),
+            raw_input=args,
+        )
+        response = await self.session.client.request_permission(
+            session_id=self.session.id, tool_call=call, options=options
+        )
+        outcome = response.outcome
+        if outcome.outcome != "selected":
+            return ApprovalDecision.cancelled("the client cancelled the permission request")
+        if outcome.option_id == ALLOW_ONCE:
+            return ApprovalDecision.approved()
+        if outcome.option_id == ALLOW_ALWAYS and remembered is not None:
+            return ApprovalDecision.approved(remember=remembered)
+        return ApprovalDecision.denied()
+
+
+__all__ = ["ALLOW_ALWAYS", "ALLOW_ONCE", "REJECT_ONCE", "STOP_REASONS", "AcpSession"]

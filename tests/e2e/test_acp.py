@@ -1,0 +1,157 @@
+"""`rho acp` driven by the ACP SDK's own client side (`spawn_agent_process`), against the
+scripted model server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
+from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+from rho_process import RHO, rho_env  # type: ignore[import-not-found]
+
+from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+
+class RecordingClient:
+    """An ACP client that records every update and answers permission requests with
+    `choice` (an option id, or None: cancelled)."""
+
+    def __init__(self, choice: str | None = "allow-once") -> None:
+        self.updates: list[Any] = []
+        self.permissions: list[Any] = []
+        self.choice = choice
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append(update)
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.permissions.append((tool_call, options))
+        if self.choice is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=self.choice)
+        )
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        return None
+
+    def kinds(self) -> list[str]:
+        return [update.session_update for update in self.updates]
+
+    def text(self) -> str:
+        return "".join(
+            u.content.text for u in self.updates if u.session_update == "agent_message_chunk"
+        )
+
+
+def _run(coroutine: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coroutine, 120))
+
+
+async def _with_agent(
+    client: RecordingClient, server: ScriptedServer, home: Path, project: Path, body: Any
+) -> Any:
+    args = ("acp", "--endpoint", server.chat_url, "-m", "scripted-model")
+    async with spawn_agent_process(client, RHO, *args, env=rho_env(home), cwd=project) as (
+        conn,
+        _process,
+    ):
+        answer = await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        assert answer.protocol_version == PROTOCOL_VERSION
+        return await body(conn)
+
+
+def test_a_prompt_streams_its_reply_and_a_tool_call_with_its_result(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (project / "notes.txt").write_text("the notes\n")
+    server.add(tool_call_reply("read_file", {"path": "notes.txt"}), text_reply("read it", chunks=3))
+    client = RecordingClient()
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        return await conn.prompt(session_id=session.session_id, prompt=[text_block("read")])
+
+    response = _run(_with_agent(client, server, home, project, body))
+    assert response.stop_reason == "end_turn"
+    assert client.text() == "read it"
+    start = next(u for u in client.updates if u.session_update == "tool_call")
+    assert (start.kind, start.status, start.title) == ("read", "pending", "read_file: notes.txt")
+    assert [loc.path for loc in start.locations] == [str(project / "notes.txt")]
+    done = next(u for u in client.updates if u.session_update == "tool_call_update")
+    assert done.tool_call_id == start.tool_call_id and done.status == "completed"
+    assert "the notes" in done.content[0].content.text
+    assert client.permissions == []  # a read runs without asking
+
+
+def test_a_write_asks_and_a_rejection_is_honoured(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    server.add(
+        tool_call_reply("write_file", {"path": "new.txt", "content": "hi"}), text_reply("ok")
+    )
+    client = RecordingClient(choice="reject-once")
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        return await conn.prompt(session_id=session.session_id, prompt=[text_block("write")])
+
+    response = _run(_with_agent(client, server, home, project, body))
+    assert response.stop_reason == "end_turn"
+    [(call, options)] = client.permissions
+    assert call.kind == "edit" and call.raw_input == {"path": "new.txt", "content": "hi"}
+    assert [o.option_id for o in options] == ["allow-once", "allow-always", "reject-once"]
+    assert "write_file" in options[1].name
+    assert not (project / "new.txt").exists()
+
+
+def test_an_unknown_extension_method_is_method_not_found(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    from acp import RequestError
+
+    async def body(conn: Any) -> Any:
+        try:
+            await conn.ext_method("_rho/nothing", {})
+        except RequestError as exc:
+            return exc.code
+        return None
+
+    assert _run(_with_agent(RecordingClient(), server, home, project, body)) == -32601
+
+
+def test_stdout_carries_only_frames(server: ScriptedServer, home: Path, project: Path) -> None:
+    import subprocess
+
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": PROTOCOL_VERSION},
+    }
+    done = subprocess.run(
+        [RHO, "acp", "--endpoint", server.chat_url, "-m", "m"],
+        input=(json.dumps(request) + "\n{not json\n").encode(),  # then end of input
+        capture_output=True,
+        cwd=project,
+        env=rho_env(home),
+        timeout=60,
+    )
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    lines.sort(key=lambda line: line["id"] is None)  # answers come as they are ready
+    assert lines[0]["id"] == 1 and lines[0]["result"]["protocolVersion"] == PROTOCOL_VERSION
+    assert lines[1] == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": "Parse error: the line is not JSON"},
+    }
+    assert len(lines) == 2 and done.returncode == 0
+    assert "Traceback" not in done.stderr.decode()
