@@ -155,3 +155,81 @@ def test_stdout_carries_only_frames(server: ScriptedServer, home: Path, project:
     }
     assert len(lines) == 2 and done.returncode == 0
     assert "Traceback" not in done.stderr.decode()
+
+
+def test_an_approved_edit_shows_its_diff_and_each_request_its_usage(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (project / "a.txt").write_text("old line\n")
+    server.add(
+        tool_call_reply("write_file", {"path": "a.txt", "content": "new line\n"}),
+        text_reply("written"),
+    )
+    client = RecordingClient(choice="allow-once")
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        return await conn.prompt(session_id=session.session_id, prompt=[text_block("edit")])
+
+    assert _run(_with_agent(client, server, home, project, body)).stop_reason == "end_turn"
+    assert (project / "a.txt").read_text() == "new line\n"
+    done = next(u for u in client.updates if u.session_update == "tool_call_update")
+    [diff] = [c for c in done.content if c.type == "diff"]
+    assert (diff.path, diff.old_text, diff.new_text) == (
+        str(project / "a.txt"),
+        "old line\n",
+        "new line\n",
+    )
+    usage = [u for u in client.updates if u.session_update == "usage_update"]
+    assert len(usage) == 2 and all(u.size > 0 and 0 < u.used <= u.size for u in usage)
+
+
+def test_cancel_during_a_model_request_ends_the_prompt_cancelled(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    from rho_kernel.testing import HangReply
+
+    server.add(HangReply())
+    client = RecordingClient()
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        running = asyncio.ensure_future(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("hang")])
+        )
+        await asyncio.to_thread(server.wait_for_requests, 1, 60)
+        await conn.cancel(session_id=session.session_id)
+        return await running
+
+    assert _run(_with_agent(client, server, home, project, body)).stop_reason == "cancelled"
+
+
+def test_cancel_during_a_permission_request_ends_the_prompt_cancelled(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    server.add(tool_call_reply("write_file", {"path": "b.txt", "content": "x"}))
+    asked = asyncio.Event()
+
+    class Waiting(RecordingClient):
+        async def request_permission(
+            self, session_id: str, tool_call: Any, options: Any, **kw: Any
+        ) -> Any:
+            asked.set()
+            await self.cancelled.wait()  # as an editor does: the cancel answers it
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+
+    client = Waiting()
+
+    async def body(conn: Any) -> Any:
+        client.cancelled = asyncio.Event()
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        running = asyncio.ensure_future(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("write")])
+        )
+        await asyncio.wait_for(asked.wait(), 60)
+        await conn.cancel(session_id=session.session_id)
+        client.cancelled.set()
+        return await running
+
+    assert _run(_with_agent(client, server, home, project, body)).stop_reason == "cancelled"
+    assert not (project / "b.txt").exists()

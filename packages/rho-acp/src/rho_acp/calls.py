@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from acp.schema import ToolCallLocation, ToolKind
 
-from rho_kernel import Risk, Tool
+from rho_kernel import PathNotFoundError, Risk, SandboxError, SandboxRoot, Tool
 
 #: Argument names that hold a file or folder of the project.
 PATH_ARGUMENTS = ("path", "paths", "file", "files")
@@ -51,6 +52,40 @@ def locations(arguments: dict[str, Any], root: Path) -> list[ToolCallLocation]:
     return [ToolCallLocation(path=str(root / path)) for path in found[:20]]
 
 
+#: The largest file an edit's diff shows.
+MAX_DIFF_FILE = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class FileText:
+    """A project file's text (`path` relative to the root), or "" when it did not exist."""
+
+    path: str
+    text: str
+
+
+def edited_file(root: SandboxRoot, arguments: dict[str, Any]) -> FileText | None:
+    """The text of the file an edit's `path` names, read through the sandbox: "" for a file
+    that does not exist yet; None when there is no such argument, or the file is not text
+    the sandbox lets rho read, or it is over `MAX_DIFF_FILE` (no diff is shown then)."""
+    path = arguments.get("path")
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        with root.open_read(path) as handle:
+            data = handle.read(MAX_DIFF_FILE + 1)
+    except (FileNotFoundError, PathNotFoundError):
+        return FileText(path, "")
+    except (OSError, ValueError, SandboxError):
+        return None
+    if len(data) > MAX_DIFF_FILE:
+        return None
+    try:
+        return FileText(path, data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None
+
+
 def title(name: str, arguments: dict[str, Any]) -> str:
     """A short title: the tool and its main argument."""
     for key in ("path", "command", "pattern", "query", "name"):
@@ -61,4 +96,13 @@ def title(name: str, arguments: dict[str, Any]) -> str:
     return name
 
 
-__all__ = ["PATH_ARGUMENTS", "decoded", "locations", "title", "tool_kind"]
+__all__ = [
+    "MAX_DIFF_FILE",
+    "PATH_ARGUMENTS",
+    "FileText",
+    "decoded",
+    "edited_file",
+    "locations",
+    "title",
+    "tool_kind",
+]

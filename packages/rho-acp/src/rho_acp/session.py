@@ -13,17 +13,25 @@ from acp import (
     start_tool_call,
     text_block,
     tool_content,
+    tool_diff_content,
     update_agent_message_text,
     update_agent_thought_text,
     update_tool_call,
 )
-from acp.schema import PermissionOption, PromptResponse, StopReason, ToolCallUpdate
+from acp.schema import (
+    Cost,
+    PermissionOption,
+    PromptResponse,
+    StopReason,
+    ToolCallUpdate,
+    UsageUpdate,
+)
 
-from rho_acp.calls import decoded, locations, title, tool_kind
+from rho_acp.calls import FileText, decoded, edited_file, locations, title, tool_kind
 from rho_kernel import ApprovalDecision, ApprovalRequest, Observer, ToolResult
 
 if TYPE_CHECKING:
-    from rho_kernel import AgentResult, Runtime
+    from rho_kernel import AgentResult, RequestUsage, Runtime, UsageContext
 
 #: How each way a prompt ends reads in ACP.
 STOP_REASONS: dict[str, StopReason] = {
@@ -45,6 +53,8 @@ class AcpSession(Observer):
         self.runtime = runtime
         self.client = client
         self.id = runtime.session.id
+        #: The file an edit's call is about to change, as it was (by call id).
+        self._before: dict[str, FileText | None] = {}
 
     async def _send(self, update: Any) -> None:
         await self.client.session_update(session_id=self.id, update=update)
@@ -79,11 +89,14 @@ class AcpSession(Observer):
 
     async def on_tool_call(self, name: str, arguments: str, call_id: str | None = None) -> None:
         args = decoded(arguments)
+        kind = tool_kind(self.runtime.tools.get(name))
+        if kind == "edit":
+            self._before[call_id or name] = edited_file(self.runtime.root, args)
         await self._send(
             start_tool_call(
                 call_id or name,
                 title(name, args),
-                kind=tool_kind(self.runtime.tools.get(name)),
+                kind=kind,
                 status="pending",
                 locations=locations(args, self.runtime.root.path),
                 raw_input=args,
@@ -93,11 +106,31 @@ class AcpSession(Observer):
     async def on_tool_result(
         self, name: str, result: ToolResult, call_id: str | None = None
     ) -> None:
+        content: list[Any] = [tool_content(text_block(result.output))]
+        before = self._before.pop(call_id or name, None)
+        if before is not None and not result.is_error:
+            after = edited_file(self.runtime.root, {"path": before.path})
+            if after is not None and after.text != before.text:
+                path = str(self.runtime.root.path / before.path)
+                content.append(tool_diff_content(path, after.text, before.text))
         await self._send(
             update_tool_call(
                 call_id or name,
                 status="failed" if result.is_error else "completed",
-                content=[tool_content(text_block(result.output))],
+                content=content,
+            )
+        )
+
+    async def on_usage(self, iteration: int, usage: RequestUsage, context: UsageContext) -> None:
+        stats = context.stats
+        if stats is None:
+            return
+        await self._send(
+            UsageUpdate(
+                session_update="usage_update",
+                used=max(0, stats.estimated_used),
+                size=max(0, stats.context_window),
+                cost=Cost(amount=usage.cost, currency="USD") if usage.cost else None,
             )
         )
 
