@@ -233,3 +233,61 @@ def test_cancel_during_a_permission_request_ends_the_prompt_cancelled(
 
     assert _run(_with_agent(client, server, home, project, body)).stop_reason == "cancelled"
     assert not (project / "b.txt").exists()
+
+
+def test_load_replays_the_active_branch_and_list_names_the_sessions(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (project / "notes.txt").write_text("the notes\n")
+    server.add(tool_call_reply("read_file", {"path": "notes.txt"}), text_reply("read it"))
+
+    async def first(conn: Any) -> str:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("read the notes")])
+        return str(session.session_id)
+
+    live = RecordingClient()
+    session_id = _run(_with_agent(live, server, home, project, first))
+    replayed = RecordingClient()
+
+    async def second(conn: Any) -> Any:
+        listing = await conn.list_sessions(cwd=str(project))
+        await conn.load_session(cwd=str(project), session_id=session_id, mcp_servers=[])
+        return listing
+
+    listing = _run(_with_agent(replayed, server, home, project, second))
+    [info] = listing.sessions
+    assert (info.session_id, info.title, info.cwd) == (session_id, "read the notes", str(project))
+    assert info.updated_at is not None
+    assert replayed.kinds() == [
+        "user_message_chunk",
+        "tool_call",
+        "tool_call_update",
+        "agent_message_chunk",
+    ]
+    assert replayed.updates[0].content.text == "read the notes"
+    streamed = next(u for u in live.updates if u.session_update == "tool_call")
+    assert replayed.updates[1].tool_call_id == streamed.tool_call_id
+    assert "the notes" in replayed.updates[2].content[0].content.text
+    assert replayed.text() == "read it"
+
+
+def test_two_sessions_at_once_are_independent(
+    server: ScriptedServer, home: Path, project: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    server.add(text_reply("one"), text_reply("two"))
+    client = RecordingClient()
+
+    async def body(conn: Any) -> Any:
+        a = await conn.new_session(cwd=str(project), mcp_servers=[])
+        b = await conn.new_session(cwd=str(other), mcp_servers=[])
+        first = await conn.prompt(session_id=a.session_id, prompt=[text_block("a")])
+        second = await conn.prompt(session_id=b.session_id, prompt=[text_block("b")])
+        return a.session_id, b.session_id, first, second
+
+    a, b, first, second = _run(_with_agent(client, server, home, project, body))
+    assert a != b and first.stop_reason == second.stop_reason == "end_turn"
+    sessions = sorted((home / ".rho" / "sessions").rglob("*.jsonl"))
+    assert len(sessions) == 2
