@@ -120,7 +120,7 @@ def test_an_unknown_extension_method_is_method_not_found(
 
     async def body(conn: Any) -> Any:
         try:
-            await conn.ext_method("_rho/nothing", {})
+            await conn.ext_method("rho/nothing", {})
         except RequestError as exc:
             return exc.code
         return None
@@ -291,3 +291,95 @@ def test_two_sessions_at_once_are_independent(
     assert a != b and first.stop_reason == second.stop_reason == "end_turn"
     sessions = sorted((home / ".rho" / "sessions").rglob("*.jsonl"))
     assert len(sessions) == 2
+
+
+def test_modes_and_config_options_are_rhos_approval_modes_and_model(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    server.add(tool_call_reply("write_file", {"path": "c.txt", "content": "x"}), text_reply("ok"))
+    client = RecordingClient(choice="reject-once")
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.set_session_mode(session_id=session.session_id, mode_id="auto-edit")
+        changed = await conn.set_config_option(
+            session_id=session.session_id, config_id="mode", value="auto-edit"
+        )
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("write")])
+        return session, changed
+
+    session, changed = _run(_with_agent(client, server, home, project, body))
+    assert session.modes.current_mode_id == "ask"
+    assert [m.id for m in session.modes.available_modes] == [
+        "ask",
+        "auto-edit",
+        "read-only",
+        "auto",
+    ]
+    options = {o.id: o for o in session.config_options}
+    assert options["model"].current_value == "scripted-model"
+    assert {o.id: o.current_value for o in changed.config_options}["mode"] == "auto-edit"
+    assert client.permissions == [] and (project / "c.txt").read_text() == "x"  # no asking
+
+
+def test_always_allow_is_not_asked_again_in_the_session(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    server.add(
+        tool_call_reply("write_file", {"path": "d.txt", "content": "1"}),
+        tool_call_reply("write_file", {"path": "d.txt", "content": "2"}),
+        text_reply("done"),
+    )
+    client = RecordingClient(choice="allow-always")
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        return await conn.prompt(session_id=session.session_id, prompt=[text_block("w")])
+
+    _run(_with_agent(client, server, home, project, body))
+    assert len(client.permissions) == 1 and (project / "d.txt").read_text() == "2"
+
+
+def test_rhos_extension_methods_fork_and_close(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    from acp import RequestError
+
+    server.add(text_reply("first answer"), text_reply("second answer"))
+    client = RecordingClient()
+
+    async def body(conn: Any) -> Any:
+        hello = await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        sid = session.session_id
+        await conn.prompt(session_id=sid, prompt=[text_block("one")])
+        tree = await conn.ext_method("rho/tree", {"sessionId": sid})
+        user = next(e for e in tree["entries"] if e.get("role") == "user")
+        branched = await conn.ext_method(
+            "rho/branchTo", {"sessionId": sid, "entryId": user["parentId"]}
+        )
+        steered = await conn.ext_method("rho/steer", {"sessionId": sid, "message": "later"})
+        compacted = await conn.ext_method("rho/compact", {"sessionId": sid})
+        assert compacted["compacted"] is False and compacted["reason"]  # too little to fold
+        fork = await conn.fork_session(session_id=sid, cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=fork.session_id, prompt=[text_block("two")])
+        await conn.close_session(session_id=fork.session_id)
+        try:
+            await conn.prompt(session_id=fork.session_id, prompt=[text_block("three")])
+        except RequestError as exc:
+            closed = exc.code
+        return hello, tree, user, branched, steered, fork, sid, closed
+
+    hello, tree, user, branched, steered, fork, sid, closed = _run(
+        _with_agent(client, server, home, project, body)
+    )
+    assert hello.agent_capabilities.field_meta["rho"]["methods"] == [
+        "_rho/branchTo",
+        "_rho/compact",
+        "_rho/steer",
+        "_rho/tree",
+    ]
+    assert user["text"] == "one" and tree["leafId"] != user["parentId"]
+    assert branched == {"leafId": user["parentId"]}
+    assert steered == {"queued": False}  # no prompt runs
+    assert fork.session_id != sid and closed == -32602

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
+    CloseSessionResponse,
+    ForkSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -17,11 +19,19 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    ResumeSessionResponse,
     SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionForkCapabilities,
     SessionListCapabilities,
+    SessionResumeCapabilities,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
 )
 
+from rho_acp.extensions import EXTENSIONS
 from rho_acp.history import listed, replay
+from rho_acp.options import MODE_IDS, config_options, mode_state
 from rho_acp.session import AcpSession
 
 #: Sessions listed per page.
@@ -55,7 +65,13 @@ class RhoAgent:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                    fork=SessionForkCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    close=SessionCloseCapabilities(),
+                ),
+                field_meta={"rho": {"methods": sorted(f"_{name}" for name in EXTENSIONS)}},
                 prompt_capabilities=PromptCapabilities(
                     image=False, audio=False, embedded_context=False
                 ),
@@ -84,7 +100,78 @@ class RhoAgent:
         self, cwd: str, mcp_servers: Any = None, **kwargs: Any
     ) -> NewSessionResponse:
         session = await self._open(cwd, session=None)
-        return NewSessionResponse(session_id=session.id)
+        modes, options = await self._settings(session)
+        return NewSessionResponse(session_id=session.id, modes=modes, config_options=options)
+
+    async def _settings(self, session: AcpSession) -> tuple[Any, list[Any]]:
+        """The session's modes and config options (the models the provider lists, when it
+        answers)."""
+        runtime = session.runtime
+        try:
+            models, _ = await runtime.models()
+        except Exception:  # a provider that cannot list its models offers the current one
+            models = []
+        return mode_state(runtime), config_options(runtime, [m for m, _ in models])
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        session = self._session(session_id)
+        if mode_id not in MODE_IDS:
+            raise RequestError.invalid_params({"message": f"no mode {mode_id!r}: {MODE_IDS}"})
+        session.runtime.permission_mode = mode_id  # type: ignore[assignment]
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        session = self._session(session_id)
+        runtime = session.runtime
+        if config_id == "mode" and value in MODE_IDS:
+            runtime.permission_mode = value  # type: ignore[assignment]
+        elif config_id == "model" and isinstance(value, str) and value:
+            try:
+                await runtime.set_model(value)
+            except Exception as exc:  # an unknown model or provider: said, nothing changed
+                raise RequestError.invalid_params({"message": str(exc)}) from None
+        else:
+            raise RequestError.invalid_params({"message": f"no option {config_id}={value!r}"})
+        _, options = await self._settings(session)
+        return SetSessionConfigOptionResponse(config_options=options)
+
+    async def fork_session(
+        self, session_id: str, cwd: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> ForkSessionResponse:
+        """A new session holding the source's active branch (rho's `forkSession`)."""
+        source = self.sessions.get(session_id)
+        opened = source is None
+        if source is None:
+            source = await self._open(cwd, session=session_id, ephemeral=False)
+        try:
+            fork = source.runtime.session.fork()
+        finally:
+            if opened:
+                await self._close(source)
+        session = await self._open(cwd, session=None)
+        session.runtime.session.close()
+        session.adopt(fork)
+        self.sessions[session.id] = session
+        modes, options = await self._settings(session)
+        return ForkSessionResponse(session_id=session.id, modes=modes, config_options=options)
+
+    async def resume_session(
+        self, session_id: str, cwd: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> ResumeSessionResponse:
+        """Open a session again without replaying it."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            session = await self._open(cwd, session=session_id, ephemeral=False)
+        modes, options = await self._settings(session)
+        return ResumeSessionResponse(modes=modes, config_options=options)
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        await self._close(self._session(session_id))
+        return CloseSessionResponse()
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
@@ -127,19 +214,31 @@ class RhoAgent:
             session.cancel()
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        raise RequestError.method_not_found(method)
+        """rho's extensions (`_rho/steer`, `_rho/tree`, `_rho/branchTo`, `_rho/compact`)."""
+        handler = EXTENSIONS.get(method)
+        if handler is None:
+            raise RequestError.method_not_found(f"_{method}")
+        session_id = params.get("sessionId")
+        if not isinstance(session_id, str):
+            raise RequestError.invalid_params({"message": "sessionId: give the session's id"})
+        return await handler(self._session(session_id), params)
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         return None
 
-    async def close(self) -> None:
-        """End every session (its file is closed as rho's server closes it)."""
+    async def _close(self, session: AcpSession) -> None:
         from rho_kernel import hookspecs
 
-        for session in self.sessions.values():
-            runtime = session.runtime
-            runtime.plugins.call_each(hookspecs.rho_shutdown, runtime=runtime)
-            await runtime.aclose("client closed")
+        self.sessions.pop(session.id, None)
+        runtime = session.runtime
+        runtime.abort()
+        runtime.plugins.call_each(hookspecs.rho_shutdown, runtime=runtime)
+        await runtime.aclose("client closed")
+
+    async def close(self) -> None:
+        """End every session (its file is closed as rho's server closes it)."""
+        for session in list(self.sessions.values()):
+            await self._close(session)
 
 
 __all__ = ["RhoAgent"]

@@ -119,7 +119,7 @@ async def serve(options: RuntimeOptions, frames: int) -> None:
         agent = RhoAgent(options)
         try:
             # The SDK answers a method the agent lacks with -32601 (it looks each up).
-            await run_agent(cast("Agent", agent), writer, sdk)
+            await run_agent(cast("Agent", agent), writer, sdk, use_unstable_protocol=True)
         finally:
             pump.cancel()
             await agent.close()

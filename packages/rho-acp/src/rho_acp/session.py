@@ -75,6 +75,11 @@ class AcpSession(Observer):
             raise RequestError.internal_error({"message": exc.message}) from None
         return PromptResponse(stop_reason=STOP_REASONS.get(result.finish_reason, "end_turn"))
 
+    def adopt(self, session: Any) -> None:
+        """Continue in `session` (a fork) from now on."""
+        self.runtime.session = session
+        self.id = session.id
+
     def cancel(self) -> None:
         """Stop the running prompt (its response says `cancelled`)."""
         self.runtime.abort()

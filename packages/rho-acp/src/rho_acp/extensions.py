@@ -1,0 +1,99 @@
+"""rho's own ACP methods, for what ACP has no method for (advertised under
+`agentCapabilities._meta.rho.methods`):
+
+- `_rho/steer` `{sessionId, message}` → `{queued}`: a message for the running prompt, taken
+  in at its next tool-batch seam (as `prompt` with `steer: true` in rho's JSON-RPC);
+- `_rho/tree` `{sessionId}` → `{leafId, entries: [{id, parentId, kind, role?, text?,
+  label?}]}`: the session's whole tree, every branch;
+- `_rho/branchTo` `{sessionId, entryId}` → `{leafId}`: continue from an earlier entry (the
+  abandoned branch stays in the tree);
+- `_rho/compact` `{sessionId, strategy?}` → `{compacted, strategy, reason}`: fold older turns
+  into a summary now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from acp import RequestError
+
+if TYPE_CHECKING:
+    from rho_acp.session import AcpSession
+
+#: The longest text of an entry `_rho/tree` shows.
+MAX_ENTRY_TEXT = 200
+
+Handler = Callable[["AcpSession", dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+def _text_param(params: dict[str, Any], name: str) -> str:
+    value = params.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise RequestError.invalid_params({"message": f"{name}: give a non-empty string"})
+    return value
+
+
+async def steer(session: AcpSession, params: dict[str, Any]) -> dict[str, Any]:
+    """Queue a message for the running prompt (`queued` false: none runs)."""
+    return {"queued": session.runtime.steer(_text_param(params, "message"))}
+
+
+def _entry(entry: Any, labels: Any) -> dict[str, Any]:
+    shown: dict[str, Any] = {"id": entry.id, "parentId": entry.parent_id}
+    payload = entry.payload
+    kind = type(payload).__name__.removesuffix("Payload") or "Entry"
+    shown["kind"] = kind
+    message = getattr(payload, "message", None)
+    if message is not None:
+        shown["role"] = message.role
+        text = message.text
+        shown["text"] = text if len(text) <= MAX_ENTRY_TEXT else text[: MAX_ENTRY_TEXT - 1] + "…"
+    if entry.id in labels:
+        shown["label"] = labels[entry.id]
+    return shown
+
+
+async def tree(session: AcpSession, params: dict[str, Any]) -> dict[str, Any]:
+    """Every entry of the session's tree, in the order they were written."""
+    stored = session.runtime.session
+    labels = stored.labels
+    return {
+        "leafId": stored.leaf_id,
+        "entries": [_entry(entry, labels) for entry in stored.entries.values()],
+    }
+
+
+async def branch_to(session: AcpSession, params: dict[str, Any]) -> dict[str, Any]:
+    """Continue the conversation from entry `entryId`."""
+    entry_id = _text_param(params, "entryId")
+    runtime = session.runtime
+    if runtime.busy:
+        raise RequestError.invalid_params({"message": "a prompt is running; cancel it first"})
+    if entry_id not in runtime.session.entries:
+        raise RequestError.invalid_params({"message": f"entryId: no entry {entry_id!r}"})
+    runtime.session.branch_to(entry_id)
+    return {"leafId": runtime.session.leaf_id}
+
+
+async def compact(session: AcpSession, params: dict[str, Any]) -> dict[str, Any]:
+    """Fold older turns into a summary now (`strategy` as `[agent] compaction_mode` names)."""
+    strategy = params.get("strategy")
+    if strategy is not None and not isinstance(strategy, str):
+        raise RequestError.invalid_params({"message": "strategy: give a strategy's name"})
+    runtime = session.runtime
+    if runtime.busy:
+        raise RequestError.invalid_params({"message": "a prompt is running; cancel it first"})
+    outcome = await runtime.compact(strategy)
+    return {"compacted": outcome.compacted, "strategy": outcome.strategy, "reason": outcome.reason}
+
+
+#: The methods by name (without the leading `_`).
+EXTENSIONS: dict[str, Handler] = {
+    "rho/steer": steer,
+    "rho/tree": tree,
+    "rho/branchTo": branch_to,
+    "rho/compact": compact,
+}
+
+__all__ = ["EXTENSIONS", "MAX_ENTRY_TEXT", "branch_to", "compact", "steer", "tree"]
