@@ -383,3 +383,33 @@ def test_rhos_extension_methods_fork_and_close(
     assert branched == {"leafId": user["parentId"]}
     assert steered == {"queued": False}  # no prompt runs
     assert fork.session_id != sid and closed == -32602
+
+
+def test_commands_are_announced_and_run_from_a_slash_prompt(
+    server: ScriptedServer, home: Path, project: Path, tmp_path: Path
+) -> None:
+    from mcp_servers import ECHO, toml_server, user_servers, write_spec  # type: ignore[import-not-found]
+
+    spec = write_spec(
+        tmp_path / "s", "kb", tools=[ECHO], prompts=[{"name": "review", "arguments": ["path"]}]
+    )
+    user_servers(home, toml_server("kb", spec))
+    server.add(text_reply("reviewed"))
+    client = RecordingClient()
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        sid = session.session_id
+        tree = await conn.prompt(session_id=sid, prompt=[text_block("/tree")])
+        review = await conn.prompt(session_id=sid, prompt=[text_block("/mcp__kb__review a.rs")])
+        return tree, review
+
+    tree, review = _run(_with_agent(client, server, home, project, body))
+    [announced] = [u for u in client.updates if u.session_update == "available_commands_update"]
+    names = [c.name for c in announced.available_commands]
+    assert names[:2] == ["compact", "tree"] and "mcp__kb__review" in names
+    assert tree.stop_reason == review.stop_reason == "end_turn"
+    # The MCP prompt's text went to the model as the user's prompt.
+    [request] = [r for r in server.requests if r.method == "POST"]  # (and the model list)
+    assert request.json["messages"][-1]["content"] == "prompt review: path=a.rs"
+    assert client.text().endswith("reviewed")

@@ -48,6 +48,7 @@ class RhoAgent:
         self.base = base
         self.sessions: dict[str, AcpSession] = {}
         self.client: Any = None
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     def on_connect(self, conn: Any) -> None:
         self.client = conn
@@ -101,7 +102,14 @@ class RhoAgent:
     ) -> NewSessionResponse:
         session = await self._open(cwd, session=None)
         modes, options = await self._settings(session)
+        self._later(session.announce_commands())
         return NewSessionResponse(session_id=session.id, modes=modes, config_options=options)
+
+    def _later(self, work: Any) -> None:
+        """Run `work` after the current answer (a notification that must follow it)."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _settings(self, session: AcpSession) -> tuple[Any, list[Any]]:
         """The session's modes and config options (the models the provider lists, when it
@@ -182,6 +190,7 @@ class RhoAgent:
         session = await self._open(cwd, session=session_id, ephemeral=False)
         for update in replay(session.runtime):
             await self.client.session_update(session_id=session.id, update=update)
+        self._later(session.announce_commands())
         return LoadSessionResponse()
 
     async def list_sessions(

@@ -7,6 +7,7 @@ calls and their results), and the approval gate asks the client with
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from acp import (
@@ -61,8 +62,52 @@ class AcpSession(Observer):
 
     # ── a turn ─────────────────────────────────────────────────────────────
 
+    async def announce_commands(self) -> None:
+        """Tell the client which commands the session offers now."""
+        from rho_acp.commands import announcement
+
+        await self.runtime.startup_settled()  # extensions and MCP servers loading
+        await self._send(announcement(self.runtime))
+
     async def prompt(self, text: str) -> PromptResponse:
-        """Run one prompt; every update is sent before the response."""
+        """Run one prompt (or the command it names); every update is sent before the
+        response."""
+        from rho_acp.commands import parse
+
+        await self.runtime.startup_settled()  # the commands and tools loading after start
+        named = parse(text)
+        if named is not None:
+            handled = await self._command(*named)
+            if isinstance(handled, PromptResponse):
+                return handled
+            if handled is not None:
+                text = handled
+        return await self._run(text)
+
+    async def _command(self, name: str, args: str) -> PromptResponse | str | None:
+        """Run command `name`: its response, the text to prompt with (an MCP prompt's), or
+        None when no command has that name (the text goes to the model as it is)."""
+        from rho_acp.commands import plugin_commands
+        from rho_acp.extensions import compact, tree
+        from rho_kernel import ToolError
+
+        if name in ("compact", "tree"):
+            done = await (compact if name == "compact" else tree)(self, {})
+            await self._send(update_agent_message_text(json.dumps(done, indent=1)))
+            return PromptResponse(stop_reason="end_turn")
+        command = plugin_commands(self.runtime).get(name)
+        if command is None:
+            return None
+        try:
+            output = await command.run(args)
+        except ToolError as exc:
+            output = f"/{name} failed: {exc}"
+        if command.source.startswith("mcp:"):
+            return output
+        await self._send(update_agent_message_text(output))
+        return PromptResponse(stop_reason="end_turn")
+
+    async def _run(self, text: str) -> PromptResponse:
         from rho_kernel.frontend import AgentError
 
         try:
