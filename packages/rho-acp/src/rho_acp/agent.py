@@ -32,6 +32,7 @@ from acp.schema import (
 from rho_acp.extensions import EXTENSIONS
 from rho_acp.history import listed, replay
 from rho_acp.options import MODE_IDS, config_options, mode_state
+from rho_acp.prompts import prompt_text
 from rho_acp.session import AcpSession
 
 #: Sessions listed per page.
@@ -74,7 +75,7 @@ class RhoAgent:
                 ),
                 field_meta={"rho": {"methods": sorted(f"_{name}" for name in EXTENSIONS)}},
                 prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=False
+                    image=False, audio=False, embedded_context=True
                 ),
             ),
             agent_info=Implementation(name="rho", title="rho", version=__version__),
@@ -212,10 +213,8 @@ class RhoAgent:
         return session
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
-        text = "\n".join(block.text for block in prompt if getattr(block, "type", "") == "text")
-        if not text.strip():
-            raise RequestError.invalid_params({"message": "the prompt holds no text"})
-        return await self._session(session_id).prompt(text)
+        session = self._session(session_id)
+        return await session.prompt(prompt_text(prompt))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)

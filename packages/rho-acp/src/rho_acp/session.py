@@ -25,6 +25,7 @@ from acp.schema import (
     PromptResponse,
     StopReason,
     ToolCallUpdate,
+    Usage,
     UsageUpdate,
 )
 
@@ -118,7 +119,16 @@ class AcpSession(Observer):
             from acp import RequestError
 
             raise RequestError.internal_error({"message": exc.message}) from None
-        return PromptResponse(stop_reason=STOP_REASONS.get(result.finish_reason, "end_turn"))
+        tokens = result.usage.tokens
+        usage = Usage(
+            total_tokens=tokens.input_tokens + tokens.output_tokens,
+            input_tokens=tokens.input_tokens,
+            output_tokens=tokens.output_tokens,
+            thought_tokens=tokens.reasoning_tokens or None,
+            cached_read_tokens=tokens.cached_tokens or None,
+        )
+        reason = STOP_REASONS.get(result.finish_reason, "end_turn")
+        return PromptResponse(stop_reason=reason, usage=usage)
 
     def adopt(self, session: Any) -> None:
         """Continue in `session` (a fork) from now on."""
