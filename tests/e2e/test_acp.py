@@ -439,3 +439,34 @@ def test_attached_files_reach_the_model_framed_and_the_usage_comes_back(
     assert sent.startswith('look at these\n\n<context source="file:///p/main.rs">\nfn main() {}')
     assert sent.count("<context:end>") == 1 and sent.endswith("[file: file:///p/lib.rs]")
     assert (response.usage.input_tokens, response.usage.output_tokens) == (120, 7)
+
+
+def test_the_editors_mcp_servers_start_for_its_session(
+    server: ScriptedServer, home: Path, project: Path, tmp_path: Path
+) -> None:
+    import sys
+
+    from acp.schema import EnvVariable, McpServerStdio
+    from mcp_servers import SERVER, write_spec  # type: ignore[import-not-found]
+
+    tools = [{"name": "env", "behavior": "env"}]
+    spec = write_spec(tmp_path / "s", "ed", tools=tools)
+    given = McpServerStdio(
+        name="ed",
+        command=sys.executable,
+        args=[str(SERVER), str(spec)],
+        env=[EnvVariable(name="FROM_EDITOR", value="yes")],
+    )
+    server.add(tool_call_reply("mcp__ed__env", {"name": "FROM_EDITOR"}), text_reply("done"))
+    client = RecordingClient(choice="allow-once")
+
+    async def body(conn: Any) -> Any:
+        hello = await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[given])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("env")])
+        return hello
+
+    hello = _run(_with_agent(client, server, home, project, body))
+    assert hello.agent_capabilities.mcp_capabilities.http is True
+    done = next(u for u in client.updates if u.session_update == "tool_call_update")
+    assert done.status == "completed" and done.content[0].content.text == "yes"

@@ -16,6 +16,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -31,6 +32,7 @@ from acp.schema import (
 
 from rho_acp.extensions import EXTENSIONS
 from rho_acp.history import listed, replay
+from rho_acp.mcp import give_servers, mcp_installed
 from rho_acp.options import MODE_IDS, config_options, mode_state
 from rho_acp.prompts import prompt_text
 from rho_acp.session import AcpSession
@@ -73,6 +75,7 @@ class RhoAgent:
                     resume=SessionResumeCapabilities(),
                     close=SessionCloseCapabilities(),
                 ),
+                mcp_capabilities=McpCapabilities(http=True) if mcp_installed() else None,
                 field_meta={"rho": {"methods": sorted(f"_{name}" for name in EXTENSIONS)}},
                 prompt_capabilities=PromptCapabilities(
                     image=False, audio=False, embedded_context=True
@@ -81,8 +84,9 @@ class RhoAgent:
             agent_info=Implementation(name="rho", title="rho", version=__version__),
         )
 
-    async def _open(self, cwd: str, **changes: Any) -> AcpSession:
-        """A session in `cwd` (its project root): a new one, or the one `changes` name."""
+    async def _open(self, cwd: str, servers: Any = None, **changes: Any) -> AcpSession:
+        """A session in `cwd` (its project root): a new one, or the one `changes` name;
+        `servers` are the editor's MCP servers for it."""
         from rho_kernel import hookspecs
         from rho_kernel.frontend import ConfigError, Runtime, StartupError
 
@@ -93,6 +97,8 @@ class RhoAgent:
             runtime = await asyncio.to_thread(Runtime.build, options)
         except (StartupError, ConfigError, OSError, ValueError) as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
+        for problem in give_servers(runtime, servers):
+            runtime.plugins.report(problem)
         runtime.plugins.call_each(hookspecs.rho_startup, runtime=runtime)
         session = AcpSession(runtime, self.client)
         self.sessions[session.id] = session
@@ -101,7 +107,7 @@ class RhoAgent:
     async def new_session(
         self, cwd: str, mcp_servers: Any = None, **kwargs: Any
     ) -> NewSessionResponse:
-        session = await self._open(cwd, session=None)
+        session = await self._open(cwd, mcp_servers, session=None)
         modes, options = await self._settings(session)
         self._later(session.announce_commands())
         return NewSessionResponse(session_id=session.id, modes=modes, config_options=options)
@@ -188,7 +194,7 @@ class RhoAgent:
         """Open the session and replay its active branch as `session/update`s."""
         if session_id in self.sessions:
             raise RequestError.invalid_params({"message": f"session {session_id!r} is open"})
-        session = await self._open(cwd, session=session_id, ephemeral=False)
+        session = await self._open(cwd, mcp_servers, session=session_id, ephemeral=False)
         for update in replay(session.runtime):
             await self.client.session_update(session_id=session.id, update=update)
         self._later(session.announce_commands())

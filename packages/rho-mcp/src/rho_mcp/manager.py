@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from rho_kernel import Runtime, Tool, ToolError, escape_controls, state_dir, user_home
 from rho_mcp.connection import ServerConnection
 from rho_mcp.environment import child_environment, request_headers
+from rho_mcp.extra import EXTRA_SERVERS
 from rho_mcp.naming import unique_name
 from rho_mcp.resources import resource_tools
 from rho_mcp.sources import MCP_JSON, ServerSpec, Sources, read_sources, untrusted_message
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 
 #: The plugin name the MCP tools are registered under.
 PLUGIN = "rho-mcp"
+#: The `source` of a server a front end gave (see `rho_mcp.extra`).
+GIVEN = Path("(given by the client)")
 
 
 class McpManager:
@@ -52,6 +55,8 @@ class McpManager:
         self.sources: Sources = read_sources(
             runtime.root.path, runtime.options.home, self.environ, self.report
         )
+        for name, config in (runtime.stash.get(EXTRA_SERVERS) or {}).items():
+            self.sources.servers[name] = ServerSpec(name, config, "user", GIVEN)
         version = _version()
         self.connections = {
             name: ServerConnection(spec, self._open_transport, self._changed, version)

@@ -46,9 +46,11 @@ def start(runtime: Runtime) -> None:
 async def _start(runtime: Runtime) -> None:
     known = runtime.stash[KNOWN]
     try:
+        from rho_mcp.extra import EXTRA_SERVERS
         from rho_mcp.sources import any_configured
 
-        if not any_configured(runtime.root.path, runtime.options.home):
+        given = runtime.stash.get(EXTRA_SERVERS)
+        if not given and not any_configured(runtime.root.path, runtime.options.home):
             return
         manager_module = await asyncio.to_thread(importlib.import_module, "rho_mcp.manager")
         manager: McpManager = manager_module.McpManager(runtime)
