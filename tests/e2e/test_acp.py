@@ -467,3 +467,30 @@ def test_the_editors_mcp_servers_start_for_its_session(
     assert hello.agent_capabilities.mcp_capabilities.http is True
     done = next(u for u in client.updates if u.session_update == "tool_call_update")
     assert done.status == "completed" and done.content[0].content.text == "yes"
+
+
+def test_the_early_handshake_advertises_exactly_rhos_extension_methods() -> None:
+    from rho_acp.extensions import EXTENSIONS
+    from rho_acp.handshake import EXTENSION_METHODS
+
+    assert sorted(f"_{name}" for name in EXTENSIONS) == list(EXTENSION_METHODS)
+
+
+def test_frames_reach_a_regular_file_too(server: ScriptedServer, home: Path, project: Path) -> None:
+    import subprocess
+
+    out = project.parent / "frames.jsonl"
+    request = {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"protocolVersion": 1}}
+    with out.open("wb") as stdout:
+        done = subprocess.run(
+            [RHO, "acp", "-m", "m"],
+            input=(json.dumps(request) + "\n").encode(),
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            cwd=project,
+            env=rho_env(home),
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr.decode()
+    [answer] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert answer["id"] == 7 and answer["result"]["agentInfo"]["name"] == "rho"

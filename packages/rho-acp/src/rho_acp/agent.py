@@ -7,32 +7,24 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp import PROTOCOL_VERSION, RequestError
+from acp import RequestError
 from acp.schema import (
-    AgentCapabilities,
     CloseSessionResponse,
     ForkSessionResponse,
-    Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
-    McpCapabilities,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
     ResumeSessionResponse,
-    SessionCapabilities,
-    SessionCloseCapabilities,
-    SessionForkCapabilities,
-    SessionListCapabilities,
-    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
 
 from rho_acp.extensions import EXTENSIONS
+from rho_acp.handshake import initialize_result
 from rho_acp.history import listed, replay
-from rho_acp.mcp import give_servers, mcp_installed
+from rho_acp.mcp import give_servers
 from rho_acp.options import MODE_IDS, config_options, mode_state
 from rho_acp.prompts import prompt_text
 from rho_acp.session import AcpSession
@@ -56,32 +48,10 @@ class RhoAgent:
     def on_connect(self, conn: Any) -> None:
         self.client = conn
 
-    async def initialize(
-        self,
-        protocol_version: int,
-        client_capabilities: Any = None,
-        client_info: Any = None,
-        **kwargs: Any,
-    ) -> InitializeResponse:
-        from rho_kernel import __version__
-
-        return InitializeResponse(
-            protocol_version=min(protocol_version, PROTOCOL_VERSION),
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                session_capabilities=SessionCapabilities(
-                    list=SessionListCapabilities(),
-                    fork=SessionForkCapabilities(),
-                    resume=SessionResumeCapabilities(),
-                    close=SessionCloseCapabilities(),
-                ),
-                mcp_capabilities=McpCapabilities(http=True) if mcp_installed() else None,
-                field_meta={"rho": {"methods": sorted(f"_{name}" for name in EXTENSIONS)}},
-                prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
-                ),
-            ),
-            agent_info=Implementation(name="rho", title="rho", version=__version__),
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        """What `rho acp` answers before the SDK is loaded (see `rho_acp.handshake`)."""
+        return InitializeResponse.model_validate(
+            initialize_result({"protocolVersion": protocol_version})
         )
 
     async def _open(self, cwd: str, servers: Any = None, **changes: Any) -> AcpSession:

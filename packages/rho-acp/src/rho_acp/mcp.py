@@ -3,16 +3,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 from typing import TYPE_CHECKING, Any
+
+from rho_acp.handshake import mcp_installed
 
 if TYPE_CHECKING:
     from rho_kernel import Runtime
-
-
-def mcp_installed() -> bool:
-    """Whether rho-mcp is installed (then the agent advertises MCP)."""
-    return importlib.util.find_spec("rho_mcp") is not None
 
 
 def server_table(server: Any) -> dict[str, Any] | None:

@@ -4,19 +4,27 @@ Every line the client sends is checked before the SDK reads it: a line that is n
 answered with JSON-RPC's parse error (-32700), one that is not a request object (a batch, a
 number) with -32600 — both with id null — and rho goes on. The SDK and anything else that
 logs writes one line per record to stderr (never a traceback).
+
+`initialize` is answered here, from plain JSON (`rho_acp.handshake`), and the SDK — some
+0.6 s of imports — is loaded once the client's first line has been handled, in a thread:
+the handshake costs what rho's own `ready` costs, and the rest waits in the SDK's input.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import json
 import logging
+import os
+import stat
 import sys
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
-from acp import run_agent
-
-from rho_acp.agent import RhoAgent
+from rho_acp.handshake import initialize_result
 
 if TYPE_CHECKING:
     from acp import Agent
@@ -57,9 +65,12 @@ class _OneLine(logging.Handler):
         diagnostics.warn(escape_controls(f"{record.name}: {message}")[:500])
 
 
+def _frame(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
 def _error(code: int, message: str) -> bytes:
-    frame = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
-    return json.dumps(frame).encode() + b"\n"
+    return _frame({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}})
 
 
 def _problem(line: bytes) -> bytes | None:
@@ -75,10 +86,23 @@ def _problem(line: bytes) -> bytes | None:
     return None
 
 
+def _early_answer(line: bytes) -> bytes | None:
+    """The answer to an `initialize` request, made here; None for any other message."""
+    message = json.loads(line)
+    if message.get("method") != "initialize" or "id" not in message:
+        return None
+    result = initialize_result(message.get("params"))
+    return _frame({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+
 async def _checked_input(
-    source: asyncio.StreamReader, sdk: asyncio.StreamReader, writer: asyncio.StreamWriter
+    source: asyncio.StreamReader,
+    sdk: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    first: asyncio.Event,
 ) -> None:
-    """Hand the SDK the client's good lines; answer the others."""
+    """Hand the SDK the client's good lines; answer the others (and `initialize`); set
+    `first` once the first line is handled."""
     try:
         while True:
             try:
@@ -93,12 +117,41 @@ async def _checked_input(
             if not line.strip():
                 continue
             problem = _problem(line)
-            if problem is None:
-                sdk.feed_data(line if line.endswith(b"\n") else line + b"\n")
+            early = _early_answer(line) if problem is None else None
+            if problem is not None or early is not None:
+                writer.write(problem or early or b"")
             else:
-                writer.write(problem)
+                sdk.feed_data(line if line.endswith(b"\n") else line + b"\n")
+            first.set()
     finally:
+        first.set()
         sdk.feed_eof()
+
+
+@contextlib.contextmanager
+def _pipe_to(fd: int) -> Iterator[Any]:
+    """A file for asyncio's pipe transport that writes to `fd`: `fd` itself when it is a
+    pipe, socket or terminal; otherwise (a regular file, say) a pipe that a thread copies
+    into it, to the last byte before the block ends."""
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode):
+        with open(fd, "wb", 0) as output:
+            yield output
+        return
+    read_end, write_end = os.pipe()
+
+    def copy() -> None:
+        with open(read_end, "rb", 0) as source, open(fd, "wb", 0) as target:
+            while chunk := source.read(1 << 16):
+                target.write(chunk)
+
+    copier = threading.Thread(target=copy, name="rho-acp frames", daemon=True)
+    copier.start()
+    try:
+        with open(write_end, "wb", 0) as output:
+            yield output
+    finally:
+        copier.join()
 
 
 async def serve(options: RuntimeOptions, frames: int) -> None:
@@ -111,12 +164,17 @@ async def serve(options: RuntimeOptions, frames: int) -> None:
     source = asyncio.StreamReader(limit=MAX_FRAME_BYTES)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(source), sys.stdin)
     protocol = _WriteProtocol()
-    with open(frames, "wb", 0) as output:
+    with _pipe_to(frames) as output:
         transport, _ = await loop.connect_write_pipe(lambda: protocol, output)
         writer = asyncio.StreamWriter(transport, protocol, None, loop)
         sdk = asyncio.StreamReader(limit=MAX_FRAME_BYTES)
-        pump = asyncio.create_task(_checked_input(source, sdk, writer))
-        agent = RhoAgent(options)
+        first = asyncio.Event()
+        pump = asyncio.create_task(_checked_input(source, sdk, writer, first))
+        await first.wait()
+        agent_module = await asyncio.to_thread(importlib.import_module, "rho_acp.agent")
+        from acp import run_agent
+
+        agent = agent_module.RhoAgent(options)
         try:
             # The SDK answers a method the agent lacks with -32601 (it looks each up).
             await run_agent(cast("Agent", agent), writer, sdk, use_unstable_protocol=True)

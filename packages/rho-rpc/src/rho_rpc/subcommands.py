@@ -35,7 +35,11 @@ def run_subcommand(name: str, argv: list[str], runtime_options: Callable[..., An
     except Exception as exc:  # a broken pack: one line, no traceback
         diagnostics.error(f"the command {name!r} cannot be loaded: {exc}")
         return 2
-    code = main(argv, runtime_options)
+    try:
+        code = main(argv, runtime_options)
+    except Exception as exc:  # last resort: one line on stderr, never a traceback
+        diagnostics.error(f"internal error in 'rho {name}': {type(exc).__name__}: {exc}")
+        return 1
     return code if isinstance(code, int) else 0
 
 
