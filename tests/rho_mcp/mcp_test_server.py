@@ -36,6 +36,8 @@ from mcp.server.stdio import stdio_server
 
 #: How many times the tools were listed.
 LISTINGS = [0]
+#: While a flood of list changes is being sent: the event set when it is over.
+FLOODING: list[anyio.Event] = []
 
 
 def _tool(entry: dict[str, Any]) -> types.Tool:
@@ -57,6 +59,8 @@ def build(spec: dict[str, Any]) -> Server[Any]:
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         LISTINGS[0] += 1
+        if FLOODING:  # a listing asked for mid-flood is answered once the flood is over
+            await FLOODING[0].wait()
         return types.ListToolsResult(tools=[_tool(entry) for entry in tools])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -171,8 +175,10 @@ async def _run(
         child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL)
         return types.CallToolResult(content=[_text(str(child.pid))])
     if behavior == "flood":  # the tool list "changes" many times at once
+        FLOODING.append(anyio.Event())
         for _ in range(int(args.get("times", 200))):
             await ctx.session.send_tool_list_changed()
+        FLOODING.pop().set()
         return types.CallToolResult(content=[_text("flooded")])
     if behavior == "listings":
         return types.CallToolResult(content=[_text(str(LISTINGS[0]))])
