@@ -194,10 +194,11 @@ def test_cancel_during_a_model_request_ends_the_prompt_cancelled(
 
     async def body(conn: Any) -> Any:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        seen = len(server.requests)  # (the model list asked for by new_session)
         running = asyncio.ensure_future(
             conn.prompt(session_id=session.session_id, prompt=[text_block("hang")])
         )
-        await asyncio.to_thread(server.wait_for_requests, 1, 60)
+        await asyncio.to_thread(server.wait_for_requests, seen + 1, 60)
         await conn.cancel(session_id=session.session_id)
         return await running
 
