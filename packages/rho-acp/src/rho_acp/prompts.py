@@ -8,11 +8,12 @@ for the model to read (`[file: …]`). Images and audio are not taken (the capab
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from acp import RequestError
 
-from rho_kernel import escape_tags
+from rho_kernel import escape_controls, escape_tags
 
 #: The tags of a context frame.
 FRAME_TAGS = ("context", "context:end")
@@ -30,7 +31,7 @@ def prompt_text(blocks: list[Any]) -> str:
         if kind == "text":
             parts.append(block.text)
         elif kind == "resource_link":
-            parts.append(f"[file: {block.uri}]")
+            parts.append(f"[file: {escape_controls(block.uri)}]")
         elif kind == "resource":
             resource = block.resource
             text = getattr(resource, "text", None)
@@ -44,7 +45,8 @@ def prompt_text(blocks: list[Any]) -> str:
                     {"message": f"the embedded resources exceed {MAX_EMBEDDED} characters"}
                 )
             quoted = escape_tags(text, FRAME_TAGS)
-            parts.append(f'<context source="{resource.uri}">\n{quoted}\n<context:end>')
+            source = json.dumps(escape_tags(str(resource.uri), FRAME_TAGS))  # one quoted line
+            parts.append(f"<context source={source}>\n{quoted}\n<context:end>")
         else:
             raise RequestError.invalid_params({"message": f"a {kind} block is not taken"})
     text = "\n\n".join(parts)
