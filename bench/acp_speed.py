@@ -41,16 +41,21 @@ def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
     process.stdin.flush()
 
 
-def time_to_initialize(cwd: Path, env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    process = subprocess.Popen(
-        [RHO, "acp", "-m", "bench-model", "--ephemeral"],
+def _acp(cwd: Path, env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
+    """`rho acp --ephemeral *args` with pipes on stdin and stdout."""
+    return subprocess.Popen(
+        [RHO, "acp", "--ephemeral", *args],
         cwd=cwd,
         env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
+
+
+def time_to_initialize(cwd: Path, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    process = _acp(cwd, env, "-m", "bench-model")
     _send(
         process,
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
@@ -83,14 +88,7 @@ def rpc_stream(cwd: Path, env: dict[str, str], server: ScriptedServer) -> float:
 
 
 def acp_stream(cwd: Path, env: dict[str, str], server: ScriptedServer) -> float:
-    process = subprocess.Popen(
-        [RHO, "acp", "-m", "m", "--ephemeral", "--endpoint", server.chat_url],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
+    process = _acp(cwd, env, "-m", "m", "--endpoint", server.chat_url)
     _send(
         process,
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
