@@ -498,3 +498,26 @@ def test_frames_reach_a_regular_file_too(server: ScriptedServer, home: Path, pro
     assert done.returncode == 0, done.stderr.decode()
     [answer] = [json.loads(line) for line in out.read_text().splitlines()]
     assert answer["id"] == 7 and answer["result"]["agentInfo"]["name"] == "rho"
+
+
+def test_a_failing_prompt_is_an_error_naming_why(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    from acp import RequestError
+
+    (home / ".rho").mkdir(parents=True, exist_ok=True)
+    (home / ".rho" / "config.toml").write_text(
+        '[mcp_servers.needed]\ncommand = "/nonexistent/server"\nrequired = true\n'
+    )
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        try:
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+        except RequestError as exc:
+            return exc
+        return None
+
+    error = _run(_with_agent(RecordingClient(), server, home, project, body))
+    assert error.code == -32603 and "required MCP server 'needed'" in error.data["message"]
+    assert [r for r in server.requests if r.method == "POST"] == []

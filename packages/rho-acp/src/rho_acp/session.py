@@ -101,8 +101,9 @@ class AcpSession(Observer):
             return None
         try:
             output = await command.run(args)
-        except ToolError as exc:
-            output = f"/{name} failed: {exc}"
+        except ToolError as exc:  # said to the person, never sent to the model
+            await self._send(update_agent_message_text(f"/{name} failed: {exc}"))
+            return PromptResponse(stop_reason="end_turn")
         if command.source.startswith("mcp:"):
             return output
         await self._send(update_agent_message_text(output))
@@ -113,9 +114,7 @@ class AcpSession(Observer):
 
         try:
             result = await self.runtime.prompt(text, observers=[self], gate=_Gate(self))
-        except AgentError as exc:
-            if self.runtime.cancel is None and "cancel" in exc.message.lower():
-                return PromptResponse(stop_reason="cancelled")
+        except AgentError as exc:  # the provider failed, a plugin refused the prompt, …
             from acp import RequestError
 
             raise RequestError.internal_error({"message": exc.message}) from None
