@@ -361,6 +361,8 @@ def test_rhos_extension_methods_fork_and_close(
         assert compacted["compacted"] is False and compacted["reason"]  # too little to fold
         fork = await conn.fork_session(session_id=sid, cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=fork.session_id, prompt=[text_block("two")])
+        listed = await conn.list_sessions(cwd=str(project))
+        assert sorted(s.session_id for s in listed.sessions) == sorted([sid, fork.session_id])
         await conn.close_session(session_id=fork.session_id)
         try:
             await conn.prompt(session_id=fork.session_id, prompt=[text_block("three")])

@@ -137,7 +137,8 @@ class RhoAgent:
         finally:
             if opened:
                 await self._close(source)
-        session = await self._open(cwd, session=None)
+        session = await self._open(cwd, mcp_servers, session=None)
+        del self.sessions[session.id]  # it continues in the fork, under the fork's id
         session.runtime.session.close()
         session.adopt(fork)
         self.sessions[session.id] = session
