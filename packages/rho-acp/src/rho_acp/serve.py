@@ -73,8 +73,9 @@ def _error(code: int, message: str) -> bytes:
     return _frame({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}})
 
 
-def _problem(line: bytes) -> bytes | None:
-    """The error frame answering `line`, or None when it is a message for the SDK."""
+def _answer_here(line: bytes) -> bytes | None:
+    """What rho answers to `line` itself — the error frame of a line that is not a request
+    object, or the answer to `initialize` — or None when it is a message for the SDK."""
     try:
         message: Any = json.loads(line)
     except (ValueError, RecursionError):
@@ -83,12 +84,6 @@ def _problem(line: bytes) -> bytes | None:
         return _error(-32600, "Invalid Request: ACP takes no batches")
     if not isinstance(message, dict):
         return _error(-32600, "Invalid Request: not a JSON-RPC object")
-    return None
-
-
-def _early_answer(line: bytes) -> bytes | None:
-    """The answer to an `initialize` request, made here; None for any other message."""
-    message = json.loads(line)
     if message.get("method") != "initialize" or "id" not in message:
         return None
     result = initialize_result(message.get("params"))
@@ -116,10 +111,9 @@ async def _checked_input(
                 break
             if not line.strip():
                 continue
-            problem = _problem(line)
-            early = _early_answer(line) if problem is None else None
-            if problem is not None or early is not None:
-                writer.write(problem or early or b"")
+            answer = _answer_here(line)
+            if answer is not None:
+                writer.write(answer)
             else:
                 sdk.feed_data(line if line.endswith(b"\n") else line + b"\n")
             first.set()
