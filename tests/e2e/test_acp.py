@@ -8,65 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
-from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+from acp import PROTOCOL_VERSION, text_block
+from acp.schema import DeniedOutcome, RequestPermissionResponse
+from acp_client import RecordingClient, run_acp, with_agent  # type: ignore[import-not-found]
 from rho_process import RHO, rho_env  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
-
-
-class RecordingClient:
-    """An ACP client that records every update and answers permission requests with
-    `choice` (an option id, or None: cancelled)."""
-
-    def __init__(self, choice: str | None = "allow-once") -> None:
-        self.updates: list[Any] = []
-        self.permissions: list[Any] = []
-        self.choice = choice
-
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        self.updates.append(update)
-
-    async def request_permission(
-        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
-    ) -> RequestPermissionResponse:
-        self.permissions.append((tool_call, options))
-        if self.choice is None:
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=self.choice)
-        )
-
-    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        return {}
-
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        return None
-
-    def kinds(self) -> list[str]:
-        return [update.session_update for update in self.updates]
-
-    def text(self) -> str:
-        return "".join(
-            u.content.text for u in self.updates if u.session_update == "agent_message_chunk"
-        )
-
-
-def _run(coroutine: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(coroutine, 120))
-
-
-async def _with_agent(
-    client: RecordingClient, server: ScriptedServer, home: Path, project: Path, body: Any
-) -> Any:
-    args = ("acp", "--endpoint", server.chat_url, "-m", "scripted-model")
-    async with spawn_agent_process(client, RHO, *args, env=rho_env(home), cwd=project) as (
-        conn,
-        _process,
-    ):
-        answer = await conn.initialize(protocol_version=PROTOCOL_VERSION)
-        assert answer.protocol_version == PROTOCOL_VERSION
-        return await body(conn)
 
 
 def test_a_prompt_streams_its_reply_and_a_tool_call_with_its_result(
@@ -80,7 +27,7 @@ def test_a_prompt_streams_its_reply_and_a_tool_call_with_its_result(
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         return await conn.prompt(session_id=session.session_id, prompt=[text_block("read")])
 
-    response = _run(_with_agent(client, server, home, project, body))
+    response = run_acp(with_agent(client, server, home, project, body))
     assert response.stop_reason == "end_turn"
     assert client.text() == "read it"
     start = next(u for u in client.updates if u.session_update == "tool_call")
@@ -104,7 +51,7 @@ def test_a_write_asks_and_a_rejection_is_honoured(
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         return await conn.prompt(session_id=session.session_id, prompt=[text_block("write")])
 
-    response = _run(_with_agent(client, server, home, project, body))
+    response = run_acp(with_agent(client, server, home, project, body))
     assert response.stop_reason == "end_turn"
     [(call, options)] = client.permissions
     assert call.kind == "edit" and call.raw_input == {"path": "new.txt", "content": "hi"}
@@ -125,7 +72,7 @@ def test_an_unknown_extension_method_is_method_not_found(
             return exc.code
         return None
 
-    assert _run(_with_agent(RecordingClient(), server, home, project, body)) == -32601
+    assert run_acp(with_agent(RecordingClient(), server, home, project, body)) == -32601
 
 
 def test_stdout_carries_only_frames(server: ScriptedServer, home: Path, project: Path) -> None:
@@ -171,7 +118,7 @@ def test_an_approved_edit_shows_its_diff_and_each_request_its_usage(
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         return await conn.prompt(session_id=session.session_id, prompt=[text_block("edit")])
 
-    assert _run(_with_agent(client, server, home, project, body)).stop_reason == "end_turn"
+    assert run_acp(with_agent(client, server, home, project, body)).stop_reason == "end_turn"
     assert (project / "a.txt").read_text() == "new line\n"
     done = next(u for u in client.updates if u.session_update == "tool_call_update")
     [diff] = [c for c in done.content if c.type == "diff"]
@@ -202,7 +149,7 @@ def test_cancel_during_a_model_request_ends_the_prompt_cancelled(
         await conn.cancel(session_id=session.session_id)
         return await running
 
-    assert _run(_with_agent(client, server, home, project, body)).stop_reason == "cancelled"
+    assert run_acp(with_agent(client, server, home, project, body)).stop_reason == "cancelled"
 
 
 def test_cancel_during_a_permission_request_ends_the_prompt_cancelled(
@@ -232,7 +179,7 @@ def test_cancel_during_a_permission_request_ends_the_prompt_cancelled(
         client.cancelled.set()
         return await running
 
-    assert _run(_with_agent(client, server, home, project, body)).stop_reason == "cancelled"
+    assert run_acp(with_agent(client, server, home, project, body)).stop_reason == "cancelled"
     assert not (project / "b.txt").exists()
 
 
@@ -248,7 +195,7 @@ def test_load_replays_the_active_branch_and_list_names_the_sessions(
         return str(session.session_id)
 
     live = RecordingClient()
-    session_id = _run(_with_agent(live, server, home, project, first))
+    session_id = run_acp(with_agent(live, server, home, project, first))
     replayed = RecordingClient()
 
     async def second(conn: Any) -> Any:
@@ -256,7 +203,7 @@ def test_load_replays_the_active_branch_and_list_names_the_sessions(
         await conn.load_session(cwd=str(project), session_id=session_id, mcp_servers=[])
         return listing
 
-    listing = _run(_with_agent(replayed, server, home, project, second))
+    listing = run_acp(with_agent(replayed, server, home, project, second))
     [info] = listing.sessions
     assert (info.session_id, info.title, info.cwd) == (session_id, "read the notes", str(project))
     assert info.updated_at is not None
@@ -285,7 +232,7 @@ def test_two_sessions_at_once_are_independent(
         second = await conn.prompt(session_id=b.session_id, prompt=[text_block("b")])
         return a.session_id, b.session_id, first, second
 
-    a, b, first, second = _run(_with_agent(client, server, home, project, body))
+    a, b, first, second = run_acp(with_agent(client, server, home, project, body))
     assert a != b and first.stop_reason == second.stop_reason == "end_turn"
     sessions = sorted((home / ".rho" / "sessions").rglob("*.jsonl"))
     assert len(sessions) == 2
@@ -306,7 +253,7 @@ def test_modes_and_config_options_are_rhos_approval_modes_and_model(
         await conn.prompt(session_id=session.session_id, prompt=[text_block("write")])
         return session, changed
 
-    session, changed = _run(_with_agent(client, server, home, project, body))
+    session, changed = run_acp(with_agent(client, server, home, project, body))
     assert session.modes.current_mode_id == "ask"
     assert [m.id for m in session.modes.available_modes] == [
         "ask",
@@ -334,7 +281,7 @@ def test_always_allow_is_not_asked_again_in_the_session(
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         return await conn.prompt(session_id=session.session_id, prompt=[text_block("w")])
 
-    _run(_with_agent(client, server, home, project, body))
+    run_acp(with_agent(client, server, home, project, body))
     assert len(client.permissions) == 1 and (project / "d.txt").read_text() == "2"
 
 
@@ -370,8 +317,8 @@ def test_rhos_extension_methods_fork_and_close(
             closed = exc.code
         return hello, tree, user, branched, steered, fork, sid, closed
 
-    hello, tree, user, branched, steered, fork, sid, closed = _run(
-        _with_agent(client, server, home, project, body)
+    hello, tree, user, branched, steered, fork, sid, closed = run_acp(
+        with_agent(client, server, home, project, body)
     )
     assert hello.agent_capabilities.field_meta["rho"]["methods"] == [
         "_rho/branchTo",
@@ -404,7 +351,7 @@ def test_commands_are_announced_and_run_from_a_slash_prompt(
         review = await conn.prompt(session_id=sid, prompt=[text_block("/mcp__kb__review a.rs")])
         return tree, review
 
-    tree, review = _run(_with_agent(client, server, home, project, body))
+    tree, review = run_acp(with_agent(client, server, home, project, body))
     [announced] = [u for u in client.updates if u.session_update == "available_commands_update"]
     names = [c.name for c in announced.available_commands]
     assert names[:2] == ["compact", "tree"] and "mcp__kb__review" in names
@@ -434,7 +381,7 @@ def test_attached_files_reach_the_model_framed_and_the_usage_comes_back(
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         return await conn.prompt(session_id=session.session_id, prompt=blocks)
 
-    response = _run(_with_agent(client, server, home, project, body))
+    response = run_acp(with_agent(client, server, home, project, body))
     [request] = [r for r in server.requests if r.method == "POST"]
     sent = request.json["messages"][-1]["content"]
     assert sent.startswith('look at these\n\n<context source="file:///p/main.rs">\nfn main() {}')
@@ -469,7 +416,7 @@ def test_the_editors_mcp_servers_start_for_its_session(
         await conn.prompt(session_id=session.session_id, prompt=[text_block("env")])
         return hello
 
-    hello = _run(_with_agent(client, server, home, project, body))
+    hello = run_acp(with_agent(client, server, home, project, body))
     assert hello.agent_capabilities.mcp_capabilities.http is True
     done = next(u for u in client.updates if u.session_update == "tool_call_update")
     assert done.status == "completed" and done.content[0].content.text == "yes"
@@ -520,6 +467,6 @@ def test_a_failing_prompt_is_an_error_naming_why(
             return exc
         return None
 
-    error = _run(_with_agent(RecordingClient(), server, home, project, body))
+    error = run_acp(with_agent(RecordingClient(), server, home, project, body))
     assert error.code == -32603 and "required MCP server 'needed'" in error.data["message"]
     assert [r for r in server.requests if r.method == "POST"] == []

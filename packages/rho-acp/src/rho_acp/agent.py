@@ -22,6 +22,7 @@ from acp.schema import (
 )
 
 from rho_acp.extensions import EXTENSIONS
+from rho_acp.files import ClientFiles, FileOffer
 from rho_acp.handshake import initialize_result
 from rho_acp.history import listed, replay
 from rho_acp.mcp import give_servers
@@ -37,10 +38,12 @@ if TYPE_CHECKING:
 
 
 class RhoAgent:
-    """Serves ACP's agent methods; `base` holds what rho's flags said."""
+    """Serves ACP's agent methods; `base` holds what rho's flags said, `handshake` the
+    `params` of the client's `initialize` (once it came)."""
 
-    def __init__(self, base: RuntimeOptions) -> None:
+    def __init__(self, base: RuntimeOptions, handshake: dict[str, Any] | None = None) -> None:
         self.base = base
+        self.handshake = handshake if handshake is not None else {}
         self.sessions: dict[str, AcpSession] = {}
         self.client: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -71,6 +74,10 @@ class RhoAgent:
             runtime.plugins.report(problem)
         runtime.plugins.call_each(hookspecs.rho_startup, runtime=runtime)
         session = AcpSession(runtime, self.client)
+        offer = FileOffer.of(self.handshake.get("params"))
+        if offer.read or offer.write:
+            loop = asyncio.get_running_loop()
+            runtime.root.editor = ClientFiles(self.client, lambda: session.id, offer, loop)
         self.sessions[session.id] = session
         return session
 

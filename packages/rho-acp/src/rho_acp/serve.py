@@ -73,9 +73,10 @@ def _error(code: int, message: str) -> bytes:
     return _frame({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}})
 
 
-def _answer_here(line: bytes) -> bytes | None:
+def _answer_here(line: bytes, handshake: dict[str, Any]) -> bytes | None:
     """What rho answers to `line` itself — the error frame of a line that is not a request
-    object, or the answer to `initialize` — or None when it is a message for the SDK."""
+    object, or the answer to `initialize` (whose `params` it keeps in `handshake`) — or
+    None when it is a message for the SDK."""
     try:
         message: Any = json.loads(line)
     except (ValueError, RecursionError):
@@ -86,6 +87,7 @@ def _answer_here(line: bytes) -> bytes | None:
         return _error(-32600, "Invalid Request: not a JSON-RPC object")
     if message.get("method") != "initialize" or "id" not in message:
         return None
+    handshake["params"] = message.get("params")
     result = initialize_result(message.get("params"))
     return _frame({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
@@ -95,9 +97,10 @@ async def _checked_input(
     sdk: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
     first: asyncio.Event,
+    handshake: dict[str, Any],
 ) -> None:
-    """Hand the SDK the client's good lines; answer the others (and `initialize`); set
-    `first` once the first line is handled."""
+    """Hand the SDK the client's good lines; answer the others (and `initialize`, keeping
+    its `params` in `handshake`); set `first` once the first line is handled."""
     try:
         while True:
             try:
@@ -111,7 +114,7 @@ async def _checked_input(
                 break
             if not line.strip():
                 continue
-            answer = _answer_here(line)
+            answer = _answer_here(line, handshake)
             if answer is not None:
                 writer.write(answer)
             else:
@@ -163,12 +166,14 @@ async def serve(options: RuntimeOptions, frames: int) -> None:
         writer = asyncio.StreamWriter(transport, protocol, None, loop)
         sdk = asyncio.StreamReader(limit=MAX_FRAME_BYTES)
         first = asyncio.Event()
-        pump = asyncio.create_task(_checked_input(source, sdk, writer, first))
+        handshake: dict[str, Any] = {}
+        pump = asyncio.create_task(_checked_input(source, sdk, writer, first, handshake))
         await first.wait()
         agent_module = await asyncio.to_thread(importlib.import_module, "rho_acp.agent")
         from acp import run_agent
 
-        agent = agent_module.RhoAgent(options)
+        # The client's capabilities, as its `initialize` said (read when a session opens).
+        agent = agent_module.RhoAgent(options, handshake)
         try:
             # The SDK answers a method the agent lacks with -32601 (it looks each up).
             await run_agent(cast("Agent", agent), writer, sdk, use_unstable_protocol=True)

@@ -7,6 +7,7 @@ calls and their results), and the approval gate asks the client with
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -150,7 +151,9 @@ class AcpSession(Observer):
         args = decoded(arguments)
         kind = tool_kind(self.runtime.tools.get(name))
         if kind == "edit":
-            self._before[call_id or name] = edited_file(self.runtime.root, args)
+            # On a thread: the sandbox may ask the editor, which answers on this loop.
+            before = await asyncio.to_thread(edited_file, self.runtime.root, args)
+            self._before[call_id or name] = before
         await self._send(
             start_tool_call(
                 call_id or name,
@@ -168,7 +171,7 @@ class AcpSession(Observer):
         content: list[Any] = [tool_content(text_block(result.output))]
         before = self._before.pop(call_id or name, None)
         if before is not None and not result.is_error:
-            after = edited_file(self.runtime.root, {"path": before.path})
+            after = await asyncio.to_thread(edited_file, self.runtime.root, {"path": before.path})
             if after is not None and after.text != before.text:
                 path = str(self.runtime.root.path / before.path)
                 content.append(tool_diff_content(path, after.text, before.text))

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         Denial,
         command_name,
     )
+    from rho_kernel.security.editor_files import EditorFiles
     from rho_kernel.security.key_blocks import KeyBlockLines
     from rho_kernel.security.private_file import PrivateFileError, write_private
     from rho_kernel.security.redaction import REDACTED, Redactor, StreamRedactor
@@ -76,6 +77,7 @@ _ORIGIN = exports_of(
             "Denial",
             "command_name",
         ),
+        "rho_kernel.security.editor_files": ("EditorFiles",),
         "rho_kernel.security.key_blocks": ("KeyBlockLines",),
         "rho_kernel.security.private_file": ("PrivateFileError", "write_private"),
         "rho_kernel.security.redaction": ("REDACTED", "Redactor", "StreamRedactor"),
@@ -118,6 +120,7 @@ __all__ = [
     "TRUST_STORE_NAME",
     "CommandPolicy",
     "Denial",
+    "EditorFiles",
     "FileTooLargeError",
     "FileTypeError",
     "KeyBlockLines",

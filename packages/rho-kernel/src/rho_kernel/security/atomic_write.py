@@ -14,6 +14,7 @@ import os
 import secrets
 from collections.abc import Callable
 
+from rho_kernel.security.errors import SandboxError
 from rho_kernel.security.handles import WriteTarget
 from rho_kernel.security.private_file import write_fully
 
@@ -60,8 +61,19 @@ def replace_atomically(
 
     `before_replace`, called after the data is on disk and just before the rename, may raise
     to abandon the write (the temporary file is removed and the exception passes through).
-    OS errors become `WriteFailed`.
+    OS errors become `WriteFailed`. A target bound to an editor (`target.editor`) is handed
+    to it instead when it can take it (see `rho_kernel.security.editor_files`).
     """
+    if target.editor is not None:
+        from rho_kernel.security.editor_files import write_through
+
+        try:
+            if write_through(target.editor, target, data, before_replace):
+                return
+        except SandboxError as exc:  # the directory moved under the write
+            raise WriteFailed(str(exc)) from None
+        except OSError as exc:
+            raise WriteFailed(explain_write_error(exc)) from None
     mode = target.existing_mode()
     fd, temp = _create_temp(target)
     try:

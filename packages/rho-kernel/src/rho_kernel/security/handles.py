@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     # What `os.scandir` returns: an iterator of entries that is also a context manager.
     from os import _ScandirIterator
 
+    from rho_kernel.security.editor_files import EditorFiles
+
 _CREATE_FLAGS = (
     os.O_WRONLY
     | os.O_CREAT
@@ -177,6 +179,9 @@ class WriteTarget:
         self.path = path
         self._created = created or CreatedDirs(())
         self.created: tuple[Path, ...] = self._created.paths
+        #: The editor that takes this write (see `rho_kernel.security.editor_files`);
+        #: None: the disk.
+        self.editor: EditorFiles | None = None
 
     def __repr__(self) -> str:
         return f"WriteTarget({str(self.path)!r})"

@@ -42,6 +42,7 @@ import os
 import stat
 import weakref
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rho_kernel.home import state_dir as home_state_dir
 from rho_kernel.security import errors, pathcheck, pathwalk
@@ -57,6 +58,9 @@ from rho_kernel.security.protected import PROTECTED_NAMES, protected_name
 from rho_kernel.security.regular_file import file_kind
 from rho_kernel.security.repositories import find_repositories
 from rho_kernel.security.state_fence import StateFence, state_dir_message
+
+if TYPE_CHECKING:
+    from rho_kernel.security.editor_files import EditorFiles
 
 #: The longest path accepted, in bytes (PATH_MAX on Linux).
 MAX_PATH_BYTES = 4096
@@ -103,6 +107,10 @@ class SandboxRoot:
         self.path: Path = canonical
         self._ref: RootRef | None = None
         self._guarded: frozenset[tuple[int, int]] | None = None
+        #: The editor this root's text files are read and written through, after every
+        #: check (see `rho_kernel.security.editor_files`); a front end whose client holds
+        #: the files sets it. None: the disk.
+        self.editor: EditorFiles | None = None
         if pathwalk.DIR_FD_SUPPORTED:
             try:
                 fd = os.open(canonical, pathwalk.DIR_FLAGS)
@@ -121,7 +129,16 @@ class SandboxRoot:
 
         Its `name` is the canonical path. A directory, FIFO, socket or device raises
         `FileTypeError` (without blocking on a FIFO); a missing file `PathNotFoundError`.
+        With an `editor`, a text file reads as the editor holds it.
         """
+        handle = self._open_read(path)
+        if self.editor is None:
+            return handle
+        from rho_kernel.security.editor_files import read_through
+
+        return read_through(self.editor, handle)  # type: ignore[return-value]
+
+    def _open_read(self, path: str | Path) -> io.BufferedReader:
         raw = self._check_syntax(path)
         if self._ref is None:
             return self._fallback_open_read(raw)
@@ -195,7 +212,9 @@ class SandboxRoot:
             base, chains = walk.take_created()
             walk.close()
         created = CreatedDirs(_created_paths(target_path, chains), base_fd=base, chains=chains)
-        return WriteTarget(directory, name, target_path, created)
+        target = WriteTarget(directory, name, target_path, created)
+        target.editor = self.editor
+        return target
 
     # ── checking ────────────────────────────────────────────────────────────
 
