@@ -470,3 +470,46 @@ def test_a_failing_prompt_is_an_error_naming_why(
     error = run_acp(with_agent(RecordingClient(), server, home, project, body))
     assert error.code == -32603 and "required MCP server 'needed'" in error.data["message"]
     assert [r for r in server.requests if r.method == "POST"] == []
+
+
+def test_an_image_in_a_prompt_reaches_the_model_and_is_replayed(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    from acp import image_block
+    from test_images import PIXEL, PIXEL_URL  # type: ignore[import-not-found]
+
+    server.add(text_reply("a pixel"))
+    live, replayed = RecordingClient(), RecordingClient()
+
+    async def first(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        blocks = [text_block("what is it?"), image_block(PIXEL, "image/png")]
+        await conn.prompt(session_id=session.session_id, prompt=blocks)
+        wrong = [image_block(PIXEL, "image/gif")]
+        try:
+            await conn.prompt(session_id=session.session_id, prompt=wrong)
+        except Exception as exc:  # the SDK's RequestError
+            return session.session_id, exc
+        return session.session_id, None
+
+    async def shake(conn: Any) -> Any:
+        return await conn.initialize(protocol_version=PROTOCOL_VERSION)
+
+    offered = run_acp(with_agent(live, server, home, project, shake)).agent_capabilities
+    assert offered.prompt_capabilities.image is True
+    assert offered.prompt_capabilities.audio is False
+    session_id, refused = run_acp(with_agent(live, server, home, project, first))
+    assert refused is not None and "is not GIF" in str(getattr(refused, "data", refused))
+    [request] = [r for r in server.requests if r.method == "POST"]
+    assert request.json["messages"][-1]["content"] == [
+        {"type": "text", "text": "what is it?"},
+        {"type": "image_url", "image_url": {"url": PIXEL_URL}},
+    ]
+
+    async def second(conn: Any) -> Any:
+        return await conn.load_session(cwd=str(project), session_id=session_id, mcp_servers=[])
+
+    run_acp(with_agent(replayed, server, home, project, second))
+    user = [u.content for u in replayed.updates if u.session_update == "user_message_chunk"]
+    assert [block.type for block in user] == ["text", "image"]
+    assert (user[1].data, user[1].mime_type) == (PIXEL, "image/png")

@@ -28,6 +28,7 @@ def test_methods_params_and_results_come_from_the_wire_models(tmp_path: Path) ->
     prompt = methods["prompt"]
     assert [(p["name"], p["required"]) for p in prompt["params"]] == [
         ("message", True),
+        ("images", False),
         ("steer", False),
     ]
     assert prompt["params"][0]["schema"]["minLength"] == 1

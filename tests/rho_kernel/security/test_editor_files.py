@@ -127,9 +127,11 @@ def test_a_directory_swapped_for_a_link_before_the_editors_write_is_refused(
         os.rename(root.path / "dir", root.path / "moved")
         os.symlink(outside, root.path / "dir")
 
-    with root.write_parent("dir/a.txt") as target:
-        with pytest.raises(WriteFailed, match="nothing was written"):
-            replace_atomically(target, b"new\n", before_replace=swap)
+    with (
+        root.write_parent("dir/a.txt") as target,
+        pytest.raises(WriteFailed, match="nothing was written"),
+    ):
+        replace_atomically(target, b"new\n", before_replace=swap)
     assert editor.writes == []
     assert list(outside.iterdir()) == []
 
@@ -141,7 +143,9 @@ def test_an_editor_failure_is_a_failed_write(bound: tuple[SandboxRoot, Editor]) 
         raise OSError(5, "The editor refused it: read-only buffer")
 
     editor.during = refuse
-    with root.write_parent("dir/a.txt") as target:
-        with pytest.raises(WriteFailed, match="read-only buffer"):
-            replace_atomically(target, b"new\n")
+    with (
+        root.write_parent("dir/a.txt") as target,
+        pytest.raises(WriteFailed, match="read-only buffer"),
+    ):
+        replace_atomically(target, b"new\n")
     assert (root.path / "dir" / "a.txt").read_text() == "disk\n"

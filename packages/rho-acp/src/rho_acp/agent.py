@@ -27,7 +27,7 @@ from rho_acp.handshake import initialize_result
 from rho_acp.history import listed, replay
 from rho_acp.mcp import give_servers
 from rho_acp.options import MODE_IDS, config_options, mode_state
-from rho_acp.prompts import prompt_text
+from rho_acp.prompts import prompt_content
 from rho_acp.session import AcpSession
 
 #: Sessions listed per page.
@@ -198,7 +198,7 @@ class RhoAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         session = self._session(session_id)
-        return await session.prompt(prompt_text(prompt))
+        return await session.prompt(prompt_content(prompt))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)

@@ -26,7 +26,7 @@ def initialize_result(params: Any) -> dict[str, Any]:
     version = asked if isinstance(asked, int) and 0 < asked < PROTOCOL_VERSION else PROTOCOL_VERSION
     capabilities: dict[str, Any] = {
         "loadSession": True,
-        "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+        "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
         "sessionCapabilities": {"list": {}, "fork": {}, "resume": {}, "close": {}},
         "_meta": {"rho": {"methods": list(EXTENSION_METHODS)}},
     }

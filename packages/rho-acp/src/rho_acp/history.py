@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp import (
+    image_block,
     start_tool_call,
     text_block,
     tool_content,
     update_agent_message_text,
     update_tool_call,
+    update_user_message,
     update_user_message_text,
 )
 from acp.schema import SessionInfo
@@ -21,12 +23,18 @@ from acp.schema import SessionInfo
 from rho_acp.calls import decoded, locations, title, tool_kind
 
 if TYPE_CHECKING:
-    from rho_kernel import Runtime
+    from rho_kernel import ImagePart, Runtime
 
 #: How much of a session file is read for its title.
 TITLE_BYTES = 256 * 1024
 #: The longest title.
 MAX_TITLE = 80
+
+
+def _user_image(image: ImagePart) -> Any:
+    """A user message's image, as the chunk that shows it."""
+    _, _, data = image.image_url.url.partition(";base64,")
+    return update_user_message(image_block(data, image.media_type or "image/png"))
 
 
 def replay(runtime: Runtime) -> Iterator[Any]:
@@ -36,6 +44,8 @@ def replay(runtime: Runtime) -> Iterator[Any]:
     for message in runtime.session.path_messages():
         if message.role == "user":
             yield update_user_message_text(message.text)
+            for image in message.images:
+                yield _user_image(image)
         elif message.role == "assistant":
             if message.text:
                 yield update_agent_message_text(message.text)

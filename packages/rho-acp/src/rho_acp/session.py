@@ -31,9 +31,10 @@ from acp.schema import (
 )
 
 from rho_acp.calls import FileText, decoded, edited_file, locations, title, tool_kind
-from rho_kernel import ApprovalDecision, ApprovalRequest, Observer, ToolResult
+from rho_kernel import ApprovalDecision, ApprovalRequest, ImagePart, Observer, ToolResult
 
 if TYPE_CHECKING:
+    from rho_acp.prompts import Prompt
     from rho_kernel import AgentResult, RequestUsage, Runtime, UsageContext
 
 #: How each way a prompt ends reads in ACP.
@@ -71,12 +72,13 @@ class AcpSession(Observer):
         await self.runtime.startup_settled()  # extensions and MCP servers loading
         await self._send(announcement(self.runtime))
 
-    async def prompt(self, text: str) -> PromptResponse:
+    async def prompt(self, prompt: Prompt) -> PromptResponse:
         """Run one prompt (or the command it names); every update is sent before the
         response."""
         from rho_acp.commands import parse
 
         await self.runtime.startup_settled()  # the commands and tools loading after start
+        text = prompt.text
         named = parse(text)
         if named is not None:
             handled = await self._command(*named)
@@ -84,7 +86,7 @@ class AcpSession(Observer):
                 return handled
             if handled is not None:
                 text = handled
-        return await self._run(text)
+        return await self._run(text, prompt.images)
 
     async def _command(self, name: str, args: str) -> PromptResponse | str | None:
         """Run command `name`: its response, the text to prompt with (an MCP prompt's), or
@@ -110,11 +112,13 @@ class AcpSession(Observer):
         await self._send(update_agent_message_text(output))
         return PromptResponse(stop_reason="end_turn")
 
-    async def _run(self, text: str) -> PromptResponse:
+    async def _run(self, text: str, images: list[ImagePart]) -> PromptResponse:
         from rho_kernel.frontend import AgentError
 
         try:
-            result = await self.runtime.prompt(text, observers=[self], gate=_Gate(self))
+            result = await self.runtime.prompt(
+                text, images=images, observers=[self], gate=_Gate(self)
+            )
         except AgentError as exc:  # the provider failed, a plugin refused the prompt, …
             from acp import RequestError
 

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from rho_kernel.confinement.policy import ConfinementPolicy
     from rho_kernel.confinement.state import Confinement, ConfinementRefused
     from rho_kernel.framing import escape_controls, escape_tags, unescape_tags
+    from rho_kernel.images import ImageError, image_part
     from rho_kernel.loop.approval import ApprovalDecision, ApprovalGate, ApprovalRequest
     from rho_kernel.loop.compaction import CompactionRequest, CompactionStrategy
     from rho_kernel.loop.observer import Observer
@@ -81,7 +82,7 @@ if TYPE_CHECKING:
         RequestUsage,
         UsageContext,
     )
-    from rho_kernel.messages import ChatMessage, ToolCall
+    from rho_kernel.messages import ChatMessage, ImagePart, ToolCall
     from rho_kernel.plugins import PluginHost, hookimpl
     from rho_kernel.process.errors import ProcessStartError
     from rho_kernel.process.runner import ProcessResult
@@ -159,7 +160,8 @@ _ORIGIN = exports_of(
             "RequestUsage",
             "UsageContext",
         ),
-        "rho_kernel.messages": ("ChatMessage", "ToolCall"),
+        "rho_kernel.images": ("ImageError", "image_part"),
+        "rho_kernel.messages": ("ChatMessage", "ImagePart", "ToolCall"),
         "rho_kernel.plugins": ("PluginHost", "hookimpl"),
         "rho_kernel.process.errors": ("ProcessStartError",),
         "rho_kernel.process.runner": ("ProcessResult",),
@@ -236,6 +238,8 @@ __all__ = [
     "DeferredMethod",
     "FileTooLargeError",
     "FileTypeError",
+    "ImageError",
+    "ImagePart",
     "KeyBlockLines",
     "LlmService",
     "ModelRequest",
@@ -292,6 +296,7 @@ __all__ = [
     "escape_controls",
     "escape_tags",
     "hookimpl",
+    "image_part",
     "lazy_exports",
     "less_strict",
     "load_config",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
@@ -53,6 +54,31 @@ class TextPart(BaseModel):
     text: str
 
 
+class ImageUrl(BaseModel):
+    """Where an image part's image is: a `data:` URL holding it."""
+
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    url: str
+
+
+class ImagePart(BaseModel):
+    """An image in a user message (the list form of `content`), in Chat Completions' shape:
+    `{"type": "image_url", "image_url": {"url": "data:image/png;base64,…"}}`. Make one from
+    untrusted bytes with `rho_kernel.images.image_part`, which checks them."""
+
+    model_config = ConfigDict(extra="ignore", defer_build=True)
+
+    type: Literal["image_url"] = "image_url"
+    image_url: ImageUrl
+
+    @property
+    def media_type(self) -> str | None:
+        """The image's media type (`image/png`, …), from its `data:` URL."""
+        head, sep, _ = self.image_url.url.partition(";base64,")
+        return head.removeprefix("data:") if sep and head.startswith("data:") else None
+
+
 class ChatMessage(BaseModel):
     """A message in the conversation (OpenAI Chat Completions shape).
 
@@ -67,7 +93,7 @@ class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="ignore", defer_build=True)
 
     role: Role
-    content: str | list[TextPart] = ""
+    content: str | list[TextPart | ImagePart] = ""
     tool_calls: list[ToolCall] | None = None
     tool_call_id: str | None = None
     finish_reason: FinishReason | None = None
@@ -89,14 +115,24 @@ class ChatMessage(BaseModel):
         """The message text, joining text blocks when content is a list."""
         if isinstance(self.content, str):
             return self.content
-        return "".join(part.text for part in self.content)
+        return "".join(part.text for part in self.content if isinstance(part, TextPart))
+
+    @property
+    def images(self) -> list[ImagePart]:
+        """The message's images (a user message's; none for text content)."""
+        if isinstance(self.content, str):
+            return []
+        return [part for part in self.content if isinstance(part, ImagePart)]
 
     @classmethod
     def system(cls, text: str) -> ChatMessage:
         return cls._plain("system", text)
 
     @classmethod
-    def user(cls, text: str) -> ChatMessage:
+    def user(cls, text: str, images: Sequence[ImagePart] = ()) -> ChatMessage:
+        """A user message: `text`, followed by `images` when there are any."""
+        if images:
+            return cls(role="user", content=[TextPart(text=text), *images])
         return cls._plain("user", text)
 
     @classmethod
@@ -153,7 +189,10 @@ class ChatMessage(BaseModel):
         """The Chat Completions form sent to a model (no rho-only fields); computed once."""
         if self._wire is not None:
             return self._wire
-        wire: dict[str, Any] = {"role": self.role, "content": self.text}
+        content: Any = self.text
+        if not isinstance(self.content, str) and self.images:  # else: the text alone
+            content = [part.model_dump() for part in self.content]
+        wire: dict[str, Any] = {"role": self.role, "content": content}
         if self.tool_calls:
             wire["tool_calls"] = [call.model_dump() for call in self.tool_calls]
         if self.tool_call_id is not None:
@@ -162,4 +201,13 @@ class ChatMessage(BaseModel):
         return wire
 
 
-__all__ = ["ChatMessage", "FinishReason", "FunctionCall", "Role", "TextPart", "ToolCall"]
+__all__ = [
+    "ChatMessage",
+    "FinishReason",
+    "FunctionCall",
+    "ImagePart",
+    "ImageUrl",
+    "Role",
+    "TextPart",
+    "ToolCall",
+]

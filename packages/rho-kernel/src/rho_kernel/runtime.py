@@ -29,7 +29,7 @@ from rho_kernel.entry_point_cache import CACHE_NAME as ENTRY_POINT_CACHE
 from rho_kernel.home import state_dir, user_home
 from rho_kernel.loop.observer import Observer
 from rho_kernel.loop.steering import SteeringQueue
-from rho_kernel.messages import ChatMessage
+from rho_kernel.messages import ChatMessage, ImagePart
 from rho_kernel.plugins import PluginHost
 from rho_kernel.project import ProjectRootError, find_project_root
 from rho_kernel.providers.consent import ConsentRequired, consent_message
@@ -655,16 +655,18 @@ class Runtime:
         self,
         message: str,
         *,
+        images: Sequence[ImagePart] = (),
         observers: Iterable[Observer] = (),
         gate: ApprovalGate | None = None,
         cancel: CancelToken | None = None,
     ) -> AgentResult:
-        """Run one prompt to its end (raises `AgentError` when it fails)."""
+        """Run one prompt to its end (raises `AgentError` when it fails); `images` (made
+        with `image_part`) follow the text, for a model that takes them."""
         from rho_kernel.loop.agent import AgentLoop, LoopParams
 
         async with self._turn_lock:
             self.cancel = cancel or CancelToken()
-            refusal = await self._refusal()
+            refusal = await self._refusal() or self._image_refusal(images)
             self._warn_tool_share()
             observers = self._observers(observers)
             if gate is None:
@@ -706,10 +708,24 @@ class Runtime:
             loop = AgentLoop(self.session, params)
             self.turn_id = loop.turn_id
             try:
-                return await loop.run(message)
+                return await loop.run(message, images)
             finally:
                 self.cancel = self.turn_id = None
                 self.phase = str(loop.phase.current) if loop.phase.current else None
+
+    def _image_refusal(self, images: Sequence[ImagePart]) -> str | None:
+        """Why `images` cannot go with this prompt: too many, or a model known to take
+        none (a model the catalog does not know is sent them)."""
+        from rho_kernel.images import MAX_IMAGES
+
+        if len(images) > MAX_IMAGES:
+            return f"a prompt may carry at most {MAX_IMAGES} images ({len(images)} given)"
+        if images and self.catalog.takes_images(self.model, self.provider.name) is False:
+            return (
+                f"the model {self.model} takes no images: choose a model that does, or set "
+                f'`images = true` in its [[models]] entry if it does (id = "{self.model}")'
+            )
+        return None
 
     async def _refusal(self) -> str | None:
         """The first reason a plugin gives to refuse the prompt starting now (each plugin

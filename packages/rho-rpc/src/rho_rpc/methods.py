@@ -22,7 +22,7 @@ from rho_rpc.protocol.base import EmptyResult, NoParams
 from rho_rpc.status_bar import draw_status_bar, stderr_is_terminal
 
 if TYPE_CHECKING:
-    from rho_kernel import Runtime
+    from rho_kernel import ImagePart, Runtime
     from rho_rpc.protocol.models import (
         ListModelsResult,
         ListProvidersResult,
@@ -56,6 +56,21 @@ def peer_of(runtime: Runtime) -> RpcPeer:
     return peer
 
 
+def _images(params: PromptParams) -> list[ImagePart]:
+    """The prompt's images, checked (`INVALID_PARAMS` names the first that is wrong)."""
+    if not params.images:
+        return []
+    from rho_kernel import ImageError, image_part
+
+    images = []
+    for index, image in enumerate(params.images):
+        try:
+            images.append(image_part(image.mediaType, image.data))
+        except ImageError as exc:
+            raise RpcError(INVALID_PARAMS, f"Invalid params: images[{index}]: {exc}") from None
+    return images
+
+
 class CoreMethods:
     """One handler per core method, bound to a runtime."""
 
@@ -70,11 +85,14 @@ class CoreMethods:
         if not params.message.strip():
             raise RpcError(INVALID_PARAMS, "Invalid params: message must not be blank")
         if params.steer:
+            if params.images:
+                raise RpcError(INVALID_PARAMS, "Invalid params: images cannot steer a prompt")
             return self._steer(params.message)
+        images = _images(params)
         peer = peer_of(self.runtime)
         try:
             # The client's gate and notifications come through rho-rpc's own hooks.
-            result = await self.runtime.prompt(params.message)
+            result = await self.runtime.prompt(params.message, images=images)
         except AgentError as exc:
             failure = exc.failure
             if failure is None:

@@ -195,6 +195,9 @@ class ModelConfig(_Section):
     output_price: float | None = None
     cached_price: float | None = None
     context_window: int | None = Field(None, ge=1)
+    #: Whether the model takes images in prompts (None: as the built-in table says, and
+    #: when it does not know the model, images are sent).
+    images: bool | None = None
 
 
 class PluginsConfig(_Section):

@@ -44,6 +44,10 @@ TOOL_MESSAGE_OVERHEAD = 10
 CALL_OVERHEAD = 24
 """Bytes counted for the framing of every tool call of an assistant message."""
 
+IMAGE_BYTES = 6400
+"""Bytes counted for an image: what some 1,600 tokens of text take, about what providers
+charge for a large image (its base64 data is not text the model reads)."""
+
 
 def utf8_len(text: str) -> int:
     """The UTF-8 size of `text` in bytes (lone surrogates count 3 bytes each)."""
@@ -55,10 +59,13 @@ def utf8_len(text: str) -> int:
 def message_bytes(message: ChatMessage) -> int:
     """The estimated size of one message as sent: its text, tool calls and framing."""
     content = message.content
+    images = 0
     if not isinstance(content, str):
+        images = len(message.images)
         content = message.text
     # utf8_len, inlined: this runs once for every entry of a session
     size = (len(content) if content.isascii() else utf8_len(content)) + MESSAGE_OVERHEAD
+    size += images * IMAGE_BYTES
     call_id = message.tool_call_id
     if call_id is not None:
         size += (len(call_id) if call_id.isascii() else utf8_len(call_id)) + TOOL_MESSAGE_OVERHEAD

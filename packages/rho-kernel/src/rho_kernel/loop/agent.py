@@ -43,7 +43,7 @@ from rho_kernel.loop.result import (
 )
 from rho_kernel.loop.retrying import provider_failure, retry_delay, retry_limit
 from rho_kernel.loop.steering import SteeringQueue
-from rho_kernel.messages import ChatMessage, ToolCall
+from rho_kernel.messages import ChatMessage, ImagePart, ToolCall
 from rho_kernel.messages import FinishReason as MessageFinish
 from rho_kernel.providers.events import (
     ModelRequest,
@@ -250,8 +250,9 @@ class AgentLoop:
 
     # ── the loop ────────────────────────────────────────────────────────────
 
-    async def run(self, message: str) -> AgentResult:
-        """Append `message` as a user turn and loop until the model answers or a guard stops it."""
+    async def run(self, message: str, images: Sequence[ImagePart] = ()) -> AgentResult:
+        """Append `message` (and `images`) as a user turn and loop until the model answers
+        or a guard stops it."""
         await self.emit(Observer.on_agent_start)
         self.params.steering.open()
         try:
@@ -260,7 +261,7 @@ class AgentLoop:
             # Nothing will answer a call left open on the path (the leaf moved onto one, say):
             # close it as resume does, so the request stays valid for strict providers.
             self.session.close_open_tool_calls()
-            self.session.append_message(ChatMessage.user(scrub_surrogates(message)))
+            self.session.append_message(ChatMessage.user(scrub_surrogates(message), images))
             result = await self._loop()
         except AgentError as exc:
             self.params.steering.close()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from rho_kernel.config.model import ModelConfig
-from rho_kernel.providers.catalog_data import BUILTIN_MODELS, ModelRow
+from rho_kernel.providers.catalog_data import BUILTIN_MODELS, TEXT_ONLY_MODELS, ModelRow
 from rho_kernel.providers.events import Usage
 
 _T = TypeVar("_T")
@@ -61,6 +61,7 @@ class ModelPrice:
 class _Row:
     price: ModelPrice | None
     context_window: int | None
+    images: bool
 
 
 def _basename(model: str) -> str:
@@ -82,6 +83,7 @@ def _builtin_rows(table: Mapping[str, ModelRow]) -> dict[str, _Row]:
         rows[model_id] = _Row(
             price=ModelPrice(input=row["input"], output=row["output"], cached=row["cached"]),
             context_window=row["context_window"],
+            images=model_id not in TEXT_ONLY_MODELS,
         )
     return rows
 
@@ -208,6 +210,15 @@ class ModelCatalog:
             if entry.context_window is not None:
                 return entry.context_window
         return self._builtin(model, provider, lambda row: row.context_window)
+
+    def takes_images(self, model: str, provider: str | None = None) -> bool | None:
+        """Whether `model` takes images in prompts, or None if unknown.
+
+        The first `[[models]]` entry that sets `images` wins, then the built-in row."""
+        for entry in self._override_entries(model, provider):
+            if entry.images is not None:
+                return entry.images
+        return self._builtin(model, provider, lambda row: row.images)
 
 
 __all__ = ["ModelCatalog", "ModelPrice"]

@@ -11,7 +11,8 @@ basename rule, so each model needs only one row (dated Anthropic ids are listed 
 because their basename differs).
 
 Row fields: `input`, `output` and `cached` (cache-read input; None = billed as input)
-prices, and `context_window` in tokens.
+prices, and `context_window` in tokens. Every model of the table takes images in prompts
+except those in `TEXT_ONLY_MODELS`.
 """
 
 from __future__ import annotations
@@ -147,3 +148,15 @@ BUILTIN_MODELS: dict[str, ModelRow] = {
 
 
 __all__ = ["BUILTIN_MODELS", "ModelRow"]
+
+#: The models of the table that take no images in prompts.
+TEXT_ONLY_MODELS = frozenset(
+    {
+        "o3-mini",
+        "deepseek-chat",
+        "deepseek-reasoner",
+        "meta-llama/llama-3.3-70b-instruct",
+        "qwen/qwen3-coder",
+        "qwen/qwen-2.5-72b-instruct",
+    }
+)

@@ -5,7 +5,8 @@ Requests: every turn sends the whole (fitted) conversation with `store: false` a
 are rendered as follows:
 
 - `system` (and `developer`) messages are joined with blank lines into `instructions`;
-- `user` → `{"type": "message", "role": "user", "content": [{"type": "input_text", ...}]}`;
+- `user` → `{"type": "message", "role": "user", "content": [{"type": "input_text", ...}]}`,
+  each image part after the text as `{"type": "input_image", "image_url": "data:…"}`;
 - `assistant` text → `{"type": "message", "role": "assistant",
   "content": [{"type": "output_text", ...}]}` (omitted when empty), and each of its
   `tool_calls` → `{"type": "function_call", "call_id", "name", "arguments"}`;
@@ -89,6 +90,18 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+def _user_content(message: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    """A user message's content items: its text, then each of its images."""
+    content: list[dict[str, Any]] = [{"type": "input_text", "text": text}]
+    parts = message.get("content")
+    for part in parts if isinstance(parts, list) else ():
+        image = part.get("image_url") if isinstance(part, dict) else None
+        url = image.get("url") if isinstance(image, dict) else None
+        if part.get("type") == "image_url" and isinstance(url, str):
+            content.append({"type": "input_image", "image_url": url})
+    return content
+
+
 def responses_input(messages: list[dict[str, Any]]) -> tuple[str | None, list[dict[str, Any]]]:
     """Convert Chat Completions shaped messages to `(instructions, input items)`.
 
@@ -138,11 +151,7 @@ def responses_input(messages: list[dict[str, Any]]) -> tuple[str | None, list[di
             )
         else:  # "user", and anything unknown is sent as user input
             items.append(
-                {
-                    "type": "message",
-                    "role": "user",
-                    "content": [{"type": "input_text", "text": text}],
-                }
+                {"type": "message", "role": "user", "content": _user_content(message, text)}
             )
     return ("\n\n".join(instructions) if instructions else None), items
 

@@ -31,6 +31,19 @@ class MessageText(Wire):
     text: str
 
 
+class MessageImageUrl(Wire):
+    """Where an image is: a `data:` URL holding it (`data:image/png;base64,…`)."""
+
+    url: str
+
+
+class MessageImage(Wire):
+    """An image of a user message (the list form of its content, after its text)."""
+
+    type: Literal["image_url"]
+    image_url: MessageImageUrl
+
+
 class FullOutput(Wire):
     """The whole result of a tool call whose result was cut to fit the context window."""
 
@@ -48,7 +61,7 @@ class ChatMessage(Wire):
     """A message of the conversation (the Chat Completions shape, with rho's own fields)."""
 
     role: Literal["system", "user", "assistant", "tool"]
-    content: str | list[MessageText]
+    content: str | list[MessageText | MessageImage]
     tool_calls: list[MessageToolCall] | None = Field(
         None, description="An assistant message's tool calls."
     )

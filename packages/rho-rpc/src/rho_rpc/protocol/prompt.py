@@ -9,10 +9,26 @@ from pydantic import Field
 from rho_rpc.protocol.base import TURN_ID, Params, Result, Wire
 
 
+class PromptImage(Wire):
+    """An image attached to a prompt."""
+
+    mediaType: str = Field(description="image/png, image/jpeg, image/gif or image/webp.")
+    data: str = Field(
+        description="The image's bytes, base64-encoded (at most 20 MiB decoded); they must "
+        "be of the format `mediaType` names."
+    )
+
+
 class PromptParams(Params):
     """`prompt`: run a user message through the agent, or steer the running turn."""
 
     message: str = Field(min_length=1, description="The user's message (must not be empty).")
+    images: list[PromptImage] = Field(
+        default_factory=list,
+        description="Images that follow the message (at most 20), for a model that takes "
+        "them. A prompt with images for a model the catalog knows takes none fails, saying "
+        "so; an image that is not what its type says is invalid params. Not with `steer`.",
+    )
     steer: bool = Field(
         False,
         description="Steer the running prompt: answered at once with {turnId} (the turn it "
