@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rho_kernel import Runtime, hookimpl, tool
+from rho_kernel import PromptContext, Runtime, hookimpl, tool
 from rho_kernel.loop.result import AgentError
 from rho_kernel.runtime import RuntimeOptions
 from rho_kernel.testing import ScriptedServer, text_reply
@@ -122,3 +122,70 @@ async def test_an_async_answer_is_awaited_and_may_refuse(tmp_path: Path) -> None
         server.add(text_reply("up"))
         assert (await runtime.prompt("hi")).reply == "up"
     assert first.awaited and second.awaited
+
+
+class _Context:
+    """Sees each prompt's message and adds context to it."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    @hookimpl
+    async def rho_prompt_starting(self, message: str) -> PromptContext:
+        self.messages.append(message)
+        return PromptContext(f"the branch is main (for {message!r})")
+
+
+async def test_a_plugin_sees_the_message_and_its_context_follows_it(tmp_path: Path) -> None:
+    plugin = _Context()
+    with ScriptedServer() as server:
+        runtime = _runtime(tmp_path, server, ("context", plugin))
+        server.add(text_reply("ok"))
+        await runtime.prompt("deploy it")
+        sent = server.requests[0].json["messages"]
+    assert plugin.messages == ["deploy it"]
+    assert sent[-2] == {"role": "user", "content": "deploy it"}
+    assert sent[-1]["role"] == "user"
+    assert sent[-1]["content"].startswith("Context added by context to the message above:")
+    assert "the branch is main (for 'deploy it')" in sent[-1]["content"]
+
+
+class _Continues:
+    """Continues a turn as it would end, `times` times."""
+
+    def __init__(self, times: int) -> None:
+        self.times = times
+        self.seen: list[tuple[str, int]] = []
+
+    @hookimpl
+    async def rho_turn_ending(self, reply: str, continued: int) -> str | None:
+        self.seen.append((reply, continued))
+        return "the tests still fail: go on" if continued < self.times else None
+
+
+async def test_a_plugin_continues_a_turn_as_it_would_end(tmp_path: Path) -> None:
+    plugin = _Continues(times=2)
+    with ScriptedServer() as server:
+        runtime = _runtime(tmp_path, server, ("continues", plugin))
+        server.add(text_reply("done"), text_reply("fixed"), text_reply("really done"))
+        result = await runtime.prompt("fix the tests")
+        requests = [r.json["messages"] for r in server.requests]
+    assert result.reply == "really done" and result.iterations == 3
+    assert plugin.seen == [("done", 0), ("fixed", 1), ("really done", 2)]
+    assert requests[1][-1] == {"role": "user", "content": "the tests still fail: go on"}
+
+
+def test_a_plugins_notification_reaches_the_front_end_or_is_dropped(tmp_path: Path) -> None:
+    with ScriptedServer() as server:
+        runtime = _runtime(tmp_path, server)
+        runtime.notify("hook/run", {"event": "Stop"})  # no front end: dropped
+        sent: list[tuple[str, dict[str, object]]] = []
+        runtime.notifier = lambda method, params: sent.append((method, params))
+        runtime.notify("hook/run", {"event": "Stop"})
+
+        def broken(method: str, params: dict[str, object]) -> None:
+            raise OSError("the pipe is closed")
+
+        runtime.notifier = broken
+        runtime.notify("hook/run", {})  # reported on stderr, never raised
+    assert sent == [("hook/run", {"event": "Stop"})]

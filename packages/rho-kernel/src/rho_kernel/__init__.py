@@ -118,8 +118,9 @@ if TYPE_CHECKING:
     from rho_kernel.session.entries import CompactionSummary
     from rho_kernel.tools.base import Phase, Risk, Tool, ToolContext, ToolError, ToolResult
     from rho_kernel.tools.decorator import tool
-    from rho_kernel.tools.intercept import Block, Rewrite, apply_interception
+    from rho_kernel.tools.intercept import Block, Permission, Rewrite, apply_interception
     from rho_kernel.tools.registry import ToolRegistry
+    from rho_kernel.turn_hooks import PromptContext
 
 _ORIGIN = exports_of(
     {
@@ -204,8 +205,9 @@ _ORIGIN = exports_of(
             "ToolResult",
         ),
         "rho_kernel.tools.decorator": ("tool",),
-        "rho_kernel.tools.intercept": ("Block", "Rewrite", "apply_interception"),
+        "rho_kernel.tools.intercept": ("Block", "Permission", "Rewrite", "apply_interception"),
         "rho_kernel.tools.registry": ("ToolRegistry",),
+        "rho_kernel.turn_hooks": ("PromptContext",),
     }
 )
 if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
@@ -248,11 +250,13 @@ __all__ = [
     "NotRegularFileError",
     "Observer",
     "PathNotFoundError",
+    "Permission",
     "Phase",
     "PluginHost",
     "Problem",
     "ProcessResult",
     "ProcessStartError",
+    "PromptContext",
     "ProtectedPathError",
     "ProviderError",
     "ProviderFailure",

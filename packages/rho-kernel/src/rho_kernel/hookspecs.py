@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from rho_kernel.runtime import Runtime
     from rho_kernel.tools.base import Risk, Tool, ToolResult
     from rho_kernel.tools.intercept import Interception
+    from rho_kernel.turn_hooks import PromptContext
 
 hookspec = pluggy.HookspecMarker("rho")
 
@@ -191,8 +192,10 @@ def rho_before_tool_call(
 
     Called for every tool call the model makes, in plugin order. Return `Block(reason)` to
     refuse it (the first Block wins and no later implementation is asked), `Rewrite(arguments)`
-    to replace the decoded arguments seen by later implementations and by the tool, or None to
-    let it pass. `tool` is None when the model named a tool that does not exist.
+    to replace the decoded arguments seen by later implementations and by the tool,
+    `Permission("allow" | "ask", reason, arguments=None)` to settle whether the call is asked
+    about (see `Permission`; "ask" wins over "allow"; since 0.3), or None to let it pass.
+    `tool` is None when the model named a tool that does not exist.
 
     An implementation may be `async def` (or return any awaitable): the loop awaits such
     answers after every synchronous implementation has answered, in plugin order; a `Block`
@@ -292,10 +295,11 @@ def rho_state(runtime: Runtime) -> dict[str, Any]:
 
 
 @hookspec
-def rho_prompt_starting(runtime: Runtime) -> str | None:
+def rho_prompt_starting(runtime: Runtime, message: str) -> str | PromptContext | None:
     """Called at the start of every prompt, before its first model request, with the turn
     under way (`runtime.busy` is true until it ends) and after the work begun at startup has
-    settled.
+    settled. `message` is the user's message (since 0.3; take it as a parameter only if
+    you need it).
 
     It is the moment a plugin whose tools change while rho runs (servers that come and go,
     say) puts the change in `runtime.tools`: the registry must not change during a turn, so
@@ -305,9 +309,22 @@ def rho_prompt_starting(runtime: Runtime) -> str | None:
     does every failed prompt), or None to let it run. An implementation that raises is
     reported and refuses nothing. An implementation may be `async def` (or return any
     awaitable), e.g. to start again something the prompt needs: rho awaits each such answer
-    in plugin order, with the turn under way, before the first model request.
+    in plugin order, with the turn under way, before the first model request. Return a
+    `PromptContext(text)` instead to give the model `text` right after the user's message
+    (rho-hooks gives a `UserPromptSubmit` hook's additional context so).
 
     Added in 0.3.
+    """
+
+
+@hookspec
+def rho_turn_ending(runtime: Runtime, reply: str, continued: int) -> str | None:
+    """Called when the model has answered without tool calls and the turn would end, with
+    its `reply` and how many times a plugin's answer has already continued this turn.
+    Return a message to continue instead: it is added as a user message and the model is
+    asked again (the turn stays bounded by `[agent] max_iterations`; a plugin bounds its own
+    continuations with `continued`). None lets the turn end. May be `async def`; an
+    abort ends the wait. Added in 0.3.
     """
 
 
@@ -344,4 +361,5 @@ __all__ = [
     "rho_startup",
     "rho_state",
     "rho_system_prompt_fragments",
+    "rho_turn_ending",
 ]

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 
 import pluggy
 
@@ -26,6 +26,9 @@ from rho_kernel.hookcall import (
     recorded,
 )
 from rho_kernel.stash import Stash
+
+if TYPE_CHECKING:
+    from rho_kernel.tools.intercept import Block, Intercepted
 
 hookimpl = pluggy.HookimplMarker("rho")
 
@@ -382,34 +385,43 @@ class PluginHost:
         return self._call(_hook_name(hook, args), kwargs)[0]
 
     async def intercept_async(self, call: Any, arguments: dict[str, Any], tool: Any) -> Any:
+        """`intercept` without the permission: the `Block`, or the (possibly rewritten)
+        arguments."""
+        from rho_kernel.tools.intercept import Intercepted
+
+        outcome = await self.intercept(call, arguments, tool)
+        return outcome.arguments if isinstance(outcome, Intercepted) else outcome
+
+    async def intercept(
+        self, call: Any, arguments: dict[str, Any], tool: Any
+    ) -> Block | Intercepted:
         """Run `rho_before_tool_call` as the agent loop does: the synchronous answers first
         (the first `Block` wins, `Rewrite`s chain), then each awaitable answer in turn (a
-        `Block` ends the call, a `Rewrite` replaces the arguments). Returns the `Block`, or
-        the (possibly rewritten) arguments. An awaitable that raises is reported and skipped.
-        """
-        from rho_kernel.tools.intercept import Block, apply_interception
+        `Block` ends the call, a `Rewrite` replaces the arguments); the strongest
+        `Permission` is kept. Returns the `Block`, or what the call came to. An awaitable
+        that raises is reported and skipped."""
+        from rho_kernel.tools.intercept import Block, Intercepted
 
         outcomes = self.call_each(
             hookspecs.rho_before_tool_call, call=call, arguments=arguments, tool=tool
         )
         pending: list[tuple[str, Any]] = []
+        held = Intercepted(arguments)
         for plugin, outcome in outcomes:
             if inspect.isawaitable(outcome):
                 pending.append((plugin, outcome))
                 continue
-            step = apply_interception(arguments, outcome)
-            if isinstance(step, Block):
+            if isinstance(outcome, Block):
                 self._drop_all(pending, "rho_before_tool_call", quiet=True)
-                return step
-            arguments = step
+                return outcome
+            held = held.answered(plugin, outcome)
         for index, (plugin, awaitable) in enumerate(pending):
             outcome = await self._settle(plugin, "rho_before_tool_call", awaitable)
-            step = apply_interception(arguments, outcome)
-            if isinstance(step, Block):
+            if isinstance(outcome, Block):
                 self._drop_all(pending[index + 1 :], "rho_before_tool_call", quiet=True)
-                return step
-            arguments = step
-        return arguments
+                return outcome
+            held = held.answered(plugin, outcome)
+        return held
 
     def after_tool_call(self, call: Any, result: Any, *, awaitables: str = "report") -> Any:
         """Run `rho_after_tool_call` (its synchronous answers only): each returned

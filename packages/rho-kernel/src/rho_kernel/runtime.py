@@ -7,12 +7,12 @@ runtime holds no I/O of its own besides the session file and the model connectio
 from __future__ import annotations
 
 import asyncio
-import inspect
 import os
 import platform
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +59,7 @@ from rho_kernel.session.lock import SessionLocked
 from rho_kernel.session.store import Session
 from rho_kernel.stash import Stash
 from rho_kernel.tools.registry import ToolRegistry, collect_tools
+from rho_kernel.turn_hooks import prompt_start, turn_ending
 
 if TYPE_CHECKING:
     from rho_kernel.approvals.remembered import RememberedRules
@@ -72,7 +73,7 @@ if TYPE_CHECKING:
     from rho_kernel.loop.agent import AgentLoop
     from rho_kernel.loop.approval import ApprovalGate
     from rho_kernel.loop.compaction import CompactionStrategy
-    from rho_kernel.loop.result import AgentResult, ContextCompacted, RequestUsage, UsageContext
+    from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
     from rho_kernel.providers.catalog import ModelCatalog
     from rho_kernel.providers.events import ModelResponse
     from rho_kernel.providers.service import LlmService, ServiceFactory
@@ -190,6 +191,9 @@ class Runtime:
         self.session: Session = Session.in_memory(root.path)
         #: Mid-turn steering for the running prompt (open only while one runs).
         self.steering = SteeringQueue()
+        #: Delivers a plugin's notifications to the client (see `notify`); set by the front
+        #: end that can (rho's JSON-RPC server). None: they are dropped.
+        self.notifier: Callable[[str, dict[str, Any]], None] | None = None
         self.cancel: CancelToken | None = None
         #: The running prompt's turn id (None while idle).
         self.turn_id: str | None = None
@@ -608,21 +612,23 @@ class Runtime:
         model request goes to the observers' `on_usage` (iteration 0, kind "compaction").
         """
         async with self._turn_lock:
+            await self._tell_observers("on_compaction_start", "manual")
             meter = self.meter()
             budget = max(0, meter.context_window - meter.completion_reserve)
             compactor = self.compactor(on_response=self._report_compaction)
             outcome = await compactor.compact(self.session, budget_tokens=budget, strategy=strategy)
             if outcome.compacted:
-                await self._announce(outcome.event("manual"))
+                await self._tell_observers("on_context_compacted", outcome.event("manual"))
             return outcome
 
-    async def _announce(self, compaction: ContextCompacted) -> None:
-        """Tell the observers of a compaction made outside a prompt."""
+    async def _tell_observers(self, event: str, value: Any) -> None:
+        """Tell the observers of a compaction made outside a prompt (`event` its start or
+        its end)."""
         for observer in self._observers():
             try:
-                await observer.on_context_compacted(compaction)
+                await getattr(observer, event)(value)
             except Exception as exc:  # an observer must never stop the compaction
-                warn(f"observer {type(observer).__name__}.on_context_compacted failed: {exc}")
+                warn(f"observer {type(observer).__name__}.{event} failed: {exc}")
 
     async def _report_compaction(self, response: ModelResponse) -> None:
         """Count a compaction request made outside a prompt, as the loop counts its own."""
@@ -666,7 +672,8 @@ class Runtime:
 
         async with self._turn_lock:
             self.cancel = cancel or CancelToken()
-            refusal = await self._refusal() or self._image_refusal(images)
+            start = await prompt_start(self.plugins, self, message)
+            refusal = start.refusal or self._image_refusal(images)
             self._warn_tool_share()
             observers = self._observers(observers)
             if gate is None:
@@ -704,6 +711,8 @@ class Runtime:
                 permission_mode=lambda: self.permission_mode,
                 remember=self.remember_rule,
                 refusal=refusal,
+                context=start.context,
+                turn_ending=partial(turn_ending, self.plugins, self),
             )
             loop = AgentLoop(self.session, params)
             self.turn_id = loop.turn_id
@@ -727,21 +736,17 @@ class Runtime:
             )
         return None
 
-    async def _refusal(self) -> str | None:
-        """The first reason a plugin gives to refuse the prompt starting now (each plugin
-        may update the tools here: see `hookspecs.rho_prompt_starting`); awaitable answers
-        are awaited in plugin order, all of them."""
-        reasons: list[str] = []
-        for plugin, answer in self.plugins.call_each(hookspecs.rho_prompt_starting, runtime=self):
-            if inspect.isawaitable(answer):
-                try:
-                    answer = await answer
-                except Exception as exc:  # a broken plugin refuses nothing
-                    self.plugins.report(f"{plugin}: rho_prompt_starting failed: {exc}")
-                    continue
-            if answer:
-                reasons.append(str(answer))
-        return reasons[0] if reasons else None
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        """Send the client a plugin's notification `method` (a plugin's own name, such as
+        rho-hooks' `hook/run`) with `params` (JSON values), where the front end delivers such
+        notifications; rho's JSON-RPC server does, with the running turn's `turnId`. A
+        notifier that fails is reported, never raised. Added in 0.3."""
+        if self.notifier is None:
+            return
+        try:
+            self.notifier(method, params)
+        except Exception as exc:
+            warn(f"notification {method} not sent: {exc}")
 
     def steer(self, message: str) -> bool:
         """Queue `message` for the running prompt (the turn `turn_id` names); False (nothing

@@ -84,6 +84,12 @@ async def serve(runtime: Runtime) -> None:
         await runtime.aclose(client.reason)
 
 
+def _of_turn(runtime: Runtime, params: dict[str, Any]) -> dict[str, Any]:
+    """A plugin's notification params, with the running turn's id when one runs."""
+    turn = runtime.turn_id
+    return {**params, "turnId": turn} if turn is not None else dict(params)
+
+
 def _start(runtime: Runtime) -> tuple[JsonRpcServer, RpcPeer]:
     """The server with every method, the peer plugins talk to the client through, and the
     plugins started."""
@@ -91,6 +97,7 @@ def _start(runtime: Runtime) -> tuple[JsonRpcServer, RpcPeer]:
     server: JsonRpcServer
     peer = RpcPeer(lambda method, params: server.notify(method, params))
     runtime.stash[PEER_KEY] = peer
+    runtime.notifier = lambda method, params: server.notify(method, _of_turn(runtime, params))
     methods = collect_methods(runtime)
     add_discover(methods)
     server = JsonRpcServer(methods, writer.write_line, before_serial=runtime.startup_settled)

@@ -80,6 +80,8 @@ class RpcPeer(Observer):
             params["preview"] = request.preview
         if request.working_directory is not None:
             params["workingDirectory"] = request.working_directory
+        if request.reason is not None:
+            params["reason"] = request.reason
         if request.escalation is not None:
             params["escalation"] = {
                 "sandbox": request.escalation.sandbox,

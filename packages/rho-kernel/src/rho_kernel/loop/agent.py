@@ -63,7 +63,8 @@ from rho_kernel.tools.base import (
     ToolError,
     ToolResult,
 )
-from rho_kernel.tools.intercept import Block
+from rho_kernel.tools.intercept import Block, Intercepted
+from rho_kernel.turn_hooks import context_message
 
 if TYPE_CHECKING:
     from rho_kernel.approvals.escalation import Escalation
@@ -181,6 +182,11 @@ class LoopParams:
     #: Why a plugin refuses this prompt (see `hookspecs.rho_prompt_starting`): the run fails
     #: with it before the message is added or anything is sent.
     refusal: str | None = None
+    #: What plugins add to the prompt, as (plugin, text): each follows the user's message.
+    context: Sequence[tuple[str, str]] = ()
+    #: The messages to continue a turn with instead of ending it (see
+    #: `hookspecs.rho_turn_ending`), given the reply and the continuations so far.
+    turn_ending: Callable[[str, int], Awaitable[list[str]]] | None = None
 
 
 class _Redirected(Exception):
@@ -224,6 +230,8 @@ class AgentLoop:
         self._escalations: dict[str, Escalation] = {}
         self._plans: dict[str, str] = {}
         self._allowance: BatchAllowance | None = None
+        #: How many times a plugin continued this turn as it would have ended.
+        self._continuations = 0
 
     # ── events ──────────────────────────────────────────────────────────────
 
@@ -262,6 +270,9 @@ class AgentLoop:
             # close it as resume does, so the request stays valid for strict providers.
             self.session.close_open_tool_calls()
             self.session.append_message(ChatMessage.user(scrub_surrogates(message), images))
+            for plugin, text in self.params.context:
+                added = context_message(plugin, scrub_surrogates(text))
+                self.session.append_message(ChatMessage.user(added))
             result = await self._loop()
         except AgentError as exc:
             self.params.steering.close()
@@ -357,8 +368,25 @@ class AgentLoop:
             self.last_text = f"{self.last_text}\n\n{TRUNCATED_GAVE_UP}"
         if self._take_steering():  # steered after the last tool batch: answer it too
             return "steered"
+        if await self._continued_by_plugin():
+            return "steered"
         self.phase.conclude()
         return "stop"
+
+    async def _continued_by_plugin(self) -> bool:
+        """Whether a plugin continues the turn (its messages added as user turns); an abort
+        meanwhile continues too, into the loop's own check."""
+        if self.params.turn_ending is None:
+            return False
+        asked = self.params.turn_ending(self.last_text, self._continuations)
+        try:
+            messages = await self.params.cancel.run(asked)
+        except Cancelled:
+            return True
+        for text in messages:
+            self.session.append_message(ChatMessage.user(scrub_surrogates(text)))
+        self._continuations += bool(messages)
+        return bool(messages)
 
     async def _run_tools(self, calls: list[ToolCall]) -> bool:
         """Run the reply's tool calls; False when the turn was cancelled meanwhile."""
@@ -404,6 +432,7 @@ class AgentLoop:
     async def _compact(self, budget: int, trigger: CompactionTrigger) -> CompactionOutcome | None:
         """Compact the oldest quarter of the budget and tell the observers; a failure is
         reported, never raised."""
+        await self.emit(Observer.on_compaction_start, trigger)
         try:
             outcome = await self._compactor().compact(
                 self.session, budget_tokens=budget, target_tokens=max(1, budget // 4)
@@ -614,9 +643,10 @@ class AgentLoop:
         prepared = await self._prepare(call)
         if prepared is None:
             return
-        tool, arguments = prepared
+        tool, intercepted = prepared
+        arguments = intercepted.arguments
         for _ in range(MAX_PLANS):
-            if not await self._authorise(call, tool, arguments):
+            if not await self._authorise(call, tool, intercepted):
                 return
             try:
                 await self._execute(call, tool, arguments)
@@ -625,8 +655,9 @@ class AgentLoop:
                 continue  # the file changed after the approved preview: plan and ask again
         await self._finish_call(call, ToolResult.error(PLAN_KEPT_CHANGING), "error")
 
-    async def _prepare(self, call: ToolCall) -> tuple[Tool, dict[str, Any]] | None:
-        """Decode the arguments, let plugins block or rewrite, find the tool (None: finished)."""
+    async def _prepare(self, call: ToolCall) -> tuple[Tool, Intercepted] | None:
+        """Decode the arguments, let plugins block, rewrite or settle the approval question,
+        find the tool (None: finished)."""
         tool = self.params.tools.get(call.name)
         try:
             arguments = decode_arguments(call.arguments)
@@ -637,7 +668,7 @@ class AgentLoop:
                 "error",
             )
             return None
-        hooks = self.params.plugins.intercept_async(call, arguments, tool)
+        hooks = self.params.plugins.intercept(call, arguments, tool)
         try:
             intercepted = await self.params.cancel.run(hooks)
         except Cancelled:
@@ -659,14 +690,16 @@ class AgentLoop:
             return None
         return tool, intercepted
 
-    async def _authorise(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> bool:
+    async def _authorise(self, call: ToolCall, tool: Tool, intercepted: Intercepted) -> bool:
         """Apply the approval rules, policy and mode, and ask the gate; False when the call
         must not run (see docs/approvals.md for the order).
 
         A call that starts processes while configured writable paths are not yet granted
         asks even when the policy would run it without asking; approving it grants them. A
-        call that asks to leave the sandbox always asks.
+        call that asks to leave the sandbox always asks. A plugin's `Permission` settles the
+        question after the deny rules, the policy's deny and the read-only mode.
         """
+        arguments, permission = intercepted.arguments, intercepted.permission
         if await self._denied_by_rule(call, tool, arguments):
             return False
         allowed, escalation = await self._escalation(call, tool, arguments)
@@ -681,20 +714,21 @@ class AgentLoop:
             denial = f'Tool call denied by policy: [approval.per_tool] {call.name} = "deny".'
             await self._finish_call(call, ToolResult.error(denial), "denied")
             return False
-        permission = self.params.permission_mode()
-        if permission == "read-only" and risk != Risk.READ:
+        if self.params.permission_mode() == "read-only" and risk != Risk.READ:
             await self.emit(Observer.on_tool_denied, call.name, call_id=call.id)
             await self._finish_call(call, ToolResult.error(READ_ONLY_REFUSAL), "denied")
             return False
         confinement = self.params.confinement if tool.runs_processes else None
         pending = confinement.pending_writable() if confinement is not None else []
         if escalation is None and not pending:
-            if mode != "ask" or _mode_runs(permission, tool, risk):
+            if permission is not None and permission.decision == "allow":
+                await self._allowed_by_plugin(call, intercepted)
                 return True
-            if await self._allowed_by_rule(call, tool, arguments):
+            if permission is None and await self._runs_unasked(call, tool, arguments, mode, risk):
                 return True
+        reason = permission.reason if permission is not None else None
         try:
-            decision = await self._ask(call, tool, arguments, risk, escalation)
+            decision = await self._ask(call, tool, arguments, risk, escalation, reason)
         except Cancelled:
             await self._finish_call(call, ToolResult.error(CANCELLED), "cancelled")
             raise
@@ -702,6 +736,23 @@ class AgentLoop:
         if approved and escalation is not None:
             self._escalations[call.id] = escalation
         return approved
+
+    async def _runs_unasked(
+        self, call: ToolCall, tool: Tool, arguments: dict[str, Any], mode: str, risk: Risk
+    ) -> bool:
+        """Whether the policy, the permission mode or an allow rule runs the call unasked."""
+        if mode != "ask" or _mode_runs(self.params.permission_mode(), tool, risk):
+            return True
+        return await self._allowed_by_rule(call, tool, arguments)
+
+    async def _allowed_by_plugin(self, call: ToolCall, intercepted: Intercepted) -> None:
+        """Announce and record that a plugin's `Permission` runs the call without asking."""
+        assert intercepted.permission is not None
+        rule = intercepted.permission.reason or "allowed by a plugin"
+        source = f"plugin {intercepted.permission_source}"
+        await self.emit(Observer.on_tool_approved, call.name, rule, source, call_id=call.id)
+        data = {"callId": call.id, "tool": call.name, "rule": rule, "source": source}
+        self.session.append_custom(APPROVED_BY_KIND, data)
 
     async def _escalation(
         self, call: ToolCall, tool: Tool, arguments: dict[str, Any]
@@ -842,6 +893,7 @@ class AgentLoop:
         arguments: dict[str, Any],
         risk: Risk,
         escalation: Escalation | None = None,
+        reason: str | None = None,
     ) -> ApprovalDecision:
         shown = encode_arguments(arguments)
         await self.state("awaiting_approval")
@@ -868,6 +920,7 @@ class AgentLoop:
             escalation=escalation,
             working_directory=self._working_directory(tool, arguments),
             preview=preview.text if preview else None,
+            reason=reason or None,
         )
         decision = await self.params.cancel.run(self.params.gate.request(request))
         if preview is not None and decision.kind == "approved":

@@ -31,7 +31,8 @@ class ApprovalRequest:
     `suggested_rules` are the approval rules an approval may ask to remember, `escalation`
     what the call asks to leave the sandbox for, and why, `working_directory` where a
     command (of a tool matched on its command) starts, and `preview` the redacted diff of
-    the change a file tool will make if approved (all added in 0.3).
+    the change a file tool will make if approved, and `reason` why a plugin asks (a
+    `Permission("ask", reason)`; all added in 0.3).
     """
 
     tool: str
@@ -45,6 +46,7 @@ class ApprovalRequest:
     escalation: Escalation | None = None
     working_directory: str | None = None
     preview: str | None = None
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,6 +83,11 @@ class Observer:
         """A model request failed with a retryable error; retry `attempt` of `max_attempts`
         starts after `delay` seconds. `reason` is the error, in words."""
 
+    async def on_compaction_start(self, trigger: str) -> None:
+        """Older turns are about to be folded into a summary; `trigger` says why: "auto"
+        (the context reached `auto_compact_threshold`), "truncated" (a reply was cut off)
+        or "manual" (the `compact` method). Added in 0.3."""
+
     async def on_context_compacted(self, compaction: ContextCompacted) -> None:
         """Older turns were folded into a summary: during a prompt (the context reached
         `auto_compact_threshold`, or a reply was cut off) or through the `compact` method.

@@ -31,7 +31,13 @@ if TYPE_CHECKING:
         write_schemas,
     )
     from rho_kernel.tools.decorator import FunctionTool, tool
-    from rho_kernel.tools.intercept import Block, Rewrite, apply_interception
+    from rho_kernel.tools.intercept import (
+        Block,
+        Intercepted,
+        Permission,
+        Rewrite,
+        apply_interception,
+    )
     from rho_kernel.tools.registry import DuplicateToolError, ToolRegistry
 
 _ORIGIN = exports_of(
@@ -63,7 +69,13 @@ _ORIGIN = exports_of(
             "write_schemas",
         ),
         "rho_kernel.tools.decorator": ("FunctionTool", "tool"),
-        "rho_kernel.tools.intercept": ("Block", "Rewrite", "apply_interception"),
+        "rho_kernel.tools.intercept": (
+            "Block",
+            "Intercepted",
+            "Permission",
+            "Rewrite",
+            "apply_interception",
+        ),
         "rho_kernel.tools.registry": ("DuplicateToolError", "ToolRegistry"),
     }
 )
@@ -76,8 +88,10 @@ __all__ = [
     "DeclaredTool",
     "DuplicateToolError",
     "FunctionTool",
+    "Intercepted",
     "Outliner",
     "OutputSink",
+    "Permission",
     "Phase",
     "PlanChanged",
     "Preview",

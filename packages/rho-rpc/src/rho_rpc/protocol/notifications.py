@@ -136,6 +136,11 @@ class ApprovalRequestParams(TurnEvent):
         description="For a command (run_command): the directory it starts in, an absolute "
         "path (its cwd argument under the project root; the root by default).",
     )
+    reason: str | None = Field(
+        None,
+        description="Why a plugin asks about this call (a hook's reason, say), to show with "
+        "the question.",
+    )
     escalation: EscalationInfo | None = Field(
         None,
         description="Present when the call asks to leave the sandbox for this one call: such a "
