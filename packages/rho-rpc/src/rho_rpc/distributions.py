@@ -23,6 +23,7 @@ RHO_DISTRIBUTIONS = frozenset(
         "rho-memory",
         "rho-mcp",
         "rho-acp",
+        "rho-hooks",
     }
 )
 

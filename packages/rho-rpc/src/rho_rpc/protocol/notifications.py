@@ -105,13 +105,20 @@ class EscalationInfo(Wire):
 
 
 class ToolApprovedParams(TurnEvent):
-    """`tool/approved`: a call runs without asking because an approval rule allows it,
-    where the approval policy would have asked (no `approval/request` is sent for it)."""
+    """`tool/approved`: a call runs without asking because an approval rule (or a plugin's
+    permission, such as a hook's allow) allows it, where the approval policy would have
+    asked (no `approval/request` is sent for it)."""
 
     callId: str = Field(description=CALL_ID)
     name: str
-    approvedBy: str = Field(description='The rule, as written: "run_command(cargo test:*)".')
-    source: str = Field(description='Where the rule was given: "--allow" or "[approval] allow".')
+    approvedBy: str = Field(
+        description='The rule, as written: "run_command(cargo test:*)" (a plugin\'s reason, '
+        'for a plugin\'s permission: "PreToolUse hook: …").'
+    )
+    source: str = Field(
+        description='Where the rule was given: "--allow" or "[approval] allow"; "plugin NAME" '
+        "for a plugin's permission."
+    )
 
 
 class ApprovalRequestParams(TurnEvent):
@@ -302,6 +309,28 @@ class AgentErrorParams(Wire):
     )
 
 
+class HookRunParams(Wire):
+    """`hook/run` (with rho-hooks installed): a lifecycle hook ran (see docs/hooks.md)."""
+
+    event: str = Field(description="PreToolUse, PostToolUse, UserPromptSubmit, Stop, …")
+    hook: str = Field(description="Its command line (the start of it).")
+    source: str = Field(description="The file that configures it.")
+    outcome: Literal["ok", "blocked", "failed", "allowed-failure"] = Field(
+        description="ok; blocked (exit 2, or a block or deny decision); failed (another exit, "
+        "a timeout, a crash or output that is not its JSON: it blocks); allowed-failure (it "
+        'failed, and its `on_failure = "allow"` let the event go on).'
+    )
+    verdict: Literal["continue", "allow", "ask", "deny", "block"] = Field(
+        description="What it decided."
+    )
+    durationMs: int = Field(description="How long it ran.")
+    exitCode: int | None = Field(description="Its exit code (null: killed or never started).")
+    reason: str | None = Field(None, description="The reason it gave the model.")
+    failure: str | None = Field(None, description="Why it failed, naming it.")
+    systemMessage: str | None = Field(None, description="Its message for the person.")
+    turnId: str | None = Field(None, description=TURN_ID + " Absent outside a prompt.")
+
+
 #: Notification name → params model, in the order a turn emits them.
 NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "ready": ReadyParams,
@@ -320,6 +349,7 @@ NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "agent/retry": RetryParams,
     "agent/end": AgentEndParams,
     "agent/error": AgentErrorParams,
+    "hook/run": HookRunParams,
 }
 
 
@@ -334,6 +364,7 @@ __all__ = [
     "DeltaParams",
     "EscalationInfo",
     "FittedRequest",
+    "HookRunParams",
     "IterationUsage",
     "ReadyParams",
     "RetryParams",
