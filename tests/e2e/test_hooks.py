@@ -159,7 +159,8 @@ def test_prompt_hooks_add_context_and_block_and_post_tool_use_blocks(
         tmp_path,
         "submit.sh",
         "#!/bin/sh\nif grep -q secret; then echo 'no secrets in prompts' >&2; exit 2; fi\n"
-        "echo 'The deploy branch is release.'\n",
+        'echo \'{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", '
+        '"additionalContext": "The deploy branch is release."}}\'\n',
     )
     post = _script(tmp_path, "post.sh", "#!/bin/sh\necho 'lint failed on a.txt' >&2\nexit 2\n")
     _hooks(home, _hook("UserPromptSubmit", submit) + _hook("PostToolUse", post, "Edit|Write"))
