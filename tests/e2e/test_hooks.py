@@ -54,7 +54,10 @@ def _prompt(rho: RhoProcess, message: str = "go") -> dict[str, Any]:
 def test_a_block_by_exit_2_and_by_a_json_deny_reach_the_model(
     start_rho: Any, server: ScriptedServer, home: Path, tmp_path: Path
 ) -> None:
-    exit_two = _script(tmp_path, "no-echo.sh", "#!/bin/sh\necho 'no echo here' >&2\nexit 2\n")
+    secret = "sk-proj-" + "Zx9" * 16
+    exit_two = _script(
+        tmp_path, "no-echo.sh", f"#!/bin/sh\necho 'no echo here (key {secret})' >&2\nexit 2\n"
+    )
     deny = _script(
         tmp_path,
         "deny.py",
@@ -72,7 +75,8 @@ def test_a_block_by_exit_2_and_by_a_json_deny_reach_the_model(
     rho = start_scripted(start_rho, server, "--ephemeral")
     assert _prompt(rho)["result"]["reply"] == "blocked twice"
     bash, read = _results(server)
-    assert bash == "Tool call blocked: PreToolUse hook: no echo here"
+    assert bash.startswith("Tool call blocked: PreToolUse hook: no echo here (key ")
+    assert secret not in bash and "REDACTED" in bash  # a hook's reason is redacted too
     assert read.startswith("Tool call blocked: PreToolUse hook: reading /")
     assert read.endswith("notes.txt is not allowed")
     runs = _runs(rho)
@@ -81,6 +85,7 @@ def test_a_block_by_exit_2_and_by_a_json_deny_reach_the_model(
         ("PreToolUse", "blocked", "deny"),
     ]
     assert runs[0]["exitCode"] == 2 and runs[0]["source"].endswith("config.toml")
+    assert secret not in json.dumps(runs)
 
 
 def test_allow_skips_the_question_but_never_the_denylist_and_ask_asks(

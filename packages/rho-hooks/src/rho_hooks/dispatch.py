@@ -23,6 +23,7 @@ from rho_kernel import diagnostics
 if TYPE_CHECKING:
     from rho_hooks.sources import ConfiguredHook
     from rho_kernel import Runtime
+    from rho_kernel.security import Redactor
 
 #: Claude Code's name of each of rho's approval modes.
 PERMISSION_MODES = {
@@ -108,14 +109,21 @@ class HookState:
             "durationMs": run.duration_ms,
             "exitCode": run.exit_code,
         }
-        if outcome.reason:
-            report["reason"] = outcome.reason
-        if outcome.failure is not None:
-            report["failure"] = outcome.failure
-        if outcome.system_message:
-            report["systemMessage"] = outcome.system_message
+        for key, text in (
+            ("reason", outcome.reason),
+            ("failure", outcome.failure),
+            ("systemMessage", outcome.system_message),
+        ):
+            if text:
+                report[key] = self._redactor().redact(text)
         self.runtime.notify("hook/run", report)
         return outcome
+
+    def _redactor(self) -> Redactor:
+        """What keeps secrets out of what the client is told of a run, as of tool output."""
+        from rho_kernel.security import Redactor
+
+        return Redactor.from_config(self.runtime.config.redaction)
 
     def later(self, work: Any) -> asyncio.Task[Any] | None:
         """Run `work` in the background (None, and `work` closed, without a running loop)."""

@@ -271,7 +271,7 @@ class AgentLoop:
             self.session.close_open_tool_calls()
             self.session.append_message(ChatMessage.user(scrub_surrogates(message), images))
             for plugin, text in self.params.context:
-                added = context_message(plugin, scrub_surrogates(text))
+                added = context_message(plugin, self._redacted(scrub_surrogates(text)))
                 self.session.append_message(ChatMessage.user(added))
             result = await self._loop()
         except AgentError as exc:
@@ -384,7 +384,7 @@ class AgentLoop:
         except Cancelled:
             return True
         for text in messages:
-            self.session.append_message(ChatMessage.user(scrub_surrogates(text)))
+            self.session.append_message(ChatMessage.user(self._redacted(scrub_surrogates(text))))
         self._continuations += bool(messages)
         return bool(messages)
 
@@ -676,8 +676,9 @@ class AgentLoop:
             await self._finish_call(call, ToolResult.error(CANCELLED), "cancelled")
             raise
         if isinstance(intercepted, Block):
+            reason = self._redacted(intercepted.reason)
             await self._finish_call(
-                call, ToolResult.error(f"Tool call blocked: {intercepted.reason}"), "blocked"
+                call, ToolResult.error(f"Tool call blocked: {reason}"), "blocked"
             )
             return None
         if tool is None:
@@ -993,6 +994,12 @@ class AgentLoop:
         await self._finish_call(call, result, "cancelled" if interrupted else outcome, duration)
         if interrupted or stopped:
             raise Cancelled()
+
+    def _redacted(self, text: str) -> str:
+        """A plugin's text for the model (a block's reason, added context), redacted as
+        tool results are."""
+        redactor = self.params.redactor or Redactor.from_config(self.params.config.redaction)
+        return redactor.redact(text)
 
     def _tool_context(self, call: ToolCall, sink: _RedactingSink | None) -> ToolContext:
         """What the tool of `call` gets to work with (and the escalation and plan approved
