@@ -18,6 +18,8 @@ DESCRIPTION = (
     "stdin/stdout; diagnostics go to stderr. See docs/protocol.md."
 )
 EPILOG = (
+    "rho exec [FLAGS] PROMPT: run one prompt and exit, for terminals, scripts and CI (see "
+    "'rho exec --help'). "
     "rho trust [--list | --revoke] [--root PATH]: trust this project's .rho/config.toml as it "
     "is now, so that its settings that loosen yours apply (see 'rho trust --help'). "
     "Installed packs add subcommands of their own, e.g. 'rho acp' (rho-acp)."
@@ -176,6 +178,10 @@ def main(argv: list[str] | None = None) -> int:
         from rho_rpc.trust_command import main as trust
 
         return trust(arguments[1:])
+    if arguments[:1] == ["exec"]:
+        from rho_rpc.execute.command import main as execute
+
+        return execute(arguments[1:])
     if arguments and not arguments[0].startswith("-"):
         from rho_rpc.subcommands import run_subcommand
 
