@@ -1,16 +1,24 @@
 """`rho exec` through the real process, against the scripted model server: the reply alone
 on stdout, `--json` and `--stream-json` as documented, approvals without a terminal, exit
-statuses, Ctrl-C, and resuming with `-c`."""
+statuses, Ctrl-C, resuming with `-c`, and the rendered run on a pseudo-terminal."""
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import pty
+import re
+import select
 import signal
+import struct
 import subprocess
+import termios
 import time
 from pathlib import Path
 from typing import Any
 
+import pyte
 from openrpc_check import _document, drift  # type: ignore[import-not-found]
 from rho_process import RHO, WAIT, rho_env  # type: ignore[import-not-found]
 
@@ -196,3 +204,89 @@ def test_continue_follows_up_on_the_last_run(
         "The answer is 4.",
         "and twice that?",
     ]
+
+
+#: The pseudo-terminal's size: tall enough that nothing scrolls away in these tests.
+COLUMNS, ROWS = 120, 300
+
+
+class Terminal:
+    """`rho exec` on a pseudo-terminal (stdin, stdout and stderr), read as it writes."""
+
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
+        leader, follower = pty.openpty()
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+        self.process = subprocess.Popen(
+            [RHO, "exec", *args], cwd=cwd, env=env, stdin=follower, stdout=follower,
+            stderr=follower, start_new_session=True,
+        )  # fmt: skip
+        os.close(follower)
+        self.leader = leader
+        self.raw = b""
+
+    def read_until(self, wanted: str) -> str:
+        """Read until the screen's text holds `wanted` (or the process ends)."""
+        deadline = time.monotonic() + WAIT
+        while wanted not in self.text():
+            assert time.monotonic() < deadline, self.text()[-2000:]
+            ready, _, _ = select.select([self.leader], [], [], 1.0)
+            if ready:
+                try:
+                    chunk = os.read(self.leader, 1 << 16)
+                except OSError:  # the process ended and closed the terminal
+                    break
+                if not chunk:
+                    break
+                self.raw += chunk
+        return self.text()
+
+    def type(self, text: str) -> None:
+        os.write(self.leader, text.encode())
+
+    def finish(self) -> int:
+        self.read_until("\0never\0")
+        os.close(self.leader)
+        return self.process.wait(timeout=WAIT)
+
+    def text(self) -> str:
+        """What the terminal shows now (a terminal emulator replays what rho wrote)."""
+        screen = pyte.Screen(COLUMNS, ROWS)
+        stream = pyte.ByteStream(screen)
+        stream.feed(self.raw)
+        return "\n".join(line.rstrip() for line in screen.display).rstrip()
+
+
+def test_on_a_terminal_the_run_is_rendered_and_an_approval_is_typed(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (project / "a.txt").write_text("old line\n")
+    server.add(
+        tool_call_reply("read_file", {"path": "a.txt"}),
+        tool_call_reply("write_file", {"path": "a.txt", "content": "new line\n"}),
+        text_reply("# Done\n\nThe file now says **new line**."),
+    )
+    env = rho_env(home, NO_COLOR="1", TERM="xterm-256color")
+    terminal = Terminal([*_scripted(server), "--ephemeral", "change a.txt"], project, env)
+    question = terminal.read_until("[y] yes")
+    assert "-old line" in question and "+new line" in question  # the preview, a diff
+    assert "Allow? [y/n/m/a]" in terminal.read_until("Allow?")
+    terminal.type("y\n")
+    assert terminal.finish() == 0
+    screen = terminal.text()
+    assert "✓ read_file a.txt" in screen and "✓ write_file a.txt" in screen
+    assert "The file now says new line." in screen  # Markdown rendered: no ** left
+    assert "**" not in screen.split("✓ write_file a.txt", 1)[1]
+    assert re.search(r"\d+ iterations · \d+ in / \d+ out tokens", screen)
+    assert not re.search(r"\x1b\[[0-9;]*m", terminal.raw.decode(errors="replace"))  # NO_COLOR
+    assert (project / "a.txt").read_text() == "new line\n"
+
+
+def test_colour_is_on_for_a_terminal_without_no_color(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    server.add(text_reply("plain **bold** reply"))
+    env = {k: v for k, v in rho_env(home, TERM="xterm-256color").items() if k != "NO_COLOR"}
+    terminal = Terminal([*_scripted(server), "--ephemeral", "hi"], project, env)
+    assert terminal.finish() == 0
+    assert re.search(r"\x1b\[[0-9;]*m", terminal.raw.decode(errors="replace"))
+    assert "plain bold reply" in terminal.text()

@@ -85,7 +85,7 @@ class TerminalGate:
         self.screen = screen
 
     def _read_line(self, prompt: str) -> str:
-        self.console.print(prompt, end="")
+        self.console.print(prompt, end="", markup=False, highlight=False)
         self.console.file.flush()
         line = sys.stdin.readline()
         if not line:

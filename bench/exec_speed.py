@@ -1,0 +1,131 @@
+"""Benchmark: what `rho exec` costs.
+
+Run: uv run python bench/exec_speed.py [runs]
+1. exec → the first model request of `rho exec "hi"`, next to exec → `ready` of `rho`
+   (target, issue 28: at most 20 ms more).
+2. A command printing 10,000 lines, run through `rho exec` rendered on a terminal (a
+   pseudo-terminal, colour on) and with `--json`, exec to exit; and the same with a 1-line
+   command, so that what streaming the lines costs is seen apart from what starting the
+   renderer costs (target: rendering adds at most 5% of wall time).
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from rho_start import RHO, compile_workspace, finish, start, until_ready
+
+from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+LINES = 10_000
+
+
+def time_to_ready(cwd: Path, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    process = start(["--ephemeral", "-m", "bench-model"], cwd, env)
+    until_ready(process)
+    elapsed = time.perf_counter() - started
+    finish(process)
+    return elapsed
+
+
+def time_to_first_request(cwd: Path, env: dict[str, str], server: ScriptedServer) -> float:
+    server.add(text_reply("hello"))
+    seen = len(server.requests)
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [RHO, "exec", "--ephemeral", "-m", "m", "--endpoint", server.chat_url, "hi"],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    server.wait_for_requests(seen + 1, timeout=60)
+    elapsed = time.perf_counter() - started
+    process.wait(timeout=60)
+    return elapsed
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, 1 << 16):
+            pass
+    except OSError:
+        pass
+
+
+def long_output(
+    cwd: Path, env: dict[str, str], server: ScriptedServer, terminal: bool, lines: int = LINES
+) -> float:
+    """Exec to exit of a run whose command prints `lines` lines."""
+    command = f"seq 1 {lines} | sed 's/$/ of the lines a build prints/'"
+    server.add(tool_call_reply("run_command", {"command": command}), text_reply("done"))
+    args = [RHO, "exec", "--ephemeral", "-m", "m", "--endpoint", server.chat_url]
+    args += ["--approval-mode", "auto", "run it"]
+    if not terminal:
+        args.insert(2, "--json")
+    started = time.perf_counter()
+    if terminal:
+        leader, follower = pty.openpty()
+        process = subprocess.Popen(
+            args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower
+        )
+        os.close(follower)
+        reader = threading.Thread(target=_drain, args=(leader,), daemon=True)
+        reader.start()
+        process.wait(timeout=120)
+        reader.join(timeout=10)
+        os.close(leader)
+    else:
+        subprocess.run(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 8
+    compile_workspace()
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp) / "project"
+        (project / ".git").mkdir(parents=True)
+        env = {**os.environ, "HOME": tmp}
+        env.pop("NO_COLOR", None)
+        ready, first = [], []
+        with ScriptedServer() as server:
+            time_to_ready(project, env)
+            for _ in range(runs):  # alternated, so that both meet the same machine
+                ready.append(time_to_ready(project, env) * 1000)
+                first.append(time_to_first_request(project, env, server) * 1000)
+            rendered, plain, rendered_one, plain_one = [], [], [], []
+            for _ in range(runs):
+                rendered.append(long_output(project, env, server, terminal=True))
+                plain.append(long_output(project, env, server, terminal=False))
+                rendered_one.append(long_output(project, env, server, True, lines=1))
+                plain_one.append(long_output(project, env, server, False, lines=1))
+    r, f = statistics.median(ready), statistics.median(first)
+    print(
+        f"exec → ready (rho): {r:.0f} ms; exec → first model request (rho exec): {f:.0f} ms ({f - r:+.0f} ms)"
+    )
+    a, b = statistics.median(plain), statistics.median(rendered)
+    a1, b1 = statistics.median(plain_one), statistics.median(rendered_one)
+    print(
+        f"{LINES} lines of command output, exec to exit: --json {a * 1000:.0f} ms, rendered on "
+        f"a terminal {b * 1000:.0f} ms ({(b - a) / a * 100:+.1f}%)"
+    )
+    print(
+        f"the same with 1 line: --json {a1 * 1000:.0f} ms, rendered {b1 * 1000:.0f} ms; so "
+        f"streaming {LINES - 1} more lines takes {(a - a1) * 1000:.0f} ms with --json and "
+        f"{(b - b1) * 1000:.0f} ms rendered ({((b - b1) - (a - a1)) / (a - a1) * 100:+.1f}%)"
+    )
+
+
+if __name__ == "__main__":
+    main()
