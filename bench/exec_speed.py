@@ -2,7 +2,8 @@
 
 Run: uv run python bench/exec_speed.py [runs]
 1. exec → the first model request of `rho exec "hi"`, next to exec → `ready` of `rho`
-   (target, issue 28: at most 20 ms more).
+   (target, issue 28: at most 20 ms more), and to exec → the first model request of `rho`
+   given the same prompt on stdin at once.
 2. A command printing 10,000 lines, run through `rho exec` rendered on a terminal (a
    pseudo-terminal, colour on) and with `--json`, exec to exit; and the same with a 1-line
    command, so that what streaming the lines costs is seen apart from what starting the
@@ -55,6 +56,21 @@ def time_to_first_request(cwd: Path, env: dict[str, str], server: ScriptedServer
     return elapsed
 
 
+def server_first_request(cwd: Path, env: dict[str, str], server: ScriptedServer) -> float:
+    """Exec → the first model request of `rho` (the server) given the same prompt at once."""
+    server.add(text_reply("hello"))
+    seen = len(server.requests)
+    started = time.perf_counter()
+    process = start(["--ephemeral", "-m", "m", "--endpoint", server.chat_url], cwd, env)
+    assert process.stdin is not None
+    process.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"hi"}}\n')
+    process.stdin.flush()
+    server.wait_for_requests(seen + 1, timeout=60)
+    elapsed = time.perf_counter() - started
+    finish(process)
+    return elapsed
+
+
 def _drain(fd: int) -> None:
     try:
         while os.read(fd, 1 << 16):
@@ -98,21 +114,23 @@ def main() -> None:
         (project / ".git").mkdir(parents=True)
         env = {**os.environ, "HOME": tmp}
         env.pop("NO_COLOR", None)
-        ready, first = [], []
+        ready, first, served = [], [], []
         with ScriptedServer() as server:
             time_to_ready(project, env)
-            for _ in range(runs):  # alternated, so that both meet the same machine
+            for _ in range(runs):  # alternated, so that all meet the same machine
                 ready.append(time_to_ready(project, env) * 1000)
                 first.append(time_to_first_request(project, env, server) * 1000)
+                served.append(server_first_request(project, env, server) * 1000)
             rendered, plain, rendered_one, plain_one = [], [], [], []
             for _ in range(runs):
                 rendered.append(long_output(project, env, server, terminal=True))
                 plain.append(long_output(project, env, server, terminal=False))
                 rendered_one.append(long_output(project, env, server, True, lines=1))
                 plain_one.append(long_output(project, env, server, False, lines=1))
-    r, f = statistics.median(ready), statistics.median(first)
+    r, f, v = statistics.median(ready), statistics.median(first), statistics.median(served)
     print(
-        f"exec → ready (rho): {r:.0f} ms; exec → first model request (rho exec): {f:.0f} ms ({f - r:+.0f} ms)"
+        f"exec → ready (rho): {r:.0f} ms; exec → first model request: rho exec {f:.0f} ms "
+        f"({f - r:+.0f} ms), rho given the prompt at once {v:.0f} ms ({f - v:+.0f} ms)"
     )
     a, b = statistics.median(plain), statistics.median(rendered)
     a1, b1 = statistics.median(plain_one), statistics.median(rendered_one)

@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from rho_kernel.confinement.state import Confinement
     from rho_kernel.context.fitting import ContextFitter, FitResult
     from rho_kernel.context.tool_share import ToolShare
-    from rho_kernel.loop.agent import AgentLoop
+    from rho_kernel.loop.agent import AgentLoop, LoopParams
     from rho_kernel.loop.approval import ApprovalGate
     from rho_kernel.loop.compaction import CompactionStrategy
     from rho_kernel.loop.result import AgentResult, RequestUsage, UsageContext
@@ -668,14 +668,12 @@ class Runtime:
     ) -> AgentResult:
         """Run one prompt to its end (raises `AgentError` when it fails); `images` (made
         with `image_part`) follow the text, for a model that takes them."""
-        from rho_kernel.loop.agent import AgentLoop, LoopParams
+        from rho_kernel.loop.agent import AgentLoop
 
         async with self._turn_lock:
             self.cancel = cancel or CancelToken()
             start = await prompt_start(self.plugins, self, message)
-            refusal = start.refusal or self._image_refusal(images)
             self._warn_tool_share()
-            observers = self._observers(observers)
             if gate is None:
                 gate = self.plugins.first(
                     hookspecs.rho_approval_gate, config=self.config, runtime=self
@@ -686,34 +684,9 @@ class Runtime:
                 if loop is not None:
                     await loop.count_compaction(response)
 
-            params = LoopParams(
-                service=self.service(),
-                model=self.model,
-                tools=self.tools,
-                plugins=self.plugins,
-                config=self.config,
-                root=self.root,
-                cancel=self.cancel,
-                observers=observers,
-                gate=gate,
-                steering=self.steering,
-                provider_name=self.provider.name,
-                provider=self.provider,
-                catalog=self.catalog,
-                meter=self.meter(),
-                redactor=Redactor.from_config(self.config.redaction),
-                confinement=self.confinement,
-                compactor=self.compactor(self.cancel, count_compaction),
-                budget=self.budget(),
-                estimator=self.estimator,
-                fitter=self.fitter,
-                rules=self.approval_rules,
-                permission_mode=lambda: self.permission_mode,
-                remember=self.remember_rule,
-                refusal=refusal,
-                context=start.context,
-                turn_ending=partial(turn_ending, self.plugins, self),
-            )
+            params = self._loop_params(self._observers(observers), gate, count_compaction)
+            params.refusal = start.refusal or self._image_refusal(images)
+            params.context = start.context
             loop = AgentLoop(self.session, params)
             self.turn_id = loop.turn_id
             try:
@@ -721,6 +694,43 @@ class Runtime:
             finally:
                 self.cancel = self.turn_id = None
                 self.phase = str(loop.phase.current) if loop.phase.current else None
+
+    def _loop_params(
+        self,
+        observers: Sequence[Observer],
+        gate: ApprovalGate | None,
+        count_compaction: Callable[[ModelResponse], Awaitable[None]],
+    ) -> LoopParams:
+        """What the loop of a prompt starting now needs from this runtime."""
+        from rho_kernel.loop.agent import LoopParams
+
+        assert self.cancel is not None
+        return LoopParams(
+            service=self.service(),
+            model=self.model,
+            tools=self.tools,
+            plugins=self.plugins,
+            config=self.config,
+            root=self.root,
+            cancel=self.cancel,
+            observers=observers,
+            gate=gate,
+            steering=self.steering,
+            provider_name=self.provider.name,
+            provider=self.provider,
+            catalog=self.catalog,
+            meter=self.meter(),
+            redactor=Redactor.from_config(self.config.redaction),
+            confinement=self.confinement,
+            compactor=self.compactor(self.cancel, count_compaction),
+            budget=self.budget(),
+            estimator=self.estimator,
+            fitter=self.fitter,
+            rules=self.approval_rules,
+            permission_mode=lambda: self.permission_mode,
+            remember=self.remember_rule,
+            turn_ending=partial(turn_ending, self.plugins, self),
+        )
 
     def _image_refusal(self, images: Sequence[ImagePart]) -> str | None:
         """Why `images` cannot go with this prompt: too many, or a model known to take
