@@ -19,20 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from rho_start import RHO, compile_workspace, finish, start, until_ready
+from rho_start import RHO, compile_workspace, finish, line_with, start, time_to_ready, until_ready
 
 from rho_kernel.testing import ScriptedServer, text_reply
 
 CHUNKS = 2000
-
-
-def _line(process: subprocess.Popen[bytes], wanted: bytes) -> bytes:
-    assert process.stdout is not None
-    while True:
-        line = process.stdout.readline()
-        assert line, "the process ended"
-        if wanted in line:
-            return line
 
 
 def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
@@ -60,16 +51,7 @@ def time_to_initialize(cwd: Path, env: dict[str, str]) -> float:
         process,
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
     )
-    _line(process, b'"id":1')
-    elapsed = time.perf_counter() - started
-    finish(process)
-    return elapsed
-
-
-def time_to_ready(cwd: Path, env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    process = start(["--ephemeral", "-m", "bench-model"], cwd, env)
-    until_ready(process)
+    line_with(process, b'"id":1')
     elapsed = time.perf_counter() - started
     finish(process)
     return elapsed
@@ -81,7 +63,7 @@ def rpc_stream(cwd: Path, env: dict[str, str], server: ScriptedServer) -> float:
     server.add(text_reply("x " * CHUNKS, chunks=CHUNKS))
     started = time.perf_counter()
     _send(process, {"jsonrpc": "2.0", "id": 1, "method": "prompt", "params": {"message": "go"}})
-    _line(process, b'"id":1')
+    line_with(process, b'"id":1')
     elapsed = time.perf_counter() - started
     finish(process)
     return elapsed
@@ -93,7 +75,7 @@ def acp_stream(cwd: Path, env: dict[str, str], server: ScriptedServer) -> float:
         process,
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
     )
-    _line(process, b'"id":1')
+    line_with(process, b'"id":1')
     _send(
         process,
         {
@@ -103,12 +85,12 @@ def acp_stream(cwd: Path, env: dict[str, str], server: ScriptedServer) -> float:
             "params": {"cwd": str(cwd), "mcpServers": []},
         },
     )
-    session = json.loads(_line(process, b'"id":2'))["result"]["sessionId"]
+    session = json.loads(line_with(process, b'"id":2'))["result"]["sessionId"]
     server.add(text_reply("x " * CHUNKS, chunks=CHUNKS))
     started = time.perf_counter()
     prompt = {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}
     _send(process, {"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": prompt})
-    _line(process, b'"id":3')
+    line_with(process, b'"id":3')
     elapsed = time.perf_counter() - started
     finish(process)
     return elapsed

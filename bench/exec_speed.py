@@ -22,20 +22,11 @@ import threading
 import time
 from pathlib import Path
 
-from rho_start import RHO, compile_workspace, finish, start, until_ready
+from rho_start import RHO, compile_workspace, finish, start, time_to_ready
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
 LINES = 10_000
-
-
-def time_to_ready(cwd: Path, env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    process = start(["--ephemeral", "-m", "bench-model"], cwd, env)
-    until_ready(process)
-    elapsed = time.perf_counter() - started
-    finish(process)
-    return elapsed
 
 
 def time_to_first_request(cwd: Path, env: dict[str, str], server: ScriptedServer) -> float:

@@ -15,13 +15,12 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from rho_start import compile_workspace, finish, start, until_ready
+from rho_start import compile_workspace, finish, line_with, start, time_to_ready, until_ready
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_calls_reply
 from rho_rpc.distributions import RHO_DISTRIBUTIONS
@@ -29,24 +28,6 @@ from rho_rpc.distributions import RHO_DISTRIBUTIONS
 CALLS = 40
 WITHOUT_HOOKS = ",".join(sorted(RHO_DISTRIBUTIONS - {"rho-hooks"}))
 WITH_HOOKS = ",".join(sorted(RHO_DISTRIBUTIONS))
-
-
-def _line(process: subprocess.Popen[bytes], wanted: bytes) -> bytes:
-    assert process.stdout is not None
-    while True:
-        line = process.stdout.readline()
-        assert line, "the process ended"
-        if wanted in line:
-            return line
-
-
-def time_to_ready(cwd: Path, env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    process = start(["--ephemeral", "-m", "bench-model"], cwd, env)
-    until_ready(process)
-    elapsed = time.perf_counter() - started
-    finish(process)
-    return elapsed
 
 
 def prompt_time(cwd: Path, env: dict[str, str], server: ScriptedServer) -> float:
@@ -60,7 +41,7 @@ def prompt_time(cwd: Path, env: dict[str, str], server: ScriptedServer) -> float
     started = time.perf_counter()
     process.stdin.write(json.dumps(request).encode() + b"\n")
     process.stdin.flush()
-    answer = json.loads(_line(process, b'"id":1'))
+    answer = json.loads(line_with(process, b'"id":1'))
     elapsed = time.perf_counter() - started
     assert answer["result"]["reply"] == "done", answer
     finish(process)
@@ -93,7 +74,7 @@ def main() -> None:
         base = {**os.environ, "HOME": str(home)}
         without = {**base, "RHO_PLUGINS": WITHOUT_HOOKS}
         plain = {**base, "RHO_PLUGINS": WITH_HOOKS}
-        ready = {"without": [], "with": []}
+        ready: dict[str, list[float]] = {"without": [], "with": []}
         time_to_ready(project, plain)
         for _ in range(runs):  # alternated, so that both meet the same machine
             ready["without"].append(time_to_ready(project, without) * 1000)

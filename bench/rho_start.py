@@ -3,7 +3,8 @@
 `compile_workspace()` byte-compiles the workspace sources first, as an installed rho would be
 (uv installs dependencies compiled); `start(args, cwd, env)` runs `rho` with pipes on stdin
 and stdout; `until_ready(process)` reads its first line, which must be `ready`;
-`resident_mb(pid)` is a process's resident memory.
+`line_with(process, wanted)` reads up to the line holding `wanted`; `time_to_ready(cwd, env)`
+times exec → `ready`; `resident_mb(pid)` is a process's resident memory.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import compileall
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 RHO = str(Path(sys.executable).with_name("rho"))
@@ -47,6 +49,26 @@ def finish(process: subprocess.Popen[bytes], timeout: float = 60) -> None:
     assert process.stdin is not None
     process.stdin.close()
     process.wait(timeout=timeout)
+
+
+def line_with(process: subprocess.Popen[bytes], wanted: bytes) -> bytes:
+    """Read `process`'s output up to the first line holding `wanted`; that line."""
+    assert process.stdout is not None
+    while True:
+        line = process.stdout.readline()
+        assert line, "the process ended"
+        if wanted in line:
+            return line
+
+
+def time_to_ready(cwd: Path, env: dict[str, str]) -> float:
+    """Seconds from starting `rho --ephemeral` to its `ready` line."""
+    started = time.perf_counter()
+    process = start(["--ephemeral", "-m", "bench-model"], cwd, env)
+    until_ready(process)
+    elapsed = time.perf_counter() - started
+    finish(process)
+    return elapsed
 
 
 def resident_mb(pid: int) -> float:
