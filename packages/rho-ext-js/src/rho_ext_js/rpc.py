@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rho_ext_js.plugin import METHODS
 from rho_kernel import RpcError, RpcMethod, Runtime
+from rho_kernel.rpc import NoParams, declared_methods
 
 #: The error code of extensions that are not running (the code of a failed command too).
 EXTENSION_ERROR = -32020
@@ -19,12 +20,6 @@ class _Model(BaseModel):
     """Base of these methods' models: their schemas are built on first use, off start-up."""
 
     model_config = ConfigDict(defer_build=True)
-
-
-class NoParams(_Model):
-    """No parameters."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 class ExtensionInfo(_Model):
@@ -119,17 +114,7 @@ def extension_methods(runtime: Runtime) -> list[RpcMethod]:
         "listExtensions": (handlers.list_extensions, NoParams, ListExtensionsResult),
         "reloadExtensions": (handlers.reload_extensions, NoParams, ReloadExtensionsResult),
     }
-    return [
-        RpcMethod(
-            name,
-            parts[name][0],
-            params_model=parts[name][1],
-            result_model=parts[name][2],
-            summary=summary,
-            concurrent=concurrent,
-        )
-        for name, summary, concurrent in METHODS
-    ]
+    return declared_methods(METHODS, parts)
 
 
 __all__ = ["EXTENSION_ERROR", "extension_methods"]

@@ -8,18 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rho_hooks.plugin import METHODS
 from rho_kernel import RpcMethod, Runtime
+from rho_kernel.rpc import NoParams, declared_methods
 
 
 class _Model(BaseModel):
     """Base of this method's models: their schemas are built on first use."""
 
     model_config = ConfigDict(defer_build=True)
-
-
-class NoParams(_Model):
-    """No parameters."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 class HookInfo(_Model):
@@ -81,17 +76,7 @@ def hook_methods(runtime: Runtime) -> list[RpcMethod]:
     parts: dict[str, tuple[Any, type[BaseModel], type[BaseModel]]] = {
         "listHooks": (list_hooks, NoParams, ListHooksResult),
     }
-    return [
-        RpcMethod(
-            name,
-            parts[name][0],
-            params_model=parts[name][1],
-            result_model=parts[name][2],
-            summary=summary,
-            concurrent=concurrent,
-        )
-        for name, summary, concurrent in METHODS
-    ]
+    return declared_methods(METHODS, parts)
 
 
 __all__ = ["hook_methods"]

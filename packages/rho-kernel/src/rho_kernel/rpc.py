@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, TypeAlias
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 # JSON-RPC 2.0 error codes.
 PARSE_ERROR = -32700
@@ -124,6 +124,33 @@ def deferred_methods(
     ]
 
 
+class NoParams(BaseModel):
+    """The params model of a method that takes none: a param sent to it is refused. Added
+    in 0.3."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+
+def declared_methods(
+    declared: Iterable[tuple[str, str, bool]],
+    parts: Mapping[str, tuple[RpcHandler, type[BaseModel] | None, type[BaseModel] | None]],
+) -> list[RpcMethod]:
+    """The `RpcMethod` of each of `declared` (`(name, summary, concurrent)`), made from its
+    `(handler, params_model, result_model)` in `parts`: what a `deferred_methods` build
+    returns when a plugin declares its methods in a table (added in 0.3)."""
+    return [
+        RpcMethod(
+            name,
+            parts[name][0],
+            params_model=parts[name][1],
+            result_model=parts[name][2],
+            summary=summary,
+            concurrent=concurrent,
+        )
+        for name, summary, concurrent in declared
+    ]
+
+
 __all__ = [
     "APPROVAL_NOT_PENDING",
     "INTERNAL_ERROR",
@@ -133,9 +160,11 @@ __all__ = [
     "NO_RUNNING_PROMPT",
     "PARSE_ERROR",
     "DeferredMethod",
+    "NoParams",
     "RpcError",
     "RpcHandler",
     "RpcMethod",
     "RpcResult",
+    "declared_methods",
     "deferred_methods",
 ]

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from rho_kernel import RpcError, RpcMethod, Runtime
-from rho_kernel.rpc import INVALID_PARAMS
+from rho_kernel.rpc import INVALID_PARAMS, NoParams, declared_methods
 from rho_mcp.plugin import METHODS
 
 #: The error code of a server that cannot be restarted.
@@ -18,12 +18,6 @@ class _Model(BaseModel):
     """Base of these methods' models: their schemas are built on first use."""
 
     model_config = ConfigDict(defer_build=True)
-
-
-class NoParams(_Model):
-    """No parameters."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 class McpServerInfo(_Model):
@@ -119,17 +113,7 @@ def mcp_methods(runtime: Runtime) -> list[RpcMethod]:
             RestartMcpServerResult,
         ),
     }
-    return [
-        RpcMethod(
-            name,
-            parts[name][0],
-            params_model=parts[name][1],
-            result_model=parts[name][2],
-            summary=summary,
-            concurrent=concurrent,
-        )
-        for name, summary, concurrent in METHODS
-    ]
+    return declared_methods(METHODS, parts)
 
 
 __all__ = ["MCP_ERROR", "mcp_methods"]
