@@ -24,6 +24,7 @@ RHO_DISTRIBUTIONS = frozenset(
         "rho-mcp",
         "rho-acp",
         "rho-hooks",
+        "rho-checkpoints",
     }
 )
 
@@ -53,17 +54,17 @@ def foreign_plugins(path: Sequence[str] | None = None) -> list[str]:
 
 
 def installed_packs(path: Sequence[str] | None = None) -> list[tuple[str, str, bool]]:
-    """(name, version, shipped with rho) of every installed distribution that provides a
-    `rho` entry point or a subcommand (`rho.subcommands`), rho's own first, each group by
-    name. A distribution found twice on the path is listed once, as the first (the one
-    Python imports)."""
+    """(name, version, shipped with rho) of every installed distribution of rho's own and
+    of every other that provides a `rho` entry point or a subcommand (`rho.subcommands`),
+    rho's own first, each group by name. A distribution found twice on the path is listed
+    once, as the first (the one Python imports)."""
     found = distributions(path=list(path)) if path is not None else distributions()
     packs: dict[str, tuple[str, str, bool]] = {}
     for dist in found:
         name = dist.metadata["Name"] or ""
         key = normalize(name)
         groups = {ep.group for ep in dist.entry_points}
-        if key in packs or not groups & {"rho", "rho.subcommands"}:
+        if key in packs or not (groups & {"rho", "rho.subcommands"} or key in RHO_DISTRIBUTIONS):
             continue
         packs[key] = (key, dist.version or "unknown", key in RHO_DISTRIBUTIONS)
     return sorted(packs.values(), key=lambda pack: (not pack[2], pack[0]))

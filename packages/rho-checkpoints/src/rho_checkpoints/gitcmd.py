@@ -1,0 +1,123 @@
+"""Running `git` against a checkpoint store: the store's own object database and index, the
+project as the work tree.
+
+Every run sets `GIT_DIR` to the store, `GIT_WORK_TREE` to the project and `GIT_INDEX_FILE`
+to the store's own index, so the project's `.git` (its history, index, stash and config) is
+never read or written. No `GIT_*` variable of rho's environment reaches git, and system and
+global configuration are off (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`).
+
+Security: a cloned repository's `.gitattributes` may name a `filter`, a `diff` driver or a
+`merge` driver, but each is defined only in configuration, and the only configuration git
+reads here is the store's own, which defines none; hooks are off (`core.hooksPath=/dev/null`)
+and so is the file-system monitor (`core.fsmonitor=false`), so git runs no program of the
+project's. Keep it that way: never read the project's `.git/config` and never write a
+driver into the store's config. The store's `info/attributes` also switches off git's
+built-in content conversions (line endings, `ident`, working-tree encodings), so a snapshot
+holds, and a restore writes, the files' bytes as they are.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+#: The settings every run passes before the subcommand (`-c NAME=VALUE`).
+CONFIG = (
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.autocrlf=false",
+    "core.untrackedCache=true",
+    "core.excludesFile=/dev/null",
+    "gc.auto=0",
+    "core.quotePath=false",
+    "advice.addEmbeddedRepo=false",
+)
+
+
+class CheckpointError(Exception):
+    """A checkpoint operation failed: git failed (the message names the subcommand and
+    carries git's error, on one line) or a path was refused."""
+
+
+def git_available() -> str | None:
+    """None when `git --version` runs; otherwise a one-line message saying that checkpoints
+    are off and why. `git` is looked up on the current `PATH`."""
+    try:
+        subprocess.run(["git", "--version"], capture_output=True, check=True)
+    except FileNotFoundError:
+        return "checkpoints are off: git is not installed (no `git` on PATH)"
+    except (OSError, subprocess.CalledProcessError) as error:
+        return f"checkpoints are off: git is not installed ({_one_line(str(error))})"
+    return None
+
+
+class GitRunner:
+    """Runs `git` for the store at `store_dir` with `work_tree` as its work tree."""
+
+    def __init__(self, store_dir: Path, work_tree: Path) -> None:
+        """Prepare the environment every run uses; nothing runs yet."""
+        self.store_dir = store_dir
+        self.work_tree = work_tree
+        self._env = store_environment(store_dir, work_tree, os.environ)
+
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        input: bytes | None = None,
+        check: bool = True,
+        env: Mapping[str, str] | None = None,
+    ) -> bytes:
+        """Run `git ARGS` in the work tree with `input` on stdin and return its stdout.
+
+        With `check` (the default) an exit code other than 0 raises `CheckpointError`;
+        `env` adds variables for this run only (an author date, say).
+        """
+        command = ["git"]
+        for setting in CONFIG:
+            command += ["-c", setting]
+        command += args
+        environment = self._env if env is None else {**self._env, **env}
+        try:
+            done = subprocess.run(
+                command,
+                input=input,
+                capture_output=True,
+                cwd=self.work_tree,
+                env=environment,
+                check=False,
+            )
+        except OSError as error:
+            raise CheckpointError(f"git {_subcommand(args)} failed: {error}") from error
+        if check and done.returncode != 0:
+            stderr = _one_line(done.stderr.decode("utf-8", "replace"))
+            raise CheckpointError(f"git {_subcommand(args)} failed: {stderr}")
+        return done.stdout
+
+
+def store_environment(
+    store_dir: Path, work_tree: Path, inherited: Mapping[str, str]
+) -> dict[str, str]:
+    """`inherited` without any `GIT_*` variable, plus the variables that point git at the
+    store and switch off system and global configuration."""
+    env = {name: value for name, value in inherited.items() if not name.startswith("GIT_")}
+    env.update(
+        GIT_DIR=str(store_dir),
+        GIT_WORK_TREE=str(work_tree),
+        GIT_INDEX_FILE=str(store_dir / "index"),
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL="/dev/null",
+        GIT_TERMINAL_PROMPT="0",
+        GIT_OPTIONAL_LOCKS="0",
+    )
+    return env
+
+
+def _subcommand(args: Sequence[str]) -> str:
+    return next((arg for arg in args if not arg.startswith("-")), "")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) or "no message"

@@ -1,0 +1,156 @@
+"""`CheckpointStore`: snapshots of a project's files in a private git object store, what
+changed since one, and restoring the files to one.
+
+A snapshot is a commit with no parent whose tree is the project's files (ignored files,
+`.git`, `.rho`, untracked nested repositories and files over the size limit left out); each
+is kept reachable by its own ref, `refs/rho/snapshots/COMMIT`, until it is pruned.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from rho_checkpoints.changes import Change, parse_name_status
+from rho_checkpoints.gitcmd import CheckpointError, GitRunner
+from rho_checkpoints.layout import create_store, store_path
+from rho_checkpoints.record import record_tree
+from rho_checkpoints.scope import checked_path
+
+#: Files larger than this (in bytes) are left out of snapshots unless the store says otherwise.
+MAX_FILE_BYTES = 10 << 20
+#: Where each snapshot's ref lives.
+SNAPSHOT_REFS = "refs/rho/snapshots/"
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "rho",
+    "GIT_AUTHOR_EMAIL": "rho@localhost",
+    "GIT_COMMITTER_NAME": "rho",
+    "GIT_COMMITTER_EMAIL": "rho@localhost",
+}
+
+
+class CheckpointStore:
+    """The checkpoint store of one project; `CheckpointStore.open` makes one."""
+
+    def __init__(self, root: Path, git: GitRunner, *, max_file_bytes: int) -> None:
+        """A store over `git` for the project at the canonical `root` (see `open`)."""
+        self.root = root
+        self.git = git
+        self.max_file_bytes = max_file_bytes
+
+    @classmethod
+    def open(
+        cls, root: Path, state_dir: Path, *, max_file_bytes: int = MAX_FILE_BYTES
+    ) -> CheckpointStore:
+        """The store of the project at `root` under `state_dir/checkpoints/`, created on
+        first use; files over `max_file_bytes` are never recorded."""
+        root = root.resolve()
+        store_dir = store_path(root, state_dir)
+        create_store(store_dir, root)
+        return cls(root, GitRunner(store_dir, root), max_file_bytes=max_file_bytes)
+
+    def snapshot(self, label: str) -> str:
+        """Record the project's files now as a snapshot labelled `label`; its commit id."""
+        tree = record_tree(self.git, self.max_file_bytes)
+        stamp = f"@{int(time.time())} +0000"
+        env = {**_IDENTITY, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+        commit = self.git.run(["commit-tree", tree], input=label.encode(), env=env)
+        commit_id = commit.decode().strip()
+        self.git.run(["update-ref", SNAPSHOT_REFS + commit_id, commit_id])
+        return commit_id
+
+    def changed(self, since: str) -> list[Change]:
+        """The files that differ between snapshot `since` and the project now, by path."""
+        commit = self._commit(since)
+        return self._changes(commit, record_tree(self.git, self.max_file_bytes), [])
+
+    def diff(self, since: str, path: str, *, max_bytes: int = 64 * 1024) -> str:
+        """The unified diff of the file at `path` between snapshot `since` and now ("" when
+        it is the same); past `max_bytes` it is cut at a line end and ends with the line
+        `… diff cut at MAX_BYTES bytes`."""
+        tree = record_tree(self.git, self.max_file_bytes)
+        spec = ":(literal)" + checked_path(self.root, path)
+        args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all"]
+        output = self.git.run([*args, self._commit(since), tree, "--", spec])
+        if len(output) <= max_bytes:
+            return output.decode("utf-8", "replace")
+        head = output[:max_bytes]
+        head = head[: head.rfind(b"\n") + 1]
+        return head.decode("utf-8", "replace") + f"… diff cut at {max_bytes} bytes\n"
+
+    def restore(self, to: str, paths: Sequence[str] | None = None) -> list[Change]:
+        """Make the project's files (all, or those at or under `paths`) as they were in
+        snapshot `to`: files modified or deleted since are written back with their content
+        and mode, files added since are deleted. Returns what differed (as `changed(to)`
+        reported it), which is what it undid.
+
+        Raises `CheckpointError` for a path outside the root, inside `.git` or `.rho`, or
+        behind a symbolic link leading out of the root. Ignored files, untracked nested
+        repositories and files over the size limit are outside every snapshot, so they are
+        never deleted."""
+        commit = self._commit(to)
+        specs = [checked_path(self.root, path) for path in paths or ()]
+        if paths is not None and not specs:
+            return []
+        changes = self._changes(commit, record_tree(self.git, self.max_file_bytes), specs)
+        for change in changes:
+            if change.status == "added":
+                self._delete(change.path)
+        back = [change.path for change in changes if change.status != "added"]
+        if back:
+            literal = [":(literal)" + path for path in back]
+            self.git.run(
+                ["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"],
+                input=b"".join(os.fsencode(spec) + b"\0" for spec in literal),
+            )
+        return changes
+
+    def size_bytes(self) -> int:
+        """The store folder's size on disk, in bytes (allocated blocks)."""
+        total = 0
+        for folder, _, files in os.walk(self.git.store_dir):
+            for name in files:
+                try:
+                    total += os.lstat(os.path.join(folder, name)).st_blocks * 512
+                except OSError:
+                    continue
+        return total
+
+    def _commit(self, snapshot: str) -> str:
+        """The full id of the snapshot commit `snapshot`; raises `CheckpointError` when the
+        store holds no such commit."""
+        if not snapshot or snapshot.startswith("-"):
+            raise CheckpointError(f"no snapshot {snapshot!r}")
+        found = self.git.run(
+            ["rev-parse", "--verify", "--quiet", snapshot + "^{commit}"], check=False
+        )
+        if not found:
+            raise CheckpointError(f"no snapshot {snapshot!r}")
+        return found.decode().strip()
+
+    def _changes(self, commit: str, tree: str, specs: list[str]) -> list[Change]:
+        args = ["diff-tree", "-r", "-z", "--name-status", "--no-renames", "--ignore-submodules=all"]
+        literal = [":(literal)" + spec for spec in specs if spec != "."]
+        changes = parse_name_status(self.git.run([*args, commit, tree, "--", *literal]))
+        return [self._as_seen(change) for change in changes]
+
+    def _as_seen(self, change: Change) -> Change:
+        """A file left out of the snapshot of now but present (grown past the size limit, or
+        ignored since) was modified, not deleted."""
+        if change.status == "deleted" and os.path.lexists(self.root / change.path):
+            return Change(change.path, "modified")
+        return change
+
+    def _delete(self, path: str) -> None:
+        """Delete the file at `path` and then each folder above it that it leaves empty."""
+        target = self.root / path
+        target.unlink(missing_ok=True)
+        for folder in target.parents:
+            if folder == self.root:
+                break
+            try:
+                folder.rmdir()
+            except OSError:
+                break
