@@ -53,6 +53,10 @@ def git_available() -> str | None:
     return None
 
 
+#: The longest one git command may run, in seconds (then it is killed).
+GIT_TIMEOUT = 60.0
+
+
 class GitRunner:
     """Runs `git` for the store at `store_dir` with `work_tree` as its work tree."""
 
@@ -88,7 +92,13 @@ class GitRunner:
                 cwd=self.work_tree,
                 env=environment,
                 check=False,
+                timeout=GIT_TIMEOUT,
             )
+        except subprocess.TimeoutExpired:
+            raise CheckpointError(
+                f"git {_subcommand(args)} did not finish within {GIT_TIMEOUT:.0f} s (a file "
+                "it reads may be a FIFO or on a hung mount)"
+            ) from None
         except OSError as error:
             raise CheckpointError(f"git {_subcommand(args)} failed: {error}") from error
         if check and done.returncode != 0:

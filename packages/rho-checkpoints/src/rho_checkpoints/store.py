@@ -9,6 +9,7 @@ is kept reachable by its own ref, `refs/rho/snapshots/COMMIT`, until it is prune
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -100,12 +101,39 @@ class CheckpointStore:
                 self._delete(change.path)
         back = [change.path for change in changes if change.status != "added"]
         if back:
+            kept = self._modes(back)
             literal = [":(literal)" + path for path in back]
             self.git.run(
                 ["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"],
                 input=b"".join(os.fsencode(spec) + b"\0" for spec in literal),
             )
+            self._keep_modes(kept)
         return changes
+
+    def _modes(self, paths: list[str]) -> dict[str, int]:
+        """The permission bits of those of `paths` that are regular files now."""
+        modes = {}
+        for path in paths:
+            try:
+                info = os.lstat(self.root / path)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                modes[path] = stat.S_IMODE(info.st_mode)
+        return modes
+
+    def _keep_modes(self, modes: dict[str, int]) -> None:
+        """Give each file written back its permission bits from before (git records only
+        whether a file is executable: that bit comes from the snapshot)."""
+        for path, mode in modes.items():
+            target = self.root / path
+            try:
+                info = os.lstat(target)
+                if stat.S_ISREG(info.st_mode):
+                    executable = stat.S_IMODE(info.st_mode) & 0o111
+                    os.chmod(target, (mode & ~0o111) | (executable and (mode & 0o444) >> 2))
+            except OSError:
+                continue
 
     def size_bytes(self) -> int:
         """The store folder's size on disk, in bytes (allocated blocks)."""

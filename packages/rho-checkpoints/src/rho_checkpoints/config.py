@@ -1,0 +1,24 @@
+"""`[checkpoints]`: whether rho records the project's files, and how large a file it keeps."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rho_kernel import NeedsTrust, turns_on
+
+
+class CheckpointsConfig(BaseModel):
+    """`[checkpoints]`."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    #: Record checkpoints (off by default for now: see docs/checkpoints.md). A repository
+    #: may only turn them off: turning them on from its config needs trust.
+    enabled: Annotated[bool, NeedsTrust(turns_on)] = False
+    #: Files larger than this many MiB are left out of checkpoints.
+    max_file_mb: int = Field(10, ge=1, le=1024)
+
+
+__all__ = ["CheckpointsConfig"]

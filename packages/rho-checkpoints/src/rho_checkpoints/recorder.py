@@ -1,0 +1,131 @@
+"""A runtime's checkpoints: its store (opened on the first snapshot), the snapshots the
+turns take, and restoring the files to one.
+
+Snapshots are taken on a worker thread (git runs as a process); a failure is said once on
+stderr and never stops the turn. A restore is refused while files it would change were
+changed since rho last recorded them (someone else's edits), unless forced; before it
+writes anything, the files as they are are recorded, so a restore can be undone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from rho_checkpoints import points
+from rho_kernel import StashKey, diagnostics
+
+if TYPE_CHECKING:
+    from rho_checkpoints.changes import Change
+    from rho_checkpoints.store import CheckpointStore
+    from rho_kernel import Runtime
+
+
+@dataclass
+class Restored:
+    """What a restore did: the files it changed (`before` and `after`: the snapshots of the
+    files just before and just after it), or the conflicts that stopped it."""
+
+    restored: list[Change] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    before: str | None = None
+    after: str | None = None
+
+
+class CheckpointsOff(Exception):
+    """Checkpoints cannot be used here; the message says why."""
+
+
+@dataclass
+class Recorder:
+    """The checkpoints of one runtime."""
+
+    runtime: Runtime
+    max_file_bytes: int
+    off: str | None = None
+    _store: CheckpointStore | None = None
+    _warned: bool = False
+
+    def store(self) -> CheckpointStore:
+        """The project's store (opened on first use); raises `CheckpointsOff`."""
+        if self.off is not None:
+            raise CheckpointsOff(self.off)
+        if self._store is None:
+            from rho_checkpoints.gitcmd import git_available
+            from rho_checkpoints.store import CheckpointStore
+            from rho_kernel import state_dir
+
+            problem = git_available()
+            if problem is not None:
+                self.off = problem
+                raise CheckpointsOff(problem)
+            root, home = self.runtime.root.path, self.runtime.options.home
+            self._store = CheckpointStore.open(
+                root, state_dir(home), max_file_bytes=self.max_file_bytes
+            )
+        return self._store
+
+    async def snapshot(self, when: str, call_id: str | None = None) -> str | None:
+        """Record the files now in the session as a `when` checkpoint; None (said once on
+        stderr) when that cannot be done."""
+        try:
+            commit = await asyncio.to_thread(self._take, when)
+        except CheckpointsOff as exc:
+            self._warn(str(exc))
+            return None
+        except Exception as exc:  # git failed or hung: off for this runtime, the turn goes on
+            self.off = f"checkpoints are off for this session: {exc}"
+            self._warn(self.off)
+            return None
+        points.record(self.runtime.session, commit, when, call_id)
+        return commit
+
+    def _warn(self, message: str) -> None:
+        if not self._warned:
+            self._warned = True
+            diagnostics.warn(message)
+
+    def _take(self, when: str) -> str:
+        return self.store().snapshot(f"rho {when}")
+
+    def restore(
+        self, to: str, paths: list[str] | None, baseline: str | None, *, force: bool
+    ) -> Restored:
+        """Return the files (all, or those at or under `paths`) to snapshot `to` (blocking:
+        run it on a worker thread). Files changed since `baseline` (the files as rho last
+        recorded them) by someone else are conflicts, which stop it unless `force`."""
+        store = self.store()
+        wanted = [c for c in store.changed(to) if paths is None or _under(c.path, paths)]
+        if not wanted:
+            return Restored()
+        if baseline is not None and not force:
+            touched = {change.path for change in store.changed(baseline)}
+            conflicts = sorted(c.path for c in wanted if c.path in touched)
+            if conflicts:
+                return Restored(conflicts=conflicts)
+        before = store.snapshot("rho before restore")
+        restored = store.restore(to, [c.path for c in wanted])
+        return Restored(restored, before=before, after=store.snapshot("rho after restore"))
+
+
+def _under(path: str, chosen: list[str]) -> bool:
+    """Whether `path` is one of `chosen` or inside one of them."""
+    return any(path == c or path.startswith(c.rstrip("/") + "/") for c in chosen)
+
+
+#: Each runtime's recorder.
+RECORDER: StashKey[Recorder] = StashKey("rho-checkpoints recorder")
+#: The recorder of the runtime whose prompt runs in this context.
+CURRENT: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar(
+    "rho-checkpoints", default=None
+)
+
+
+def recorder_of(runtime: Runtime) -> Recorder | None:
+    """The runtime's recorder (None: checkpoints are off in its config)."""
+    return runtime.stash.get(RECORDER)
+
+
+__all__ = ["CURRENT", "RECORDER", "CheckpointsOff", "Recorder", "Restored", "recorder_of"]
