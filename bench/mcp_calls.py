@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rho_start import compile_workspace, finish, start, until_ready
+from rho_start import compile_workspace, time_to_ready
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "tests" / "rho_mcp" / "mcp_test_server.py"
@@ -44,15 +44,6 @@ def _configure(home: Path, spec: Path, servers: int) -> None:
         for n in range(servers)
     ]
     config.write_text("\n".join(tables))
-
-
-def time_to_ready(cwd: Path, env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    process = start(["--ephemeral", "-m", "bench-model"], cwd, env)
-    until_ready(process)
-    elapsed = time.perf_counter() - started
-    finish(process)
-    return elapsed
 
 
 async def sdk_calls(spec: Path) -> list[float]:

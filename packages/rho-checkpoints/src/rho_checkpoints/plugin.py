@@ -57,17 +57,19 @@ def rho_register_config_sections() -> dict[str, type[BaseModel]]:
 def rho_startup(runtime: Runtime) -> None:
     """Make the runtime's recorder, unless `[checkpoints] enabled = false`."""
     from rho_checkpoints.config import CheckpointsConfig
-    from rho_checkpoints.recorder import RECORDER, Recorder
 
     config = runtime.config.section(SECTION, CheckpointsConfig)
     if config.enabled:
+        from rho_checkpoints.current import RECORDER
+        from rho_checkpoints.recorder import Recorder
+
         runtime.stash[RECORDER] = Recorder(runtime, config.max_file_mb << 20)
 
 
 @hookimpl
 async def rho_prompt_starting(runtime: Runtime) -> None:
     """Make the runtime's recorder the prompt's, and record the files as it starts."""
-    from rho_checkpoints.recorder import CURRENT, recorder_of
+    from rho_checkpoints.current import CURRENT, recorder_of
 
     recorder = recorder_of(runtime)
     CURRENT.set(recorder)
@@ -84,7 +86,7 @@ def _changes_files(tool: Tool | None) -> bool:
 @hookimpl
 def rho_before_tool_call(call: ToolCall, arguments: dict[str, Any], tool: Tool | None) -> Any:
     """Before a call that can change files: record them (an awaitable that answers None)."""
-    from rho_checkpoints.recorder import CURRENT
+    from rho_checkpoints.current import CURRENT
 
     recorder = CURRENT.get()
     if recorder is None or not _changes_files(tool):
@@ -112,7 +114,7 @@ class _TurnEnd(Observer):
 @hookimpl
 def rho_register_observers(config: RhoConfig, runtime: Runtime) -> list[Observer]:
     """The observer that records the files as each turn ends."""
-    from rho_checkpoints.recorder import recorder_of
+    from rho_checkpoints.current import recorder_of
 
     recorder = recorder_of(runtime)
     return [_TurnEnd(recorder)] if recorder is not None else []

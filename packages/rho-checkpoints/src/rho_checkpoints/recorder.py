@@ -10,12 +10,11 @@ writes anything, the files as they are are recorded, so a restore can be undone.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rho_checkpoints import points
-from rho_kernel import StashKey, diagnostics
+from rho_kernel import diagnostics
 
 if TYPE_CHECKING:
     from rho_checkpoints.changes import Change
@@ -115,17 +114,4 @@ def _under(path: str, chosen: list[str]) -> bool:
     return any(path == c or path.startswith(c.rstrip("/") + "/") for c in chosen)
 
 
-#: Each runtime's recorder.
-RECORDER: StashKey[Recorder] = StashKey("rho-checkpoints recorder")
-#: The recorder of the runtime whose prompt runs in this context.
-CURRENT: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar(
-    "rho-checkpoints", default=None
-)
-
-
-def recorder_of(runtime: Runtime) -> Recorder | None:
-    """The runtime's recorder (None: checkpoints are off in its config)."""
-    return runtime.stash.get(RECORDER)
-
-
-__all__ = ["CURRENT", "RECORDER", "CheckpointsOff", "Recorder", "Restored", "recorder_of"]
+__all__ = ["CheckpointsOff", "Recorder", "Restored"]

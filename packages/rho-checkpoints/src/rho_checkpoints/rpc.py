@@ -72,7 +72,7 @@ class RestoreFilesResult(_Model):
 
 
 def _recorder(runtime: Runtime) -> Any:
-    from rho_checkpoints.recorder import recorder_of
+    from rho_checkpoints.current import recorder_of
 
     recorder = recorder_of(runtime)
     if recorder is None:
