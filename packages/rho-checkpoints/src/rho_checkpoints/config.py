@@ -19,6 +19,9 @@ class CheckpointsConfig(BaseModel):
     enabled: Annotated[bool, NeedsTrust(turns_on)] = False
     #: Files larger than this many MiB are left out of checkpoints.
     max_file_mb: int = Field(10, ge=1, le=1024)
+    #: The most the project's store may take on disk, in MiB: past it, the snapshots of the
+    #: sessions used longest ago are pruned as a turn ends.
+    max_size_mb: int = Field(500, ge=1)
 
 
 __all__ = ["CheckpointsConfig"]

@@ -63,7 +63,9 @@ def rho_startup(runtime: Runtime) -> None:
         from rho_checkpoints.current import RECORDER
         from rho_checkpoints.recorder import Recorder
 
-        runtime.stash[RECORDER] = Recorder(runtime, config.max_file_mb << 20)
+        runtime.stash[RECORDER] = Recorder(
+            runtime, config.max_file_mb << 20, config.max_size_mb << 20
+        )
 
 
 @hookimpl
@@ -106,6 +108,7 @@ class _TurnEnd(Observer):
 
     async def on_agent_end(self, result: AgentResult) -> None:
         await self.recorder.snapshot("turn_end")
+        await self.recorder.prune()
 
     async def on_agent_error(self, error: str, failure: ProviderFailure | None = None) -> None:
         await self.recorder.snapshot("turn_end")  # what the failed turn changed stays undoable

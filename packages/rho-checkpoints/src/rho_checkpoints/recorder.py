@@ -43,6 +43,7 @@ class Recorder:
 
     runtime: Runtime
     max_file_bytes: int
+    max_store_bytes: int = 500 << 20
     off: str | None = None
     _store: CheckpointStore | None = None
     _warned: bool = False
@@ -87,7 +88,17 @@ class Recorder:
             diagnostics.warn(message)
 
     def _take(self, when: str) -> str:
-        return self.store().snapshot(f"rho {when}")
+        return self.store().snapshot(f"rho {when}", self.runtime.session.id)
+
+    async def prune(self) -> None:
+        """Keep the store within `max_store_bytes` (the running session's snapshots stay)."""
+        if self.off is not None or self._store is None:
+            return
+        store, keep = self._store, self.runtime.session.id
+        try:
+            await asyncio.to_thread(store.prune, self.max_store_bytes, keep)
+        except Exception as exc:  # the snapshots stay; said once
+            self._warn(f"checkpoints not pruned: {exc}")
 
     def restore(
         self, to: str, paths: list[str] | None, baseline: str | None, *, force: bool
@@ -104,9 +115,11 @@ class Recorder:
             conflicts = sorted(c.path for c in wanted if c.path in touched)
             if conflicts:
                 return Restored(conflicts=conflicts)
-        before = store.snapshot("rho before restore")
+        session = self.runtime.session.id
+        before = store.snapshot("rho before restore", session)
         restored = store.restore(to, [c.path for c in wanted])
-        return Restored(restored, before=before, after=store.snapshot("rho after restore"))
+        after = store.snapshot("rho after restore", session)
+        return Restored(restored, before=before, after=after)
 
 
 def _under(path: str, chosen: list[str]) -> bool:

@@ -3,12 +3,14 @@ changed since one, and restoring the files to one.
 
 A snapshot is a commit with no parent whose tree is the project's files (ignored files,
 `.git`, `.rho`, untracked nested repositories and files over the size limit left out); each
-is kept reachable by its own ref, `refs/rho/snapshots/COMMIT`, until it is pruned.
+is kept reachable by its own ref, `refs/rho/snapshots/SESSION/COMMIT`, until it is pruned
+(`rho_checkpoints.pruning`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import time
 from collections.abc import Sequence
@@ -17,13 +19,12 @@ from pathlib import Path
 from rho_checkpoints.changes import Change, parse_name_status
 from rho_checkpoints.gitcmd import CheckpointError, GitRunner
 from rho_checkpoints.layout import create_store, store_path
+from rho_checkpoints.pruning import SNAPSHOT_REFS, prune
 from rho_checkpoints.record import record_tree
 from rho_checkpoints.scope import checked_path
 
 #: Files larger than this (in bytes) are left out of snapshots unless the store says otherwise.
 MAX_FILE_BYTES = 10 << 20
-#: Where each snapshot's ref lives.
-SNAPSHOT_REFS = "refs/rho/snapshots/"
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "rho",
     "GIT_AUTHOR_EMAIL": "rho@localhost",
@@ -52,15 +53,22 @@ class CheckpointStore:
         create_store(store_dir, root)
         return cls(root, GitRunner(store_dir, root), max_file_bytes=max_file_bytes)
 
-    def snapshot(self, label: str) -> str:
-        """Record the project's files now as a snapshot labelled `label`; its commit id."""
+    def snapshot(self, label: str, session: str = "none") -> str:
+        """Record the project's files now as a snapshot labelled `label`, kept with the
+        snapshots of `session` (a session id: see `prune`); its commit id."""
         tree = record_tree(self.git, self.max_file_bytes)
         stamp = f"@{int(time.time())} +0000"
         env = {**_IDENTITY, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
         commit = self.git.run(["commit-tree", tree], input=label.encode(), env=env)
         commit_id = commit.decode().strip()
-        self.git.run(["update-ref", SNAPSHOT_REFS + commit_id, commit_id])
+        group = re.sub(r"[^A-Za-z0-9_-]", "_", session)[:64] or "none"
+        self.git.run(["update-ref", f"{SNAPSHOT_REFS}{group}/{commit_id}", commit_id])
         return commit_id
+
+    def prune(self, max_bytes: int, keep: str) -> int:
+        """Delete the snapshots of the sessions used longest ago (never those of session
+        `keep`) until the store takes at most `max_bytes`; how many were deleted."""
+        return prune(self.git, self.size_bytes, max_bytes, keep)
 
     def changed(self, since: str) -> list[Change]:
         """The files that differ between snapshot `since` and the project now, by path."""
