@@ -323,6 +323,7 @@ def test_rhos_extension_methods_fork_and_close(
     assert hello.agent_capabilities.field_meta["rho"]["methods"] == [
         "_rho/branchTo",
         "_rho/compact",
+        "_rho/restore",
         "_rho/steer",
         "_rho/tree",
     ]
@@ -513,3 +514,32 @@ def test_an_image_in_a_prompt_reaches_the_model_and_is_replayed(
     user = [u.content for u in replayed.updates if u.session_update == "user_message_chunk"]
     assert [block.type for block in user] == ["text", "image"]
     assert (user[1].data, user[1].mime_type) == (PIXEL, "image/png")
+
+
+def test_rho_restore_returns_the_files_to_an_entry_and_undoes_it(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (home / ".rho").mkdir(exist_ok=True)
+    (home / ".rho" / "config.toml").write_text("[checkpoints]\nenabled = true\n")
+    (project / "a.txt").write_text("before\n")
+    server.add(
+        tool_call_reply("write_file", {"path": "a.txt", "content": "after\n"}), text_reply("ok")
+    )
+    client = RecordingClient(choice="allow-once")
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        sid = session.session_id
+        await conn.prompt(session_id=sid, prompt=[text_block("change a")])
+        changed = (project / "a.txt").read_text()
+        entries = (await conn.ext_method("rho/tree", {"sessionId": sid}))["entries"]
+        turn = next(e["id"] for e in entries if e.get("text") == "change a")
+        restored = await conn.ext_method("rho/restore", {"sessionId": sid, "entryId": turn})
+        back = (project / "a.txt").read_text()
+        await conn.ext_method("rho/restore", {"sessionId": sid, "undo": True})
+        return changed, restored, back
+
+    changed, restored, back = run_acp(with_agent(client, server, home, project, body))
+    assert (changed, back) == ("after\n", "before\n")
+    assert restored == {"restored": [{"path": "a.txt", "status": "modified"}], "conflicts": []}
+    assert (project / "a.txt").read_text() == "after\n"  # the restore undone

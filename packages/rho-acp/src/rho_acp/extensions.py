@@ -8,7 +8,10 @@
 - `_rho/branchTo` `{sessionId, entryId}` → `{leafId}`: continue from an earlier entry (the
   abandoned branch stays in the tree);
 - `_rho/compact` `{sessionId, strategy?}` → `{compacted, strategy, reason}`: fold older turns
-  into a summary now.
+  into a summary now;
+- `_rho/restore` `{sessionId, entryId? | undo: true, paths?, force?}` → `{restored: [{path,
+  status}], conflicts}`: return the project's files to how they were at an entry, or undo the
+  last restore (with rho-checkpoints installed and on; see docs/checkpoints.md).
 """
 
 from __future__ import annotations
@@ -88,12 +91,46 @@ async def compact(session: AcpSession, params: dict[str, Any]) -> dict[str, Any]
     return {"compacted": outcome.compacted, "strategy": outcome.strategy, "reason": outcome.reason}
 
 
+def _restore_params(params: dict[str, Any]) -> dict[str, Any]:
+    entry_id, paths = params.get("entryId"), params.get("paths")
+    if entry_id is not None and not isinstance(entry_id, str):
+        raise RequestError.invalid_params({"message": "entryId: give an entry's id"})
+    if paths is not None and not (
+        isinstance(paths, list) and all(isinstance(p, str) for p in paths)
+    ):
+        raise RequestError.invalid_params({"message": "paths: give a list of paths"})
+    force, undo = params.get("force", False), params.get("undo", False)
+    if not isinstance(force, bool) or not isinstance(undo, bool):
+        raise RequestError.invalid_params({"message": "force, undo: give true or false"})
+    return {"entry_id": entry_id, "paths": paths, "force": force, "undo": undo}
+
+
+async def restore(session: AcpSession, params: dict[str, Any]) -> dict[str, Any]:
+    """Return the files to an entry's point, or undo the last restore (rho-checkpoints)."""
+    chosen = _restore_params(params)
+    try:
+        from rho_checkpoints import CheckpointRequestError, restore_files
+    except ImportError:
+        raise RequestError.invalid_params(
+            {"message": "checkpoints are not installed (the rho-checkpoints pack)"}
+        ) from None
+    if session.runtime.busy:
+        raise RequestError.invalid_params({"message": "a prompt is running; cancel it first"})
+    try:
+        done = await restore_files(session.runtime, **chosen)
+    except CheckpointRequestError as exc:
+        raise RequestError.invalid_params({"message": str(exc)}) from None
+    restored = [{"path": c.path, "status": c.status} for c in done.restored]
+    return {"restored": restored, "conflicts": done.conflicts}
+
+
 #: The methods by name (without the leading `_`).
 EXTENSIONS: dict[str, Handler] = {
     "rho/steer": steer,
     "rho/tree": tree,
     "rho/branchTo": branch_to,
     "rho/compact": compact,
+    "rho/restore": restore,
 }
 
-__all__ = ["EXTENSIONS", "MAX_ENTRY_TEXT", "branch_to", "compact", "steer", "tree"]
+__all__ = ["EXTENSIONS", "MAX_ENTRY_TEXT", "branch_to", "compact", "restore", "steer", "tree"]

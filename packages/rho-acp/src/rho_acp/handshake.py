@@ -9,7 +9,7 @@ from typing import Any
 #: The ACP version rho speaks.
 PROTOCOL_VERSION = 1
 #: rho's extension methods (see `rho_acp.extensions`), as advertised.
-EXTENSION_METHODS = ("_rho/branchTo", "_rho/compact", "_rho/steer", "_rho/tree")
+EXTENSION_METHODS = ("_rho/branchTo", "_rho/compact", "_rho/restore", "_rho/steer", "_rho/tree")
 
 
 def mcp_installed() -> bool:

@@ -11,6 +11,8 @@ depth, untracked nested repositories and files over a size limit are outside eve
 - `Change`: one file that differs from a snapshot (`rho_checkpoints.changes`).
 - `git_available()`: why checkpoints are off, if they are; `CheckpointError`: what a failed
   operation raises (`rho_checkpoints.gitcmd`).
+- `restore_files(runtime, entry_id=…, paths=…, force=…, undo=…)`: a front end's restore
+  (`CheckpointRequestError` says why it cannot be done) (`rho_checkpoints.actions`).
 
 Each name is imported on first use.
 """
@@ -23,11 +25,14 @@ from rho_kernel import lazy_exports
 
 if TYPE_CHECKING:
     __version__: str
+    from rho_checkpoints.actions import CheckpointRequestError, restore_files
     from rho_checkpoints.changes import Change
     from rho_checkpoints.gitcmd import CheckpointError, git_available
     from rho_checkpoints.store import CheckpointStore
 
 _LAZY = {
+    "CheckpointRequestError": "rho_checkpoints.actions",
+    "restore_files": "rho_checkpoints.actions",
     "Change": "rho_checkpoints.changes",
     "CheckpointError": "rho_checkpoints.gitcmd",
     "git_available": "rho_checkpoints.gitcmd",
@@ -37,4 +42,12 @@ _LAZY = {
 if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY, distribution="rho-checkpoints")
 
-__all__ = ["Change", "CheckpointError", "CheckpointStore", "__version__", "git_available"]
+__all__ = [
+    "Change",
+    "CheckpointError",
+    "CheckpointRequestError",
+    "CheckpointStore",
+    "__version__",
+    "git_available",
+    "restore_files",
+]

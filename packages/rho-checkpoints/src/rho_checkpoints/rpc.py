@@ -7,7 +7,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rho_checkpoints import points
+from rho_checkpoints.actions import (
+    CheckpointRequestError,
+    recorder,
+    restore_files,
+    snapshot_at,
+)
 from rho_checkpoints.plugin import METHODS
 from rho_kernel import RpcError, RpcMethod, Runtime
 from rho_kernel.rpc import INVALID_PARAMS, declared_methods
@@ -71,25 +76,9 @@ class RestoreFilesResult(_Model):
     )
 
 
-def _recorder(runtime: Runtime) -> Any:
-    from rho_checkpoints.current import recorder_of
-
-    recorder = recorder_of(runtime)
-    if recorder is None:
-        raise RpcError(CHECKPOINT_ERROR, "checkpoints are off ([checkpoints] enabled = false)")
-    return recorder
-
-
-def _snapshot_at(runtime: Runtime, entry_id: str) -> str:
-    if entry_id not in runtime.session.entries:
-        raise RpcError(INVALID_PARAMS, f"Invalid params: entryId: no entry {entry_id!r}")
-    commit = points.at_entry(runtime.session, entry_id)
-    if commit is None:
-        raise RpcError(CHECKPOINT_ERROR, f"no checkpoint at or before entry {entry_id!r}")
-    return commit
-
-
-def _failure(exc: Exception) -> RpcError:
+def _rpc_error(exc: CheckpointRequestError) -> RpcError:
+    if exc.bad_params:
+        return RpcError(INVALID_PARAMS, f"Invalid params: {exc}")
     return RpcError(CHECKPOINT_ERROR, str(exc))
 
 
@@ -97,40 +86,34 @@ def checkpoint_methods(runtime: Runtime) -> list[RpcMethod]:
     """The methods, bound to `runtime` (as `rho_checkpoints.plugin.METHODS` declares them)."""
 
     async def diff_checkpoint(params: DiffCheckpointParams) -> DiffCheckpointResult:
-        recorder = _recorder(runtime)
-        commit = _snapshot_at(runtime, params.entryId)
         try:
-            files, more = await asyncio.to_thread(_diffs, recorder, commit, runtime)
+            found = recorder(runtime)
+            commit = snapshot_at(runtime, params.entryId)
+        except CheckpointRequestError as exc:
+            raise _rpc_error(exc) from None
+        try:
+            files, more = await asyncio.to_thread(_diffs, found, commit, runtime)
         except Exception as exc:
-            raise _failure(exc) from None
+            raise RpcError(CHECKPOINT_ERROR, str(exc)) from None
         return DiffCheckpointResult(files=files, truncated=more)
 
-    async def restore_files(params: RestoreFilesParams) -> RestoreFilesResult:
-        recorder = _recorder(runtime)
-        session = runtime.session
-        if params.undo == (params.entryId is not None):
-            raise RpcError(INVALID_PARAMS, "Invalid params: give either entryId or undo: true")
-        target = points.last_before_restore(session) if params.undo else None
-        if params.entryId is not None:
-            target = _snapshot_at(runtime, params.entryId)
-        if target is None:
-            raise RpcError(CHECKPOINT_ERROR, "there is no restore to undo")
-        baseline = points.latest(session)
+    async def restore_files_method(params: RestoreFilesParams) -> RestoreFilesResult:
         try:
-            done = await asyncio.to_thread(
-                recorder.restore, target, params.paths, baseline, force=params.force
+            done = await restore_files(
+                runtime,
+                entry_id=params.entryId,
+                paths=params.paths,
+                force=params.force,
+                undo=params.undo,
             )
-        except Exception as exc:
-            raise _failure(exc) from None
-        if done.before is not None and done.after is not None:
-            points.record(session, done.before, "before_restore")
-            points.record(session, done.after, "after_restore")
+        except CheckpointRequestError as exc:
+            raise _rpc_error(exc) from None
         restored = [FileChange(path=c.path, status=c.status) for c in done.restored]
         return RestoreFilesResult(restored=restored, conflicts=done.conflicts)
 
     parts: dict[str, tuple[Any, type[BaseModel], type[BaseModel]]] = {
         "diffCheckpoint": (diff_checkpoint, DiffCheckpointParams, DiffCheckpointResult),
-        "restoreFiles": (restore_files, RestoreFilesParams, RestoreFilesResult),
+        "restoreFiles": (restore_files_method, RestoreFilesParams, RestoreFilesResult),
     }
     return declared_methods(METHODS, parts)
 

@@ -1,0 +1,78 @@
+"""What a front end asks of the checkpoints: to restore the files to a point of the
+conversation (or undo the last restore). rho's JSON-RPC `restoreFiles` and rho acp's
+`_rho/restore` both come here."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from rho_checkpoints import points
+from rho_checkpoints.current import recorder_of
+
+if TYPE_CHECKING:
+    from rho_checkpoints.recorder import Recorder, Restored
+    from rho_kernel import Runtime
+
+
+class CheckpointRequestError(Exception):
+    """A request the checkpoints cannot do; `bad_params` when the request itself is wrong
+    (an unknown entry, both an entry and `undo`), else the checkpoints cannot (off, no
+    checkpoint there, git failed)."""
+
+    def __init__(self, message: str, *, bad_params: bool = False) -> None:
+        super().__init__(message)
+        self.bad_params = bad_params
+
+
+def recorder(runtime: Runtime) -> Recorder:
+    """The runtime's recorder; `CheckpointRequestError` when checkpoints are off."""
+    found = recorder_of(runtime)
+    if found is None:
+        raise CheckpointRequestError("checkpoints are off ([checkpoints] enabled = false)")
+    return found
+
+
+def snapshot_at(runtime: Runtime, entry_id: str) -> str:
+    """The snapshot of the files at entry `entry_id`."""
+    if entry_id not in runtime.session.entries:
+        raise CheckpointRequestError(f"entryId: no entry {entry_id!r}", bad_params=True)
+    commit = points.at_entry(runtime.session, entry_id)
+    if commit is None:
+        raise CheckpointRequestError(f"no checkpoint at or before entry {entry_id!r}")
+    return commit
+
+
+async def restore_files(
+    runtime: Runtime,
+    *,
+    entry_id: str | None = None,
+    paths: list[str] | None = None,
+    force: bool = False,
+    undo: bool = False,
+) -> Restored:
+    """Return the project's files (all, or those at or under `paths`) to how they were at
+    entry `entry_id`, or (`undo`) to how they were just before the last restore; the
+    restore is recorded in the session (so it can itself be undone)."""
+    found = recorder(runtime)
+    session = runtime.session
+    if undo == (entry_id is not None):
+        raise CheckpointRequestError("give either entryId or undo: true", bad_params=True)
+    target = points.last_before_restore(session) if undo else None
+    if entry_id is not None:
+        target = snapshot_at(runtime, entry_id)
+    if target is None:
+        raise CheckpointRequestError("there is no restore to undo")
+    try:
+        done = await asyncio.to_thread(
+            found.restore, target, paths, points.latest(session), force=force
+        )
+    except Exception as exc:  # git failed, a path was refused
+        raise CheckpointRequestError(str(exc)) from None
+    if done.before is not None and done.after is not None:
+        points.record(session, done.before, "before_restore")
+        points.record(session, done.after, "after_restore")
+    return done
+
+
+__all__ = ["CheckpointRequestError", "recorder", "restore_files", "snapshot_at"]
