@@ -290,3 +290,33 @@ def test_colour_is_on_for_a_terminal_without_no_color(
     assert terminal.finish() == 0
     assert re.search(r"\x1b\[[0-9;]*m", terminal.raw.decode(errors="replace"))
     assert "plain bold reply" in terminal.text()
+
+
+def test_undo_returns_the_files_to_before_the_last_run(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    nothing = _exec(project, home, "--undo")
+    assert nothing.returncode == 2 and "no previous session" in nothing.stderr
+    server.add(text_reply("hello"))
+    assert _exec(project, home, *_scripted(server), "hi").returncode == 0
+    off = _exec(project, home, "--undo")
+    assert off.returncode == 1 and "checkpoints are off" in off.stderr
+    (home / ".rho").mkdir(exist_ok=True)
+    (home / ".rho" / "config.toml").write_text("[checkpoints]\nenabled = true\n")
+    (project / "a.txt").write_text("before\n")
+    server.add(
+        tool_call_reply("write_file", {"path": "a.txt", "content": "after\n"}),
+        tool_call_reply("write_file", {"path": "new.txt", "content": "new\n"}),
+        text_reply("done"),
+    )
+    run = _exec(project, home, *_scripted(server), "--approval-mode", "auto-edit", "change")
+    assert run.returncode == 0 and (project / "a.txt").read_text() == "after\n"
+    undone = _exec(project, home, "--undo")
+    assert undone.returncode == 0, undone.stderr
+    assert sorted(undone.stdout.splitlines()) == [
+        "restored a.txt (modified since)",
+        "restored new.txt (added since)",
+    ]
+    assert (project / "a.txt").read_text() == "before\n" and not (project / "new.txt").exists()
+    usage = _exec(project, home, "--undo", "a prompt")
+    assert usage.returncode == 2 and "--undo takes no prompt" in usage.stderr

@@ -12,7 +12,8 @@ depth, untracked nested repositories and files over a size limit are outside eve
 - `git_available()`: why checkpoints are off, if they are; `CheckpointError`: what a failed
   operation raises (`rho_checkpoints.gitcmd`).
 - `restore_files(runtime, entry_id=…, paths=…, force=…, undo=…)`: a front end's restore
-  (`CheckpointRequestError` says why it cannot be done) (`rho_checkpoints.actions`).
+  (`CheckpointRequestError` says why it cannot be done), `undo_last_turn(runtime)`: the
+  files as the last prompt started (`rho_checkpoints.actions`).
 
 Each name is imported on first use.
 """
@@ -25,7 +26,7 @@ from rho_kernel import lazy_exports
 
 if TYPE_CHECKING:
     __version__: str
-    from rho_checkpoints.actions import CheckpointRequestError, restore_files
+    from rho_checkpoints.actions import CheckpointRequestError, restore_files, undo_last_turn
     from rho_checkpoints.changes import Change
     from rho_checkpoints.gitcmd import CheckpointError, git_available
     from rho_checkpoints.store import CheckpointStore
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "CheckpointRequestError": "rho_checkpoints.actions",
     "restore_files": "rho_checkpoints.actions",
+    "undo_last_turn": "rho_checkpoints.actions",
     "Change": "rho_checkpoints.changes",
     "CheckpointError": "rho_checkpoints.gitcmd",
     "git_available": "rho_checkpoints.gitcmd",
@@ -50,4 +52,5 @@ __all__ = [
     "__version__",
     "git_available",
     "restore_files",
+    "undo_last_turn",
 ]

@@ -75,4 +75,20 @@ async def restore_files(
     return done
 
 
-__all__ = ["CheckpointRequestError", "recorder", "restore_files", "snapshot_at"]
+async def undo_last_turn(runtime: Runtime, *, force: bool = False) -> Restored:
+    """Return the project's files to how they were as the session's last prompt started
+    (`rho exec --undo`)."""
+    recorder(runtime)
+    entry = points.last_turn_start(runtime.session)
+    if entry is None:
+        raise CheckpointRequestError("the session has no checkpoint of a prompt to go back to")
+    return await restore_files(runtime, entry_id=entry, force=force)
+
+
+__all__ = [
+    "CheckpointRequestError",
+    "recorder",
+    "restore_files",
+    "snapshot_at",
+    "undo_last_turn",
+]

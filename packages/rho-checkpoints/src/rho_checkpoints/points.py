@@ -54,6 +54,17 @@ def latest(session: Session) -> str | None:
     return None
 
 
+def last_turn_start(session: Session) -> str | None:
+    """The entry of the checkpoint taken as the current branch's last prompt started."""
+    for entry in reversed(session.path_entries()):
+        payload = entry.payload
+        if isinstance(payload, CustomPayload) and payload.kind == KIND:
+            data = payload.data
+            if isinstance(data, dict) and data.get("when") == "turn_start":
+                return entry.id
+    return None
+
+
 def last_before_restore(session: Session) -> str | None:
     """The snapshot taken just before the latest restore, on any branch (None: none)."""
     for entry in reversed(list(session.entries.values())):
@@ -65,4 +76,4 @@ def last_before_restore(session: Session) -> str | None:
     return None
 
 
-__all__ = ["KIND", "at_entry", "last_before_restore", "latest", "record"]
+__all__ = ["KIND", "at_entry", "last_before_restore", "last_turn_start", "latest", "record"]

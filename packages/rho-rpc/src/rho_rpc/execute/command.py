@@ -147,6 +147,34 @@ class _Interrupt:
         self.runtime.abort()
 
 
+async def _undo(runtime: Runtime, args: ExecArgs) -> int:
+    """`--undo`: the files as the session's last run started; the exit status."""
+    from rho_kernel import diagnostics, hookspecs
+
+    try:
+        from rho_checkpoints import CheckpointRequestError, undo_last_turn
+    except ImportError:
+        diagnostics.error("--undo needs checkpoints: the rho-checkpoints pack is not installed")
+        return 2
+    runtime.plugins.call_each(hookspecs.rho_startup, runtime=runtime)
+    try:
+        done = await undo_last_turn(runtime)
+    except CheckpointRequestError as exc:
+        diagnostics.error(str(exc))
+        return 1
+    finally:
+        runtime.plugins.call_each(hookspecs.rho_shutdown, runtime=runtime)
+        await runtime.aclose("rho exec --undo ended")
+    if done.conflicts:
+        diagnostics.error(
+            "not undone: changed since the last run (by someone else): " + ", ".join(done.conflicts)
+        )
+        return 1
+    for change in done.restored:
+        sys.stdout.write(f"restored {change.path} ({change.status} since)\n")
+    return 0
+
+
 async def _run(runtime: Runtime, args: ExecArgs) -> int:
     """Run the prompt to its end and close the session; the exit status."""
     from rho_kernel import hookspecs
@@ -192,7 +220,7 @@ def main(argv: list[str]) -> int:
     if isinstance(runtime, int):
         return runtime
     try:
-        return asyncio.run(_run(runtime, args))
+        return asyncio.run(_undo(runtime, args) if args.flags.undo else _run(runtime, args))
     except KeyboardInterrupt:
         return INTERRUPTED
 

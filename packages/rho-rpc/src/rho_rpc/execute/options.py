@@ -48,6 +48,13 @@ def build_exec_parser() -> argparse.ArgumentParser:
     parser.description = DESCRIPTION
     parser.epilog = EPILOG
     parser.add_argument("prompt", nargs="?", help="the prompt ('-' or absent: read it from stdin)")
+    parser.add_argument(
+        "--undo",
+        action="store_true",
+        help="instead of a prompt: return the project's files to how they were before the "
+        "last run of the latest session (or --session), with checkpoints on (see "
+        "docs/checkpoints.md); files changed since by someone else stop it",
+    )
     shapes = parser.add_mutually_exclusive_group()
     shapes.add_argument(
         "--json",
@@ -90,6 +97,12 @@ def parse(argv: list[str], environ: dict[str, str]) -> ExecArgs:
     """`rho exec`'s arguments (argparse exits with 2 on a malformed line; `UsageError`
     for the rest)."""
     flags = build_exec_parser().parse_args(argv)
+    if flags.undo:
+        if flags.prompt is not None or flags.ephemeral:
+            raise UsageError("--undo takes no prompt and needs a saved session")
+        if flags.session is None:
+            flags.continue_latest = True
+        return ExecArgs(flags, "", output_shape(flags, sys.stdout), False)
     prompt = read_prompt(flags.prompt, sys.stdin)
     output = output_shape(flags, sys.stdout)
     color = output == "terminal" and not environ.get("NO_COLOR")
