@@ -99,3 +99,27 @@ def test_bad_requests_are_clear_errors(start_rho: Any, server: ScriptedServer, h
     nothing = rho.call("restoreFiles", {"undo": True})["error"]
     assert nothing["code"] == -32022 and "no restore to undo" in nothing["message"]
     assert rho.finish() == 0
+
+
+def test_branch_to_can_take_the_files_back_to_the_entry(
+    start_rho: Any, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    _enable(home)
+    (project / "a.txt").write_text("one\n")
+    server.add(
+        tool_call_reply("write_file", {"path": "a.txt", "content": "two\n"}), text_reply("ok")
+    )
+    rho = start_scripted(start_rho, server, "--approval-mode", "auto")
+    rho.call("prompt", {"message": "edit"})
+    turn = _user_entry(rho, "edit")
+    (project / "b.txt").write_text("mine\n")  # the user's own new file
+    refused = rho.call("branchTo", {"entryId": turn, "restoreFiles": True})["error"]
+    assert refused["code"] == -32022 and "b.txt" in refused["message"]  # it would go
+    assert (project / "a.txt").read_text() == "two\n"  # nothing changed
+    (project / "b.txt").unlink()
+    branched = rho.call("branchTo", {"entryId": turn, "restoreFiles": True})["result"]
+    assert branched["restored"] == [{"path": "a.txt", "status": "modified"}]
+    assert (project / "a.txt").read_text() == "one\n"
+    plain = rho.call("branchTo", {"entryId": turn})["result"]
+    assert "restored" not in plain or plain["restored"] is None
+    assert rho.finish() == 0

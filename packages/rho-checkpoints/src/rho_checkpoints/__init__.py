@@ -26,12 +26,18 @@ from rho_kernel import lazy_exports
 
 if TYPE_CHECKING:
     __version__: str
-    from rho_checkpoints.actions import CheckpointRequestError, restore_files, undo_last_turn
+    from rho_checkpoints.actions import (
+        CHECKPOINT_ERROR,
+        CheckpointRequestError,
+        restore_files,
+        undo_last_turn,
+    )
     from rho_checkpoints.changes import Change
     from rho_checkpoints.gitcmd import CheckpointError, git_available
     from rho_checkpoints.store import CheckpointStore
 
 _LAZY = {
+    "CHECKPOINT_ERROR": "rho_checkpoints.actions",
     "CheckpointRequestError": "rho_checkpoints.actions",
     "restore_files": "rho_checkpoints.actions",
     "undo_last_turn": "rho_checkpoints.actions",
@@ -45,6 +51,7 @@ if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy_exports(__name__, _LAZY, distribution="rho-checkpoints")
 
 __all__ = [
+    "CHECKPOINT_ERROR",
     "Change",
     "CheckpointError",
     "CheckpointRequestError",

@@ -15,6 +15,11 @@ if TYPE_CHECKING:
     from rho_kernel import Runtime
 
 
+#: The JSON-RPC error code of checkpoints that cannot be used (off, no checkpoint there, a
+#: restore to undo missing, git failed).
+CHECKPOINT_ERROR = -32022
+
+
 class CheckpointRequestError(Exception):
     """A request the checkpoints cannot do; `bad_params` when the request itself is wrong
     (an unknown entry, both an entry and `undo`), else the checkpoints cannot (off, no
@@ -86,6 +91,7 @@ async def undo_last_turn(runtime: Runtime, *, force: bool = False) -> Restored:
 
 
 __all__ = [
+    "CHECKPOINT_ERROR",
     "CheckpointRequestError",
     "recorder",
     "restore_files",

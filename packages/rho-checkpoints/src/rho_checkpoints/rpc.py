@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from rho_checkpoints.actions import (
+    CHECKPOINT_ERROR,
     CheckpointRequestError,
     recorder,
     restore_files,
@@ -17,8 +18,6 @@ from rho_checkpoints.plugin import METHODS
 from rho_kernel import RpcError, RpcMethod, Runtime
 from rho_kernel.rpc import INVALID_PARAMS, declared_methods
 
-#: The error code of checkpoints that cannot be used (off, no git, a store failure).
-CHECKPOINT_ERROR = -32022
 #: The most files `diffCheckpoint` lists, and the most bytes of each one's diff.
 MAX_FILES = 200
 MAX_DIFF_BYTES = 16 * 1024

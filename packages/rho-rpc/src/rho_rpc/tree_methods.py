@@ -22,6 +22,7 @@ from rho_rpc.protocol.tree import (
     ForkSessionResult,
     GetTreeParams,
     GetTreeResult,
+    RestoredFile,
     SetLabelParams,
     SetLabelResult,
     TreeNodeInfo,
@@ -64,6 +65,32 @@ def _label_problem(label: str) -> str | None:
     return None
 
 
+#: The code of a restore that cannot be done (rho-checkpoints' `CHECKPOINT_ERROR`).
+RESTORE_ERROR = -32022
+
+
+async def _restore_files(runtime: Runtime, entry_id: str) -> list[RestoredFile]:
+    """The files returned to entry `entry_id` (rho-checkpoints); `RpcError` when they cannot
+    be, or someone else changed some of them since (then nothing changed)."""
+    try:
+        from rho_checkpoints import CHECKPOINT_ERROR, CheckpointRequestError, restore_files
+    except ImportError:
+        raise RpcError(RESTORE_ERROR, "restoreFiles needs the rho-checkpoints pack") from None
+    try:
+        done = await restore_files(runtime, entry_id=entry_id)
+    except CheckpointRequestError as exc:
+        code = INVALID_PARAMS if exc.bad_params else CHECKPOINT_ERROR
+        raise RpcError(code, str(exc)) from None
+    if done.conflicts:
+        raise RpcError(
+            CHECKPOINT_ERROR,
+            "not restored, nor branched: changed since rho last recorded them: "
+            + ", ".join(done.conflicts)
+            + " (restoreFiles with force restores over them)",
+        )
+    return [RestoredFile(path=c.path, status=c.status) for c in done.restored]
+
+
 class TreeMethods:
     """The tree handlers, bound to a runtime."""
 
@@ -89,6 +116,7 @@ class TreeMethods:
     async def branch_to(self, params: BranchToParams) -> dict[str, Any]:
         session = self.runtime.session
         target = _known(session, params.entryId)
+        restored = await _restore_files(self.runtime, target) if params.restoreFiles else None
         abandoned = session.abandoned_by(target)
         summarize = (params.summarize or params.summary is not None) and bool(abandoned)
         try:
@@ -107,6 +135,7 @@ class TreeMethods:
                 summaryId=summary_id,
                 abandonedCount=len(abandoned),
                 closedCalls=_closed_after(session, target),
+                restored=restored,
             )
         )
 

@@ -74,6 +74,20 @@ class BranchToParams(Params):
         max_length=4000,
         description="A note of the client's own to keep in that summary (implies summarize).",
     )
+    restoreFiles: bool = Field(
+        False,
+        description="Also return the project's files to how they were at the entry "
+        "(rho-checkpoints, with [checkpoints] enabled; see docs/checkpoints.md). A file "
+        "someone else changed since stops it all: -32022 names the files and neither the "
+        "files nor the branch change.",
+    )
+
+
+class RestoredFile(Wire):
+    """A file a restore changed back."""
+
+    path: str = Field(description="Relative to the project root.")
+    status: str = Field(description="added, modified or deleted since the entry.")
 
 
 class BranchToResult(Result):
@@ -90,6 +104,9 @@ class BranchToResult(Result):
     closedCalls: int = Field(
         description="Tool calls on the new path that had no result and got a failed one "
         "(`Tool call cancelled.`), so the next request is valid."
+    )
+    restored: list[RestoredFile] | None = Field(
+        None, description="With restoreFiles: the files changed back."
     )
 
 
