@@ -129,15 +129,14 @@ class TreeMethods:
                 summary_id = None
         except SessionError as exc:
             raise RpcError(INTERNAL_ERROR, f"branchTo failed: {exc}") from None
-        return _wire(
-            BranchToResult(
-                leafId=session.leaf_id or target,
-                summaryId=summary_id,
-                abandonedCount=len(abandoned),
-                closedCalls=_closed_after(session, target),
-                restored=restored,
-            )
+        result = BranchToResult(
+            leafId=session.leaf_id or target,
+            summaryId=summary_id,
+            abandonedCount=len(abandoned),
+            closedCalls=_closed_after(session, target),
+            restored=restored,
         )
+        return result.model_dump(mode="json", exclude={"restored"} if restored is None else None)
 
     async def fork_session(self, params: ForkSessionParams) -> dict[str, Any]:
         runtime = self.runtime
