@@ -59,6 +59,8 @@ def test_a_turns_changes_are_restored_undone_and_conflicts_reported(
     after = _files(project)
     assert set(after) == {"a.txt", "b.txt", "c.txt"} and after["b.txt"][1] == 0o600
     turn = _user_entry(rho, "change things")
+    marked = [e["marks"] for e in rho.call("getTree")["result"]["entries"] if e.get("marks")]
+    assert marked == [{"filesChanged": 4}]  # the checkpoint that ended the turn
 
     diff = rho.call("diffCheckpoint", {"entryId": turn})["result"]
     assert {(f["path"], f["status"]) for f in diff["files"]} == {

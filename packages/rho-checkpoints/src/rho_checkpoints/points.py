@@ -16,11 +16,20 @@ from rho_kernel.session import CustomPayload, Session
 KIND = "rho.checkpoint.v1"
 
 
-def record(session: Session, commit: str, when: str, call_id: str | None = None) -> str:
-    """Append a checkpoint entry for snapshot `commit`; its entry id."""
+def record(
+    session: Session,
+    commit: str,
+    when: str,
+    call_id: str | None = None,
+    files_changed: int = 0,
+) -> str:
+    """Append a checkpoint entry for snapshot `commit` (`files_changed`: how many files
+    the turn it ends changed, shown by `getTree` as the entry's mark); its entry id."""
     data: dict[str, Any] = {"commit": commit, "when": when}
     if call_id is not None:
         data["callId"] = call_id
+    if files_changed:
+        data["marks"] = {"filesChanged": files_changed}
     return session.append_custom(KIND, data).id
 
 

@@ -47,6 +47,8 @@ class Recorder:
     off: str | None = None
     _store: CheckpointStore | None = None
     _warned: bool = False
+    #: The snapshot taken as the running (or last) prompt started.
+    _turn_start: str | None = None
 
     def store(self) -> CheckpointStore:
         """The project's store (opened on first use); raises `CheckpointsOff`."""
@@ -69,9 +71,10 @@ class Recorder:
 
     async def snapshot(self, when: str, call_id: str | None = None) -> str | None:
         """Record the files now in the session as a `when` checkpoint; None (said once on
-        stderr) when that cannot be done."""
+        stderr) when that cannot be done. A `turn_end` one counts the files the turn
+        changed since its `turn_start` one."""
         try:
-            commit = await asyncio.to_thread(self._take, when)
+            commit, changed = await asyncio.to_thread(self._take, when)
         except CheckpointsOff as exc:
             self._warn(str(exc))
             return None
@@ -79,7 +82,9 @@ class Recorder:
             self.off = f"checkpoints are off for this session: {exc}"
             self._warn(self.off)
             return None
-        points.record(self.runtime.session, commit, when, call_id)
+        if when == "turn_start":
+            self._turn_start = commit
+        points.record(self.runtime.session, commit, when, call_id, changed)
         return commit
 
     def _warn(self, message: str) -> None:
@@ -87,8 +92,12 @@ class Recorder:
             self._warned = True
             diagnostics.warn(message)
 
-    def _take(self, when: str) -> str:
-        return self.store().snapshot(f"rho {when}", self.runtime.session.id)
+    def _take(self, when: str) -> tuple[str, int]:
+        """A snapshot now, and (at a turn's end) how many files differ from its start."""
+        store = self.store()
+        commit = store.snapshot(f"rho {when}", self.runtime.session.id)
+        start = self._turn_start if when == "turn_end" else None
+        return commit, len(store.changed_between(start, commit)) if start else 0
 
     async def prune(self) -> None:
         """Keep the store within `max_store_bytes` (the running session's snapshots stay)."""

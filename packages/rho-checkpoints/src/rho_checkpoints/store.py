@@ -75,6 +75,10 @@ class CheckpointStore:
         commit = self._commit(since)
         return self._changes(commit, record_tree(self.git, self.max_file_bytes), [])
 
+    def changed_between(self, first: str, second: str) -> list[Change]:
+        """The files that differ between snapshots `first` and `second`."""
+        return self._changes(self._commit(first), self._commit(second), [])
+
     def diff(self, since: str, path: str, *, max_bytes: int = 64 * 1024) -> str:
         """The unified diff of the file at `path` between snapshot `since` and now ("" when
         it is the same); past `max_bytes` it is cut at a line end and ends with the line

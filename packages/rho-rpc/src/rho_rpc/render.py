@@ -235,8 +235,8 @@ def session_stats(
 
 
 def tree_node(node: TreeNode) -> dict[str, Any]:
-    """One entry of `getTree`."""
-    return {
+    """One entry of `getTree` (`marks` only when a plugin marked it)."""
+    wire: dict[str, Any] = {
         "id": node.id,
         "parentId": node.parent_id,
         "kind": node.kind,
@@ -247,6 +247,9 @@ def tree_node(node: TreeNode) -> dict[str, Any]:
         "timestampSecs": node.timestamp_secs,
         "onPath": node.on_path,
     }
+    if node.marks:
+        wire["marks"] = node.marks
+    return wire
 
 
 def chat_message(message: ChatMessage) -> dict[str, Any]:

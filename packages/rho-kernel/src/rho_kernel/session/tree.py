@@ -45,6 +45,8 @@ LABEL_CHARS = 200
 """The longest label (longer ones read from a file are cut)."""
 
 MAX_PAGE = 500
+#: The most marks of one entry `getTree` shows.
+MAX_MARKS = 8
 """The most nodes one page holds."""
 
 _SCAN_CHARS = 4 * PREVIEW_CHARS  # of a long text, only its start is looked at
@@ -138,6 +140,24 @@ class TreeNode:
     label: str | None
     timestamp_secs: int
     on_path: bool
+    #: What a plugin marked its Custom entry with (the `marks` object of its data: text,
+    #: numbers and booleans only, e.g. rho-checkpoints' `{"filesChanged": 3}`); None: none.
+    marks: dict[str, str | int | float | bool] | None = None
+
+
+def entry_marks(entry: Entry) -> dict[str, str | int | float | bool] | None:
+    """The `marks` of a Custom entry's data, keeping plain values under short keys."""
+    payload = entry.payload
+    data = payload.data if isinstance(payload, CustomPayload) else None
+    marks = data.get("marks") if isinstance(data, dict) else None
+    if not isinstance(marks, dict):
+        return None
+    kept = {
+        key: value
+        for key, value in list(marks.items())[:MAX_MARKS]
+        if isinstance(key, str) and len(key) <= 64 and isinstance(value, str | int | float | bool)
+    }
+    return {k: one_line(v, 200) if isinstance(v, str) else v for k, v in kept.items()} or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +200,7 @@ def tree_page(session: Session, offset: int = 0, limit: int = 200) -> TreePage:
                 label=one_line(label, LABEL_CHARS) if label is not None else None,
                 timestamp_secs=entry.timestamp.secs_since_epoch,
                 on_path=entry.id in on_path,
+                marks=entry_marks(entry),
             )
         )
     return TreePage(nodes=nodes, offset=offset, total=session.entry_count, leaf_id=session.leaf_id)

@@ -47,6 +47,11 @@ class TreeNodeInfo(Wire):
     label: str | None = Field(description="The entry's label (setLabel), if any.")
     timestampSecs: int = Field(description="When the entry was appended (Unix seconds).")
     onPath: bool = Field(description="Whether the entry is on the path from a root to the leaf.")
+    marks: dict[str, str | int | float | bool] | None = Field(
+        None,
+        description="What a plugin marked its Custom entry with, e.g. rho-checkpoints' "
+        '`{"filesChanged": 3}` on the checkpoint that ended a turn which changed 3 files.',
+    )
 
 
 class GetTreeResult(Result):
