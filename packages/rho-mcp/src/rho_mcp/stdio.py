@@ -30,6 +30,9 @@ from rho_kernel.process import Launch, die_with_parent
 MAX_MESSAGE_BYTES = 64 << 20
 #: How long a server has to exit once its stdin is closed, and again after SIGTERM.
 EXIT_GRACE = 2.0
+#: How long a server whose output ended is given to exit before it is reported as having
+#: closed its output (a loaded machine can take seconds to reap a process that crashed).
+OUTPUT_END_WAIT = 10.0
 
 #: `launch(argv, cwd)`: the sandbox's way to start `argv` (None: as it is).
 Launching = Callable[[list[str], Path], AbstractContextManager[Launch]]
@@ -145,7 +148,7 @@ async def child_transport(command: ChildCommand) -> AsyncIterator[Any]:
         finally:
             # Its output ended: it is exiting, or closed its output to go on without it.
             with anyio.CancelScope(shield=True):
-                await _exited(process, EXIT_GRACE)
+                await _exited(process, OUTPUT_END_WAIT)
             command.on_exit(process.returncode)
 
     async def write_stdin() -> None:
