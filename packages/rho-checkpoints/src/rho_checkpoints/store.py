@@ -36,9 +36,13 @@ _IDENTITY = {
 class CheckpointStore:
     """The checkpoint store of one project; `CheckpointStore.open` makes one."""
 
-    def __init__(self, root: Path, git: GitRunner, *, max_file_bytes: int) -> None:
+    def __init__(
+        self, root: Path, git: GitRunner, *, max_file_bytes: int, state_dir: Path | None = None
+    ) -> None:
         """A store over `git` for the project at the canonical `root` (see `open`)."""
         self.root = root
+        #: rho's state directory (None: the user's), which the sandbox keeps deletes out of.
+        self.state_dir = state_dir
         self.git = git
         self.max_file_bytes = max_file_bytes
 
@@ -51,7 +55,9 @@ class CheckpointStore:
         root = root.resolve()
         store_dir = store_path(root, state_dir)
         create_store(store_dir, root)
-        return cls(root, GitRunner(store_dir, root), max_file_bytes=max_file_bytes)
+        return cls(
+            root, GitRunner(store_dir, root), max_file_bytes=max_file_bytes, state_dir=state_dir
+        )
 
     def snapshot(self, label: str, session: str = "none") -> str:
         """Record the project's files now as a snapshot labelled `label`, kept with the
@@ -184,10 +190,19 @@ class CheckpointStore:
         return change
 
     def _delete(self, path: str) -> None:
-        """Delete the file at `path` and then each folder above it that it leaves empty."""
-        target = self.root / path
-        target.unlink(missing_ok=True)
-        for folder in target.parents:
+        """Delete the file at `path` — reached through the sandbox from the root's fd, so a
+        folder swapped for a link meanwhile cannot send it outside — and then each folder
+        above it that it leaves empty."""
+        from rho_kernel.security import SandboxError, SandboxRoot
+
+        try:
+            with SandboxRoot(self.root, state_dir=self.state_dir).write_parent(path) as target:
+                target.directory.unlink(target.name)
+        except FileNotFoundError:
+            return
+        except SandboxError as exc:
+            raise CheckpointError(f"{path} was not deleted: {exc}") from None
+        for folder in (self.root / path).parents:
             if folder == self.root:
                 break
             try:
