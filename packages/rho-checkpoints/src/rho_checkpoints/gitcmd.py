@@ -13,15 +13,20 @@ and so is the file-system monitor (`core.fsmonitor=false`), so git runs no progr
 project's. Keep it that way: never read the project's `.git/config` and never write a
 driver into the store's config. The store's `info/attributes` also switches off git's
 built-in content conversions (line endings, `ident`, working-tree encodings), so a snapshot
-holds, and a restore writes, the files' bytes as they are.
+holds, and a restore writes, the files' bytes as they are. A git that waits to open a FIFO
+of the project (a `.gitignore` made with `mkfifo`) reads it as empty (`rho_checkpoints.fifos`).
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from rho_checkpoints.fifos import release_fifo
+from rho_kernel import diagnostics
 
 #: The settings every run passes before the subcommand (`-c NAME=VALUE`).
 CONFIG = (
@@ -55,6 +60,8 @@ def git_available() -> str | None:
 
 #: The longest one git command may run, in seconds (then it is killed).
 GIT_TIMEOUT = 60.0
+#: How long git runs before rho looks whether it waits to open a FIFO, and then how often.
+FIFO_CHECK_AFTER = 0.05
 
 
 class GitRunner:
@@ -65,6 +72,8 @@ class GitRunner:
         self.store_dir = store_dir
         self.work_tree = work_tree
         self._env = store_environment(store_dir, work_tree, os.environ)
+        #: The FIFOs git was found waiting to open (each said once on stderr).
+        self.fifos: set[Path] = set()
 
     def run(
         self,
@@ -85,26 +94,49 @@ class GitRunner:
         command += args
         environment = self._env if env is None else {**self._env, **env}
         try:
-            done = subprocess.run(
+            process = subprocess.Popen(
                 command,
-                input=input,
-                capture_output=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 cwd=self.work_tree,
                 env=environment,
-                check=False,
-                timeout=GIT_TIMEOUT,
             )
-        except subprocess.TimeoutExpired:
-            raise CheckpointError(
-                f"git {_subcommand(args)} did not finish within {GIT_TIMEOUT:.0f} s (a file "
-                "it reads may be a FIFO or on a hung mount)"
-            ) from None
         except OSError as error:
             raise CheckpointError(f"git {_subcommand(args)} failed: {error}") from error
-        if check and done.returncode != 0:
-            stderr = _one_line(done.stderr.decode("utf-8", "replace"))
-            raise CheckpointError(f"git {_subcommand(args)} failed: {stderr}")
-        return done.stdout
+        stdout, stderr = self._wait(process, args, input)
+        if check and process.returncode != 0:
+            message = _one_line(stderr.decode("utf-8", "replace"))
+            raise CheckpointError(f"git {_subcommand(args)} failed: {message}")
+        return stdout
+
+    def _wait(
+        self, process: subprocess.Popen[bytes], args: Sequence[str], input: bytes | None
+    ) -> tuple[bytes, bytes]:
+        """Its output once git exits; a git waiting to open a FIFO of the project is given
+        an end of file (`rho_checkpoints.fifos`), one that runs past `GIT_TIMEOUT` killed."""
+        deadline = time.monotonic() + GIT_TIMEOUT
+        with process:
+            while True:
+                try:
+                    return process.communicate(input, timeout=FIFO_CHECK_AFTER)
+                except subprocess.TimeoutExpired:
+                    input = None  # already sent: a retry must not send it again
+                released = release_fifo(process.pid, self.work_tree)
+                if released is not None:
+                    self._say_fifo(released)
+                elif time.monotonic() > deadline:
+                    process.kill()
+                    process.communicate()
+                    raise CheckpointError(
+                        f"git {_subcommand(args)} did not finish within {GIT_TIMEOUT:.0f} s "
+                        "(a file it reads may be on a hung mount)"
+                    ) from None
+
+    def _say_fifo(self, path: Path) -> None:
+        if path not in self.fifos:
+            self.fifos.add(path)
+            diagnostics.warn(f"checkpoints: {path} is a FIFO, read as an empty file")
 
 
 def store_environment(
