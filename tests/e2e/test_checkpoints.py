@@ -1,10 +1,14 @@
 """Workspace checkpoints through the real `rho`: a turn's changes — by file tools and by a
 command in the OS sandbox — undone by `restoreFiles`, the restore undone, and someone
-else's edit reported as a conflict."""
+else's edit reported as a conflict; a point on another branch restored; a git repository's
+own state left alone; a project that is no repository; and no `git` at all."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import stat
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +32,14 @@ def _user_entry(rho: RhoProcess, text: str) -> str:
     return next(e["id"] for e in entries if e.get("role") == "user" and e["preview"] == text)
 
 
-def _enable(home: Path) -> None:
+def _disable(home: Path) -> None:
     (home / ".rho").mkdir(exist_ok=True)
-    (home / ".rho" / "config.toml").write_text("[checkpoints]\nenabled = true\n")
+    (home / ".rho" / "config.toml").write_text("[checkpoints]\nenabled = false\n")
 
 
 def test_a_turns_changes_are_restored_undone_and_conflicts_reported(
     start_rho: Any, server: ScriptedServer, project: Path, home: Path
 ) -> None:
-    _enable(home)
     (project / "a.txt").write_text("a before\n")
     (project / "b.txt").write_text("b before\n")
     (project / "d.sh").write_text("#!/bin/sh\necho d\n")
@@ -88,11 +91,12 @@ def test_a_turns_changes_are_restored_undone_and_conflicts_reported(
 
 
 def test_bad_requests_are_clear_errors(start_rho: Any, server: ScriptedServer, home: Path) -> None:
+    _disable(home)
     rho = start_scripted(start_rho, server, "--ephemeral")
     off = rho.call("restoreFiles", {"undo": True})["error"]
     assert off["code"] == -32022 and "checkpoints are off" in off["message"]
     assert rho.finish() == 0
-    _enable(home)
+    (home / ".rho" / "config.toml").unlink()  # on by default
     rho = start_scripted(start_rho, server, "--ephemeral")
     missing = rho.call("restoreFiles", {"entryId": "nope"})["error"]
     assert missing["code"] == -32602 and "no entry 'nope'" in missing["message"]
@@ -106,7 +110,6 @@ def test_bad_requests_are_clear_errors(start_rho: Any, server: ScriptedServer, h
 def test_branch_to_can_take_the_files_back_to_the_entry(
     start_rho: Any, server: ScriptedServer, project: Path, home: Path
 ) -> None:
-    _enable(home)
     (project / "a.txt").write_text("one\n")
     server.add(
         tool_call_reply("write_file", {"path": "a.txt", "content": "two\n"}), text_reply("ok")
@@ -125,3 +128,205 @@ def test_branch_to_can_take_the_files_back_to_the_entry(
     plain = rho.call("branchTo", {"entryId": turn})["result"]
     assert "restored" not in plain
     assert rho.finish() == 0
+
+
+def _entries(rho: RhoProcess) -> list[dict[str, Any]]:
+    return list(rho.call("getTree")["result"]["entries"])
+
+
+def test_restore_to_a_point_on_another_branch(
+    start_rho: Any, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    (project / "a.txt").write_text("zero\n")
+    (project / "keep.txt").write_text("keep\n")
+    start = _files(project)
+    server.add(
+        tool_call_reply("write_file", {"path": "a.txt", "content": "one\n"}),
+        tool_call_reply("write_file", {"path": "b.txt", "content": "b one\n"}),
+        text_reply("did first"),
+        tool_call_reply("write_file", {"path": "a.txt", "content": "two\n"}),
+        tool_call_reply("run_command", {"command": "rm keep.txt"}),
+        text_reply("did second"),
+    )
+    rho = start_scripted(start_rho, server, "--approval-mode", "auto")
+    assert rho.call("prompt", {"message": "first"})["result"]["reply"] == "did first"
+    after_first = _files(project)
+    assert rho.call("prompt", {"message": "second"})["result"]["reply"] == "did second"
+    after_second = _files(project)
+    assert set(after_second) == {"a.txt", "b.txt"}
+
+    first = _user_entry(rho, "first")
+    before_first = next(e["parentId"] for e in _entries(rho) if e["id"] == first)
+    branched = rho.call("branchTo", {"entryId": before_first, "restoreFiles": True})["result"]
+    assert {(r["path"], r["status"]) for r in branched["restored"]} == {
+        ("a.txt", "modified"),
+        ("b.txt", "added"),
+        ("keep.txt", "deleted"),
+    }
+    assert _files(project) == start
+    server.add(
+        tool_call_reply("write_file", {"path": "a.txt", "content": "three\n"}),
+        tool_call_reply("run_command", {"command": "echo c > c.txt"}),
+        text_reply("did third"),
+    )
+    assert rho.call("prompt", {"message": "third"})["result"]["reply"] == "did third"
+    assert set(_files(project)) == {"a.txt", "c.txt", "keep.txt"}
+
+    entries = _entries(rho)
+    second = _user_entry(rho, "second")
+    assert not next(e for e in entries if e["id"] == second)["onPath"]  # the other branch
+    ends = [e["id"] for e in entries if e.get("marks") and not e["onPath"]]
+    assert len(ends) == 2  # the checkpoints that ended turns "first" and "second"
+    restored = rho.call("restoreFiles", {"entryId": second})["result"]
+    assert restored["conflicts"] == []
+    assert {(r["path"], r["status"]) for r in restored["restored"]} == {
+        ("a.txt", "modified"),
+        ("b.txt", "deleted"),
+        ("c.txt", "added"),
+    }
+    assert _files(project) == after_first  # as turn "second" started
+    again = rho.call("restoreFiles", {"entryId": ends[-1]})["result"]
+    assert again["conflicts"] == [] and _files(project) == after_second  # as it ended
+    assert rho.finish() == 0
+
+
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Tester",
+    "GIT_AUTHOR_EMAIL": "tester@example.com",
+    "GIT_COMMITTER_NAME": "Tester",
+    "GIT_COMMITTER_EMAIL": "tester@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_OPTIONAL_LOCKS": "0",  # the test's own `git status` never rewrites the index
+}
+
+
+def _git(project: Path, *args: str) -> bytes:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | _GIT_ENV
+    command = ["git", "-c", "commit.gpgsign=false", *args]
+    return subprocess.run(command, cwd=project, env=env, check=True, capture_output=True).stdout
+
+
+def _git_state(project: Path) -> dict[str, Any]:
+    """The repository's own state: its index's bytes (read first), every file of `.git`,
+    status with ignored files, stash and HEAD."""
+    index = (project / ".git" / "index").read_bytes()
+    tree = {
+        str(p.relative_to(project)): p.read_bytes()
+        for p in sorted((project / ".git").rglob("*"))
+        if p.is_file()
+    }
+    return {
+        "index": index,
+        "git files": tree,
+        "status": _git(project, "status", "--porcelain=v1", "--ignored"),
+        "stash": _git(project, "stash", "list"),
+        "head": _git(project, "rev-parse", "HEAD"),
+    }
+
+
+def test_a_restore_leaves_the_projects_own_git_repository_alone(
+    start_rho: Any, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    _git(project, "init", "-q")
+    (project / ".gitignore").write_text("build/\n*.log\n")
+    (project / "tracked.txt").write_text("tracked\n")
+    (project / "old.txt").write_text("old\n")
+    (project / "src").mkdir()
+    (project / "src" / "main.py").write_text("print(1)\n")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-q", "-m", "first")
+    (project / "tracked.txt").write_text("stashed edit\n")
+    _git(project, "stash", "push", "-q", "-m", "kept aside")
+    (project / "src" / "main.py").write_text("print(2)\n")
+    _git(project, "add", "src/main.py")  # a staged change
+    (project / "tracked.txt").write_text("unstaged edit\n")
+    (project / "notes.txt").write_text("untracked\n")
+    (project / "build").mkdir()
+    (project / "build" / "keep.o").write_bytes(b"\x00object")
+    (project / "debug.log").write_text("ignored log\n")
+    ignored = ("build/keep.o", "debug.log")
+    times = {path: (project / path).stat().st_mtime_ns for path in ignored}
+    git_before, before = _git_state(project), _files(project)
+    assert git_before["stash"].count(b"\n") == 1 and b"M  src/main.py" in git_before["status"]
+    assert b"!! build/" in git_before["status"] and b"!! debug.log" in git_before["status"]
+
+    server.add(
+        tool_call_reply("write_file", {"path": "tracked.txt", "content": "by rho\n"}),
+        tool_call_reply("write_file", {"path": "src/main.py", "content": "print(3)\n"}),
+        tool_call_reply(
+            "run_command", {"command": "echo x > new.txt && rm old.txt && echo y > build/out.o"}
+        ),
+        text_reply("done"),
+    )
+    rho = start_scripted(start_rho, server, "--approval-mode", "auto")
+    assert rho.call("prompt", {"message": "change the repository"})["result"]["reply"] == "done"
+    assert (project / "new.txt").exists() and not (project / "old.txt").exists()
+    turn = _user_entry(rho, "change the repository")
+    restored = rho.call("restoreFiles", {"entryId": turn})["result"]
+    assert restored["conflicts"] == []
+    assert {(r["path"], r["status"]) for r in restored["restored"]} == {
+        ("tracked.txt", "modified"),
+        ("src/main.py", "modified"),
+        ("new.txt", "added"),
+        ("old.txt", "deleted"),
+    }
+    assert _git_state(project) == git_before
+    after = _files(project)
+    assert after.pop("build/out.o")[0] == b"y\n"  # ignored: outside snapshots, not deleted
+    assert after == before
+    assert {path: (project / path).stat().st_mtime_ns for path in ignored} == times
+    assert rho.finish() == 0
+
+
+def test_a_project_that_is_no_git_repository_is_restored(
+    start_rho: Any, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    (project / ".git").rmdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'plain'\n")  # the root marker
+    (project / "a.txt").write_text("a before\n")
+    before = _files(project)
+    server.add(
+        tool_call_reply("write_file", {"path": "a.txt", "content": "a after\n"}),
+        tool_call_reply("run_command", {"command": "echo new > b.txt"}),
+        text_reply("done"),
+    )
+    rho = start_scripted(start_rho, server, "--approval-mode", "auto")
+    assert rho.call("prompt", {"message": "edit"})["result"]["reply"] == "done"
+    restored = rho.call("restoreFiles", {"entryId": _user_entry(rho, "edit")})["result"]
+    assert {(r["path"], r["status"]) for r in restored["restored"]} == {
+        ("a.txt", "modified"),
+        ("b.txt", "added"),
+    }
+    assert _files(project) == before
+    assert not (project / ".git").exists()  # the store is not the project's
+    assert rho.finish() == 0
+
+
+def _path_without_git(directory: Path) -> str:
+    """A PATH directory with the tools rho's commands and sandbox use, but no `git`."""
+    directory.mkdir()
+    for name in ("bash", "sh", "bwrap", "env", "cat", "echo", "true", "rg"):
+        if found := shutil.which(name):
+            (directory / name).symlink_to(found)
+    assert shutil.which("git", path=str(directory)) is None
+    return str(directory)
+
+
+def test_without_git_checkpoints_are_off_and_the_turn_goes_on(
+    start_rho: Any, server: ScriptedServer, project: Path, home: Path, tmp_path: Path
+) -> None:
+    (project / "a.txt").write_text("one\n")
+    server.add(
+        tool_call_reply("write_file", {"path": "a.txt", "content": "two\n"}), text_reply("ok")
+    )
+    path = _path_without_git(tmp_path / "bin")
+    rho = start_scripted(start_rho, server, "--approval-mode", "auto", env={"PATH": path})
+    assert rho.call("prompt", {"message": "edit"})["result"]["reply"] == "ok"
+    assert (project / "a.txt").read_text() == "two\n"
+    refused = rho.call("restoreFiles", {"entryId": _user_entry(rho, "edit")})["error"]
+    assert refused["code"] == -32022 and "git is not installed" in refused["message"]
+    assert (project / "a.txt").read_text() == "two\n"
+    assert rho.finish() == 0
+    said = [line for line in rho.stderr_text().splitlines() if "git is not installed" in line]
+    assert len(said) == 1 and "checkpoints are off" in said[0]

@@ -67,7 +67,7 @@ def test_an_escalation_without_a_justification_or_where_it_is_off_is_refused(  #
     assert wrong["is_error"] and 'sandbox must be "network" or "unconfined"' in wrong["output"]
     assert rho.finish() == 0
 
-    (home / ".rho").mkdir()
+    (home / ".rho").mkdir(exist_ok=True)
     (home / ".rho" / "config.toml").write_text("[sandbox]\nallow_escalation = false\n")
     server.add(_command("echo hi", sandbox="network", justification="needs it"))
     server.add(text_reply("done"))
@@ -82,7 +82,7 @@ def test_an_escalation_without_a_justification_or_where_it_is_off_is_refused(  #
 def test_an_untrusted_repository_cannot_turn_escalation_back_on(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer, home: Path, project: Path
 ) -> None:
-    (home / ".rho").mkdir()
+    (home / ".rho").mkdir(exist_ok=True)
     (home / ".rho" / "config.toml").write_text("[sandbox]\nallow_escalation = false\n")
     (project / ".rho").mkdir()
     (project / ".rho" / "config.toml").write_text("[sandbox]\nallow_escalation = true\n")

@@ -297,12 +297,13 @@ def test_undo_returns_the_files_to_before_the_last_run(
 ) -> None:
     nothing = _exec(project, home, "--undo")
     assert nothing.returncode == 2 and "no previous session" in nothing.stderr
+    (home / ".rho").mkdir(exist_ok=True)
+    (home / ".rho" / "config.toml").write_text("[checkpoints]\nenabled = false\n")
     server.add(text_reply("hello"))
     assert _exec(project, home, *_scripted(server), "hi").returncode == 0
     off = _exec(project, home, "--undo")
     assert off.returncode == 1 and "checkpoints are off" in off.stderr
-    (home / ".rho").mkdir(exist_ok=True)
-    (home / ".rho" / "config.toml").write_text("[checkpoints]\nenabled = true\n")
+    (home / ".rho" / "config.toml").unlink()  # on by default
     (project / "a.txt").write_text("before\n")
     server.add(
         tool_call_reply("write_file", {"path": "a.txt", "content": "after\n"}),

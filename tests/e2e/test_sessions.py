@@ -14,6 +14,15 @@ from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-fo
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
+
+@pytest.fixture(autouse=True)
+def _without_checkpoints(home: Path) -> None:
+    """These tests count a session's entries exactly: no checkpoint entries among them
+    (tests/e2e/test_checkpoints.py covers those)."""
+    (home / ".rho").mkdir(exist_ok=True)
+    (home / ".rho" / "config.toml").write_text("[checkpoints]\nenabled = false\n")
+
+
 CANCELLED = "Tool call cancelled."
 
 

@@ -12,6 +12,10 @@ from shared_rho import SharedRho  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
+#: These tests count a session's entries exactly: no checkpoint entries among them
+#: (tests/e2e/test_checkpoints.py covers those).
+WITHOUT_CHECKPOINTS = "[checkpoints]\nenabled = false\n"
+
 
 def _tree(rho: RhoProcess, **params: Any) -> dict[str, Any]:
     response = rho.call("getTree", params)
@@ -26,7 +30,7 @@ def _by_preview(tree: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def _two_turns(shared_rho) -> tuple[SharedRho, RhoProcess, ScriptedServer]:  # type: ignore[no-untyped-def]
     """The module's rho (sessions stored), fresh for this test, after two turns in its new
     session; its exit status is checked when the module is done."""
-    shared = shared_rho()
+    shared = shared_rho(user_config=WITHOUT_CHECKPOINTS)
     rho, server = shared.rho, shared.server
     (shared.project / "notes.txt").write_text("alpha\nbeta\n")
     server.add(
@@ -178,7 +182,9 @@ def test_get_session_stats_has_every_field(
     shared_rho,
 ) -> None:  # type: ignore[no-untyped-def]
     # `apiUsage` counts what the process spent: the shared rho's count before this test's turns
-    spent = shared_rho().rho.call("getSessionStats")["result"]["apiUsage"]["requestCount"]
+    spent = shared_rho(user_config=WITHOUT_CHECKPOINTS).rho.call("getSessionStats")["result"][
+        "apiUsage"
+    ]["requestCount"]
     _, rho, _ = _two_turns(shared_rho)
     stats = rho.call("getSessionStats")["result"]
     assert set(stats) == {

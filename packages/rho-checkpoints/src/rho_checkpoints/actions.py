@@ -38,6 +38,15 @@ def recorder(runtime: Runtime) -> Recorder:
     return found
 
 
+async def open_store(found: Recorder) -> None:
+    """Open `found`'s store (on a worker thread); `CheckpointRequestError` saying why when
+    checkpoints cannot be used here (git is missing, say)."""
+    try:
+        await asyncio.to_thread(found.store)
+    except Exception as exc:  # off, or the store could not be made
+        raise CheckpointRequestError(str(exc)) from None
+
+
 def snapshot_at(runtime: Runtime, entry_id: str) -> str:
     """The snapshot of the files at entry `entry_id`."""
     if entry_id not in runtime.session.entries:
@@ -63,6 +72,7 @@ async def restore_files(
     session = runtime.session
     if undo == (entry_id is not None):
         raise CheckpointRequestError("give either entryId or undo: true", bad_params=True)
+    await open_store(found)
     target = points.last_before_restore(session) if undo else None
     if entry_id is not None:
         target = snapshot_at(runtime, entry_id)
@@ -83,7 +93,7 @@ async def restore_files(
 async def undo_last_turn(runtime: Runtime, *, force: bool = False) -> Restored:
     """Return the project's files to how they were as the session's last prompt started
     (`rho exec --undo`)."""
-    recorder(runtime)
+    await open_store(recorder(runtime))
     entry = points.last_turn_start(runtime.session)
     if entry is None:
         raise CheckpointRequestError("the session has no checkpoint of a prompt to go back to")
@@ -93,6 +103,7 @@ async def undo_last_turn(runtime: Runtime, *, force: bool = False) -> Restored:
 __all__ = [
     "CHECKPOINT_ERROR",
     "CheckpointRequestError",
+    "open_store",
     "recorder",
     "restore_files",
     "snapshot_at",

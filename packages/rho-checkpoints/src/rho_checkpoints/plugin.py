@@ -63,9 +63,11 @@ def rho_startup(runtime: Runtime) -> None:
         from rho_checkpoints.current import RECORDER
         from rho_checkpoints.recorder import Recorder
 
-        runtime.stash[RECORDER] = Recorder(
-            runtime, config.max_file_mb << 20, config.max_size_mb << 20
+        recorder = Recorder(
+            runtime, config.max_file_mb << 20, config.max_size_mb << 20, config.max_files
         )
+        runtime.stash[RECORDER] = recorder
+        recorder.prime_in_background()
 
 
 @hookimpl

@@ -1,44 +1,164 @@
 """Recording the work tree in the store's index and writing it as a tree.
 
-Design: one `git ls-files --others --modified --exclude-standard` lists the only paths whose
-entry in the store's index can change (untracked files that are not ignored, and tracked ones
-whose stat data differs, deleted ones included); git answers it from the index's stat cache
-and its untracked cache, without hashing a file. When it lists nothing the index already is
-the work tree and `git add` is skipped. Otherwise only the listed paths are looked at: those
-over the size limit are taken out of the index (they may have been small before) and kept
-out of `git add -A` by `:(exclude)` pathspecs, so a large file is never read or hashed, and
-an untracked nested repository (listed as `dir/`) is kept out the same way, so neither it
-nor its files are recorded. When a `.gitignore` is among them, files that it now ignores
-are taken out of the index too. `git write-tree` then reuses the index's cached trees.
+Design: two git commands, run side by side, list the only paths whose entry in the store's
+index can change: `ls-files --others --exclude-standard` (untracked files that are not
+ignored) and `diff-files --name-only` (tracked ones whose stat data differs, deleted ones
+included; it checks the files' stat data on several threads). Neither hashes a file nor
+writes the index. When they list nothing the index already is the work tree: its tree is the
+one last written from this very index file, if known, and no command runs. Otherwise only
+the listed paths are looked at: those over the size limit are taken out of the index (they
+may have been small before) and kept out of `git add -A` by `:(exclude)` pathspecs, so a
+large file is never read or hashed, and an untracked nested repository (listed as `dir/`)
+is kept out the same way, so neither it nor its files are recorded. When a `.gitignore` is
+among them, files that it now ignores are taken out of the index too. `git write-tree` then
+reuses the index's cached trees.
+
+The index is only a cache of the files' stat data and ids. Every command that writes it
+works on a private copy (`GIT_INDEX_FILE`), which replaces the index by a rename when all
+went well: a rho killed half-way leaves at most a stray copy, never a lock file that would
+stop the next snapshot.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
+import shutil
 import stat
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from rho_checkpoints.gitcmd import GitRunner
+from rho_checkpoints.gitcmd import CheckpointError, GitRunner
+
+#: The prefix of the index copies that commands write (`index.rho-PID-RANDOM`).
+COPY_PREFIX = "index.rho-"
 
 
-def record_tree(git: GitRunner, max_file_bytes: int) -> str:
-    """Bring the store's index up to date with the work tree and return its tree id.
+@dataclass(frozen=True)
+class KnownTree:
+    """The tree last written from the index file with this identity (inode, size, mtime)."""
 
-    Ignored files, `.git` and `.rho` (at any depth), untracked nested repositories and files
-    over `max_file_bytes` are left out."""
-    listed = git.run(["ls-files", "-z", "--others", "--modified", "--exclude-standard"])
-    candidates = sorted({os.fsdecode(path) for path in listed.split(b"\0") if path})
-    if candidates:
-        large = [path for path in candidates if _over(git.work_tree / path, max_file_bytes)]
+    index: tuple[int, int, int] | None
+    tree: str
+
+
+class TreeRecorder:
+    """Records the work tree of `git` (files over `max_file_bytes` left out) as trees."""
+
+    def __init__(self, git: GitRunner, max_file_bytes: int, max_new_files: int) -> None:
+        self.git = git
+        self.max_file_bytes = max_file_bytes
+        self.max_new_files = max_new_files
+        self._known: KnownTree | None = None
+
+    def record(self) -> str:
+        """Bring the store's index up to date with the work tree and return its tree id.
+
+        Ignored files, `.git` and `.rho` (at any depth), untracked nested repositories and
+        files over `max_file_bytes` are left out. Raises `CheckpointError` when more than
+        `max_new_files` files are new or changed since the last time (a project or a build
+        output far larger than checkpoints are meant for)."""
+        candidates = self._candidates()
+        if len(candidates) > self.max_new_files:
+            raise CheckpointError(
+                f"{len(candidates)} files are new or changed, more than [checkpoints] "
+                f"max_files ({self.max_new_files}): add the folders that hold them to "
+                ".gitignore, or raise max_files"
+            )
+        known = self._known
+        if not candidates and known is not None and known.index == self._index_identity():
+            return known.tree
+        with self._index_copy() as copy:
+            if candidates:
+                self._add(candidates, copy)
+            tree = self.git.run(["write-tree"], env=copy).decode().strip()
+        self._known = KnownTree(self._index_identity(), tree)
+        return tree
+
+    def _candidates(self) -> list[str]:
+        """The paths that may differ from the index (untracked, or stat data changed)."""
+        modified: list[bytes] = []
+        failure: list[BaseException] = []
+
+        def list_modified() -> None:
+            try:
+                modified.append(self.git.run(["diff-files", "--name-only", "-z"]))
+            except BaseException as error:  # raised again on the caller's thread
+                failure.append(error)
+
+        worker = threading.Thread(target=list_modified, name="rho-checkpoint-diff-files")
+        worker.start()
+        try:
+            others = self.git.run(["ls-files", "-z", "--others", "--exclude-standard"])
+        finally:
+            worker.join()
+        if failure:
+            raise failure[0]
+        listed = (others + b"\0" + modified[0]).split(b"\0")
+        return sorted({os.fsdecode(path) for path in listed if path})
+
+    def _add(self, candidates: list[str], env: dict[str, str]) -> None:
+        git = self.git
+        large = [path for path in candidates if _over(git.work_tree / path, self.max_file_bytes)]
         nested = [path for path in candidates if path.endswith("/")]
         if large:
-            _remove_from_index(git, large)
+            _remove_from_index(git, large, env)
         specs = ["."] + [f":(exclude,literal){path}" for path in large + nested]
-        git.run(["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], input=_nul(specs))
+        add = ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"]
+        git.run(add, input=_nul(specs), env=env)
         if any(path == ".gitignore" or path.endswith("/.gitignore") for path in candidates):
-            _remove_ignored(git)
-    return git.run(["write-tree"]).decode().strip()
+            ignored = git.run(
+                ["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"], env=env
+            )
+            paths = [os.fsdecode(path) for path in ignored.split(b"\0") if path]
+            if paths:
+                _remove_from_index(git, paths, env)
+
+    def _index_path(self) -> Path:
+        return self.git.store_dir / "index"
+
+    def _index_identity(self) -> tuple[int, int, int] | None:
+        try:
+            info = os.stat(self._index_path())
+        except OSError:
+            return None
+        return info.st_ino, info.st_size, info.st_mtime_ns
+
+    @contextlib.contextmanager
+    def _index_copy(self) -> Iterator[dict[str, str]]:
+        """A private copy of the index for the block's commands (the environment that points
+        git at it), renamed over the index when the block ends without an error."""
+        index = self._index_path()
+        copy = index.with_name(f"{COPY_PREFIX}{os.getpid()}-{secrets.token_hex(4)}")
+        with contextlib.suppress(FileNotFoundError):  # a new store: git starts an empty one
+            shutil.copy2(index, copy)
+        try:
+            yield {"GIT_INDEX_FILE": str(copy)}
+            if copy.exists():
+                os.replace(copy, index)
+        finally:
+            copy.unlink(missing_ok=True)
+
+
+def remove_stray_copies(store_dir: Path) -> None:
+    """Delete index copies left by rho processes that are no longer running."""
+    for copy in store_dir.glob(COPY_PREFIX + "*"):
+        pid = copy.name.removeprefix(COPY_PREFIX).partition("-")[0]
+        if pid.isdigit() and not _running(int(pid)):
+            copy.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _over(path: Path, limit: int) -> bool:
@@ -49,15 +169,8 @@ def _over(path: Path, limit: int) -> bool:
     return stat.S_ISREG(status.st_mode) and status.st_size > limit
 
 
-def _remove_ignored(git: GitRunner) -> None:
-    ignored = git.run(["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"])
-    paths = [os.fsdecode(path) for path in ignored.split(b"\0") if path]
-    if paths:
-        _remove_from_index(git, paths)
-
-
-def _remove_from_index(git: GitRunner, paths: Iterable[str]) -> None:
-    git.run(["update-index", "-z", "--force-remove", "--stdin"], input=_nul(paths))
+def _remove_from_index(git: GitRunner, paths: Iterable[str], env: dict[str, str]) -> None:
+    git.run(["update-index", "-z", "--force-remove", "--stdin"], input=_nul(paths), env=env)
 
 
 def _nul(items: Iterable[str]) -> bytes:

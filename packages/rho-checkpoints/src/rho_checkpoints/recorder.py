@@ -10,6 +10,7 @@ writes anything, the files as they are are recorded, so a restore can be undone.
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -44,14 +45,20 @@ class Recorder:
     runtime: Runtime
     max_file_bytes: int
     max_store_bytes: int = 500 << 20
+    max_files: int = 100_000
     off: str | None = None
     _store: CheckpointStore | None = None
     _warned: bool = False
     #: The snapshot taken as the running (or last) prompt started.
     _turn_start: str | None = None
+    _opening: threading.Lock = field(default_factory=threading.Lock)
 
     def store(self) -> CheckpointStore:
         """The project's store (opened on first use); raises `CheckpointsOff`."""
+        with self._opening:
+            return self._open()
+
+    def _open(self) -> CheckpointStore:
         if self.off is not None:
             raise CheckpointsOff(self.off)
         if self._store is None:
@@ -65,9 +72,25 @@ class Recorder:
                 raise CheckpointsOff(problem)
             root, home = self.runtime.root.path, self.runtime.options.home
             self._store = CheckpointStore.open(
-                root, state_dir(home), max_file_bytes=self.max_file_bytes
+                root,
+                state_dir(home),
+                max_file_bytes=self.max_file_bytes,
+                max_new_files=self.max_files,
             )
         return self._store
+
+    def prime_in_background(self) -> None:
+        """Open the store and record the files on a thread of its own now, so that the first
+        snapshot of the first prompt (which waits for it) finds most of the work done."""
+        threading.Thread(target=self._prime, name="rho-checkpoints-prime", daemon=True).start()
+
+    def _prime(self) -> None:
+        try:
+            self.store().prime()
+        except CheckpointsOff as exc:
+            self._warn(str(exc))
+        except Exception as exc:  # git failed: off for this runtime, as for a snapshot
+            self._turn_off(exc)
 
     async def snapshot(self, when: str, call_id: str | None = None) -> str | None:
         """Record the files now in the session as a `when` checkpoint; None (said once on
@@ -79,13 +102,16 @@ class Recorder:
             self._warn(str(exc))
             return None
         except Exception as exc:  # git failed or hung: off for this runtime, the turn goes on
-            self.off = f"checkpoints are off for this session: {exc}"
-            self._warn(self.off)
+            self._turn_off(exc)
             return None
         if when == "turn_start":
             self._turn_start = commit
         points.record(self.runtime.session, commit, when, call_id, changed)
         return commit
+
+    def _turn_off(self, problem: Exception) -> None:
+        self.off = f"checkpoints are off for this session: {problem}"
+        self._warn(self.off)
 
     def _warn(self, message: str) -> None:
         if not self._warned:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rho_checkpoints.actions import (
     CHECKPOINT_ERROR,
     CheckpointRequestError,
+    open_store,
     recorder,
     restore_files,
     snapshot_at,
@@ -87,6 +88,7 @@ def checkpoint_methods(runtime: Runtime) -> list[RpcMethod]:
     async def diff_checkpoint(params: DiffCheckpointParams) -> DiffCheckpointResult:
         try:
             found = recorder(runtime)
+            await open_store(found)
             commit = snapshot_at(runtime, params.entryId)
         except CheckpointRequestError as exc:
             raise _rpc_error(exc) from None

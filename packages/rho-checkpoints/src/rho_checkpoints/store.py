@@ -4,14 +4,15 @@ changed since one, and restoring the files to one.
 A snapshot is a commit with no parent whose tree is the project's files (ignored files,
 `.git`, `.rho`, untracked nested repositories and files over the size limit left out); each
 is kept reachable by its own ref, `refs/rho/snapshots/SESSION/COMMIT`, until it is pruned
-(`rho_checkpoints.pruning`).
+(`rho_checkpoints.pruning`). A snapshot of files unchanged since the last one of the same
+session is that snapshot again. Every operation holds the store's lock
+(`rho_checkpoints.lock`).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import stat
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,12 +20,16 @@ from pathlib import Path
 from rho_checkpoints.changes import Change, parse_name_status
 from rho_checkpoints.gitcmd import CheckpointError, GitRunner
 from rho_checkpoints.layout import create_store, store_path
+from rho_checkpoints.lock import store_locked
 from rho_checkpoints.pruning import SNAPSHOT_REFS, prune
-from rho_checkpoints.record import record_tree
+from rho_checkpoints.record import TreeRecorder, remove_stray_copies
 from rho_checkpoints.scope import checked_path
+from rho_checkpoints.writeback import blobs_of, write_back
 
 #: Files larger than this (in bytes) are left out of snapshots unless the store says otherwise.
 MAX_FILE_BYTES = 10 << 20
+#: The most files one snapshot records afresh unless the store says otherwise.
+MAX_NEW_FILES = 100_000
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "rho",
     "GIT_AUTHOR_EMAIL": "rho@localhost",
@@ -37,7 +42,13 @@ class CheckpointStore:
     """The checkpoint store of one project; `CheckpointStore.open` makes one."""
 
     def __init__(
-        self, root: Path, git: GitRunner, *, max_file_bytes: int, state_dir: Path | None = None
+        self,
+        root: Path,
+        git: GitRunner,
+        *,
+        max_file_bytes: int,
+        max_new_files: int = MAX_NEW_FILES,
+        state_dir: Path | None = None,
     ) -> None:
         """A store over `git` for the project at the canonical `root` (see `open`)."""
         self.root = root
@@ -45,41 +56,74 @@ class CheckpointStore:
         self.state_dir = state_dir
         self.git = git
         self.max_file_bytes = max_file_bytes
+        self._trees = TreeRecorder(git, max_file_bytes, max_new_files)
+        #: Each session's last snapshot: (its tree, its commit).
+        self._last: dict[str, tuple[str, str]] = {}
 
     @classmethod
     def open(
-        cls, root: Path, state_dir: Path, *, max_file_bytes: int = MAX_FILE_BYTES
+        cls,
+        root: Path,
+        state_dir: Path,
+        *,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        max_new_files: int = MAX_NEW_FILES,
     ) -> CheckpointStore:
         """The store of the project at `root` under `state_dir/checkpoints/`, created on
-        first use; files over `max_file_bytes` are never recorded."""
+        first use; files over `max_file_bytes` are never recorded, and a snapshot that would
+        record more than `max_new_files` files afresh fails."""
         root = root.resolve()
         store_dir = store_path(root, state_dir)
         create_store(store_dir, root)
+        with store_locked(store_dir):
+            remove_stray_copies(store_dir)
+        git = GitRunner(store_dir, root)
         return cls(
-            root, GitRunner(store_dir, root), max_file_bytes=max_file_bytes, state_dir=state_dir
+            root,
+            git,
+            max_file_bytes=max_file_bytes,
+            max_new_files=max_new_files,
+            state_dir=state_dir,
         )
 
     def snapshot(self, label: str, session: str = "none") -> str:
         """Record the project's files now as a snapshot labelled `label`, kept with the
         snapshots of `session` (a session id: see `prune`); its commit id."""
-        tree = record_tree(self.git, self.max_file_bytes)
-        stamp = f"@{int(time.time())} +0000"
-        env = {**_IDENTITY, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
-        commit = self.git.run(["commit-tree", tree], input=label.encode(), env=env)
-        commit_id = commit.decode().strip()
         group = re.sub(r"[^A-Za-z0-9_-]", "_", session)[:64] or "none"
-        self.git.run(["update-ref", f"{SNAPSHOT_REFS}{group}/{commit_id}", commit_id])
+        with store_locked(self.git.store_dir):
+            tree = self._trees.record()
+            last = self._last.get(group)
+            if last is not None and last[0] == tree and self._kept(group, last[1]):
+                return last[1]
+            stamp = f"@{int(time.time())} +0000"
+            env = {**_IDENTITY, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+            commit = self.git.run(["commit-tree", tree], input=label.encode(), env=env)
+            commit_id = commit.decode().strip()
+            self.git.run(["update-ref", f"{SNAPSHOT_REFS}{group}/{commit_id}", commit_id])
+        self._last[group] = (tree, commit_id)
         return commit_id
+
+    def _kept(self, group: str, commit: str) -> bool:
+        """Whether the ref that keeps `commit` is still there (no other process pruned it;
+        rho never packs refs, so it is a file)."""
+        return (self.git.store_dir / f"{SNAPSHOT_REFS}{group}/{commit}").is_file()
+
+    def prime(self) -> None:
+        """Bring the store's index up to date with the files now (what makes a snapshot of
+        unchanged files fast), without taking a snapshot."""
+        with store_locked(self.git.store_dir):
+            self._trees.record()
 
     def prune(self, max_bytes: int, keep: str) -> int:
         """Delete the snapshots of the sessions used longest ago (never those of session
         `keep`) until the store takes at most `max_bytes`; how many were deleted."""
-        return prune(self.git, self.size_bytes, max_bytes, keep)
+        with store_locked(self.git.store_dir):
+            return prune(self.git, self.size_bytes, max_bytes, keep)
 
     def changed(self, since: str) -> list[Change]:
         """The files that differ between snapshot `since` and the project now, by path."""
-        commit = self._commit(since)
-        return self._changes(commit, record_tree(self.git, self.max_file_bytes), [])
+        with store_locked(self.git.store_dir):
+            return self._changes(self._commit(since), self._trees.record(), [])
 
     def changed_between(self, first: str, second: str) -> list[Change]:
         """The files that differ between snapshots `first` and `second`."""
@@ -89,10 +133,11 @@ class CheckpointStore:
         """The unified diff of the file at `path` between snapshot `since` and now ("" when
         it is the same); past `max_bytes` it is cut at a line end and ends with the line
         `… diff cut at MAX_BYTES bytes`."""
-        tree = record_tree(self.git, self.max_file_bytes)
         spec = ":(literal)" + checked_path(self.root, path)
         args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all"]
-        output = self.git.run([*args, self._commit(since), tree, "--", spec])
+        with store_locked(self.git.store_dir):
+            tree = self._trees.record()
+            output = self.git.run([*args, self._commit(since), tree, "--", spec])
         if len(output) <= max_bytes:
             return output.decode("utf-8", "replace")
         head = output[:max_bytes]
@@ -109,49 +154,20 @@ class CheckpointStore:
         behind a symbolic link leading out of the root. Ignored files, untracked nested
         repositories and files over the size limit are outside every snapshot, so they are
         never deleted."""
-        commit = self._commit(to)
         specs = [checked_path(self.root, path) for path in paths or ()]
         if paths is not None and not specs:
             return []
-        changes = self._changes(commit, record_tree(self.git, self.max_file_bytes), specs)
-        for change in changes:
-            if change.status == "added":
-                self._delete(change.path)
-        back = [change.path for change in changes if change.status != "added"]
-        if back:
-            kept = self._modes(back)
-            literal = [":(literal)" + path for path in back]
-            self.git.run(
-                ["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"],
-                input=b"".join(os.fsencode(spec) + b"\0" for spec in literal),
-            )
-            self._keep_modes(kept)
+        with store_locked(self.git.store_dir):
+            commit = self._commit(to)
+            changes = self._changes(commit, self._trees.record(), specs)
+            for change in changes:
+                if change.status == "added":
+                    self._delete(change.path)
+            back = [change.path for change in changes if change.status != "added"]
+            if back:
+                blobs = blobs_of(self.git, commit, back)
+                write_back(self.git, self.root, self.state_dir, blobs)
         return changes
-
-    def _modes(self, paths: list[str]) -> dict[str, int]:
-        """The permission bits of those of `paths` that are regular files now."""
-        modes = {}
-        for path in paths:
-            try:
-                info = os.lstat(self.root / path)
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode):
-                modes[path] = stat.S_IMODE(info.st_mode)
-        return modes
-
-    def _keep_modes(self, modes: dict[str, int]) -> None:
-        """Give each file written back its permission bits from before (git records only
-        whether a file is executable: that bit comes from the snapshot)."""
-        for path, mode in modes.items():
-            target = self.root / path
-            try:
-                info = os.lstat(target)
-                if stat.S_ISREG(info.st_mode):
-                    executable = stat.S_IMODE(info.st_mode) & 0o111
-                    os.chmod(target, (mode & ~0o111) | (executable and (mode & 0o444) >> 2))
-            except OSError:
-                continue
 
     def size_bytes(self) -> int:
         """The store folder's size on disk, in bytes (allocated blocks)."""
