@@ -78,14 +78,19 @@ async def restore_files(
         target = snapshot_at(runtime, entry_id)
     if target is None:
         raise CheckpointRequestError("there is no restore to undo")
+    baseline, interrupted = points.latest(session), points.interrupted_restore(session)
     try:
-        done = await asyncio.to_thread(
-            found.restore, target, paths, points.latest(session), force=force
+        plan = await asyncio.to_thread(
+            found.plan_restore, target, paths, baseline, force=force, interrupted=interrupted
         )
+        if plan.before is None:  # nothing to do, or conflicts
+            return plan
+        # In the session before a file is written: a restore cut short can be undone.
+        points.record(session, plan.before, "before_restore", restoring=target)
+        done = await asyncio.to_thread(found.apply_restore, target, plan)
     except Exception as exc:  # git failed, a path was refused
         raise CheckpointRequestError(str(exc)) from None
-    if done.before is not None and done.after is not None:
-        points.record(session, done.before, "before_restore")
+    if done.after is not None:
         points.record(session, done.after, "after_restore")
     return done
 

@@ -22,12 +22,17 @@ def record(
     when: str,
     call_id: str | None = None,
     files_changed: int = 0,
+    *,
+    restoring: str | None = None,
 ) -> str:
     """Append a checkpoint entry for snapshot `commit` (`files_changed`: how many files
-    the turn it ends changed, shown by `getTree` as the entry's mark); its entry id."""
+    the turn it ends changed, shown by `getTree` as the entry's mark; `restoring`: the
+    snapshot a `before_restore` one is about to restore); its entry id."""
     data: dict[str, Any] = {"commit": commit, "when": when}
     if call_id is not None:
         data["callId"] = call_id
+    if restoring is not None:
+        data["restoring"] = restoring
     if files_changed:
         data["marks"] = {"filesChanged": files_changed}
     return session.append_custom(KIND, data).id
@@ -63,6 +68,16 @@ def latest(session: Session) -> str | None:
     return None
 
 
+def interrupted_restore(session: Session) -> str | None:
+    """The snapshot a restore was writing when rho stopped, when the current branch's last
+    checkpoint is a `before_restore` with no `after_restore` (None: no such restore)."""
+    data = session.read_custom(KIND)
+    if isinstance(data, dict) and data.get("when") == "before_restore":
+        restoring = data.get("restoring")
+        return restoring if isinstance(restoring, str) else None
+    return None
+
+
 def last_turn_start(session: Session) -> str | None:
     """The entry of the checkpoint taken as the current branch's last prompt started."""
     for entry in reversed(session.path_entries()):
@@ -85,4 +100,12 @@ def last_before_restore(session: Session) -> str | None:
     return None
 
 
-__all__ = ["KIND", "at_entry", "last_before_restore", "last_turn_start", "latest", "record"]
+__all__ = [
+    "KIND",
+    "at_entry",
+    "interrupted_restore",
+    "last_before_restore",
+    "last_turn_start",
+    "latest",
+    "record",
+]

@@ -135,26 +135,44 @@ class Recorder:
         except Exception as exc:  # the snapshots stay; said once
             self._warn(f"checkpoints not pruned: {exc}")
 
-    def restore(
-        self, to: str, paths: list[str] | None, baseline: str | None, *, force: bool
+    def plan_restore(
+        self,
+        to: str,
+        paths: list[str] | None,
+        baseline: str | None,
+        *,
+        force: bool,
+        interrupted: str | None = None,
     ) -> Restored:
-        """Return the files (all, or those at or under `paths`) to snapshot `to` (blocking:
-        run it on a worker thread). Files changed since `baseline` (the files as rho last
-        recorded them) by someone else are conflicts, which stop it unless `force`."""
+        """What returning the files (all, or those at or under `paths`) to snapshot `to`
+        would change, and the snapshot of the files before it (blocking: run it on a worker
+        thread); nothing is written yet (`apply_restore` does it).
+
+        Files changed since `baseline` (the files as rho last recorded them) by someone else
+        are conflicts, which stop it unless `force`. A file that is as snapshot
+        `interrupted` has it (the target of a restore that never finished: rho wrote it)
+        is not a conflict."""
         store = self.store()
         wanted = [c for c in store.changed(to) if paths is None or _under(c.path, paths)]
         if not wanted:
             return Restored()
         if baseline is not None and not force:
             touched = {change.path for change in store.changed(baseline)}
+            if interrupted is not None:
+                touched &= {change.path for change in store.changed(interrupted)}
             conflicts = sorted(c.path for c in wanted if c.path in touched)
             if conflicts:
                 return Restored(conflicts=conflicts)
-        session = self.runtime.session.id
-        before = store.snapshot("rho before restore", session)
-        restored = store.restore(to, [c.path for c in wanted])
-        after = store.snapshot("rho after restore", session)
-        return Restored(restored, before=before, after=after)
+        before = store.snapshot("rho before restore", self.runtime.session.id)
+        return Restored(wanted, before=before)
+
+    def apply_restore(self, to: str, plan: Restored) -> Restored:
+        """Write what `plan` (from `plan_restore`) lists back to snapshot `to`; what was
+        done, with the snapshot of the files after it (blocking)."""
+        store = self.store()
+        restored = store.restore(to, [change.path for change in plan.restored])
+        after = store.snapshot("rho after restore", self.runtime.session.id)
+        return Restored(restored, before=plan.before, after=after)
 
 
 def _under(path: str, chosen: list[str]) -> bool:
