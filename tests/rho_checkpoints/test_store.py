@@ -275,3 +275,24 @@ def test_git_available_says_why_checkpoints_are_off_without_git(
     assert message is not None
     assert message.startswith("checkpoints are off: git is not installed (")
     assert "\n" not in message
+
+
+def test_a_restore_deletes_or_replaces_links_themselves_never_what_they_point_to(
+    project: Path, state: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the project's\n")
+    os.symlink("a.py", project / "src" / "kept_link")
+    store = CheckpointStore.open(project, state)
+    first = store.snapshot("first")
+    os.symlink("a.py", project / "src" / "new_link")  # added since: deleted by the restore
+    (project / "notes.txt").unlink()
+    os.symlink(outside, project / "notes.txt")  # a link where a file was: replaced
+    (project / "src" / "kept_link").unlink()  # a link deleted since: comes back as a link
+    store.restore(first)
+    assert (project / "src" / "a.py").read_text() == "a = 1\n"
+    assert not os.path.lexists(project / "src" / "new_link")
+    assert not (project / "notes.txt").is_symlink()
+    assert (project / "notes.txt").read_text() == "keep me\n"
+    assert outside.read_text() == "not the project's\n"
+    assert os.readlink(project / "src" / "kept_link") == "a.py"

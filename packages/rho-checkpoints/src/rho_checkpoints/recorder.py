@@ -126,12 +126,18 @@ class Recorder:
         return commit, len(store.changed_between(start, commit)) if start else 0
 
     async def prune(self) -> None:
-        """Keep the store within `max_store_bytes` (the running session's snapshots stay)."""
+        """Pack the store's objects when enough have gathered, and keep the store within
+        `max_store_bytes` (the running session's snapshots stay)."""
         if self.off is not None or self._store is None:
             return
         store, keep = self._store, self.runtime.session.id
+
+        def upkeep() -> None:
+            store.maintain()
+            store.prune(self.max_store_bytes, keep)
+
         try:
-            await asyncio.to_thread(store.prune, self.max_store_bytes, keep)
+            await asyncio.to_thread(upkeep)
         except Exception as exc:  # the snapshots stay; said once
             self._warn(f"checkpoints not pruned: {exc}")
 

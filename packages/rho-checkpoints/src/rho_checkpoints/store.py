@@ -16,15 +16,20 @@ import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rho_checkpoints.changes import Change, parse_name_status
 from rho_checkpoints.gitcmd import CheckpointError, GitRunner
 from rho_checkpoints.layout import create_store, store_path
 from rho_checkpoints.lock import store_locked
+from rho_checkpoints.packing import pack
 from rho_checkpoints.pruning import SNAPSHOT_REFS, prune
 from rho_checkpoints.record import TreeRecorder, remove_stray_copies
 from rho_checkpoints.scope import checked_path
-from rho_checkpoints.writeback import blobs_of, write_back
+from rho_checkpoints.writeback import blobs_of, delete, write_back
+
+if TYPE_CHECKING:
+    from rho_kernel.security import SandboxRoot
 
 #: Files larger than this (in bytes) are left out of snapshots unless the store says otherwise.
 MAX_FILE_BYTES = 10 << 20
@@ -114,6 +119,12 @@ class CheckpointStore:
         with store_locked(self.git.store_dir):
             self._trees.record()
 
+    def maintain(self) -> bool:
+        """Pack the store's objects when enough have gathered (`rho_checkpoints.packing`);
+        whether it did."""
+        with store_locked(self.git.store_dir):
+            return pack(self.git)
+
     def prune(self, max_bytes: int, keep: str) -> int:
         """Delete the snapshots of the sessions used longest ago (never those of session
         `keep`) until the store takes at most `max_bytes`; how many were deleted."""
@@ -160,14 +171,23 @@ class CheckpointStore:
         with store_locked(self.git.store_dir):
             commit = self._commit(to)
             changes = self._changes(commit, self._trees.record(), specs)
+            sandbox = self._sandbox()
             for change in changes:
                 if change.status == "added":
-                    self._delete(change.path)
+                    self._delete(sandbox, change.path)
             back = [change.path for change in changes if change.status != "added"]
             if back:
-                blobs = blobs_of(self.git, commit, back)
-                write_back(self.git, self.root, self.state_dir, blobs)
+                write_back(self.git, sandbox, blobs_of(self.git, commit, back))
         return changes
+
+    def _sandbox(self) -> SandboxRoot:
+        """The project as the kernel's sandbox: restores write and delete through it."""
+        from rho_kernel.security import SandboxError, SandboxRoot
+
+        try:
+            return SandboxRoot(self.root, state_dir=self.state_dir)
+        except SandboxError as exc:
+            raise CheckpointError(f"the project cannot be restored: {exc}") from None
 
     def size_bytes(self) -> int:
         """The store folder's size on disk, in bytes (allocated blocks)."""
@@ -205,19 +225,12 @@ class CheckpointStore:
             return Change(change.path, "modified")
         return change
 
-    def _delete(self, path: str) -> None:
-        """Delete the file at `path` — reached through the sandbox from the root's fd, so a
-        folder swapped for a link meanwhile cannot send it outside — and then each folder
-        above it that it leaves empty."""
-        from rho_kernel.security import SandboxError, SandboxRoot
-
-        try:
-            with SandboxRoot(self.root, state_dir=self.state_dir).write_parent(path) as target:
-                target.directory.unlink(target.name)
-        except FileNotFoundError:
-            return
-        except SandboxError as exc:
-            raise CheckpointError(f"{path} was not deleted: {exc}") from None
+    def _delete(self, sandbox: SandboxRoot, path: str) -> None:
+        """Delete the file or link at `path` — reached through the sandbox from the root's
+        fd, so a folder swapped for a link meanwhile cannot send it outside, and a link is
+        deleted itself, never what it points to — and then each folder above it that it
+        leaves empty."""
+        delete(sandbox, path)
         for folder in (self.root / path).parents:
             if folder == self.root:
                 break

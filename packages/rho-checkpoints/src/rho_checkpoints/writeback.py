@@ -5,7 +5,9 @@ time) and written through the kernel's sandbox: the folder is reached from the r
 (a folder swapped for a link meanwhile cannot send the write outside, nor into `.git`,
 `.rho` or rho's state directory), the content goes to a new temporary file next to the
 destination and is renamed over it. A rho killed half-way leaves every file either as it
-was or as the snapshot had it, never cut short. A symbolic link in the snapshot comes back
+was or as the snapshot had it, never cut short. (No file is flushed to the disk one by one:
+that would make a restore of a hundred files take seconds; the rename alone is what keeps
+each file whole when a process dies.) A symbolic link in the snapshot comes back
 as a link; a link now standing where a file was is replaced, never written through.
 """
 
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING
 from rho_checkpoints.gitcmd import CheckpointError, GitRunner
 
 if TYPE_CHECKING:
-    from rho_kernel.security import SandboxDir
+    from rho_kernel.security import SandboxDir, SandboxRoot, WriteTarget
 
 #: Git's modes for an executable file and a symbolic link.
 EXECUTABLE = "100755"
@@ -58,12 +60,12 @@ def blobs_of(git: GitRunner, commit: str, paths: list[str]) -> list[Blob]:
     return blobs
 
 
-def write_back(git: GitRunner, root: Path, state_dir: Path | None, blobs: list[Blob]) -> None:
-    """Write each of `blobs` to its path under `root`, with its content and kind."""
+def write_back(git: GitRunner, sandbox: SandboxRoot, blobs: list[Blob]) -> None:
+    """Write each of `blobs` to its path inside `sandbox`, with its content and kind."""
     for batch in _batches(blobs):
         contents = _read_contents(git, batch)
         for blob in batch:
-            _write_one(root, state_dir, blob, contents[blob.oid])
+            _write_one(sandbox, blob, contents[blob.oid])
 
 
 def _batches(blobs: list[Blob]) -> Iterator[list[Blob]]:
@@ -96,14 +98,40 @@ def _read_contents(git: GitRunner, blobs: list[Blob]) -> dict[str, bytes]:
     return contents
 
 
-def _write_one(root: Path, state_dir: Path | None, blob: Blob, content: bytes) -> None:
-    from rho_kernel.security import SandboxError, SandboxRoot
+def _temp_name(name: str) -> str:
+    return f".{name[:32]}.{secrets.token_hex(4)}.rho-tmp"
+
+
+def folder_of(sandbox: SandboxRoot, path: str, *, make: bool = False) -> WriteTarget:
+    """The folder holding `path`, reached from the root's fd (made with `make`), and the
+    last name of `path`. The sandbox is asked for a new name in that folder, so a link at
+    `path` itself is neither followed nor refused: it is the entry acted on."""
+    relative = PurePosixPath(path)
+    return sandbox.write_parent(str(relative.parent / _temp_name(relative.name)), make_parents=make)
+
+
+def delete(sandbox: SandboxRoot, path: str) -> None:
+    """Delete the file or link at `path` (nothing when it is gone already); raises
+    `CheckpointError` when it cannot be reached inside the project."""
+    from rho_kernel.security import PathNotFoundError, SandboxError
+
+    name = PurePosixPath(path).name
+    try:
+        with folder_of(sandbox, path) as target:
+            target.directory.unlink(name)
+    except (FileNotFoundError, PathNotFoundError):
+        return
+    except (SandboxError, OSError) as exc:
+        raise CheckpointError(f"{path} was not deleted: {exc}") from None
+
+
+def _write_one(sandbox: SandboxRoot, blob: Blob, content: bytes) -> None:
+    from rho_kernel.security import SandboxError
 
     relative = PurePosixPath(blob.path)
-    temp = f".{relative.name[:32]}.{secrets.token_hex(4)}.rho-tmp"
-    sandbox = SandboxRoot(root, state_dir=state_dir)
     try:
-        with sandbox.write_parent(str(relative.parent / temp), make_parents=True) as target:
+        with folder_of(sandbox, blob.path, make=True) as target:
+            temp = target.name
             directory = target.directory
             if blob.mode == SYMLINK:
                 _make_link(directory.fd, directory.path, temp, content)
@@ -115,7 +143,6 @@ def _write_one(root: Path, state_dir: Path | None, blob: Blob, content: bytes) -
                 with contextlib.suppress(OSError):
                     directory.unlink(temp)
                 raise
-            directory.sync()
     except (SandboxError, OSError) as exc:
         raise CheckpointError(f"{blob.path} was not restored: {exc}") from None
 
@@ -134,7 +161,6 @@ def _make_file(
         view = memoryview(content)
         while view:
             view = view[os.write(fd, view) :]
-        os.fsync(fd)
     except BaseException:
         os.close(fd)
         with contextlib.suppress(OSError):
@@ -155,4 +181,4 @@ def _make_link(fd: int | None, folder: Path, temp: str, target: bytes) -> None:
         os.symlink(os.fsdecode(target), temp, dir_fd=fd)
 
 
-__all__ = ["Blob", "blobs_of", "write_back"]
+__all__ = ["Blob", "blobs_of", "delete", "folder_of", "write_back"]
