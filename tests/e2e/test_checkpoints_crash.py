@@ -121,9 +121,10 @@ def test_killed_in_a_restore_every_file_is_whole_and_it_can_be_undone_or_redone(
     for name, data in before.items():
         (project / name).write_bytes(data)
     after = {name: data + b"x" for name, data in before.items()}
-    # The restore reads big1 and big2 (24 MiB) in one batch and big3 in a second: rho is
-    # killed as the second is read, after the first two are written back.
-    git = StoppingGit(tmp_path / "bin", "cat-file", 2)
+    # The restore asks the sizes (one cat-file), then reads big1 and big2 (24 MiB) in one
+    # batch and big3 in a second: rho is killed as the second is read, after the first two
+    # are written back.
+    git = StoppingGit(tmp_path / "bin", "cat-file", 3)
     server.add(
         tool_call_reply("run_command", {"command": "for f in big*.bin; do printf x >> $f; done"}),
         text_reply("appended"),

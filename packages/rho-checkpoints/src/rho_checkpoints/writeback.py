@@ -47,17 +47,29 @@ class Blob:
 def blobs_of(git: GitRunner, commit: str, paths: list[str]) -> list[Blob]:
     """The files at `paths` in snapshot `commit` (paths it does not hold are left out)."""
     wanted = set(paths)
-    listing = git.run(["ls-tree", "-r", "-z", "--long", "--full-tree", commit])
-    blobs = []
+    listing = git.run(["ls-tree", "-r", "-z", "--full-tree", commit])
+    found = []
     for record in listing.split(b"\0"):
         header, _, raw_path = record.partition(b"\t")
         path = os.fsdecode(raw_path)
-        if path not in wanted:
-            continue
-        mode, kind, oid, size = header.decode().split()
-        if kind == "blob":
-            blobs.append(Blob(path, mode, oid, int(size)))
-    return blobs
+        if path in wanted:
+            mode, kind, oid = header.decode().split()
+            if kind == "blob":
+                found.append((path, mode, oid))
+    sizes = _sizes(git, {oid for _, _, oid in found})
+    return [Blob(path, mode, oid, sizes[oid]) for path, mode, oid in found]
+
+
+def _sizes(git: GitRunner, oids: set[str]) -> dict[str, int]:
+    """The size of each object, from one `cat-file --batch-check`."""
+    if not oids:
+        return {}
+    listed = git.run(["cat-file", "--batch-check"], input="".join(f"{o}\n" for o in oids).encode())
+    sizes = {}
+    for line in listed.decode().splitlines():
+        oid, _, size = line.split()
+        sizes[oid] = int(size)
+    return sizes
 
 
 def write_back(git: GitRunner, sandbox: SandboxRoot, blobs: list[Blob]) -> None:
