@@ -330,3 +330,37 @@ def test_without_git_checkpoints_are_off_and_the_turn_goes_on(
     assert rho.finish() == 0
     said = [line for line in rho.stderr_text().splitlines() if "git is not installed" in line]
     assert len(said) == 1 and "checkpoints are off" in said[0]
+
+
+def test_a_projects_config_may_turn_checkpoints_off(
+    start_rho: Any, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    (project / ".rho").mkdir(exist_ok=True)
+    (project / ".rho" / "config.toml").write_text("[checkpoints]\nenabled = false\n")
+    server.add(text_reply("ok"))
+    rho = start_scripted(start_rho, server)
+    assert rho.call("prompt", {"message": "hi"})["result"]["reply"] == "ok"
+    off = rho.call("restoreFiles", {"entryId": _user_entry(rho, "hi")})["error"]
+    assert off["code"] == -32022 and "checkpoints are off" in off["message"]
+    assert rho.finish() == 0
+    assert not (home / ".rho" / "checkpoints").exists()
+
+
+def test_a_fifo_made_by_a_command_neither_hangs_the_turn_nor_stops_checkpoints(
+    start_rho: Any, server: ScriptedServer, project: Path
+) -> None:
+    server.add(
+        tool_call_reply("run_command", {"command": "mkfifo .gitignore && echo x > new.txt"}),
+        text_reply("made a fifo"),
+    )
+    rho = start_scripted(start_rho, server, "--approval-mode", "auto")
+    assert rho.call("prompt", {"message": "fifo"})["result"]["reply"] == "made a fifo"
+    assert (project / ".gitignore").is_fifo()
+    marked = [e["marks"] for e in rho.call("getTree")["result"]["entries"] if e.get("marks")]
+    assert marked == [{"filesChanged": 1}]  # new.txt; the FIFO is no file to record
+    restored = rho.call("restoreFiles", {"entryId": _user_entry(rho, "fifo")})["result"]
+    assert restored == {"restored": [{"path": "new.txt", "status": "added"}], "conflicts": []}
+    assert not (project / "new.txt").exists() and (project / ".gitignore").is_fifo()
+    assert rho.finish() == 0
+    said = [line for line in rho.stderr_text().splitlines() if "is a FIFO" in line]
+    assert len(said) == 1 and ".gitignore" in said[0]
