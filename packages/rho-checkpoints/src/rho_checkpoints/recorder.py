@@ -80,9 +80,15 @@ class Recorder:
         return self._store
 
     def prime_in_background(self) -> None:
-        """Open the store and record the files on a thread of its own now, so that the first
-        snapshot of the first prompt (which waits for it) finds most of the work done."""
-        threading.Thread(target=self._prime, name="rho-checkpoints-prime", daemon=True).start()
+        """Open the store and record the files on a thread of its own, so that the first
+        snapshot of the first prompt (which waits for it) finds most of the work done. Called
+        with rho's loop running (from `rho_startup`), the thread starts once the loop runs
+        again — after rho has said it is ready — not to slow the start down."""
+        thread = threading.Thread(target=self._prime, name="rho-checkpoints-prime", daemon=True)
+        try:
+            asyncio.get_running_loop().call_soon(thread.start)
+        except RuntimeError:  # no loop running: now
+            thread.start()
 
     def _prime(self) -> None:
         try:
