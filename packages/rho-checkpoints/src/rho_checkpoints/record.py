@@ -6,12 +6,12 @@ ignored) and `diff-files --name-only` (tracked ones whose stat data differs, del
 included; it checks the files' stat data on several threads). Neither hashes a file nor
 writes the index. When they list nothing the index already is the work tree: its tree is the
 one last written from this very index file, if known, and no command runs. Otherwise only
-the listed paths are looked at: those over the size limit are taken out of the index (they
-may have been small before) and kept out of `git add -A` by `:(exclude)` pathspecs, so a
-large file is never read or hashed, and an untracked nested repository (listed as `dir/`)
-is kept out the same way, so neither it nor its files are recorded. When a `.gitignore` is
-among them, files that it now ignores are taken out of the index too. `git write-tree` then
-reuses the index's cached trees.
+the listed paths are given to `git add -A`, as literal pathspecs, so git looks at nothing
+else: those over the size limit are taken out of the index instead (they may have been
+small before), so a large file is never read or hashed, and an untracked nested repository
+(listed as `dir/`) is left out, so neither it nor its files are recorded. When a
+`.gitignore` is among them, files that it now ignores are taken out of the index too.
+`git write-tree` then reuses the index's cached trees.
 
 The index is only a cache of the files' stat data and ids. Every command that writes it
 works on a private copy (`GIT_INDEX_FILE`), which replaces the index by a rename when all
@@ -106,9 +106,11 @@ class TreeRecorder:
         nested = [path for path in candidates if path.endswith("/")]
         if large:
             _remove_from_index(git, large, env)
-        specs = ["."] + [f":(exclude,literal){path}" for path in large + nested]
-        add = ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"]
-        git.run(add, input=_nul(specs), env=env)
+        left_out = set(large + nested)
+        specs = [f":(literal){path}" for path in candidates if path not in left_out]
+        if specs:
+            add = ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"]
+            git.run(add, input=_nul(specs), env=env)
         if any(path == ".gitignore" or path.endswith("/.gitignore") for path in candidates):
             ignored = git.run(
                 ["ls-files", "-z", "--cached", "--ignored", "--exclude-standard"], env=env

@@ -92,7 +92,9 @@ class Recorder:
 
     def _prime(self) -> None:
         try:
-            self.store().prime()
+            store = self.store()
+            store.prime()
+            store.maintain()  # the first recording writes every file's content loose
         except CheckpointsOff as exc:
             self._warn(str(exc))
         except Exception as exc:  # git failed: off for this runtime, as for a snapshot
