@@ -7,9 +7,11 @@ included; it checks the files' stat data on several threads). Neither hashes a f
 writes the index. When they list nothing the index already is the work tree: its tree is the
 one last written from this very index file, if known, and no command runs. Otherwise only
 the listed paths are given to `git add -A`, as literal pathspecs, so git looks at nothing
-else: those over the size limit are taken out of the index instead (they may have been
-small before), so a large file is never read or hashed, and an untracked nested repository
-(listed as `dir/`) is left out, so neither it nor its files are recorded. When a
+else (past `NAMED_PATHS_LIMIT` of them, the whole tree with the others excluded: git
+matches every path against every pathspec). Those over the size limit are taken out of the
+index instead (they may have been small before), so a large file is never read or hashed,
+and an untracked nested repository (listed as `dir/`) is left out, so neither it nor its
+files are recorded. When a
 `.gitignore` is among them, files that it now ignores are taken out of the index too.
 `git write-tree` then reuses the index's cached trees.
 
@@ -33,6 +35,8 @@ from pathlib import Path
 
 from rho_checkpoints.gitcmd import CheckpointError, GitRunner
 
+#: Up to this many changed paths are named to `git add`; past it, it looks at every file.
+NAMED_PATHS_LIMIT = 200
 #: The prefix of the index copies that commands write (`index.rho-PID-RANDOM`).
 COPY_PREFIX = "index.rho-"
 
@@ -106,8 +110,12 @@ class TreeRecorder:
         nested = [path for path in candidates if path.endswith("/")]
         if large:
             _remove_from_index(git, large, env)
-        left_out = set(large + nested)
-        specs = [f":(literal){path}" for path in candidates if path not in left_out]
+        left_out = large + nested
+        if len(candidates) <= NAMED_PATHS_LIMIT:
+            kept = sorted(set(candidates) - set(left_out))
+            specs = [f":(literal){path}" for path in kept]
+        else:  # git matches each path against each pathspec: many are slower than one walk
+            specs = ["."] + [f":(exclude,literal){path}" for path in left_out]
         if specs:
             add = ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"]
             git.run(add, input=_nul(specs), env=env)
