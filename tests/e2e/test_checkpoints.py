@@ -364,3 +364,32 @@ def test_a_fifo_made_by_a_command_neither_hangs_the_turn_nor_stops_checkpoints(
     assert rho.finish() == 0
     said = [line for line in rho.stderr_text().splitlines() if "is a FIFO" in line]
     assert len(said) == 1 and ".gitignore" in said[0]
+
+
+def test_past_the_size_bound_the_oldest_sessions_snapshots_are_pruned(
+    start_rho: Any, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    (home / ".rho").mkdir(exist_ok=True)
+    (home / ".rho" / "config.toml").write_text("[checkpoints]\nmax_size_mb = 1\n")
+    (project / "small.txt").write_text("one\n")
+    server.add(
+        tool_call_reply("run_command", {"command": "head -c 1500000 /dev/urandom > big.bin"}),
+        text_reply("made it big"),
+        tool_call_reply("write_file", {"path": "small.txt", "content": "two\n"}),
+        text_reply("edited"),
+    )
+    rho = start_scripted(start_rho, server, "--approval-mode", "auto")
+    first = rho.call("getState")["result"]["sessionPath"]
+    rho.call("prompt", {"message": "big"})
+    first_turn = _user_entry(rho, "big")
+    rho.call("newSession")
+    rho.call("prompt", {"message": "small"})  # its end prunes the first session's snapshots
+    second_turn = _user_entry(rho, "small")
+    diff = rho.call("diffCheckpoint", {"entryId": second_turn})["result"]
+    assert [(f["path"], f["status"]) for f in diff["files"]] == [("small.txt", "modified")]
+
+    assert "result" in rho.call("resumeSession", {"path": first})
+    pruned = rho.call("restoreFiles", {"entryId": first_turn})["error"]
+    assert pruned["code"] == -32022 and "no snapshot" in pruned["message"]
+    assert (project / "big.bin").stat().st_size == 1_500_000  # nothing was restored
+    assert rho.finish() == 0
