@@ -37,7 +37,7 @@ from rho_checkpoints.gitcmd import CheckpointError, GitRunner
 
 #: Up to this many changed paths are named to `git add`; past it, it looks at every file.
 NAMED_PATHS_LIMIT = 200
-#: The prefix of the index copies that commands write (`index.rho-PID-RANDOM`).
+#: The prefix of the index copies that commands write (`index.rho-RANDOM`).
 COPY_PREFIX = "index.rho-"
 
 
@@ -142,7 +142,7 @@ class TreeRecorder:
         """A private copy of the index for the block's commands (the environment that points
         git at it), renamed over the index when the block ends without an error."""
         index = self._index_path()
-        copy = index.with_name(f"{COPY_PREFIX}{os.getpid()}-{secrets.token_hex(4)}")
+        copy = index.with_name(f"{COPY_PREFIX}{secrets.token_hex(8)}")
         with contextlib.suppress(FileNotFoundError):  # a new store: git starts an empty one
             shutil.copy2(index, copy)
         try:
@@ -154,21 +154,11 @@ class TreeRecorder:
 
 
 def remove_stray_copies(store_dir: Path) -> None:
-    """Delete index copies left by rho processes that are no longer running."""
+    """Delete the index copies a rho that died left behind. Call it holding the store's
+    lock: a copy lives only within one operation, which holds the lock, so every copy found
+    then is left over (even one of a rho in another PID namespace sharing the store)."""
     for copy in store_dir.glob(COPY_PREFIX + "*"):
-        pid = copy.name.removeprefix(COPY_PREFIX).partition("-")[0]
-        if pid.isdigit() and not _running(int(pid)):
-            copy.unlink(missing_ok=True)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
+        copy.unlink(missing_ok=True)
 
 
 def _over(path: Path, limit: int) -> bool:
