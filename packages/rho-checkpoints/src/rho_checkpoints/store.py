@@ -138,6 +138,8 @@ class CheckpointStore:
 
     def changed_between(self, first: str, second: str) -> list[Change]:
         """The files that differ between snapshots `first` and `second`."""
+        if first == second:  # a turn that changed nothing: no command to run
+            return []
         return self._changes(self._commit(first), self._commit(second), [])
 
     def diff(self, since: str, path: str, *, max_bytes: int = 64 * 1024) -> str:
