@@ -72,8 +72,9 @@ def _opened_path(pid: int, thread: Path) -> Path | None:
 
 
 def _inside(path: Path, work_tree: Path) -> bool:
-    normal = Path(os.path.normpath(path))
-    return work_tree in normal.parents
+    """Whether `path` is inside `work_tree` once every link on the way is followed (so a
+    folder linked from outside never gets its FIFOs opened)."""
+    return Path(work_tree).resolve() in Path(os.path.realpath(path)).parents
 
 
 def _give_end_of_file(path: Path) -> bool:
