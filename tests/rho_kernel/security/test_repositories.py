@@ -179,3 +179,72 @@ def test_the_kernels_file_systems_are_never_walked(
     (root / "proc" / "1" / ".git").mkdir(parents=True)
     monkeypatch.setattr(repositories, "KERNEL_FILE_SYSTEMS", frozenset({str(root / "proc")}))
     assert find_repositories(root).read_only == (root / ".git",)
+
+
+# ── directories the walk cannot list ───────────────────────────────────────
+
+#: A walk made as `nobody`, printing what it found (run through `setpriv` when the suite is
+#: root: root lists every directory whatever its mode).
+_WALK_AS_USER = """
+import json, sys
+from pathlib import Path
+from rho_kernel.security.repositories import find_repositories
+found = find_repositories(Path(sys.argv[1]))
+print(json.dumps({str(p): list(i) for p, i in found.entries.items()}))
+print(json.dumps([str(p) for p in found.read_only]))
+"""
+
+
+def _walk_as_user(root: Path) -> tuple[dict[str, list[object]], list[str]]:
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-c", _WALK_AS_USER, str(root)]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("the suite runs as root and setpriv (util-linux) is missing")
+        argv = [setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups", *argv]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
+    entries, read_only = done.stdout.splitlines()
+    return json.loads(entries), json.loads(read_only)
+
+
+def test_a_directory_the_walk_cannot_list_is_kept_read_only_whole(outside_tmp: Path) -> None:
+    root = outside_tmp / "project"
+    (root / "sub" / ".git").mkdir(parents=True)
+    (root / "open").mkdir()
+    for folder in (outside_tmp, root, root / "open"):
+        folder.chmod(0o755)
+    (root / "sub").chmod(0)
+    try:
+        entries, read_only = _walk_as_user(root)
+    finally:
+        (root / "sub").chmod(0o755)
+    assert str(root / "sub") in read_only
+    assert entries[str(root / "sub")][0] == "unreadable"
+    assert str(root / "open") not in read_only
+
+
+def test_what_a_listable_directory_shows_later_is_revealed_not_created(root: Path) -> None:
+    from rho_kernel.security.repositories import Repositories
+
+    (root / "sub" / ".git").mkdir(parents=True)
+    after = find_repositories(root)
+    info = os.lstat(root / "sub")
+    before = Repositories(
+        root,
+        {
+            root / ".git": after.entries[root / ".git"],
+            root / "sub": ("unreadable", info.st_dev, info.st_ino),
+        },
+        (root / ".git", root / "sub"),
+    )
+    assert after.created_since(before) == [root / "sub" / ".git"]
+    assert after.revealed_since(before) == [root / "sub" / ".git"]
+    (root / "new" / ".git").mkdir(parents=True)
+    again = find_repositories(root)
+    assert again.revealed_since(before) == [root / "sub" / ".git"]
+    assert root / "new" / ".git" in again.created_since(before)

@@ -86,18 +86,40 @@ def created_note(created: list[str]) -> str:
     )
 
 
-def with_created_note(result: ToolResult, created: list[str]) -> ToolResult:
-    """`result` with `created_note` appended to its output and the paths in its details
-    (under `createdRepositories`, when the details are a dict or absent)."""
-    if not created:
+def revealed_note(revealed: list[str]) -> str:
+    """The line that reports `revealed` (paths relative to the project): repository
+    internals found after a command in a directory that could not be listed before it."""
+    named = ", ".join(printable(path) for path in revealed[:_MAX_NAMED])
+    if len(revealed) > _MAX_NAMED:
+        named += f" and {len(revealed) - _MAX_NAMED} more"
+    return (
+        f"[sandbox: {named} came to light after the command, in a folder rho could not list "
+        "before it (the folder was kept read-only, so the command could not write there, "
+        "but whoever made it readable may have changed it): check it before running git "
+        "there.]"
+    )
+
+
+def with_created_note(
+    result: ToolResult, created: list[str], revealed: list[str] | None = None
+) -> ToolResult:
+    """`result` with `created_note` (and `revealed_note`) appended to its output and the
+    paths in its details (under `createdRepositories` and `revealedRepositories`, when the
+    details are a dict or absent)."""
+    revealed = revealed or []
+    notes = [created_note(created)] if created else []
+    notes += [revealed_note(revealed)] if revealed else []
+    if not notes:
         return result
     from rho_kernel.tools.base import ToolResult
 
     details = result.details
     if details is None or isinstance(details, dict):
-        shown = [printable(path) for path in created[:_MAX_DETAILED]]
-        details = {**(details or {}), "createdRepositories": shown}
-    output = f"{result.output}\n{created_note(created)}" if result.output else created_note(created)
+        details = dict(details or {})
+        for key, paths in (("createdRepositories", created), ("revealedRepositories", revealed)):
+            if paths:
+                details[key] = [printable(path) for path in paths[:_MAX_DETAILED]]
+    output = "\n".join([result.output, *notes] if result.output else notes)
     return ToolResult(output, result.is_error, details)
 
 
@@ -105,6 +127,7 @@ __all__ = [
     "SANDBOX_SIGNS",
     "created_note",
     "printable",
+    "revealed_note",
     "sandbox_note",
     "with_created_note",
 ]

@@ -62,9 +62,18 @@ class ConfinedLauncher:
     def created_since_start(self) -> list[Path]:
         """Every `.git`, `.rho` or git directory in the project that is new, or was
         replaced, since the policy was made (empty without `repositories`)."""
+        return self.changes_since_start()[0]
+
+    def changes_since_start(self) -> tuple[list[Path], list[Path]]:
+        """(created, revealed): what `created_since_start` names, split into what the
+        command made and what only became visible (it lies in a directory the walk before
+        the command could not list)."""
         if self.repositories is None:
-            return []
-        return find_repositories(self.repositories.root).created_since(self.repositories)
+            return [], []
+        now = find_repositories(self.repositories.root)
+        revealed = now.revealed_since(self.repositories)
+        created = [path for path in now.created_since(self.repositories) if path not in revealed]
+        return created, revealed
 
     @property
     def name(self) -> str:

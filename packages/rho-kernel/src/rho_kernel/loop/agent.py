@@ -981,7 +981,7 @@ class AgentLoop:
         result, interrupted = await self._invoke(call, tool, arguments, ctx)
         duration = int((time.monotonic() - started) * 1000)
         await sink.flush()
-        result = with_created_note(result, ctx.created_repositories)
+        result = with_created_note(result, ctx.created_repositories, ctx.revealed_repositories)
         result, stopped = await self._after_hooks(call, result)
         redactor = self.params.redactor or Redactor.from_config(self.params.config.redaction)
         result = ToolResult(

@@ -15,8 +15,14 @@ reported, and its target too when it is a directory inside the project), and doe
 descend into what it reports. A `.git` file is read without blocking (a FIFO is never
 opened for reading) and only its first `MAX_GITDIR_BYTES`.
 
+A directory the walk cannot list (`chmod 000`, another user's) may hold a `.git` it cannot
+see, so it is kept read-only as a whole (kind `"unreadable"`): a command can neither write
+in it nor make it readable to plant a hook in what it holds.
+
 `Repositories.created_since(earlier)` names the entries that are new or were replaced since
-an earlier walk: what a command made that no rule could cover while it ran.
+an earlier walk: what a command made that no rule could cover while it ran;
+`revealed_since(earlier)` names those of them that lie in a directory the earlier walk could
+not list (they may have been there all along).
 """
 
 from __future__ import annotations
@@ -65,6 +71,16 @@ class Repositories:
     def created_since(self, earlier: Repositories) -> list[Path]:
         """Entries that `earlier` did not have, or that were something else then."""
         return [path for path, ident in self.entries.items() if earlier.entries.get(path) != ident]
+
+    def revealed_since(self, earlier: Repositories) -> list[Path]:
+        """The entries of `created_since(earlier)` inside a directory `earlier` could not
+        list: they may have been there, unseen, before."""
+        hidden = [path for path, ident in earlier.entries.items() if ident[0] == "unreadable"]
+        return [
+            path
+            for path in self.created_since(earlier)
+            if any(folder in path.parents for folder in hidden)
+        ]
 
     def directory_identities(self) -> frozenset[tuple[int, int]]:
         """`(st_dev, st_ino)` of every read-only directory (for checks by identity)."""
@@ -134,7 +150,11 @@ class _Finder:
             try:
                 with os.scandir(directory) as listing:
                     children = list(listing)
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # removed or replaced while the walk ran
             except OSError:
+                if directory != str(self.root):
+                    self._found(Path(directory), "unreadable")
                 continue
             names = [child.name for child in children]
             if "HEAD" in names and directory != str(self.root) and is_git_directory(names):

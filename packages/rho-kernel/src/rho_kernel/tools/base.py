@@ -106,6 +106,9 @@ class ToolContext:
     #: read-only while they ran: new `.git`, `.rho` or git directories, relative to the
     #: root. The loop reports them at the end of the call's result.
     created_repositories: list[str] = field(default_factory=list)
+    #: Such entries found after a process in a directory that could not be listed before
+    #: it (kept read-only while it ran, so not the process's doing).
+    revealed_repositories: list[str] = field(default_factory=list)
     #: The approved escalation of this call (`"network"` or `"unconfined"`), which
     #: `run_process` applies to the processes it starts; None: confined as configured.
     escalation: str | None = None
@@ -165,16 +168,18 @@ class ToolContext:
         """Record (or, outside the loop, report) what the process created unprotected."""
         import asyncio
 
-        from rho_kernel.confinement.hints import created_note
+        from rho_kernel.confinement.hints import created_note, revealed_note
 
-        created = await asyncio.to_thread(launcher.created_since_start)
-        new = [self.root.relative(path) for path in created]
-        new = [path for path in new if path not in self.created_repositories]
-        if not new:
-            return
-        self.created_repositories.extend(new)
-        if self.output is None and self.confinement is not None:
-            self.confinement.report(created_note(new))
+        created, revealed = await asyncio.to_thread(launcher.changes_since_start)
+        for found, kept, note in (
+            (created, self.created_repositories, created_note),
+            (revealed, self.revealed_repositories, revealed_note),
+        ):
+            new = [self.root.relative(path) for path in found]
+            new = [path for path in new if path not in kept]
+            kept.extend(new)
+            if new and self.output is None and self.confinement is not None:
+                self.confinement.report(note(new))
 
     def command_environment(self) -> dict[str, str]:
         """rho's environment without secrets, for any process a tool, an extension, an MCP
