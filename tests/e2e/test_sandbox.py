@@ -20,12 +20,11 @@ from typing import Any
 
 import pytest
 from rho_process import RHO, RhoProcess, start_scripted  # type: ignore[import-not-found]
+from sandboxes import needs_sandbox, working_backend  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)"
-)
+pytestmark = needs_sandbox
 
 
 @pytest.fixture
@@ -124,7 +123,7 @@ def check_writes_inside(
     assert result["output"] == "exit_code: 0\nok\n"
     assert (project / "build" / "out.txt").read_text() == "made\n"
     assert approval["sandbox"]["mode"] == "confined"
-    assert approval["sandbox"]["backend"] == "bubblewrap"
+    assert approval["sandbox"]["backend"] == working_backend()
     assert approval["sandbox"]["network"] is False
     state = rho.call("getState")["result"]
     assert state["sandbox"]["mode"] == "confined" and "problem" not in state["sandbox"]

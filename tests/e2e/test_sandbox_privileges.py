@@ -16,12 +16,11 @@ import pytest
 from escapes import assert_contained, escape_script  # type: ignore[import-not-found]
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 from rust_crates import TOOLCHAIN_ENV, write_crate  # type: ignore[import-not-found]
+from sandboxes import needs_sandbox  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)"
-)
+pytestmark = needs_sandbox
 needs_cargo = pytest.mark.skipif(shutil.which("cargo") is None, reason="no Rust toolchain")
 
 

@@ -5,18 +5,16 @@ file points to, nor a bare repository; what it creates is reported in the result
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from rho_process import start_scripted  # type: ignore[import-not-found]
+from sandboxes import needs_sandbox  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)"
-)
+pytestmark = needs_sandbox
 
 CONFIG = "[core]\n\tbare = false\n"
 

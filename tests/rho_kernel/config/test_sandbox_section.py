@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def test_the_defaults_confine_without_network_or_extra_paths(env: Env) -> None:
     assert env.load().sandbox == SandboxConfig(
-        mode="confined", network=False, writable=[], extra_read_deny=[], require=False
+        mode="confined", network=False, writable=[], extra_read_deny=[], require="ask"
     )
     assert env.load().sandbox.backend is None
 
@@ -42,6 +42,31 @@ def test_an_untrusted_project_cannot_drop_the_users_require(env: Env) -> None:
     env.project("[sandbox]\nrequire = false\n")
     assert env.load().sandbox.require is True
     assert "sandbox.require = false" in env.warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("user", "project", "kept"),
+    [
+        ("", "false", "ask"),
+        ("require = true", '"ask"', True),
+        ('require = "ask"', "false", "ask"),
+    ],
+)
+def test_an_untrusted_project_cannot_lower_the_requirement(
+    env: Env, user: str, project: str, kept: object
+) -> None:
+    env.user(f"[sandbox]\n{user}\n")
+    env.project(f"[sandbox]\nrequire = {project}\n")
+    assert env.load().sandbox.require == kept
+    assert f"sandbox.require = {project}" in env.warnings[0]
+
+
+@pytest.mark.parametrize(("user", "project"), [("false", '"ask"'), ('"ask"', "true")])
+def test_an_untrusted_project_may_raise_the_requirement(env: Env, user: str, project: str) -> None:
+    env.user(f"[sandbox]\nrequire = {user}\n")
+    env.project(f"[sandbox]\nrequire = {project}\n")
+    assert env.load().sandbox.require == (True if project == "true" else "ask")
+    assert env.warnings == []
 
 
 def test_an_untrusted_project_cannot_add_hosts_to_the_users_list(env: Env) -> None:

@@ -73,6 +73,16 @@ class Crashing(Missing):
         raise RuntimeError("boom")
 
 
+class Limited(Working):
+    """A working backend with something it cannot enforce here."""
+
+    def __init__(self) -> None:
+        super().__init__("limited")
+
+    def limits(self, *, network: bool) -> list[str]:
+        return ["reach the moon"]
+
+
 class Elsewhere(Working):
     """A working backend for another platform."""
 
@@ -128,7 +138,7 @@ def test_a_configured_backend_that_fails_is_not_replaced_by_another(
     confinement, _ = make(home, project, Missing(), Working(), backend="missing")
     status = confinement.status()
     assert status.mode == "unconfined" and status.problem == "the missing tool is not installed"
-    assert confinement.launcher() is None
+    assert confinement.launcher(approved_unconfined=True) is None
 
 
 def test_an_unknown_backend_name_is_unconfined_naming_the_installed_ones(
@@ -154,10 +164,10 @@ def test_unconfined_reports_the_first_problem_and_its_fix(home: Path, project: P
     confinement, _ = make(home, project, Crashing(), Missing())
     status = confinement.status()
     assert status == SandboxStatus(
-        "unconfined", problem="the crashing backend failed: boom", fix="report it"
+        "unconfined", problem="the crashing backend failed: boom", fix="report it", asks=True
     )
-    assert confinement.launcher() is None
-    assert sandbox_summary(status) == "unconfined (no sandbox backend works here)"
+    assert confinement.launcher(approved_unconfined=True) is None
+    assert sandbox_summary(status) == "unconfined: no OS sandbox works here (every command asks)"
 
 
 def test_probing_happens_once_across_threads(home: Path, project: Path) -> None:
@@ -187,11 +197,16 @@ def test_mode_off_probes_nothing_and_launches_unconfined(home: Path, project: Pa
     confinement, reports = make(home, project, working, mode="off", writable=["~/x"])
     status = confinement.status()
     assert status.mode == "off" and status.problem == '[sandbox] mode = "off"'
-    assert status.fix == 'remove [sandbox] mode = "off" to confine commands'
+    assert status.fix == 'remove [sandbox] mode = "off" (and --no-sandbox) to confine commands'
     assert confinement.launcher() is None and confinement.pending_writable() == []
     confinement.announce()
-    assert working.probes == 0 and reports == []
-    assert sandbox_summary(status) == "unconfined ([sandbox] mode = off)"
+    confinement.announce()
+    assert working.probes == 0
+    assert reports == [
+        'commands run unconfined: [sandbox] mode = "off"; to confine them, remove [sandbox] '
+        'mode = "off" (and --no-sandbox) to confine commands'
+    ]
+    assert sandbox_summary(status) == "unconfined (the sandbox is off)"
 
 
 def test_require_refuses_commands_when_nothing_confines_them(home: Path, project: Path) -> None:
@@ -207,8 +222,8 @@ def test_require_refuses_commands_when_nothing_confines_them(home: Path, project
     confinement.announce()
     confinement.announce()
     assert reports == [
-        "commands will not run: [sandbox] require = true, but the missing tool is not "
-        "installed; to fix it, install the missing tool"
+        "commands will not run: [sandbox] require = true, and no OS sandbox works here (the "
+        "missing tool is not installed); to fix it, install the missing tool"
     ]
 
 
@@ -219,15 +234,56 @@ def test_require_with_a_working_backend_confines(home: Path, project: Path) -> N
     assert confinement.status().mode == "confined" and reports == []
 
 
-def test_unconfined_is_announced_exactly_once(home: Path, project: Path) -> None:
+def test_a_working_sandbox_is_announced_once_as_information(home: Path, project: Path) -> None:
+    told: list[str] = []
+    confinement = Confinement(
+        SandboxConfig(),
+        project,
+        home=home,
+        backends=[Limited()],
+        report=AssertionError,
+        inform=told.append,
+    )
+    confinement.announce()
+    confinement.announce()
+    assert told == [
+        "commands run confined by limited (without network); here it cannot: reach the moon"
+    ]
+    assert confinement.status().limits == ["reach the moon"]
+
+
+def test_by_default_unconfined_commands_ask_and_only_an_approved_one_runs(
+    home: Path, project: Path
+) -> None:
     confinement, reports = make(home, project, Missing())
+    status = confinement.status()
+    assert (status.mode, status.asks) == ("unconfined", True)
+    with pytest.raises(ConfinementRefused) as caught:
+        confinement.launcher()
+    assert "no OS sandbox works here (the missing tool is not installed)" in str(caught.value)
+    assert "every command needs a person's approval, and this one has none" in str(caught.value)
+    assert "[sandbox] require = false (or start rho with --no-sandbox)" in str(caught.value)
+    assert confinement.launcher(approved_unconfined=True) is None
     confinement.announce()
     confinement.status()
     confinement.announce()
     assert reports == [
-        "commands run unconfined (no OS sandbox): the missing tool is not installed; to fix "
-        "it, install the missing tool, or set [sandbox] require = true to refuse commands "
-        "instead"
+        "commands would run unconfined: no OS sandbox works here (the missing tool is not "
+        "installed); every command asks for your approval, whatever the rules and mode (and "
+        "none runs unattended); to fix it, install the missing tool, or set [sandbox] require "
+        "= false (or start rho with --no-sandbox) to run them anyway"
+    ]
+
+
+def test_with_require_false_unconfined_commands_run_as_rules_say(home: Path, project: Path) -> None:
+    confinement, reports = make(home, project, Missing(), require=False)
+    status = confinement.status()
+    assert (status.mode, status.asks) == ("unconfined", False)
+    assert confinement.launcher() is None
+    confinement.announce()
+    assert reports == [
+        "commands run unconfined ([sandbox] require = false): no OS sandbox works here (the "
+        "missing tool is not installed); to fix it, install the missing tool"
     ]
 
 
@@ -328,11 +384,29 @@ async def test_tool_processes_run_under_the_projects_confinement(home: Path, pro
     assert result.confined_by == "working" and result.argv[:2] == ["sh", "-c"]
 
 
-async def test_tool_processes_are_refused_when_required(home: Path, project: Path) -> None:
-    confinement, _ = make(home, project, Missing(), require=True)
+@pytest.mark.parametrize("require", [True, "ask"])
+async def test_tool_processes_are_refused_when_required(
+    home: Path, project: Path, require: object
+) -> None:
+    confinement, _ = make(home, project, Missing(), require=require)
     ctx = ToolContext(
         root=SandboxRoot(project), config=RhoConfig(), cancel=CancelToken(), confinement=confinement
     )
     with pytest.raises(ConfinementRefused):
         await ctx.run_process(["touch", str(project / "ran")], live=False)
     assert not (project / "ran").exists()
+
+
+async def test_a_call_a_person_approved_runs_its_processes_unconfined(
+    home: Path, project: Path
+) -> None:
+    confinement, _ = make(home, project, Missing())
+    ctx = ToolContext(
+        root=SandboxRoot(project),
+        config=RhoConfig(),
+        cancel=CancelToken(),
+        confinement=confinement,
+        unconfined_approved=True,
+    )
+    result = await ctx.run_process(["touch", str(project / "ran")], live=False)
+    assert result.ok and result.confined_by is None and (project / "ran").exists()

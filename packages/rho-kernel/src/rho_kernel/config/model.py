@@ -132,6 +132,21 @@ def _widens_network(project: object, user: object) -> bool:
     return any(host not in have for host in project) if isinstance(project, list) else True
 
 
+#: `[sandbox] require` from the most to the least strict.
+_REQUIRE_STRICTNESS = {True: 2, "ask": 1, False: 0}
+
+
+def _loosens_require(project: object, user: object) -> bool:
+    """A `require` less strict than the user's (refuse > ask > run unconfined)."""
+    mine = _REQUIRE_STRICTNESS.get(user, 1)
+    return _REQUIRE_STRICTNESS.get(project, 0) < mine
+
+
+#: What `[sandbox] require` says where no backend can confine commands: refuse them (true),
+#: ask for every one whatever the rules and mode ("ask"), or run them unconfined (false).
+SandboxRequirement = bool | Literal["ask"]
+
+
 class SandboxConfig(_Section):
     """`[sandbox]`: the OS confinement of every command rho runs for the model.
 
@@ -149,8 +164,10 @@ class SandboxConfig(_Section):
     writable: Annotated[list[str], NeedsTrust(adds_items), Additive()] = []
     #: Paths commands may not read, besides the built-in credential locations.
     extra_read_deny: Annotated[list[str], Additive()] = []
-    #: Refuse to run commands at all when no backend can confine them.
-    require: Annotated[bool, NeedsTrust(turns_off)] = False
+    #: Where no backend can confine commands: `"ask"` (every command asks, whatever the
+    #: rules and mode say; unattended, none runs), `true` (refuse them all), `false` (run
+    #: them unconfined, as rules and mode say: the user's explicit opt-out).
+    require: Annotated[SandboxRequirement, NeedsTrust(_loosens_require)] = "ask"
     #: The backend to use by name (None: the first that works on this machine).
     backend: Annotated[str | None, NeedsTrust()] = None
     #: Whether a call may ask to leave the sandbox once (`sandbox: "network"` or

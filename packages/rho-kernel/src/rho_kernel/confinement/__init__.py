@@ -2,12 +2,15 @@
 
 - `ConfinementPolicy` says what a confined process may do (writable paths, read-only and
   unreadable ones, network); `build_policy` makes the project's.
-- `ConfinementBackend` turns a policy into a confined argv: `Bubblewrap` (Linux) and
-  `Seatbelt` (macOS) are built in; plugins add more with `rho_register_confinement_backends`.
+- `ConfinementBackend` turns a policy into a confined argv: `Bubblewrap` and `Landlock`
+  (Linux: Landlock and seccomp, with namespaces where the machine allows, used where
+  bubblewrap is missing or cannot start) and `Seatbelt` (macOS) are built in; plugins add
+  more with `rho_register_confinement_backends`.
 - `Confinement` is the project's: it chooses the backend (by probing), reports its
   `SandboxStatus`, and gives the process runner its launcher. Tools reach it through
   `ToolContext.run_process`.
-- `sandbox_note` explains a failure the sandbox caused.
+- `sandbox_note` explains a failure the sandbox caused; `sandbox_announcement` is what a
+  front end says once at start about how commands run.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ if TYPE_CHECKING:
     from rho_kernel.confinement.bubblewrap import Bubblewrap
     from rho_kernel.confinement.grants import GrantError, WritableGrants
     from rho_kernel.confinement.hints import sandbox_note
+    from rho_kernel.confinement.landlock import Landlock
     from rho_kernel.confinement.policy import (
         DEFAULT_HOME_READ_DENY,
         DEFAULT_SYSTEM_READ_DENY,
@@ -35,6 +39,7 @@ if TYPE_CHECKING:
         ConfinementRefused,
         SandboxMode,
         SandboxStatus,
+        sandbox_announcement,
         sandbox_summary,
     )
 
@@ -44,6 +49,7 @@ _ORIGIN = exports_of(
         "rho_kernel.confinement.bubblewrap": ("Bubblewrap",),
         "rho_kernel.confinement.grants": ("GrantError", "WritableGrants"),
         "rho_kernel.confinement.hints": ("sandbox_note",),
+        "rho_kernel.confinement.landlock": ("Landlock",),
         "rho_kernel.confinement.policy": (
             "DEFAULT_HOME_READ_DENY",
             "DEFAULT_SYSTEM_READ_DENY",
@@ -58,6 +64,7 @@ _ORIGIN = exports_of(
             "ConfinementRefused",
             "SandboxMode",
             "SandboxStatus",
+            "sandbox_announcement",
             "sandbox_summary",
         ),
     }
@@ -77,12 +84,14 @@ __all__ = [
     "ConfinementProblem",
     "ConfinementRefused",
     "GrantError",
+    "Landlock",
     "Problem",
     "SandboxMode",
     "SandboxStatus",
     "Seatbelt",
     "WritableGrants",
     "build_policy",
+    "sandbox_announcement",
     "sandbox_note",
     "sandbox_summary",
     "seatbelt_profile",

@@ -53,6 +53,12 @@ class ConfinementBackend(ABC):
     def wrap(self, argv: list[str], policy: ConfinementPolicy, cwd: Path) -> list[str]:
         """The argv that runs `argv` in working directory `cwd` under `policy`."""
 
+    def limits(self, *, network: bool) -> list[str]:
+        """What this backend cannot enforce on this machine (or what it must forbid that
+        others allow), one sentence each, for `getState.sandbox.limits`; asked after a
+        successful `probe`. `network`: whether commands get the network. Default: none."""
+        return []
+
     @contextlib.contextmanager
     def launch(self, argv: list[str], policy: ConfinementPolicy, cwd: Path) -> Iterator[Launch]:
         """What the runner starts: by default `wrap`'s argv, with no file descriptors. A

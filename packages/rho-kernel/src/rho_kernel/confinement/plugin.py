@@ -1,4 +1,4 @@
-"""The built-in confinement backends (`rho.confinement`): bubblewrap and Seatbelt."""
+"""The built-in confinement backends (`rho.confinement`): bubblewrap, Landlock and Seatbelt."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ if TYPE_CHECKING:
 
 @hookimpl(trylast=True)
 def rho_register_confinement_backends() -> list[ConfinementBackend]:
-    """bubblewrap on Linux, Seatbelt on macOS (each says which platform it is for)."""
+    """bubblewrap, then Landlock (where bubblewrap is missing or cannot start) on Linux,
+    Seatbelt on macOS (each says which platform it is for)."""
     # Imported here: the hook is called when the sandbox is first needed, not at start-up.
     from rho_kernel.confinement.bubblewrap import Bubblewrap
+    from rho_kernel.confinement.landlock import Landlock
     from rho_kernel.confinement.seatbelt import Seatbelt
 
-    return [Bubblewrap(), Seatbelt()]
+    return [Bubblewrap(), Landlock(), Seatbelt()]

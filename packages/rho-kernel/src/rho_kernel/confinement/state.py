@@ -19,19 +19,21 @@ from rho_kernel.config.model import SandboxConfig
 from rho_kernel.confinement.backend import ConfinementBackend, ConfinementProblem
 from rho_kernel.confinement.grants import GrantError, WritableGrants
 from rho_kernel.confinement.policy import ConfinementPolicy, build_policy
-from rho_kernel.diagnostics import warn
+from rho_kernel.diagnostics import info, warn
 from rho_kernel.process.errors import ProcessStartError
 from rho_kernel.process.launch import Launch
 from rho_kernel.security.repositories import Repositories, find_repositories
 
 #: "confined": commands run under `backend`; "unconfined": no backend works here, commands
-#: run without one; "off": `[sandbox] mode = "off"`; "refused": no backend works and
+#: run without one (each only once a person approves it, unless `[sandbox] require = false`);
+#: "off": `[sandbox] mode = "off"` (or `--no-sandbox`); "refused": no backend works and
 #: `[sandbox] require = true`, so commands do not run at all.
 SandboxMode = Literal["confined", "unconfined", "off", "refused"]
 
 
 class ConfinementRefused(ProcessStartError):
-    """`[sandbox] require = true` and no backend can confine the command."""
+    """No backend can confine the command, and it may not run unconfined: `[sandbox]
+    require = true`, or (the default, `"ask"`) nobody approved this one unconfined run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +47,11 @@ class SandboxStatus:
     pending_writable: list[str] = field(default_factory=list)
     problem: str | None = None
     fix: str | None = None
+    #: What the backend cannot enforce on this machine (`ConfinementBackend.limits`).
+    limits: list[str] = field(default_factory=list)
+    #: Unconfined, and `[sandbox] require = "ask"`: every command asks a person, whatever
+    #: the rules, the approval mode or a plugin say; unattended, none runs.
+    asks: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,14 +110,17 @@ class Confinement:
         backends: Sequence[ConfinementBackend],
         grants: WritableGrants | None = None,
         report: Callable[[str], None] = warn,
+        inform: Callable[[str], None] = info,
     ) -> None:
-        """Nothing is probed here; see `status`."""
+        """Nothing is probed here; see `status`. `report` gives warnings, `inform` the
+        announcement of a working sandbox."""
         self.settings = settings
         self.root = root
         self.home = home
         self.backends = list(backends)
         self._grants = grants
         self.report = report
+        self.inform = inform
         self._lock = threading.Lock()
         self._flag_lock = threading.Lock()
         self._chosen: tuple[ConfinementBackend | None, ConfinementProblem | None] | None = None
@@ -164,31 +174,48 @@ class Confinement:
         backend, problem = self._choose()
         if backend is None:
             assert problem is not None
-            mode: SandboxMode = "refused" if self.settings.require else "unconfined"
-            return SandboxStatus(mode, problem=problem.reason, fix=problem.fix)
+            require = self.settings.require
+            mode: SandboxMode = "refused" if require is True else "unconfined"
+            return SandboxStatus(
+                mode, problem=problem.reason, fix=problem.fix, asks=require == "ask"
+            )
+        network = self._network(backend)
         return SandboxStatus(
             "confined",
             backend=backend.name,
-            network=self._network(backend),
+            network=network,
             writable=granted,
             pending_writable=pending,
+            limits=self._limits(backend, network=network is True),
         )
 
-    def launcher(self, *, network: bool = False) -> ConfinedLauncher | None:
-        """How to start the next command: None runs it unconfined (mode off, or no backend
-        and not required). Raises `ConfinementRefused` when commands must not run.
-        `network=True` grants the whole network to this one command (an approved
+    def _limits(self, backend: ConfinementBackend, *, network: bool) -> list[str]:
+        try:
+            return [str(line) for line in backend.limits(network=network)]
+        except Exception as exc:  # a broken plugin backend must not stop rho
+            return [f"the {backend.name} backend could not say what it cannot enforce: {exc}"]
+
+    def launcher(
+        self, *, network: bool = False, approved_unconfined: bool = False
+    ) -> ConfinedLauncher | None:
+        """How to start the next command: None runs it unconfined (mode off; or no backend,
+        and `require = false` or, under `"ask"`, `approved_unconfined`: a person approved
+        this very run knowing it is unconfined). Raises `ConfinementRefused` when it must
+        not run. `network=True` grants the whole network to this one command (an approved
         escalation), whatever `[sandbox] network` says."""
         if self.settings.mode == "off":
             return None
         backend, problem = self._choose()
         if backend is None:
-            if self.settings.require:
-                assert problem is not None
+            assert problem is not None
+            require = self.settings.require
+            if require is True:
                 raise ConfinementRefused(
                     f"commands are refused: [sandbox] require = true, but {problem.reason}; "
                     f"to fix it, {problem.fix}"
                 )
+            if require == "ask" and not approved_unconfined:
+                raise ConfinementRefused(unapproved_reason(problem))
             return None
         granted, _ = self._writable()
         found = find_repositories(Path(os.path.realpath(self.root)))
@@ -203,20 +230,12 @@ class Confinement:
         return ConfinedLauncher(backend, policy, found)
 
     def announce(self) -> None:
-        """Say once on stderr when commands will run unconfined, and how to fix it."""
+        """Say once how commands will run (`sandbox_announcement`): through `inform` when
+        they are confined, as a warning through `report` otherwise."""
         status = self.status()
-        if status.mode in ("confined", "off") or not self._first("_announced"):
-            return
-        if status.mode == "refused":
-            self.report(
-                f"commands will not run: [sandbox] require = true, but {status.problem}; "
-                f"to fix it, {status.fix}"
-            )
-        else:
-            self.report(
-                f"commands run unconfined (no OS sandbox): {status.problem}; to fix it, "
-                f"{status.fix}, or set [sandbox] require = true to refuse commands instead"
-            )
+        if self._first("_announced"):
+            say = self.inform if status.mode == "confined" else self.report
+            say(sandbox_announcement(status))
 
     def _first(self, flag: str) -> bool:
         """Set the once-only `flag`; True for the one caller that set it."""
@@ -269,7 +288,17 @@ class Confinement:
             self.report(f"the writable paths could not be recorded: {exc}")
 
 
-_OFF_FIX = 'remove [sandbox] mode = "off" to confine commands'
+_OFF_FIX = 'remove [sandbox] mode = "off" (and --no-sandbox) to confine commands'
+#: How to opt out of asking for every unconfined command.
+OPT_OUT = "set [sandbox] require = false (or start rho with --no-sandbox) to run them anyway"
+
+
+def unapproved_reason(problem: ConfinementProblem) -> str:
+    """Why a command that nobody approved does not run where nothing confines it."""
+    return (
+        f"no OS sandbox works here ({problem.reason}), so every command needs a person's "
+        f"approval, and this one has none; to fix it, {problem.fix}, or {OPT_OUT}"
+    )
 
 
 def sandbox_summary(status: SandboxStatus) -> str:
@@ -277,16 +306,46 @@ def sandbox_summary(status: SandboxStatus) -> str:
     if status.mode == "confined":
         net = "network on" if status.network is True else "no network"
         return f"confined ({status.backend}, {net})"
-    return {"off": "unconfined ([sandbox] mode = off)", "refused": "refused"}.get(
-        status.mode, "unconfined (no sandbox backend works here)"
-    )
+    if status.mode == "off":
+        return "unconfined (the sandbox is off)"
+    if status.mode == "refused":
+        return "refused (no OS sandbox works here)"
+    if status.asks:
+        return "unconfined: no OS sandbox works here (every command asks)"
+    return "unconfined: no OS sandbox works here"
+
+
+def sandbox_announcement(status: SandboxStatus) -> str:
+    """What a front end says once at start: how commands will run, and why."""
+    if status.mode == "confined":
+        net = "with network" if status.network is True else "without network"
+        text = f"commands run confined by {status.backend} ({net})"
+        return f"{text}; here it cannot: {'; '.join(status.limits)}" if status.limits else text
+    if status.mode == "off":
+        return f"commands run unconfined: {status.problem}; to confine them, {status.fix}"
+    reason = f"no OS sandbox works here ({status.problem})"
+    if status.mode == "refused":
+        return (
+            f"commands will not run: [sandbox] require = true, and {reason}; to fix it, "
+            f"{status.fix}"
+        )
+    if status.asks:
+        return (
+            f"commands would run unconfined: {reason}; every command asks for your "
+            f"approval, whatever the rules and mode (and none runs unattended); to fix it, "
+            f"{status.fix}, or {OPT_OUT}"
+        )
+    return f"commands run unconfined ([sandbox] require = false): {reason}; to fix it, {status.fix}"
 
 
 __all__ = [
+    "OPT_OUT",
     "ConfinedLauncher",
     "Confinement",
     "ConfinementRefused",
     "SandboxMode",
     "SandboxStatus",
+    "sandbox_announcement",
     "sandbox_summary",
+    "unapproved_reason",
 ]

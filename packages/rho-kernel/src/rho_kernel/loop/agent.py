@@ -228,6 +228,8 @@ class AgentLoop:
         self._schemas: tuple[int, int] | None = None  # (id of the schema list, its bytes)
         #: The escalation and the previewed plan approved for each call about to run.
         self._escalations: dict[str, Escalation] = {}
+        #: Calls a person approved knowing that their processes run unconfined.
+        self._unconfined_approved: set[str] = set()
         self._plans: dict[str, str] = {}
         self._allowance: BatchAllowance | None = None
         #: How many times a plugin continued this turn as it would have ended.
@@ -707,7 +709,8 @@ class AgentLoop:
         if not allowed:
             return False
         risk = self._call_risk(call, tool, arguments)
-        if tool.runs_processes and tool.confined_risk is not None and await self._confined():
+        sandbox = await self._sandbox_status() if tool.runs_processes else None
+        if tool.confined_risk is not None and sandbox is not None and sandbox.mode == "confined":
             risk = tool.confined_risk
         mode = self._policy(call, risk)
         if mode == "deny":
@@ -721,7 +724,9 @@ class AgentLoop:
             return False
         confinement = self.params.confinement if tool.runs_processes else None
         pending = confinement.pending_writable() if confinement is not None else []
-        if escalation is None and not pending:
+        # Where nothing confines commands, only a person's answer runs one.
+        unconfined = sandbox is not None and sandbox.mode == "unconfined" and sandbox.asks
+        if escalation is None and not pending and not unconfined:
             if permission is not None and permission.decision == "allow":
                 await self._allowed_by_plugin(call, intercepted)
                 return True
@@ -736,6 +741,8 @@ class AgentLoop:
         approved = await self._decided(call, decision, pending)
         if approved and escalation is not None:
             self._escalations[call.id] = escalation
+        if approved and unconfined:
+            self._unconfined_approved.add(call.id)
         return approved
 
     async def _runs_unasked(
@@ -831,14 +838,13 @@ class AgentLoop:
         )
         return UNDECLARED_RISK
 
-    async def _confined(self) -> bool:
-        """Whether the processes tools start run in the OS sandbox now."""
+    async def _sandbox_status(self) -> SandboxStatus:
+        """How the processes tools start run now (unconfined without a confinement)."""
         confinement = self.params.confinement
         if confinement is None:
-            return False
+            return SandboxStatus(mode="unconfined")
         # The first status may wait for the backend probe: off the event loop.
-        status = await asyncio.to_thread(confinement.status)
-        return status.mode == "confined"
+        return await asyncio.to_thread(confinement.status)
 
     def _policy(self, call: ToolCall, risk: Risk) -> str:
         """The approval policy's mode for a call; an answer that is not a mode asks."""
@@ -901,12 +907,7 @@ class AgentLoop:
         await self.emit(Observer.on_approval_requested, call.name, shown, risk, call_id=call.id)
         if self.params.gate is None:
             return ApprovalDecision.denied(NO_APPROVER)
-        sandbox = None
-        if tool.runs_processes:
-            confinement = self.params.confinement
-            # The first status may wait for the backend probe: off the event loop.
-            status = await asyncio.to_thread(confinement.status) if confinement else None
-            sandbox = status if status is not None else SandboxStatus(mode="unconfined")
+        sandbox = await self._sandbox_status() if tool.runs_processes else None
         preview = await self._preview(call, tool, arguments)
         request = ApprovalRequest(
             tool=call.name,
@@ -1006,6 +1007,9 @@ class AgentLoop:
         for it, when it is about to run: with an output `sink`)."""
         escalation = self._escalations.pop(call.id, None) if sink is not None else None
         planned = self._plans.pop(call.id, None) if sink is not None else None
+        unconfined = sink is not None and call.id in self._unconfined_approved
+        if sink is not None:
+            self._unconfined_approved.discard(call.id)
         return ToolContext(
             root=self.params.root,
             config=self.params.config,
@@ -1016,6 +1020,7 @@ class AgentLoop:
             output=sink,
             confinement=self.params.confinement,
             escalation=(escalation.sandbox if escalation else None),
+            unconfined_approved=unconfined,
             planned=planned,
         )
 

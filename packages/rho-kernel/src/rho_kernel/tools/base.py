@@ -112,6 +112,9 @@ class ToolContext:
     #: The approved escalation of this call (`"network"` or `"unconfined"`), which
     #: `run_process` applies to the processes it starts; None: confined as configured.
     escalation: str | None = None
+    #: A person approved this call while no OS sandbox works here (`SandboxStatus.asks`),
+    #: so its processes may run unconfined; without that, `run_process` refuses them.
+    unconfined_approved: bool = False
     #: The base of the preview the user approved (see `Tool.preview`): write only if the
     #: file still matches it. None: no preview was shown.
     planned: str | None = None
@@ -135,8 +138,9 @@ class ToolContext:
         program's JSON messages rendered. Without `env` the process gets
         `command_environment()` (rho's environment without secrets). See
         `rho_kernel.process.run_process` for the details and errors; raises
-        `ConfinementRefused` (a `ProcessStartError`) when `[sandbox] require = true` and no
-        sandbox works here."""
+        `ConfinementRefused` (a `ProcessStartError`) when no sandbox works here and the
+        process may not run unconfined (`[sandbox] require = true`, or the default `"ask"`
+        and no person approved this call: see `unconfined_approved`)."""
         import asyncio
 
         from rho_kernel.process.runner import run_process
@@ -145,7 +149,11 @@ class ToolContext:
         if self.confinement is not None and self.escalation != "unconfined":
             # The first call may wait for the backend probe.
             network = self.escalation == "network"
-            launcher = await asyncio.to_thread(self.confinement.launcher, network=network)
+            launcher = await asyncio.to_thread(
+                self.confinement.launcher,
+                network=network,
+                approved_unconfined=self.unconfined_approved,
+            )
         result = await run_process(
             argv,
             root=self.root,

@@ -34,6 +34,12 @@ class SandboxInfo(Wire):
     )
     problem: str | None = Field(None, description="Why commands are not confined.")
     fix: str | None = Field(None, description="What would confine them.")
+    limits: list[str] = Field(
+        default_factory=list,
+        description="What the backend cannot enforce on this machine, or must forbid that "
+        'others allow (e.g. Landlock without namespaces: "no local network either"), one '
+        "sentence each.",
+    )
 
 
 class PackToolTokens(Wire):

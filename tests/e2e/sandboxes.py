@@ -1,0 +1,39 @@
+"""Which OS sandbox confines commands on this machine, for the tests that need one.
+
+rho picks bubblewrap where it works and Landlock otherwise (CI runs the suite both ways:
+once with bubblewrap hidden); a test of confinement runs under whichever rho would use, and
+skips, naming both, only where neither works.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+
+@cache
+def working_backend() -> str | None:
+    """The backend rho would choose here ("bubblewrap" or "landlock"), or None."""
+    from rho_kernel.confinement import Bubblewrap
+    from rho_kernel.confinement.landlock import Landlock
+
+    for backend in (Bubblewrap(), Landlock()):
+        if backend.supports_platform() and backend.probe() is None:
+            return backend.name
+    return None
+
+
+def landlock_tier() -> str | None:
+    """The namespaces the Landlock backend gets here ("user", "mount", "none"), or None."""
+    from rho_kernel.confinement.landlock import Landlock
+
+    backend = Landlock()
+    return backend.namespaces if backend.probe() is None else None
+
+
+#: Skips a test where commands cannot be confined at all.
+needs_sandbox = pytest.mark.skipif(
+    working_backend() is None,
+    reason="no OS sandbox works here: bubblewrap is not installed and Landlock is unavailable",
+)
