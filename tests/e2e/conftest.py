@@ -32,8 +32,13 @@ def home(tmp_path: Path) -> Path:
 def start_rho(project: Path, home: Path) -> Iterator[Callable[..., RhoProcess]]:
     started: list[RhoProcess] = []
 
-    def start(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> RhoProcess:
-        process = RhoProcess(list(args), cwd=cwd or project, home=home, env=env)
+    def start(
+        *args: str,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        prefix: list[str] | None = None,
+    ) -> RhoProcess:
+        process = RhoProcess(list(args), cwd=cwd or project, home=home, env=env, prefix=prefix)
         started.append(process)
         return process
 

@@ -43,11 +43,18 @@ class RhoProcess:
     """A running `rho` with helpers to send requests and read protocol lines."""
 
     def __init__(
-        self, args: list[str], *, cwd: Path, home: Path, env: dict[str, str] | None = None
+        self,
+        args: list[str],
+        *,
+        cwd: Path,
+        home: Path,
+        env: dict[str, str] | None = None,
+        prefix: list[str] | None = None,
     ) -> None:
+        """`prefix`: what runs rho (e.g. `machines.without_landlock`)."""
         full_env = rho_env(home, PYTHONUNBUFFERED="1", **(env or {}))
         self.proc = subprocess.Popen(
-            [RHO, *args],
+            [*(prefix or []), RHO, *args],
             cwd=cwd,
             env=full_env,
             stdin=subprocess.PIPE,
@@ -168,10 +175,16 @@ class RhoProcess:
 
 
 def start_scripted(
-    start_rho: Any, server: Any, *extra: str, env: dict[str, str] | None = None
+    start_rho: Any,
+    server: Any,
+    *extra: str,
+    env: dict[str, str] | None = None,
+    prefix: list[str] | None = None,
 ) -> RhoProcess:
     """Start rho against `server` (model `scripted-model`) and read its `ready`."""
-    process = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", *extra, env=env)
+    process = start_rho(
+        "--endpoint", server.chat_url, "-m", "scripted-model", *extra, env=env, prefix=prefix
+    )
     assert process.read()["method"] == "ready"
     return process
 

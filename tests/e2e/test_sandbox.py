@@ -9,7 +9,6 @@ which would hide (rather than refuse) anything under /tmp.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -290,41 +289,6 @@ def test_a_trusted_project_may_turn_the_sandbox_off(
     _, approval, result = run_command(start_rho, server, f"touch {outside_tmp}/allowed")
     assert approval["sandbox"]["mode"] == "off"
     assert result["output"] == "exit_code: 0\n" and (outside_tmp / "allowed").exists()
-
-
-def _path_without_bubblewrap(directory: Path) -> str:
-    """A PATH directory with the usual tools but no `bwrap`."""
-    directory.mkdir()
-    for name in ("bash", "sh", "touch", "cat", "echo", "true", "env", "rg"):
-        if found := shutil.which(name):
-            (directory / name).symlink_to(found)
-    return str(directory)
-
-
-@pytest.mark.parametrize("require", [False, True])
-def test_without_a_backend_commands_run_unconfined_or_are_refused(
-    start_rho, server: ScriptedServer, home: Path, outside_tmp: Path, require: bool
-) -> None:  # type: ignore[no-untyped-def]
-    if require:
-        user_config(home, "[sandbox]\nrequire = true\n")
-    path = _path_without_bubblewrap(outside_tmp / "bin")
-    rho, approval, result = run_command(
-        start_rho, server, f"touch {outside_tmp}/unconfined", env={"PATH": path}
-    )
-    state = rho.call("getState")["result"]["sandbox"]
-    assert state["mode"] == ("refused" if require else "unconfined")
-    assert "bubblewrap" in state["problem"] and "install bubblewrap" in state["fix"]
-    assert approval["sandbox"]["mode"] == state["mode"]
-    if require:
-        assert result["is_error"] is True
-        assert result["output"].startswith("run_command: commands are refused: [sandbox] require")
-        assert not (outside_tmp / "unconfined").exists()
-    else:
-        assert result["output"] == "exit_code: 0\n" and (outside_tmp / "unconfined").exists()
-    rho.finish()
-    stderr = rho.stderr_text()
-    said = "commands will not run" if require else "commands run unconfined"
-    assert stderr.count(said) == 1 and "install bubblewrap" in stderr
 
 
 BUILD_PLUGIN = """

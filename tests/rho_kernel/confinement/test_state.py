@@ -160,11 +160,14 @@ def test_without_a_backend_for_the_platform_the_problem_says_so(home: Path, proj
     assert status.fix == "run rho on Linux with bubblewrap, or on macOS"
 
 
-def test_unconfined_reports_the_first_problem_and_its_fix(home: Path, project: Path) -> None:
+def test_unconfined_reports_every_problem_and_the_first_fix(home: Path, project: Path) -> None:
     confinement, _ = make(home, project, Crashing(), Missing())
     status = confinement.status()
     assert status == SandboxStatus(
-        "unconfined", problem="the crashing backend failed: boom", fix="report it", asks=True
+        "unconfined",
+        problem="the crashing backend failed: boom; the missing tool is not installed",
+        fix="report it",
+        asks=True,
     )
     assert confinement.launcher(approved_unconfined=True) is None
     assert sandbox_summary(status) == "unconfined: no OS sandbox works here (every command asks)"
@@ -197,14 +200,14 @@ def test_mode_off_probes_nothing_and_launches_unconfined(home: Path, project: Pa
     confinement, reports = make(home, project, working, mode="off", writable=["~/x"])
     status = confinement.status()
     assert status.mode == "off" and status.problem == '[sandbox] mode = "off"'
-    assert status.fix == 'remove [sandbox] mode = "off" (and --no-sandbox) to confine commands'
+    assert status.fix == 'remove [sandbox] mode = "off" (or --no-sandbox) to confine commands'
     assert confinement.launcher() is None and confinement.pending_writable() == []
     confinement.announce()
     confinement.announce()
     assert working.probes == 0
     assert reports == [
-        'commands run unconfined: [sandbox] mode = "off"; to confine them, remove [sandbox] '
-        'mode = "off" (and --no-sandbox) to confine commands'
+        'commands run unconfined: [sandbox] mode = "off"; remove [sandbox] mode = "off" (or '
+        "--no-sandbox) to confine commands"
     ]
     assert sandbox_summary(status) == "unconfined (the sandbox is off)"
 

@@ -119,6 +119,9 @@ class RuntimeOptions:
     deny_rules: Sequence[str] = ()
     #: The permission mode (`--approval-mode`), over `[approval] mode`.
     approval_mode: PermissionMode | None = None
+    #: No OS sandbox for commands (`--no-sandbox`): `[sandbox] mode = "off"`, whatever the
+    #: config files say.
+    no_sandbox: bool = False
 
 
 def base_prompt(compact: bool = False) -> str:
@@ -312,6 +315,8 @@ class Runtime:
             config.agent.max_iterations = options.max_iterations
         if options.token_budget is not None:
             config.agent.token_budget = options.token_budget
+        if options.no_sandbox:
+            config.sandbox.mode = "off"
 
         tools = collect_tools(plugins, config, root.path)
 

@@ -66,7 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("ask", "auto-edit", "read-only", "auto"),
         help="how much runs without asking: ask (as the approval policy says), auto-edit "
         "(also file writes in the project), read-only (only tools that read; others are "
-        "refused), auto (everything, still in the OS sandbox); over [approval] mode",
+        "refused), auto (everything; commands stay in the OS sandbox, and where none works "
+        "they still ask); over [approval] mode",
+    )
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help='run the model\'s commands with no OS sandbox at all ([sandbox] mode = "off"): '
+        "they can read your credentials and write anywhere you can",
     )
     parser.add_argument(
         "--deny",
@@ -259,6 +266,7 @@ def _runtime_options(args: argparse.Namespace) -> RuntimeOptions:
         allow_rules=tuple(args.allow),
         deny_rules=tuple(args.deny),
         approval_mode=args.approval_mode,
+        no_sandbox=args.no_sandbox,
     )
 
 

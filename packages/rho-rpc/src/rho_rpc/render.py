@@ -286,6 +286,8 @@ def sandbox_status(status: SandboxStatus) -> dict[str, Any]:
     if status.problem is not None:
         wire["problem"] = status.problem
         wire["fix"] = status.fix
+    if status.asks:
+        wire["alwaysAsks"] = True
     if status.limits:
         wire["limits"] = status.limits
     return wire

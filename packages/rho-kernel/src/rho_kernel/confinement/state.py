@@ -148,7 +148,7 @@ class Confinement:
             candidates = named
         else:
             candidates = [b for b in self.backends if b.supports_platform()]
-        first: ConfinementProblem | None = None
+        problems: list[ConfinementProblem] = []
         for backend in candidates:
             try:
                 problem = backend.probe()
@@ -158,11 +158,15 @@ class Confinement:
                 )
             if problem is None:
                 return backend, None
-            first = first or problem
-        return None, first or ConfinementProblem(
-            "no sandbox backend supports this platform",
-            "run rho on Linux with bubblewrap, or on macOS",
-        )
+            problems.append(problem)
+        if not problems:
+            return None, ConfinementProblem(
+                "no sandbox backend supports this platform",
+                "run rho on Linux with bubblewrap, or on macOS",
+            )
+        # Every backend's reason; the first one's fix (the preferred backend's).
+        reasons = "; ".join(dict.fromkeys(problem.reason for problem in problems))
+        return None, ConfinementProblem(reasons, problems[0].fix)
 
     # ── what clients and tools see ─────────────────────────────────────────
 
@@ -288,7 +292,7 @@ class Confinement:
             self.report(f"the writable paths could not be recorded: {exc}")
 
 
-_OFF_FIX = 'remove [sandbox] mode = "off" (and --no-sandbox) to confine commands'
+_OFF_FIX = 'remove [sandbox] mode = "off" (or --no-sandbox) to confine commands'
 #: How to opt out of asking for every unconfined command.
 OPT_OUT = "set [sandbox] require = false (or start rho with --no-sandbox) to run them anyway"
 
@@ -322,7 +326,7 @@ def sandbox_announcement(status: SandboxStatus) -> str:
         text = f"commands run confined by {status.backend} ({net})"
         return f"{text}; here it cannot: {'; '.join(status.limits)}" if status.limits else text
     if status.mode == "off":
-        return f"commands run unconfined: {status.problem}; to confine them, {status.fix}"
+        return f"commands run unconfined: {status.problem}; {status.fix}"
     reason = f"no OS sandbox works here ({status.problem})"
     if status.mode == "refused":
         return (

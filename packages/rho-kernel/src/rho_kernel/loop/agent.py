@@ -964,9 +964,12 @@ class AgentLoop:
     async def _suggestions(
         self, tool: Tool, arguments: dict[str, Any], sandbox: SandboxStatus | None
     ) -> tuple[SuggestedRule, ...]:
-        """The rules this approval may remember: none when nothing keeps them, or when
-        approving also grants writable paths (a rule would skip that question next time)."""
-        if self.params.remember is None or (sandbox is not None and sandbox.pending_writable):
+        """The rules this approval may remember: none when nothing keeps them, when
+        approving also grants writable paths (a rule would skip that question next time),
+        or when every command asks anyway (no rule would apply: nothing confines them)."""
+        if self.params.remember is None or (
+            sandbox is not None and (sandbox.pending_writable or sandbox.asks)
+        ):
             return ()
         from rho_kernel.approvals.suggest import suggested_rules
 

@@ -17,8 +17,9 @@ class SandboxInfo(Wire):
 
     mode: Literal["confined", "unconfined", "off", "refused"] = Field(
         description='"confined" (by `backend`), "unconfined" (no sandbox backend works here: '
-        'see `problem` and `fix`), "off" ([sandbox] mode = "off") or "refused" (no backend '
-        "works and [sandbox] require = true: commands do not run)."
+        'see `problem`, `fix` and `alwaysAsks`), "off" ([sandbox] mode = "off" or '
+        '--no-sandbox) or "refused" (no backend works and [sandbox] require = true: commands '
+        "do not run)."
     )
     backend: str | None = Field(None, description='The sandbox in use, e.g. "bubblewrap".')
     network: bool | list[str] = Field(
@@ -34,6 +35,12 @@ class SandboxInfo(Wire):
     )
     problem: str | None = Field(None, description="Why commands are not confined.")
     fix: str | None = Field(None, description="What would confine them.")
+    alwaysAsks: bool = Field(
+        False,
+        description='Unconfined, and [sandbox] require = "ask" (the default): every command '
+        "asks for approval whatever the rules, the approval mode or a plugin say, and runs "
+        "unconfined only once approved (absent otherwise).",
+    )
     limits: list[str] = Field(
         default_factory=list,
         description="What the backend cannot enforce on this machine, or must forbid that "
