@@ -238,6 +238,39 @@ def test_failing_hooks_block_unless_they_allow_it(
     assert "Traceback" not in rho.stderr_text()
 
 
+def test_a_hook_printing_10_mb_of_json_fails_closed_saying_it_was_too_large(
+    start_rho: Any, server: ScriptedServer, home: Path, project: Path, tmp_path: Path
+) -> None:
+    # An "allow" at the head of 10 MB of JSON does not pass: the answer cannot be read whole.
+    big = _script(
+        tmp_path,
+        "big.py",
+        f"#!{PY}\nimport json, sys\nsys.stdin.read()\n"
+        "sys.stdout.write(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', "
+        "'permissionDecision': 'allow'}, 'pad': 'x' * 10_000_000}))\n",
+    )
+    _hooks(
+        home,
+        _hook("PreToolUse", big, "Write") + _hook("PreToolUse", big, "LS", on_failure="allow"),
+    )
+    server.add(
+        tool_call_reply("write_file", {"path": "w.txt", "content": "x"}),
+        tool_call_reply("list_dir", {}),
+        text_reply("done"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    assert _prompt(rho)["result"]["reply"] == "done"
+    write, listing = _results(server)
+    assert write.startswith("Tool call blocked: PreToolUse hook: hook `")
+    assert "printed too much to read as its JSON answer: 100000" in write
+    assert "more than the limit of 65536 bytes (64 KiB)" in write
+    assert "invalid JSON" not in write and "control character" not in write
+    assert not (project / "w.txt").exists()
+    assert not listing.startswith("Tool call blocked")  # it allows its own failure
+    assert [r["outcome"] for r in _runs(rho)] == ["failed", "allowed-failure"]
+    assert not any(m.get("method") == "approval/request" for m in rho.seen)
+
+
 def test_an_untrusted_repositorys_hooks_do_not_run_and_are_listed(
     start_rho: Any, server: ScriptedServer, project: Path, tmp_path: Path
 ) -> None:

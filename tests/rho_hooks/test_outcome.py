@@ -9,7 +9,7 @@ import pytest
 
 from rho_hooks.config import HookCommand
 from rho_hooks.outcome import MAX_REASON, HookOutcome, combine, interpret, shown
-from rho_hooks.runner import HookRun
+from rho_hooks.runner import MAX_OUTPUT, HookRun
 
 HOOK = HookCommand(command="./check.sh")
 LENIENT = HookCommand(command="./check.sh", on_failure="allow")
@@ -59,6 +59,11 @@ def test_a_long_reason_is_bounded() -> None:
         (run(None, cancelled=True), "was cancelled"),
         (run(None, error="cannot start '/bin/sh': no such file"), "could not start: cannot"),
         (run(0, "{not json"), "printed invalid JSON: Expecting property name"),
+        (
+            run(0, '{"decision": "approve", "pad": "xx\n[… elided …]\nxx"}', stdout_bytes=10**7),
+            "printed too much to read as its JSON answer: 10000000 bytes on stdout, more than "
+            f"the limit of {MAX_OUTPUT} bytes (64 KiB)",
+        ),
     ],
 )
 def test_a_failing_hook_blocks_naming_itself_and_why(hook_run: HookRun, why: str) -> None:
@@ -66,6 +71,18 @@ def test_a_failing_hook_blocks_naming_itself_and_why(hook_run: HookRun, why: str
     assert outcome.verdict == "block" and outcome.outcome == "failed"
     assert outcome.failure is not None and outcome.failure.startswith(f"hook `./check.sh` {why}")
     assert outcome.reason == outcome.failure
+
+
+def test_output_just_at_the_limit_is_read_and_plain_text_past_it_is_context() -> None:
+    empty = len(json.dumps({"decision": "block", "reason": ""}))
+    exact = json.dumps({"decision": "block", "reason": "x" * (MAX_OUTPUT - empty)})
+    assert len(exact) == MAX_OUTPUT
+    read = interpret("Stop", HOOK, run(0, exact, stdout_bytes=MAX_OUTPUT))
+    assert read.verdict == "block" and read.failure is None
+    text = interpret(
+        "UserPromptSubmit", HOOK, run(0, "head\n[… elided …]\ntail", stdout_bytes=10**7)
+    )
+    assert text.additional_context == "head\n[… elided …]\ntail" and text.failure is None
 
 
 def test_a_hook_that_allows_its_failure_lets_the_event_go_on() -> None:

@@ -6,7 +6,16 @@ import base64
 
 import mcp_types as types
 
-from rho_mcp.results import MAX_KEPT_DATA, MAX_OUTPUT_BYTES, cap, tool_result
+from rho_mcp.connection import describe_error
+from rho_mcp.results import (
+    MAX_ERROR_BYTES,
+    MAX_KEPT_DATA,
+    MAX_OUTPUT_BYTES,
+    MAX_SHORT_ERROR,
+    cap,
+    error_text,
+    tool_result,
+)
 
 
 def test_text_is_joined_and_the_rest_named() -> None:
@@ -59,3 +68,23 @@ def test_cap_keeps_head_and_tail_within_the_limit() -> None:
     assert len(capped.encode()) <= MAX_OUTPUT_BYTES + 100
     assert capped.startswith("é") and capped.endswith("é") and "left out" in capped
     assert cap("short") == "short"
+
+
+def test_an_error_text_is_bounded_saying_how_much_of_it_was_left_out() -> None:
+    assert error_text("no such tool") == "no such tool"
+    text = "head " + "M" * 20_000_000 + " tail"
+    bounded = error_text(text)
+    assert bounded.startswith("head M") and bounded.endswith("M tail")
+    assert len(bounded.encode()) < MAX_ERROR_BYTES + 100
+    assert "bytes of the server's error left out …]" in bounded
+    assert len(error_text(text, MAX_SHORT_ERROR).encode()) < MAX_SHORT_ERROR + 100
+
+
+def test_a_failed_start_is_told_in_a_few_words_whatever_the_server_said() -> None:
+    from mcp.shared.exceptions import MCPError
+
+    refused = describe_error(MCPError(-32050, "M" * 20_000_000))
+    assert refused.startswith("the server answered with an error: MMM")
+    assert len(refused) < MAX_SHORT_ERROR + 100 and "left out" in refused
+    group = ExceptionGroup("start", [RuntimeError("x\n" * 1_000_000)])
+    assert len(describe_error(group)) < MAX_SHORT_ERROR + 100

@@ -29,6 +29,7 @@ from rho_acp.mcp import give_servers
 from rho_acp.options import MODE_IDS, config_options, mode_state
 from rho_acp.prompts import prompt_content
 from rho_acp.session import AcpSession
+from rho_acp.stored import StoredSession, UnknownSession, stored_session
 
 #: Sessions listed per page.
 PAGE = 50
@@ -58,14 +59,14 @@ class RhoAgent:
         )
 
     async def _open(self, cwd: str, servers: Any = None, **changes: Any) -> AcpSession:
-        """A session in `cwd` (its project root): a new one, or the one `changes` name;
+        """A session in `cwd` (its project root): a new one, or the file `changes` name;
         `servers` are the editor's MCP servers for it."""
         from rho_kernel import hookspecs
         from rho_kernel.frontend import ConfigError, Runtime, StartupError
 
-        options = dataclasses.replace(
-            self.base, cwd=Path(cwd), root=Path(cwd), continue_latest=False, **changes
-        )
+        # A saved session is opened only by the file `_stored` found: never by a reference.
+        chosen = {"session": None, "session_path": None, "continue_latest": False, **changes}
+        options = dataclasses.replace(self.base, cwd=Path(cwd), root=Path(cwd), **chosen)
         try:
             runtime = await asyncio.to_thread(Runtime.build, options)
         except (StartupError, ConfigError, OSError, ValueError) as exc:
@@ -84,7 +85,7 @@ class RhoAgent:
     async def new_session(
         self, cwd: str, mcp_servers: Any = None, **kwargs: Any
     ) -> NewSessionResponse:
-        session = await self._open(cwd, mcp_servers, session=None)
+        session = await self._open(cwd, mcp_servers)
         modes, options = await self._settings(session)
         self._later(session.announce_commands())
         return NewSessionResponse(session_id=session.id, modes=modes, config_options=options)
@@ -138,13 +139,17 @@ class RhoAgent:
         source = self.sessions.get(session_id)
         opened = source is None
         if source is None:
-            source = await self._open(cwd, session=session_id, ephemeral=False)
+            stored = await self._stored(cwd, session_id)
+            source = self.sessions.get(stored.id)
+            opened = source is None
+            if source is None:
+                source = await self._open(cwd, session_path=stored.path, ephemeral=False)
         try:
             fork = source.runtime.session.fork()
         finally:
             if opened:
                 await self._close(source)
-        session = await self._open(cwd, mcp_servers, session=None)
+        session = await self._open(cwd, mcp_servers)
         del self.sessions[session.id]  # it continues in the fork, under the fork's id
         session.runtime.session.close()
         session.adopt(fork)
@@ -158,7 +163,10 @@ class RhoAgent:
         """Open a session again without replaying it."""
         session = self.sessions.get(session_id)
         if session is None:
-            session = await self._open(cwd, session=session_id, ephemeral=False)
+            stored = await self._stored(cwd, session_id)
+            session = self.sessions.get(stored.id)
+            if session is None:
+                session = await self._open(cwd, session_path=stored.path, ephemeral=False)
         modes, options = await self._settings(session)
         return ResumeSessionResponse(modes=modes, config_options=options)
 
@@ -170,13 +178,22 @@ class RhoAgent:
         self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
     ) -> LoadSessionResponse:
         """Open the session and replay its active branch as `session/update`s."""
-        if session_id in self.sessions:
-            raise RequestError.invalid_params({"message": f"session {session_id!r} is open"})
-        session = await self._open(cwd, mcp_servers, session=session_id, ephemeral=False)
+        stored = await self._stored(cwd, session_id)
+        if stored.id in self.sessions:
+            raise RequestError.invalid_params({"message": f"session {stored.id!r} is open"})
+        session = await self._open(cwd, mcp_servers, session_path=stored.path, ephemeral=False)
         for update in replay(session.runtime):
             await self.client.session_update(session_id=session.id, update=update)
         self._later(session.announce_commands())
         return LoadSessionResponse()
+
+    async def _stored(self, cwd: str, session_id: object) -> StoredSession:
+        """The saved session of the project at `cwd` that `session_id` names (its id, or
+        its file's path); an invalid-params error saying why when it names none."""
+        try:
+            return await asyncio.to_thread(stored_session, cwd, session_id, self.base.home)
+        except UnknownSession as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any

@@ -31,6 +31,7 @@ from acp.schema import (
 )
 
 from rho_acp.calls import FileText, decoded, edited_file, locations, title, tool_kind
+from rho_acp.permission import ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ONCE, ask
 from rho_kernel import ApprovalDecision, ApprovalRequest, ImagePart, Observer, ToolResult
 
 if TYPE_CHECKING:
@@ -44,10 +45,6 @@ STOP_REASONS: dict[str, StopReason] = {
     "cancelled": "cancelled",
     "consecutive_empty_responses": "end_turn",
 }
-
-ALLOW_ONCE = "allow-once"
-REJECT_ONCE = "reject-once"
-ALLOW_ALWAYS = "allow-always"
 
 
 class AcpSession(Observer):
@@ -235,17 +232,14 @@ class _Gate:
             kind=tool_kind(self.session.runtime.tools.get(request.tool)),
             raw_input=args,
         )
-        response = await self.session.client.request_permission(
-            session_id=self.session.id, tool_call=call, options=options
+        offered = [option.option_id for option in options]
+        return await ask(
+            lambda: self.session.client.request_permission(
+                session_id=self.session.id, tool_call=call, options=options
+            ),
+            offered,
+            remembered,
         )
-        outcome = response.outcome
-        if outcome.outcome != "selected":
-            return ApprovalDecision.cancelled("the client cancelled the permission request")
-        if outcome.option_id == ALLOW_ONCE:
-            return ApprovalDecision.approved()
-        if outcome.option_id == ALLOW_ALWAYS and remembered is not None:
-            return ApprovalDecision.approved(remember=remembered)
-        return ApprovalDecision.denied()
 
 
 __all__ = ["ALLOW_ALWAYS", "ALLOW_ONCE", "REJECT_ONCE", "STOP_REASONS", "AcpSession"]

@@ -6,8 +6,9 @@ A hook answers with its exit code and stdout, as in Claude Code:
   the context for UserPromptSubmit and SessionStart, and ignored for other events.
 - exit 2: block; stderr is the reason, for the model.
 - anything else — another exit code, a timeout, a crash, a hook that cannot start, stdout
-  that starts with `{` but is not a JSON object with fields of the right types — is a
-  failure, and blocks (rho fails closed) unless the hook says `on_failure = "allow"`.
+  that starts with `{` but is not a JSON object with fields of the right types, or is longer
+  than the `MAX_OUTPUT` bytes rho reads — is a failure, and blocks (rho fails closed) unless
+  the hook says `on_failure = "allow"`.
 
 The JSON fields read: `continue` (false: stop after this event, `stopReason` saying why),
 `systemMessage` (for the person), `suppressOutput`, `decision: "block"` with `reason`, and in
@@ -27,6 +28,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+from rho_hooks.runner import MAX_OUTPUT
 
 if TYPE_CHECKING:
     from rho_hooks.config import HookCommand
@@ -91,6 +94,8 @@ def interpret(event: str, hook: HookCommand, run: HookRun) -> HookOutcome:
     if not text.startswith("{"):
         context = text if text and event in TEXT_CONTEXT_EVENTS else None
         return HookOutcome(additional_context=context)
+    if run.stdout_cut:  # only its head and tail were kept: no JSON can be read from them
+        return _failed(hook, _too_large(run))
     try:
         return _from_json(event, hook, text)
     except _Invalid as exc:
@@ -119,6 +124,14 @@ def _failure(hook: HookCommand, run: HookRun) -> str | None:
         return None
     tail = run.stderr.strip()[-MAX_STDERR_TAIL:]
     return f"exited with {run.exit_code}" + (f": {tail}" if tail else "")
+
+
+def _too_large(run: HookRun) -> str:
+    """Why a JSON answer longer than rho reads fails."""
+    return (
+        f"printed too much to read as its JSON answer: {run.stdout_bytes} bytes on stdout, "
+        f"more than the limit of {MAX_OUTPUT} bytes ({MAX_OUTPUT // 1024} KiB)"
+    )
 
 
 def _failed(hook: HookCommand, why: str) -> HookOutcome:

@@ -30,7 +30,8 @@ class HookRun:
 
     `exit_code` is None when the process did not exit by itself (killed by a signal, stopped
     by rho: `timed_out`, `cancelled`) or never started (`error` says why). `signal` names
-    the signal that ended it, if one did.
+    the signal that ended it, if one did. `stdout_cut` says that stdout was longer than
+    `MAX_OUTPUT` bytes, so that `stdout` is not all of it.
     """
 
     exit_code: int | None
@@ -41,6 +42,14 @@ class HookRun:
     error: str | None = None
     cancelled: bool = False
     signal: int | None = None
+    #: Bytes the hook wrote on stdout, all of them (more than `MAX_OUTPUT`: `stdout` holds
+    #: only their head and tail).
+    stdout_bytes: int = 0
+
+    @property
+    def stdout_cut(self) -> bool:
+        """Whether stdout was longer than rho reads (`MAX_OUTPUT` bytes)."""
+        return self.stdout_bytes > MAX_OUTPUT
 
 
 def hook_environment(root: SandboxRoot) -> dict[str, str]:
@@ -83,6 +92,7 @@ async def run_hook(
         duration_ms=round(result.duration * 1000),
         cancelled=result.cancelled,
         signal=result.signal,
+        stdout_bytes=result.stdout_bytes,
     )
 
 

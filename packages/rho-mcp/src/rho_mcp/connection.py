@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from rho_kernel import ToolError
+from rho_mcp.results import MAX_SHORT_ERROR, error_text
 from rho_mcp.schema import schema_problem
 from rho_mcp.stdio import describe_exit
 
@@ -321,14 +322,16 @@ class ServerConnection:
             if exc.code == mcp_types.REQUEST_TIMEOUT:
                 raise ToolError(f"MCP server '{self.name}' did not answer {what} in time") from None
             raise ToolError(
-                f"MCP server '{self.name}' refused {what}: {exc.error.message}"
+                f"MCP server '{self.name}' refused {what}: {error_text(exc.error.message)}"
             ) from None
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             self.gone(self._exit_code)
-            raise ToolError(f"MCP server '{self.name}' went away during {what} ({exc})") from None
+            raise ToolError(
+                f"MCP server '{self.name}' went away during {what} ({error_text(str(exc))})"
+            ) from None
         except (RuntimeError, ValueError) as exc:  # the SDK's checks of the server's answer
             raise ToolError(
-                f"MCP server '{self.name}' gave an invalid answer to {what}: {exc}"
+                f"MCP server '{self.name}' gave an invalid answer to {what}: {error_text(str(exc))}"
             ) from None
 
 
@@ -345,19 +348,21 @@ async def _all_pages(fetch: Callable[..., Awaitable[Any]], key: str) -> list[Any
 
 
 def describe_error(exc: BaseException) -> str:
-    """A one-line account of why a start failed (the first leaf of an exception group)."""
+    """A short account of why a start failed (the first leaf of an exception group), its
+    server's text bounded to `MAX_SHORT_ERROR`."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, MCPError):
         if exc.code == mcp_types.CONNECTION_CLOSED:
             return "the server closed the connection while starting (see its log)"
-        return f"the server answered with an error: {exc.error.message}"
+        message = error_text(exc.error.message, MAX_SHORT_ERROR)
+        return f"the server answered with an error: {message}"
     if isinstance(exc, FileNotFoundError):
-        return f"its command was not found ({exc.filename or exc})"
+        return f"its command was not found ({error_text(str(exc.filename or exc), 300)})"
     if isinstance(exc, asyncio.CancelledError):
         return "its start was cancelled"
     text = " ".join(str(exc).split()) or type(exc).__name__
-    return text[:300]
+    return error_text(text, MAX_SHORT_ERROR)
 
 
 __all__ = ["MAX_BACKOFF", "Offer", "ServerConnection", "State", "describe_error"]

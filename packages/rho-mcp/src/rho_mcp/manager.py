@@ -27,6 +27,7 @@ from rho_mcp.environment import child_environment, request_headers
 from rho_mcp.extra import EXTRA_SERVERS
 from rho_mcp.naming import unique_name
 from rho_mcp.resources import resource_tools
+from rho_mcp.results import MAX_SHORT_ERROR, error_text
 from rho_mcp.sources import MCP_JSON, ServerSpec, Sources, read_sources, untrusted_message
 from rho_mcp.stdio import (
     MAX_MESSAGE_BYTES,
@@ -305,6 +306,7 @@ class McpManager:
         key = (connection.name, tool, why)
         if key not in self._skipped:
             self._skipped.add(key)
+            why = error_text(why, MAX_SHORT_ERROR)
             self.report(f"MCP server '{connection.name}': tool {tool[:100]!r} left out: {why}")
 
     def describe(self, connection: ServerConnection) -> dict[str, Any]:

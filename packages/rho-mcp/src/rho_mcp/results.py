@@ -5,7 +5,9 @@ Text blocks are joined; an embedded text resource is shown under its URI, a reso
 type and size, the block itself kept in `details` (its data up to `MAX_KEPT_DATA`).
 `structuredContent` is shown as JSON when there is no text. A result the server marks as an
 error is an error result. The text is capped at `MAX_OUTPUT_BYTES`, its head and tail kept;
-the loop then redacts it and frames it as tool output, as for every tool.
+the loop then redacts it and frames it as tool output, as for every tool. A server's error
+texts are bounded the same way (`error_text`: to `MAX_ERROR_BYTES` in a call's error, to
+`MAX_SHORT_ERROR` where a short account goes), each saying how much was left out.
 """
 
 from __future__ import annotations
@@ -21,6 +23,12 @@ from rho_kernel import ToolResult
 MAX_OUTPUT_BYTES = 64 * 1024
 #: The most base64 data of one block kept in `details` (the session holds it).
 MAX_KEPT_DATA = 1 << 20
+#: The most of a server's error text a call's error keeps (under the loop's own bound of a
+#: failure's text, so that only one note says what was left out).
+MAX_ERROR_BYTES = 32 * 1024
+#: The most of a server's error text kept where a short account goes: a server's state
+#: (`listMcpServers`, getState) and the lines reported on stderr.
+MAX_SHORT_ERROR = 1000
 
 
 def _size(data: str) -> int:
@@ -65,9 +73,9 @@ def block_text(block: Any, kept: list[dict[str, Any]]) -> str:
     return f"[{kind or 'unknown'} content]"
 
 
-def cap(text: str, limit: int = MAX_OUTPUT_BYTES) -> str:
-    """`text` at most `limit` UTF-8 bytes: its head and tail around a note of what was left
-    out."""
+def cap(text: str, limit: int = MAX_OUTPUT_BYTES, what: str = "result") -> str:
+    """`text` at most about `limit` UTF-8 bytes: its head and tail around a note of how much
+    of the server's `what` was left out."""
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= limit:
         return text
@@ -75,7 +83,13 @@ def cap(text: str, limit: int = MAX_OUTPUT_BYTES) -> str:
     head = data[:half].decode("utf-8", "ignore")
     tail = data[-half:].decode("utf-8", "ignore")
     omitted = len(data) - len(head.encode()) - len(tail.encode())
-    return f"{head}\n[… {omitted} bytes of the server's result left out …]\n{tail}"
+    return f"{head}\n[… {omitted} bytes of the server's {what} left out …]\n{tail}"
+
+
+def error_text(text: str, limit: int = MAX_ERROR_BYTES) -> str:
+    """A server's error text (an error's message, a failure's account) bounded as its
+    results are: at most about `limit` bytes, saying how much was left out."""
+    return cap(text, limit, "error")
 
 
 def tool_result(result: Any, server: str, tool: str) -> ToolResult:
@@ -95,4 +109,13 @@ def tool_result(result: Any, server: str, tool: str) -> ToolResult:
     return ToolResult(output, details=details)
 
 
-__all__ = ["MAX_KEPT_DATA", "MAX_OUTPUT_BYTES", "block_text", "cap", "tool_result"]
+__all__ = [
+    "MAX_ERROR_BYTES",
+    "MAX_KEPT_DATA",
+    "MAX_OUTPUT_BYTES",
+    "MAX_SHORT_ERROR",
+    "block_text",
+    "cap",
+    "error_text",
+    "tool_result",
+]

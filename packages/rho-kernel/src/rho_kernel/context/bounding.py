@@ -15,6 +15,9 @@ from rho_kernel.context.estimator import utf8_len
 
 FOOTER_RESERVE = 320
 """Bytes kept free under the limit for the footer."""
+MAX_ERROR_BYTES = 64 * 1024
+"""The most of a failure's text a tool call keeps (`bound_error`), as much as a command's
+output (`[shell] max_output_bytes`' default)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,20 @@ def bound_text(text: str, limit: int) -> Bounded | None:
     )
 
 
+def bound_error(text: str, limit: int = MAX_ERROR_BYTES) -> str:
+    """A tool's failure text (an exception's message) at most about `limit` UTF-8 bytes: its
+    head and tail around a note of how much was left out. The loop bounds every failure a
+    tool raises with it, before the text is kept anywhere (the session keeps a cut result's
+    full text), as a tool's own output is bounded by the tool."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return text
+    head = data[: limit // 2].decode("utf-8", "ignore")
+    tail = data[len(data) - limit // 2 :].decode("utf-8", "ignore")
+    left_out = len(data) - utf8_len(head) - utf8_len(tail)
+    return f"{head}\n[… {left_out} of {len(data)} bytes of the error left out …]\n{tail}"
+
+
 class BatchAllowance:
     """The bytes each result of one tool batch may use.
 
@@ -102,4 +119,12 @@ class BatchAllowance:
         self.used += max(0, size)
 
 
-__all__ = ["FOOTER_RESERVE", "BatchAllowance", "Bounded", "bound_text", "footer"]
+__all__ = [
+    "FOOTER_RESERVE",
+    "MAX_ERROR_BYTES",
+    "BatchAllowance",
+    "Bounded",
+    "bound_error",
+    "bound_text",
+    "footer",
+]

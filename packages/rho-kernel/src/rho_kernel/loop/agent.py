@@ -17,7 +17,7 @@ from rho_kernel.approvals.remembered import APPROVED_BY_KIND
 from rho_kernel.cancel import Cancelled, CancelToken
 from rho_kernel.confinement.hints import with_created_note
 from rho_kernel.confinement.state import SandboxStatus
-from rho_kernel.context.bounding import BatchAllowance, bound_text, footer
+from rho_kernel.context.bounding import BatchAllowance, bound_error, bound_text, footer
 from rho_kernel.context.budget import TokenBudget
 from rho_kernel.context.estimator import TokenEstimator, utf8_len
 from rho_kernel.context.fitting import ContextFitter, ContextOverflow, FitResult
@@ -1038,9 +1038,9 @@ class AgentLoop:
         except Cancelled:
             return ToolResult.error(CANCELLED), True
         except ToolError as exc:
-            return ToolResult.error(str(exc)), False
+            return ToolResult.error(bound_error(str(exc))), False
         except Exception as exc:
-            return ToolResult.error(f"{call.name}: {type(exc).__name__}: {exc}"), False
+            return ToolResult.error(bound_error(f"{call.name}: {type(exc).__name__}: {exc}")), False
         if not isinstance(result, ToolResult):
             result = ToolResult.error(
                 f"{call.name}: the tool returned {type(result).__name__}, not a ToolResult"
