@@ -37,3 +37,13 @@ needs_sandbox = pytest.mark.skipif(
     working_backend() is None,
     reason="no OS sandbox works here: bubblewrap is not installed and Landlock is unavailable",
 )
+
+
+#: How a write the sandbox refuses fails: a read-only mount (bubblewrap, or Landlock with a
+#: mount namespace, for `.git`), or Landlock's refusal.
+REFUSED_WRITE = ("Read-only file system", "Permission denied")
+
+
+def refusals(output: str) -> int:
+    """How many refused writes `output` reports."""
+    return sum(output.count(sign) for sign in REFUSED_WRITE)

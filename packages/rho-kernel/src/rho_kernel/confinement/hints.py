@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 #: Output that a confined command shows when the sandbox stopped it: (text, what was blocked).
 SANDBOX_SIGNS: tuple[tuple[str, str], ...] = (
     ("Read-only file system", "a write outside the project"),
+    ("Permission denied", "a write outside the project or a read of credentials"),
     ("Operation not permitted", "a write outside the project or a network connection"),
     ("Network is unreachable", "network access"),
     ("Could not resolve host", "network access"),

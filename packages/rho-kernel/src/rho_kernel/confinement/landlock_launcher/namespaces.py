@@ -21,6 +21,7 @@ already, but cannot stop a `connect` to a socket such as `/run/docker.sock`.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import stat
@@ -169,10 +170,17 @@ def _private_tmp(document: Document) -> None:
 
 
 def _bind_read_only(path: str) -> None:
+    """Bind `path` read-only onto itself. A symbolic link (`.git` naming a directory) is
+    left alone: nothing can be mounted on a link, and its target, where it matters, is in
+    the list too; a link anywhere else on the way stops the launch."""
     try:
         fd = open_path(path)
     except FileNotFoundError:
         return
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and stat.S_ISLNK(os.lstat(path).st_mode):
+            return
+        raise
     try:
         tree = clone_tree(fd)
         try:
