@@ -99,3 +99,46 @@ def test_the_program_is_whole_instructions_and_the_numbers_are_the_kernels() -> 
 )
 def test_a_filter_only_for_the_machines_it_is_made_for(machine: str, made: bool) -> None:
     assert (seccomp.filter_for_machine(machine) is not None) is made
+
+
+# ── the Landlock backend's options ───────────────────────────────────────────
+
+EACCES = 0x00050000 | errno.EACCES
+CLONE_NEWUSER, CLONE_NEWNS, SIGCHLD = 0x10000000, 0x20000, 17
+
+
+@pytest.mark.parametrize("table", TABLES, ids=["x86_64", "i386", "aarch64"])
+def test_new_namespaces_are_refused_and_ordinary_clones_pass(table: SyscallTable) -> None:
+    program = seccomp.build_filter(seccomp.FilterOptions(namespaces=True))
+    for flags in (CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWUSER | SIGCHLD, 0x40000000, 0x20000000):
+        assert run(program, table.clone, table.arch, (flags,)) == EPERM, hex(flags)
+        assert run(program, table.unshare, table.arch, (flags,)) == EPERM, hex(flags)
+    assert run(program, table.unshare, table.arch, (0x80,)) == EPERM  # CLONE_NEWTIME
+    assert run(program, table.clone, table.arch, (0x01200000 | SIGCHLD,)) == ALLOW  # fork()
+    assert run(program, table.clone, table.arch, (0x003D0F00,)) == ALLOW  # a thread
+    assert run(program, table.unshare, table.arch, (0x200,)) == ALLOW  # CLONE_FILES
+    assert run(program, seccomp.CLONE3, table.arch) == ENOSYS
+    assert run(program, table.setns, table.arch, (3, 0)) == EPERM
+    # Without the option, nothing changes for them.
+    assert run(PROGRAM, table.clone, table.arch, (CLONE_NEWUSER,)) == ALLOW
+
+
+@pytest.mark.parametrize("table", TABLES, ids=["x86_64", "i386", "aarch64"])
+def test_without_network_only_unix_sockets_are_made_and_nothing_connects(
+    table: SyscallTable,
+) -> None:
+    program = seccomp.build_filter(seccomp.FilterOptions(network=True))
+    assert run(program, table.socket, table.arch, (1, 1, 0)) == ALLOW  # AF_UNIX
+    for domain in (2, 10, 16, 17):  # AF_INET, AF_INET6, AF_NETLINK, AF_PACKET
+        assert run(program, table.socket, table.arch, (domain, 1, 0)) == EACCES
+    assert run(program, table.connect, table.arch, (3, 0, 16)) == EACCES
+    if table.socketcall is not None:
+        assert run(program, table.socketcall, table.arch, (1, 0)) == ENOSYS
+    for nr in table.mode_argument:  # set-ID modes are still refused alongside
+        assert run(program, nr, table.arch, with_mode(table, nr, 0o4755)) == EPERM
+
+
+def test_both_options_fit_one_program_within_jump_range() -> None:
+    program = seccomp.build_filter(seccomp.FilterOptions(namespaces=True, network=True))
+    assert len(program) % 8 == 0 and len(program) // 8 < 256
+    assert run(program, 90, X86_64.arch, (0, 0o4755)) == EPERM

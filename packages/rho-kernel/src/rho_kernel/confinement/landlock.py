@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 
 from rho_kernel.confinement.backend import ConfinementBackend, ConfinementProblem
-from rho_kernel.confinement.landlock_launcher.boot import boot_argv
+from rho_kernel.confinement.landlock_launcher.boot import FOLDER, boot_argv
 from rho_kernel.confinement.landlock_launcher.document import Document, Namespaces
 from rho_kernel.confinement.policy import ConfinementPolicy
 from rho_kernel.confinement.seccomp import MACHINES, FilterOptions, filter_for_machine
@@ -62,11 +62,19 @@ class Landlock(ConfinementBackend):
     platforms = ("linux",)
     enforces_host_lists = False
 
-    def __init__(self, *, namespaces: Namespaces | None = None, python: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        namespaces: Namespaces | None = None,
+        python: str | None = None,
+        folder: str | None = None,
+    ) -> None:
         """`namespaces`: use this tier instead of probing for the best one (tests use it to
-        try every tier on one machine); `python`: the interpreter that runs the launcher."""
+        try every tier on one machine); `python`: the interpreter that runs the launcher;
+        `folder`: where the launcher package lies (default: rho's own)."""
         self.forced = namespaces
         self.python = python
+        self.folder = folder or FOLDER
         self.namespaces: Namespaces | None = None
         self.abi = 0
         self._tmpdir: str | None = None
@@ -140,7 +148,7 @@ class Landlock(ConfinementBackend):
             seccomp=filter_for_machine(options=options) or b"",
             inner_id=UNPRIVILEGED_ID if tier == "user" and _is_root() else None,
         )
-        return boot_argv(document.encode(), argv, self.python)
+        return boot_argv(document.encode(), argv, self.python, self.folder)
 
     def _temp_directory(self) -> str:
         """A directory of this rho's for the commands' temporary files (without a private

@@ -12,13 +12,22 @@ from __future__ import annotations
 import os
 import sys
 
-_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BOOT = (
-    f"import sys;sys.path.append({_FOLDER!r});"
-    "from landlock_launcher.main import main;sys.exit(main(sys.argv[1:]))"
-)
+#: The folder holding this package.
+FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def boot_argv(document: str, argv: list[str], python: str | None = None) -> list[str]:
-    """The argv that runs `argv` confined as `document` (an encoded `Document`) says."""
-    return [python or sys.executable, "-I", "-S", "-B", "-c", BOOT, document, "--", *argv]
+def boot_line(folder: str = FOLDER) -> str:
+    """The `-c` program that runs the launcher found in `folder`."""
+    return (
+        f"import sys;sys.path.append({folder!r});"
+        "from landlock_launcher.main import main;sys.exit(main(sys.argv[1:]))"
+    )
+
+
+def boot_argv(
+    document: str, argv: list[str], python: str | None = None, folder: str = FOLDER
+) -> list[str]:
+    """The argv that runs `argv` confined as `document` (an encoded `Document`) says, with
+    the launcher in `folder` (a copy of this package's parent, for tests)."""
+    line = boot_line(folder)
+    return [python or sys.executable, "-I", "-S", "-B", "-c", line, document, "--", *argv]

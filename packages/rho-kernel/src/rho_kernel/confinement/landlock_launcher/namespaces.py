@@ -193,9 +193,11 @@ def _bind_read_only(path: str) -> None:
 
 
 def _cover(path: str) -> None:
+    """Put an empty read-only directory, or `/dev/null`, over `path` (nothing where it does
+    not exist, or where this uid cannot even reach it: it is out of reach already)."""
     try:
         info = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
         return
     if stat.S_ISDIR(info.st_mode):
         mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0555")
