@@ -5,6 +5,7 @@ a user (`nobody`, through `setpriv`), a confined command tries every way out of 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -249,10 +250,8 @@ def test_a_background_process_dies_with_the_command_where_namespaces_work(case: 
         assert (left == []) == (case.tier != "none"), left
     finally:
         for process in left:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(int(process.name), 9)
-            except OSError:
-                pass
 
 
 def _cmdline(process: Path) -> str:
@@ -263,14 +262,11 @@ def _cmdline(process: Path) -> str:
 
 
 def test_the_command_sees_only_its_own_processes_and_a_private_tmp(case: Run) -> None:
-    visible = tempfile.NamedTemporaryFile(dir="/tmp", prefix="rho-landlock-visible-")
-    try:
+    with tempfile.NamedTemporaryFile(dir="/tmp", prefix="rho-landlock-visible-") as visible:
         name = visible.name
         done = case.run(
             ["sh", "-c", f"ls /proc | grep -c '^[0-9]'; test -e {name} && echo seen; echo $TMPDIR"]
         )
-    finally:
-        visible.close()
     count, *rest = done.stdout.split()
     if case.tier == "none":
         assert int(count) > 3 and rest[-1] != "/tmp"  # the host's processes; its own TMPDIR
