@@ -48,6 +48,7 @@ class RhoAgent:
         self.sessions: dict[str, AcpSession] = {}
         self.client: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._sandbox_said = False
 
     def on_connect(self, conn: Any) -> None:
         self.client = conn
@@ -74,6 +75,10 @@ class RhoAgent:
         for problem in give_servers(runtime, servers):
             runtime.plugins.report(problem)
         runtime.plugins.call_each(hookspecs.rho_startup, runtime=runtime)
+        if not self._sandbox_said and any(tool.runs_processes for tool in runtime.tools):
+            # Said once, on stderr, how commands will run (probed in the background).
+            self._sandbox_said = True
+            self._later(asyncio.to_thread(runtime.confinement.announce))
         session = AcpSession(runtime, self.client)
         offer = FileOffer.of(self.handshake.get("params"))
         if offer.read or offer.write:

@@ -19,7 +19,12 @@ MODES = (
     ("ask", "Ask", "Reads run; writes, commands and the network ask first."),
     ("auto-edit", "Auto-edit", "File writes in the project run too; commands still ask."),
     ("read-only", "Read-only", "Only tools that read run; the others are refused."),
-    ("auto", "Auto", "Everything runs without asking, still in the OS sandbox."),
+    (
+        "auto",
+        "Auto",
+        "Everything runs without asking; commands stay in the OS sandbox, and where none "
+        "works they still ask.",
+    ),
 )
 MODE_IDS = tuple(mode_id for mode_id, _, _ in MODES)
 

@@ -204,6 +204,31 @@ class AcpSession(Observer):
         return None
 
 
+def sandbox_suffix(request: ApprovalRequest) -> str:
+    """What the title of a call that starts processes adds: how they would run."""
+    if request.sandbox is None:
+        return ""
+    from rho_kernel.confinement import sandbox_summary
+
+    return f" [sandbox: {sandbox_summary(request.sandbox)}]"
+
+
+def sandbox_meta(request: ApprovalRequest) -> dict[str, Any] | None:
+    """The sandbox state for clients that read it (`_meta.rho.sandbox`, as `getState`
+    gives it over JSON-RPC), for a call that starts processes."""
+    if request.sandbox is None:
+        return None
+    status = request.sandbox
+    said: dict[str, Any] = {"mode": status.mode, "backend": status.backend}
+    if status.problem is not None:
+        said |= {"problem": status.problem, "fix": status.fix}
+    if status.asks:
+        said["alwaysAsks"] = True
+    if status.limits:
+        said["limits"] = list(status.limits)
+    return {"rho": {"sandbox": said}}
+
+
 class _Gate:
     """Asks the client, as `session/request_permission`, about a call that needs approval."""
 
@@ -228,9 +253,10 @@ class _Gate:
             )
         call = ToolCallUpdate(
             tool_call_id=request.call_id,
-            title=title(request.tool, args),
+            title=title(request.tool, args) + sandbox_suffix(request),
             kind=tool_kind(self.session.runtime.tools.get(request.tool)),
             raw_input=args,
+            field_meta=sandbox_meta(request),
         )
         offered = [option.option_id for option in options]
         return await ask(

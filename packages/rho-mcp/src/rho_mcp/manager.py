@@ -186,19 +186,19 @@ class McpManager:
         )
 
     def _launching(self, spec: ServerSpec) -> Launching | None:
+        """How a server that must be confined starts: under the OS sandbox; unconfined only
+        where the user turned the sandbox off or opted out (`[sandbox] require = false`).
+        Where no sandbox works otherwise it does not start: nobody is there to approve it
+        the way a command is approved."""
         if not spec.confined:
             return None
-        confinement = self.runtime.confinement
-        launcher = confinement.launcher(network=spec.config.network)
-        if launcher is None:
-            status = confinement.status()
-            if status.mode == "off":
-                return None  # the user turned the sandbox off for everything
-            raise RuntimeError(
-                f"it must run in the OS sandbox, which is not available: {status.problem}"
-                + (f"; to fix it, {status.fix}" if status.fix else "")
-            )
-        return launcher.launch
+        from rho_kernel.confinement import ConfinementRefused
+
+        try:
+            launcher = self.runtime.confinement.launcher(network=spec.config.network)
+        except ConfinementRefused as exc:
+            raise RuntimeError(f"it must run in the OS sandbox: {exc}") from None
+        return launcher.launch if launcher is not None else None
 
     def _http_transport(self, spec: ServerSpec) -> Any:
         from mcp.client.streamable_http import streamable_http_client

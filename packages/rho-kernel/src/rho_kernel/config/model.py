@@ -87,7 +87,8 @@ ApprovalMode = Literal["auto", "ask", "deny"]
 PermissionMode = Literal["ask", "auto-edit", "read-only", "auto"]
 """How much runs without asking (`[approval] mode`, `--approval-mode`, `setApprovalMode`):
 `ask` as the policy says; `auto-edit` also file writes in the project; `read-only` only
-tools that read (the others are refused); `auto` everything (still in the OS sandbox)."""
+tools that read (the others are refused); `auto` everything (commands stay in the OS
+sandbox; where none works they still ask)."""
 
 
 class ApprovalConfig(_Section):

@@ -188,6 +188,12 @@ async def _run(runtime: Runtime, args: ExecArgs) -> int:
     started = time.monotonic()
     result: AgentResult | None = None
     error: AgentError | None = None
+    # How commands will run, said once on stderr (probed while the model starts).
+    announced = (
+        loop.run_in_executor(None, runtime.confinement.announce)
+        if any(tool.runs_processes for tool in runtime.tools)
+        else None
+    )
     try:
         await runtime.startup_settled()
         if not interrupt.seen:
@@ -195,6 +201,8 @@ async def _run(runtime: Runtime, args: ExecArgs) -> int:
     except AgentError as exc:
         error = exc
     finally:
+        if announced is not None:
+            await announced
         runtime.plugins.call_each(hookspecs.rho_shutdown, runtime=runtime)
         await runtime.aclose("rho exec ended")
         loop.remove_signal_handler(signal.SIGINT)

@@ -24,6 +24,15 @@ NO_TERMINAL = (
 )
 
 
+#: What the model is told of a command denied because nothing can confine it and nobody
+#: is there to approve it unconfined.
+UNCONFINED_NO_TERMINAL = (
+    "no OS sandbox works on this machine, so every command needs a person's approval, and rho "
+    "exec runs without a terminal to ask: the command did not run, and no rule or mode can let "
+    "it. Go on without running commands if you can; otherwise say what the user should run."
+)
+
+
 class Pausable(Protocol):
     """A screen that must step aside while a question is asked."""
 
@@ -43,6 +52,13 @@ class NoTerminalGate:
         from rho_kernel import ApprovalDecision
 
         self.denied.append(request.tool)
+        if request.sandbox is not None and request.sandbox.asks:
+            self.say(
+                f"denied {request.tool}: no OS sandbox works here, so every command needs a "
+                f"person's approval, and there is no terminal to ask ({request.sandbox.problem}"
+                f"; to fix it, {request.sandbox.fix}, or run with --no-sandbox)"
+            )
+            return ApprovalDecision.denied(UNCONFINED_NO_TERMINAL)
         self.say(
             f"denied {request.tool}: no terminal to ask for approval "
             "(let it run with --approval-mode or --allow RULE)"
@@ -104,4 +120,4 @@ class TerminalGate:
                 self.screen.resume()
 
 
-__all__ = ["NO_TERMINAL", "NoTerminalGate", "Pausable", "TerminalGate"]
+__all__ = ["NO_TERMINAL", "UNCONFINED_NO_TERMINAL", "NoTerminalGate", "Pausable", "TerminalGate"]

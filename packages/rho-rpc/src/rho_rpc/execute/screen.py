@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         SuggestedRule,
         ToolResult,
     )
+    from rho_kernel.confinement import SandboxStatus
     from rho_kernel.security import SandboxRoot
 
 #: The arguments that name what a call is about, in the order one is chosen.
@@ -594,6 +595,8 @@ def request_view(request: ApprovalRequest, rule: SuggestedRule | None) -> list[R
     if request.reason:
         parts.append(Text("reason: " + visible(request.reason, "\n")))
     parts.append(preview_view(request))
+    if request.sandbox is not None:
+        parts.append(sandbox_view(request.sandbox))
     if request.escalation is not None:
         wanted = _ESCALATIONS.get(request.escalation.sandbox, request.escalation.sandbox)
         why = visible(request.escalation.justification, "\n")
@@ -603,6 +606,14 @@ def request_view(request: ApprovalRequest, rule: SuggestedRule | None) -> list[R
         choices.append(f"\n[a] always: {visible(rule.rule)} ({rule.scope})")
     parts.append(choices)
     return parts
+
+
+def sandbox_view(sandbox: SandboxStatus) -> Text:
+    """How the call's processes would run: confined (by what), or unconfined, in red."""
+    from rho_kernel.confinement import sandbox_summary
+
+    said = "sandbox: " + sandbox_summary(sandbox)
+    return Text(said, style="dim" if sandbox.mode == "confined" else "bold red")
 
 
 def preview_view(request: ApprovalRequest) -> RenderableType:

@@ -17,7 +17,8 @@ class SetApprovalModeParams(Params):
     mode: PermissionModeName = Field(
         description='"ask" (as the approval policy says), "auto-edit" (also file writes in '
         'the project), "read-only" (only tools that read run; the others are refused with a '
-        'result saying so), "auto" (everything runs, still in the OS sandbox).'
+        'result saying so), "auto" (everything runs; commands stay in the OS sandbox, and '
+        "where none works they still ask)."
     )
 
 
