@@ -116,8 +116,9 @@ _BLAME = options(
     "--color-by-age --minimal -s -e --show-email -w --abbrev[=] -c -f --show-name "
     "-n --show-number --since="
 )
-_SHORTLOG = options(_REVISIONS + " -n --numbered -s --summary -e --email -c --committer "
-    "--group= -w[=] --format=")
+_SHORTLOG = options(
+    _REVISIONS + " -n --numbered -s --summary -e --email -c --committer --group= -w[=] --format="
+)
 _DESCRIBE = options(
     "--tags --all --long --abbrev[=] --always --dirty[=] --broken[=] --exact-match "
     "--candidates= --match= --exclude= --first-parent --contains --debug"
@@ -137,20 +138,24 @@ _CAT_FILE = options(
 )
 _SIMPLE = {
     "merge-base": options("-a --all --octopus --is-ancestor --independent --fork-point"),
-    "name-rev": options("--tags --refs= --exclude= --all --annotate-stdin --name-only "
-                        "--no-undefined --always"),
+    "name-rev": options(
+        "--tags --refs= --exclude= --all --annotate-stdin --name-only --no-undefined --always"
+    ),
     "count-objects": options("-v --verbose -H --human-readable"),
-    "check-ignore": options("-q --quiet -v --verbose --stdin -z -n --non-matching "
-                            "--no-index"),
+    "check-ignore": options("-q --quiet -v --verbose --stdin -z -n --non-matching --no-index"),
     "check-attr": options("-a --all --cached --stdin -z --source="),
     "version": options("--build-options"),
     "var": options("-l"),
     "cherry": options("-v --abbrev[=]"),
-    "range-diff": options(_DIFF + " --creation-factor= --no-dual-color --left-only "
-                          "--right-only"),
-    "reflog": options(_REVISIONS + " " + _DIFF, subcommands={
-        "show": _LOG, "exists": options(""), "list": options(""),
-    }),
+    "range-diff": options(_DIFF + " --creation-factor= --no-dual-color --left-only --right-only"),
+    "reflog": options(
+        _REVISIONS + " " + _DIFF,
+        subcommands={
+            "show": _LOG,
+            "exists": options(""),
+            "list": options(""),
+        },
+    ),
 }
 _MUTATE = {
     "add": options(
@@ -159,8 +164,10 @@ _MUTATE = {
         "--ignore-missing --renormalize --sparse --chmod= --pathspec-from-file= "
         "--pathspec-file-nul"
     ),
-    "rm": options("-f --force -n --dry-run -r --cached --ignore-unmatch -q --quiet "
-                  "--sparse --pathspec-from-file= --pathspec-file-nul"),
+    "rm": options(
+        "-f --force -n --dry-run -r --cached --ignore-unmatch -q --quiet "
+        "--sparse --pathspec-from-file= --pathspec-file-nul"
+    ),
     "mv": options("-f --force -k -n --dry-run -v --verbose --sparse"),
     "restore": options(
         "-s= --source= -S --staged -W --worktree --ours --theirs -m --merge "
@@ -189,20 +196,27 @@ _MUTATE = {
         "--include -o --only --pathspec-from-file= --pathspec-file-nul -u[=] "
         "--untracked-files[=] -q --quiet --dry-run --status --no-status"
     ),
-    "reset": options("--soft --mixed --hard --merge --keep -q --quiet --no-refresh "
-                     "--recurse-submodules --no-recurse-submodules -N "
-                     "--pathspec-from-file= --pathspec-file-nul"),
+    "reset": options(
+        "--soft --mixed --hard --merge --keep -q --quiet --no-refresh "
+        "--recurse-submodules --no-recurse-submodules -N "
+        "--pathspec-from-file= --pathspec-file-nul"
+    ),
     "clean": options("-n --dry-run -f --force -d -x -X -q --quiet -e= --exclude="),
-    "stash": options("", subcommands={
-        "list": _LOG,
-        "show": options(_DIFF + " --include-untracked --only-untracked -u"),
-        "push": options("-m= --message= -u --include-untracked -a --all -k --keep-index "
-                        "--no-keep-index -S --staged -q --quiet --pathspec-from-file= "
-                        "--pathspec-file-nul"),
-        "pop": options("--index -q --quiet"),
-        "apply": options("--index -q --quiet"),
-        "drop": options("-q --quiet"),
-    }),
+    "stash": options(
+        "",
+        subcommands={
+            "list": _LOG,
+            "show": options(_DIFF + " --include-untracked --only-untracked -u"),
+            "push": options(
+                "-m= --message= -u --include-untracked -a --all -k --keep-index "
+                "--no-keep-index -S --staged -q --quiet --pathspec-from-file= "
+                "--pathspec-file-nul"
+            ),
+            "pop": options("--index -q --quiet"),
+            "apply": options("--index -q --quiet"),
+            "drop": options("-q --quiet"),
+        },
+    ),
     "merge": options(
         "--commit --no-commit --ff --no-ff --ff-only --squash --no-squash --stat -n "
         "--no-stat --log[=] --no-log --signoff --no-signoff -m= -F= --file= --into-name= "
@@ -221,19 +235,25 @@ _MUTATE = {
         "--ignore-date --reset-author-date --signoff --root --autostash --no-autostash "
         "--update-refs --no-update-refs --rebase-merges[=] --no-rebase-merges"
     ),
-    "cherry-pick": options("-n --no-commit -x -m= --mainline= -s --signoff --ff "
-                           "--allow-empty --allow-empty-message --keep-redundant-commits "
-                           "--empty= --continue --skip --abort --quit -X= "
-                           "--strategy-option= --rerere-autoupdate --no-rerere-autoupdate"),
-    "revert": options("--no-edit -n --no-commit -m= --mainline= -s --signoff "
-                      "--continue --skip --abort --quit -X= --strategy-option= "
-                      "--reference --rerere-autoupdate --no-rerere-autoupdate"),
-    "apply": options("--stat --numstat --summary --check --index --cached --intent-to-add "
-                     "-3 --3way --ours --theirs --union -R --reverse --reject -z -p= -C= "
-                     "--unidiff-zero --apply --no-add --allow-binary-replacement --binary "
-                     "--exclude= --include= --ignore-space-change --ignore-whitespace "
-                     "--whitespace= --inaccurate-eof -v --verbose -q --quiet --recount "
-                     "--directory= --allow-empty"),
+    "cherry-pick": options(
+        "-n --no-commit -x -m= --mainline= -s --signoff --ff "
+        "--allow-empty --allow-empty-message --keep-redundant-commits "
+        "--empty= --continue --skip --abort --quit -X= "
+        "--strategy-option= --rerere-autoupdate --no-rerere-autoupdate"
+    ),
+    "revert": options(
+        "--no-edit -n --no-commit -m= --mainline= -s --signoff "
+        "--continue --skip --abort --quit -X= --strategy-option= "
+        "--reference --rerere-autoupdate --no-rerere-autoupdate"
+    ),
+    "apply": options(
+        "--stat --numstat --summary --check --index --cached --intent-to-add "
+        "-3 --3way --ours --theirs --union -R --reverse --reject -z -p= -C= "
+        "--unidiff-zero --apply --no-add --allow-binary-replacement --binary "
+        "--exclude= --include= --ignore-space-change --ignore-whitespace "
+        "--whitespace= --inaccurate-eof -v --verbose -q --quiet --recount "
+        "--directory= --allow-empty"
+    ),
 }
 
 
@@ -281,8 +301,16 @@ def _remote(reading: Reading) -> bool:
 
 def _config(reading: Reading) -> bool:
     """`git config` that only reads (a setting it writes could name a program)."""
-    reads = ("--get", "--get-all", "--get-regexp", "--list", "-l", "--get-color",
-             "--get-colorbool", "--get-urlmatch")
+    reads = (
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--list",
+        "-l",
+        "--get-color",
+        "--get-colorbool",
+        "--get-urlmatch",
+    )
     if reading.operands[:1] in (["get"], ["list"]):
         return True
     if reading.has(*reads):
@@ -321,13 +349,16 @@ _READ_ONLY = {
         "--default= --includes --no-includes",
         check=_config,
     ),
-    "worktree": options("", subcommands={"list": options("-v --verbose --porcelain -z "
-                                                         "--expire=")}),
-    "bisect": options("", subcommands={
-        name: options("--no-checkout --first-parent --term-old= --term-new= --term-good= "
-                      "--term-bad=")
-        for name in ("start", "good", "bad", "new", "old", "skip", "reset", "log", "terms")
-    }),
+    "worktree": options("", subcommands={"list": options("-v --verbose --porcelain -z --expire=")}),
+    "bisect": options(
+        "",
+        subcommands={
+            name: options(
+                "--no-checkout --first-parent --term-old= --term-new= --term-good= --term-bad="
+            )
+            for name in ("start", "good", "bad", "new", "old", "skip", "reset", "log", "terms")
+        },
+    ),
 }
 
 #: `git` and its subcommands: what a rule may cover beyond its own words.

@@ -132,21 +132,34 @@ _CARGO = options(
         "bench": options(_CARGO_COMMON + " --no-run --no-fail-fast", check=_test_arguments),
         "run": options(_CARGO_COMMON, check=_test_arguments),
         "r": options(_CARGO_COMMON, check=_test_arguments),
-        "clippy": options(_CARGO_COMMON + " --no-deps --fix --allow-dirty --allow-staged",
-                          check=_lint_levels),
-        "fmt": options("--all --check -q --quiet -v --verbose -p= --package= "
-                       "--message-format=", check=_no_rest),
+        "clippy": options(
+            _CARGO_COMMON + " --no-deps --fix --allow-dirty --allow-staged", check=_lint_levels
+        ),
+        "fmt": options(
+            "--all --check -q --quiet -v --verbose -p= --package= --message-format=", check=_no_rest
+        ),
         "doc": options(_CARGO_COMMON + " --no-deps --document-private-items", check=_no_rest),
-        "tree": options(_CARGO_COMMON + " -e= --edges= -i= --invert= --depth= --prefix= "
-                        "--no-dedupe -d --duplicates --charset= -f= --format= --all-targets",
-                        check=_no_rest),
-        "metadata": options("--format-version= --no-deps --all-features --features= "
-                            "--no-default-features --filter-platform= -q -v --locked "
-                            "--offline --frozen", check=no_operands),
-        "clean": options("-p= --package= --release -r --profile= --target= "
-                         "--target-dir= --doc -n --dry-run -q -v", check=no_operands),
-        "update": options("-p= --package= --workspace --dry-run -n -q -v --locked "
-                          "--offline --precise= --recursive", check=_no_rest),
+        "tree": options(
+            _CARGO_COMMON + " -e= --edges= -i= --invert= --depth= --prefix= "
+            "--no-dedupe -d --duplicates --charset= -f= --format= --all-targets",
+            check=_no_rest,
+        ),
+        "metadata": options(
+            "--format-version= --no-deps --all-features --features= "
+            "--no-default-features --filter-platform= -q -v --locked "
+            "--offline --frozen",
+            check=no_operands,
+        ),
+        "clean": options(
+            "-p= --package= --release -r --profile= --target= "
+            "--target-dir= --doc -n --dry-run -q -v",
+            check=no_operands,
+        ),
+        "update": options(
+            "-p= --package= --workspace --dry-run -n -q -v --locked "
+            "--offline --precise= --recursive",
+            check=_no_rest,
+        ),
         "fetch": options("--target= -q -v --locked --offline", check=no_operands),
         "version": options("-v --verbose", check=no_operands),
     },
@@ -156,21 +169,29 @@ _GO = options(
     "",
     subcommands={
         "build": options(_GO_BUILD),
-        "test": options(_GO_BUILD + " -run= -skip= -count= -short -timeout= -bench= "
-                        "-benchmem -benchtime= -failfast -coverprofile= -covermode= "
-                        "-parallel= -list= -shuffle= -fullpath -cpu="),
+        "test": options(
+            _GO_BUILD + " -run= -skip= -count= -short -timeout= -bench= "
+            "-benchmem -benchtime= -failfast -coverprofile= -covermode= "
+            "-parallel= -list= -shuffle= -fullpath -cpu="
+        ),
         "vet": options("-v -x -n -tags= -json -C="),
         "run": options(_GO_BUILD),
         "version": options("-m -v"),
         "env": options("-json -changed"),
-        "list": options("-m -json[=] -f= -e -deps -test -u -versions -find -compiled "
-                        "-export -tags="),
+        "list": options(
+            "-m -json[=] -f= -e -deps -test -u -versions -find -compiled -export -tags="
+        ),
         "fmt": options("-n -x -mod="),
-        "mod": options("", subcommands={"tidy": options("-v -e -go= -compat= -diff"),
-                                        "download": options("-x -json"),
-                                        "verify": options(""),
-                                        "why": options("-m -vendor"),
-                                        "graph": options("-go=")}),
+        "mod": options(
+            "",
+            subcommands={
+                "tidy": options("-v -e -go= -compat= -diff"),
+                "download": options("-x -json"),
+                "verify": options(""),
+                "why": options("-m -vendor"),
+                "graph": options("-go="),
+            },
+        ),
     },
 )
 _NPM_RUN = "-s --silent -q --quiet --if-present -w= --workspace= --workspaces -ws --json"
@@ -221,13 +242,20 @@ PROGRAMS: dict[str, Grammar] = {
         "-A -b -e -E -n -s -t -T -u -v --show-all --number-nonblank --number "
         "--squeeze-blank --show-ends --show-tabs --show-nonprinting"
     ),
-    "head": options("-n= -c= -q -v -z --lines= --bytes= --quiet --silent --verbose "
-                    "--zero-terminated", numeric=True),
-    "tail": options("-n= -c= -f -F -q -v -z -s= --follow[=] --lines= --bytes= --retry "
-                    "--pid= --sleep-interval= --max-unchanged-stats= --quiet --silent "
-                    "--verbose --zero-terminated", numeric=True),
-    "wc": options("-l -w -c -m -L --lines --words --bytes --chars --max-line-length "
-                  "--total= --zero-terminated"),
+    "head": options(
+        "-n= -c= -q -v -z --lines= --bytes= --quiet --silent --verbose --zero-terminated",
+        numeric=True,
+    ),
+    "tail": options(
+        "-n= -c= -f -F -q -v -z -s= --follow[=] --lines= --bytes= --retry "
+        "--pid= --sleep-interval= --max-unchanged-stats= --quiet --silent "
+        "--verbose --zero-terminated",
+        numeric=True,
+    ),
+    "wc": options(
+        "-l -w -c -m -L --lines --words --bytes --chars --max-line-length "
+        "--total= --zero-terminated"
+    ),
     "grep": _GREP,
     "egrep": _GREP,
     "fgrep": _GREP,
@@ -247,11 +275,15 @@ PROGRAMS: dict[str, Grammar] = {
         "--random-sort --reverse --version-sort --check[=] --merge --stable --unique "
         "--zero-terminated --sort= --debug"
     ),
-    "uniq": options("-c -d -D -u -i -z -f= -s= -w= --count --repeated --all-repeated[=] "
-                    "--unique --ignore-case --skip-fields= --skip-chars= --check-chars= "
-                    "--group[=] --zero-terminated"),
-    "cut": options("-b= -c= -f= -d= -s -z -n --bytes= --characters= --fields= --delimiter= "
-                   "--only-delimited --complement --output-delimiter= --zero-terminated"),
+    "uniq": options(
+        "-c -d -D -u -i -z -f= -s= -w= --count --repeated --all-repeated[=] "
+        "--unique --ignore-case --skip-fields= --skip-chars= --check-chars= "
+        "--group[=] --zero-terminated"
+    ),
+    "cut": options(
+        "-b= -c= -f= -d= -s -z -n --bytes= --characters= --fields= --delimiter= "
+        "--only-delimited --complement --output-delimiter= --zero-terminated"
+    ),
     "tr": options("-c -C -d -s -t --complement --delete --squeeze-repeats --truncate-set1"),
     "diff": options(
         "-u -U= -c -C= -q -s -r -N -a -b -w -B -i -E -Z -y -W= -x= -X= -p -F= -e -n -t -T "
@@ -265,83 +297,120 @@ PROGRAMS: dict[str, Grammar] = {
         "--from-file= --to-file= --starting-file= --ignore-file-name-case "
         "--no-ignore-file-name-case --suppress-blank-empty --ignore-matching-lines="
     ),
-    "cmp": options("-b -l -s -i= -n= --print-bytes --verbose --quiet --silent "
-                   "--ignore-initial= --bytes="),
-    "comm": options("-1 -2 -3 -12 -13 -23 -z --check-order --nocheck-order "
-                    "--output-delimiter= --total --zero-terminated"),
-    "stat": options("-L -f -t -c= --format= --printf= --dereference --file-system --terse "
-                    "--cached="),
-    "file": options("-b -i -L -h -k -s -r -N -0 -E -e= --mime --mime-type --mime-encoding "
-                    "--brief --dereference --no-dereference --keep-going --raw "
-                    "--no-pad --print0 --exclude= --extension --apple"),
-    "du": options("-a -b -c -h -k -m -s -x -L -P -H -l -0 -D -d= -t= -X= -B= --max-depth= "
-                  "--summarize --human-readable --apparent-size --total --exclude= "
-                  "--exclude-from= --time[=] --si --threshold= --inodes --block-size= "
-                  "--count-links --dereference --separate-dirs --one-file-system --null"),
-    "df": options("-h -H -a -i -k -l -T -P -t= -x= -B= --total --output[=] --type= "
-                  "--exclude-type= --human-readable --si --inodes --local --portability "
-                  "--print-type --all --block-size= --sync --no-sync"),
+    "cmp": options(
+        "-b -l -s -i= -n= --print-bytes --verbose --quiet --silent --ignore-initial= --bytes="
+    ),
+    "comm": options(
+        "-1 -2 -3 -12 -13 -23 -z --check-order --nocheck-order "
+        "--output-delimiter= --total --zero-terminated"
+    ),
+    "stat": options(
+        "-L -f -t -c= --format= --printf= --dereference --file-system --terse --cached="
+    ),
+    "file": options(
+        "-b -i -L -h -k -s -r -N -0 -E -e= --mime --mime-type --mime-encoding "
+        "--brief --dereference --no-dereference --keep-going --raw "
+        "--no-pad --print0 --exclude= --extension --apple"
+    ),
+    "du": options(
+        "-a -b -c -h -k -m -s -x -L -P -H -l -0 -D -d= -t= -X= -B= --max-depth= "
+        "--summarize --human-readable --apparent-size --total --exclude= "
+        "--exclude-from= --time[=] --si --threshold= --inodes --block-size= "
+        "--count-links --dereference --separate-dirs --one-file-system --null"
+    ),
+    "df": options(
+        "-h -H -a -i -k -l -T -P -t= -x= -B= --total --output[=] --type= "
+        "--exclude-type= --human-readable --si --inodes --local --portability "
+        "--print-type --all --block-size= --sync --no-sync"
+    ),
     "pwd": options("-L -P", check=no_operands),
     "echo": options("-n -e -E"),
     "printf": options(""),
     "which": options("-a -s"),
-    "tree": options("-a -d -l -f -i -q -N -Q -p -u -g -s -h -D -F -r -t -c -U -v -C -n -J "
-                    "-X -x -L= -P= -I= --gitignore --dirsfirst --noreport --charset= "
-                    "--prune --filelimit= --matchdirs --ignore-case --du --si --sort= "
-                    "--filesfirst --metafirst"),
+    "tree": options(
+        "-a -d -l -f -i -q -N -Q -p -u -g -s -h -D -F -r -t -c -U -v -C -n -J "
+        "-X -x -L= -P= -I= --gitignore --dirsfirst --noreport --charset= "
+        "--prune --filelimit= --matchdirs --ignore-case --du --si --sort= "
+        "--filesfirst --metafirst"
+    ),
     "basename": options("-a -s= -z --multiple --suffix= --zero"),
     "dirname": options("-z --zero"),
-    "realpath": options("-e -m -L -P -q -s -z --relative-to= --relative-base= "
-                        "--canonicalize-existing --canonicalize-missing --logical "
-                        "--physical --quiet --strip --no-symlinks --zero"),
-    "readlink": options("-f -e -m -n -q -s -v -z --canonicalize --canonicalize-existing "
-                        "--canonicalize-missing --no-newline --quiet --silent --verbose "
-                        "--zero"),
-    "date": options("-u -R -I[=] --iso-8601[=] --rfc-3339= --rfc-email -d= --date= -r= "
-                    "--reference= --utc --universal", check=_date),
-    "uname": options("-a -s -n -r -v -m -p -i -o --all --kernel-name --nodename "
-                     "--kernel-release --kernel-version --machine --processor "
-                     "--hardware-platform --operating-system", check=no_operands),
+    "realpath": options(
+        "-e -m -L -P -q -s -z --relative-to= --relative-base= "
+        "--canonicalize-existing --canonicalize-missing --logical "
+        "--physical --quiet --strip --no-symlinks --zero"
+    ),
+    "readlink": options(
+        "-f -e -m -n -q -s -v -z --canonicalize --canonicalize-existing "
+        "--canonicalize-missing --no-newline --quiet --silent --verbose "
+        "--zero"
+    ),
+    "date": options(
+        "-u -R -I[=] --iso-8601[=] --rfc-3339= --rfc-email -d= --date= -r= "
+        "--reference= --utc --universal",
+        check=_date,
+    ),
+    "uname": options(
+        "-a -s -n -r -v -m -p -i -o --all --kernel-name --nodename "
+        "--kernel-release --kernel-version --machine --processor "
+        "--hardware-platform --operating-system",
+        check=no_operands,
+    ),
     "whoami": options("", check=no_operands),
     "id": options("-u -g -G -n -r -z --user --group --groups --name --real --zero"),
-    "hostname": options("-f -s -i -I -d -A --fqdn --long --short --ip-address "
-                        "--all-ip-addresses --domain", check=no_operands),
+    "hostname": options(
+        "-f -s -i -I -d -A --fqdn --long --short --ip-address --all-ip-addresses --domain",
+        check=no_operands,
+    ),
     "true": options(""),
     "false": options(""),
-    "nl": options("-b= -n= -s= -v= -w= -i= -l= -d= -h= -f= -p --body-numbering= "
-                  "--number-format= --number-separator= --starting-line-number= "
-                  "--number-width= --line-increment= --join-blank-lines= "
-                  "--section-delimiter= --header-numbering= --footer-numbering= "
-                  "--no-renumber"),
-    "od": options("-A= -t= -N= -j= -w[=] -v -a -b -c -d -f -i -l -o -s -x "
-                  "--address-radix= --format= --read-bytes= --skip-bytes= --width[=] "
-                  "--output-duplicates --endian="),
+    "nl": options(
+        "-b= -n= -s= -v= -w= -i= -l= -d= -h= -f= -p --body-numbering= "
+        "--number-format= --number-separator= --starting-line-number= "
+        "--number-width= --line-increment= --join-blank-lines= "
+        "--section-delimiter= --header-numbering= --footer-numbering= "
+        "--no-renumber"
+    ),
+    "od": options(
+        "-A= -t= -N= -j= -w[=] -v -a -b -c -d -f -i -l -o -s -x "
+        "--address-radix= --format= --read-bytes= --skip-bytes= --width[=] "
+        "--output-duplicates --endian="
+    ),
     "xxd": options("-a -b -C -e -E -i -p -r -u -d -c= -g= -l= -o= -s= -n="),
     "hexdump": options("-b -c -C -d -o -x -v -n= -s= -e= -L[=]"),
-    "jq": options("-r -j -c -n -e -s -S -C -M -a -R --raw-output --join-output "
-                  "--compact-output --null-input --exit-status --slurp --sort-keys "
-                  "--color-output --monochrome-output --ascii-output --raw-input --tab "
-                  "--indent= --arg= --argjson= --args --jsonargs --raw-output0 --seq "
-                  "--stream --stream-errors -f= --from-file="),
+    "jq": options(
+        "-r -j -c -n -e -s -S -C -M -a -R --raw-output --join-output "
+        "--compact-output --null-input --exit-status --slurp --sort-keys "
+        "--color-output --monochrome-output --ascii-output --raw-input --tab "
+        "--indent= --arg= --argjson= --args --jsonargs --raw-output0 --seq "
+        "--stream --stream-errors -f= --from-file="
+    ),
     "tac": options("-b -r -s= --before --regex --separator="),
     "rev": options(""),
     "seq": options("-f= -s= -w --format= --separator= --equal-width"),
-    "column": options("-t -s= -o= -c= -x -n -N= -R= -J -e -L --table --separator= "
-                      "--output-separator= --output-width= --fillrows --table-columns= "
-                      "--table-right= --json --keep-empty-lines --table-noheadings "
-                      "--table-name= --table-hide= --table-order= --table-wrap= "
-                      "--table-truncate= -W= -T= -H= -O= -r= -d -l="),
+    "column": options(
+        "-t -s= -o= -c= -x -n -N= -R= -J -e -L --table --separator= "
+        "--output-separator= --output-width= --fillrows --table-columns= "
+        "--table-right= --json --keep-empty-lines --table-noheadings "
+        "--table-name= --table-hide= --table-order= --table-wrap= "
+        "--table-truncate= -W= -T= -H= -O= -r= -d -l="
+    ),
     "fold": options("-b -s -w= --bytes --spaces --width="),
     "paste": options("-d= -s -z --delimiters= --serial --zero-terminated"),
-    "join": options("-1= -2= -a= -e= -i -j= -o= -t= -v= -z --nocheck-order --check-order "
-                    "--header --ignore-case --zero-terminated"),
+    "join": options(
+        "-1= -2= -a= -e= -i -j= -o= -t= -v= -z --nocheck-order --check-order "
+        "--header --ignore-case --zero-terminated"
+    ),
     "expand": options("-i -t= --initial --tabs="),
     "unexpand": options("-a -t= --all --first-only --tabs="),
-    "fmt": options("-c -p= -s -t -u -w= -g= --crown-margin --prefix= --split-only "
-                   "--tagged-paragraph --uniform-spacing --width= --goal="),
+    "fmt": options(
+        "-c -p= -s -t -u -w= -g= --crown-margin --prefix= --split-only "
+        "--tagged-paragraph --uniform-spacing --width= --goal="
+    ),
     "mkdir": options("-p -v -m= --parents --verbose --mode="),
-    "touch": options("-a -c -m -h -d= -r= -t= --no-create --date= --reference= --time= "
-                     "--no-dereference"),
+    "touch": options(
+        "-a -c -m -h -d= -r= -t= --no-create --date= --reference= --time= --no-dereference"
+    ),
     "cp": options(
         "-r -R -a -f -i -n -p -v -u -l -s -L -P -H -d -x -b -T -t= -S= --recursive "
         "--archive --force --no-clobber --interactive --preserve[=] --no-preserve= "
@@ -350,27 +419,43 @@ PROGRAMS: dict[str, Grammar] = {
         "--sparse= --reflink[=] --remove-destination --strip-trailing-slashes "
         "--one-file-system --attributes-only --debug --keep-directory-symlink"
     ),
-    "mv": options("-f -i -n -v -u -b -T -t= -S= --force --interactive --no-clobber "
-                  "--verbose --update[=] --backup[=] --suffix= --target-directory= "
-                  "--no-target-directory --strip-trailing-slashes --exchange --no-copy"),
-    "rm": options("-r -R -f -i -I -d -v --recursive --force --dir --verbose "
-                  "--one-file-system --interactive[=] --preserve-root[=]"),
+    "mv": options(
+        "-f -i -n -v -u -b -T -t= -S= --force --interactive --no-clobber "
+        "--verbose --update[=] --backup[=] --suffix= --target-directory= "
+        "--no-target-directory --strip-trailing-slashes --exchange --no-copy"
+    ),
+    "rm": options(
+        "-r -R -f -i -I -d -v --recursive --force --dir --verbose "
+        "--one-file-system --interactive[=] --preserve-root[=]"
+    ),
     "rmdir": options("-p -v --parents --verbose --ignore-fail-on-non-empty"),
-    "ln": options("-s -f -n -v -r -T -t= -L -P -b -S= --symbolic --force --no-dereference "
-                  "--verbose --relative --target-directory= --no-target-directory "
-                  "--logical --physical --backup[=] --suffix="),
-    "chmod": options("-R -v -c -f --recursive --verbose --changes --silent --quiet "
-                     "--reference= --preserve-root"),
-    "sha256sum": options("-b -c -t -z -w --binary --check --text --tag --quiet --status "
-                         "--strict --warn --ignore-missing --zero"),
-    "sha1sum": options("-b -c -t -z -w --binary --check --text --tag --quiet --status "
-                       "--strict --warn --ignore-missing --zero"),
-    "md5sum": options("-b -c -t -z -w --binary --check --text --tag --quiet --status "
-                      "--strict --warn --ignore-missing --zero"),
-    "awk": options("-F= -v= --field-separator= --assign= -e= --source= -b -c -P -r -S "
-                   "-n --characters-as-bytes --traditional --posix --re-interval "
-                   "--sandbox --non-decimal-data",
-                   check=_awk, values={"-e": safe_awk_program, "--source": safe_awk_program}),
+    "ln": options(
+        "-s -f -n -v -r -T -t= -L -P -b -S= --symbolic --force --no-dereference "
+        "--verbose --relative --target-directory= --no-target-directory "
+        "--logical --physical --backup[=] --suffix="
+    ),
+    "chmod": options(
+        "-R -v -c -f --recursive --verbose --changes --silent --quiet --reference= --preserve-root"
+    ),
+    "sha256sum": options(
+        "-b -c -t -z -w --binary --check --text --tag --quiet --status "
+        "--strict --warn --ignore-missing --zero"
+    ),
+    "sha1sum": options(
+        "-b -c -t -z -w --binary --check --text --tag --quiet --status "
+        "--strict --warn --ignore-missing --zero"
+    ),
+    "md5sum": options(
+        "-b -c -t -z -w --binary --check --text --tag --quiet --status "
+        "--strict --warn --ignore-missing --zero"
+    ),
+    "awk": options(
+        "-F= -v= --field-separator= --assign= -e= --source= -b -c -P -r -S "
+        "-n --characters-as-bytes --traditional --posix --re-interval "
+        "--sandbox --non-decimal-data",
+        check=_awk,
+        values={"-e": safe_awk_program, "--source": safe_awk_program},
+    ),
     "tar": _TAR,
     "rsync": options(
         "-a -v -r -n -z -h -P -u -c -l -L -p -t -g -o -D -H -A -X -x -q -i -m -b -R -S -W "
@@ -394,9 +479,11 @@ PROGRAMS: dict[str, Grammar] = {
         "--quit-at-eof --QUIT-AT-EOF --long-prompt --hilite-unread --status-column",
         check=_pager_files,
     ),
-    "man": options("-f -k -w -W -a -S= -s= --sections= --whatis --apropos --where "
-                   "--path --location --all --regex --wildcard --names-only",
-                   check=_man_pages),
+    "man": options(
+        "-f -k -w -W -a -S= -s= --sections= --whatis --apropos --where "
+        "--path --location --all --regex --wildcard --names-only",
+        check=_man_pages,
+    ),
     "cargo": _CARGO,
     "go": _GO,
     "npm": _NPM,
