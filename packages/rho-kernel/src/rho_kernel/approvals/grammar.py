@@ -48,7 +48,9 @@ class Grammar:
     (the options before it are this grammar's). `check` vouches for the reading as a whole
     (its operands, the words after `--`): by default any operand is data (a file, a
     pattern, a revision). `values` checks the values of some options. `numeric` accepts
-    `-5` (a count, as `head -5` and `git log -5` read it)."""
+    `-5` (a count, as `head -5` and `git log -5` read it). `single_dash` reads options as Go's
+    flag package does: `-run`, `--run`, `-run=x` and `-run x` are one option, never a bundle
+    (the spec names them with one dash)."""
 
     flags: frozenset[str] = frozenset()
     valued: frozenset[str] = frozenset()
@@ -57,6 +59,7 @@ class Grammar:
     check: Check | None = None
     values: Mapping[str, ValueCheck] = field(default_factory=dict)
     numeric: bool = False
+    single_dash: bool = False
 
     def extended(self, spec: str, **changes: object) -> Grammar:
         """This grammar with the options of `spec` (see `options`) added, and `changes`."""
@@ -69,6 +72,7 @@ class Grammar:
             "check": self.check,
             "values": self.values,
             "numeric": self.numeric,
+            "single_dash": self.single_dash,
         }
         fields.update(changes)
         return Grammar(**fields)  # type: ignore[arg-type]
@@ -140,7 +144,11 @@ def _checked(grammar: Grammar, reading: Reading) -> bool:
 def _option(grammar: Grammar, word: str, following: list[str], reading: Reading) -> int | None:
     """Read the option `word` into `reading`: how many following words it took as its value
     (0 or 1), or None when it is not known to be safe."""
-    if word.startswith("--"):
+    if grammar.single_dash:
+        word = "-" + word.lstrip("-")
+        if word == "-":
+            return None
+    if word.startswith("--") or grammar.single_dash:
         name, equals, value = word.partition("=")
         if equals:
             if name in grammar.valued or name in grammar.attached:

@@ -13,7 +13,7 @@ listed here (an alias among them).
 
 from __future__ import annotations
 
-from rho_kernel.approvals.grammar import Grammar, Reading, no_operands, options
+from rho_kernel.approvals.grammar import Reading, no_operands, options
 
 _DIFF = (
     "-p -u --patch -s --no-patch --raw --patch-with-raw --patch-with-stat --stat[=] "

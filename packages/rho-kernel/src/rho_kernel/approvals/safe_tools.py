@@ -165,31 +165,36 @@ _CARGO = options(
     },
 )
 _GO_BUILD = "-v -x -n -a -race -msan -asan -cover -trimpath -mod= -tags= -p= -o= -C= -json"
-_GO = options(
+
+
+def _go(spec: str, **changes: object) -> Grammar:
+    """Options read as Go's flag package reads them (`-run x`, `--run=x`)."""
+    return options(spec, single_dash=True, **changes)
+
+
+_GO = _go(
     "",
     subcommands={
-        "build": options(_GO_BUILD),
-        "test": options(
+        "build": _go(_GO_BUILD),
+        "test": _go(
             _GO_BUILD + " -run= -skip= -count= -short -timeout= -bench= "
             "-benchmem -benchtime= -failfast -coverprofile= -covermode= "
             "-parallel= -list= -shuffle= -fullpath -cpu="
         ),
-        "vet": options("-v -x -n -tags= -json -C="),
-        "run": options(_GO_BUILD),
-        "version": options("-m -v"),
-        "env": options("-json -changed"),
-        "list": options(
-            "-m -json[=] -f= -e -deps -test -u -versions -find -compiled -export -tags="
-        ),
-        "fmt": options("-n -x -mod="),
-        "mod": options(
+        "vet": _go("-v -x -n -tags= -json -C="),
+        "run": _go(_GO_BUILD),
+        "version": _go("-m -v"),
+        "env": _go("-json -changed"),
+        "list": _go("-m -json[=] -f= -e -deps -test -u -versions -find -compiled -export -tags="),
+        "fmt": _go("-n -x -mod="),
+        "mod": _go(
             "",
             subcommands={
-                "tidy": options("-v -e -go= -compat= -diff"),
-                "download": options("-x -json"),
-                "verify": options(""),
-                "why": options("-m -vendor"),
-                "graph": options("-go="),
+                "tidy": _go("-v -e -go= -compat= -diff"),
+                "download": _go("-x -json"),
+                "verify": _go(""),
+                "why": _go("-m -vendor"),
+                "graph": _go("-go="),
             },
         ),
     },
