@@ -132,6 +132,7 @@ NOT_COVERED = [
     ("sed:*", "sed ':a;e id' file"),
     ("sed:*", "sed '1a x; e id' file"),  # some seds read a command there
     ("sed:*", "sed 's/[/]/x/e' file"),  # seds disagree on where the regex ends
+    ("sed:*", "sed -i '' 'w out' file"),  # BSD sed: '' is the suffix, 'w out' the script
     ("tar:*", "tar --checkpoint=1 --checkpoint-action=exec='sh -c x' -cf a.tar ."),
     ("tar:*", "tar -cf a.tar --to-command=sh ."),
     ("tar:*", "tar -I 'sh -c x' -xf a"),

@@ -71,6 +71,9 @@ def test_a_deny_rule_covers_the_path_as_written_and_as_resolved(project: Path) -
     assert specifier_denies("path", "Makefile", {"path": "src/up/Makefile"}, root=root)
     assert specifier_denies("path", "src/**", {"path": "src/up/Makefile"}, root=root)
     assert specifier_denies("path", "other/**", {"path": "src/sub/x"}, root=root)
+    # a `..` through a link: the file it reaches is denied, though no allow rule covers it
+    assert specifier_denies("path", "other/**", {"path": "src/sub/../secret"}, root=root)
+    assert specifier_denies("path", "src/**", {"path": "src/sub/../secret"}, root=root)
     rules = ApprovalRules.read(allow=[("write_file(src/**)", "--allow")])
     assert rules.allowing(WRITE, {"path": "src/up/Makefile"}, root=root, policy=None) is None
     denying = ApprovalRules.read(deny=[("write_file(Makefile)", "--deny")])

@@ -31,10 +31,6 @@ class Reading:
         """Whether any of the options `names` was given."""
         return any(name in names for name, _ in self.options)
 
-    def values(self, *names: str) -> list[str]:
-        """The values given to the options `names`, in order."""
-        return [value for name, value in self.options if name in names and value is not None]
-
 
 Check = Callable[[Reading], bool]
 ValueCheck = Callable[[str], bool]
@@ -128,8 +124,6 @@ def read_words(grammar: Grammar, args: list[str]) -> Reading | None:
             return inner if inner is not None and _checked(sub, inner) else None
         reading.operands.append(word)
         index += 1
-    if grammar.subcommands is not None and not reading.operands:
-        return reading if _checked(grammar, reading) else None  # `git --version`, say
     return reading if _checked(grammar, reading) else None
 
 

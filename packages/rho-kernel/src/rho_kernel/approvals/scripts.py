@@ -201,7 +201,10 @@ class _SedScanner:
 
 def safe_sed_script(text: str) -> bool:
     """Whether the sed script `text` is known to run, write and read nothing (see the
-    module)."""
+    module). An empty script is refused: BSD sed's `-i ''` takes it as a backup suffix,
+    and the next word, unread, as the script."""
+    if not text.strip():
+        return False
     try:
         _SedScanner(text).script()
     except _Refused:

@@ -34,7 +34,7 @@ the call's path resolved through links inside the project as `SandboxRoot` resol
 (`src/up/Makefile` with `src/up -> ..` is `Makefile`). A path that leaves the project, that
 passes through `.git` or `.rho`, or whose `..` crosses a link (where the kernel's `..` and
 the text's differ) matches no allow rule. A deny rule covers a path when it covers either
-the path as written or the path resolved.
+the path as written or the file it resolves to (through any `..`).
 """
 
 from __future__ import annotations
@@ -145,6 +145,7 @@ class CallSubject:
         self._plain: tuple[tuple[str, ...] | None] | None = None
         self._every: tuple[list[tuple[str | None, ...]] | None] | None = None
         self._relative: tuple[str | None] | None = None
+        self._opened: tuple[str | None] | None = None
         self._lexical: tuple[str | None] | None = None
 
     def allow_keys(self) -> list[str] | None:
@@ -171,7 +172,7 @@ class CallSubject:
         return []
 
     def _directory_keys(self) -> list[str]:
-        paths = {self._relative_path(), self._lexical_path()}
+        paths = {self._relative_path(), self._opened_path(), self._lexical_path()}
         return sorted({path.split("/", 1)[0] for path in paths if path})
 
     def _every_commands(self) -> list[tuple[str | None, ...]] | None:
@@ -194,7 +195,7 @@ class CallSubject:
         if isinstance(parsed, CommandSpecifier):
             return parsed.might_be_any(self._every_commands())
         if isinstance(parsed, PathSpecifier):
-            return parsed.covers(self._relative_path()) or parsed.covers(self._lexical_path())
+            return parsed.covers(self._opened_path()) or parsed.covers(self._lexical_path())
         return False
 
     def _specifier(self, specifier: str) -> Specifier | None:
@@ -215,6 +216,12 @@ class CallSubject:
         if self._relative is None:
             self._relative = (resolved_relative(self.value, self._root),)
         return self._relative[0]
+
+    def _opened_path(self) -> str | None:
+        """The file the tool will open, even through a `..` that crosses a link."""
+        if self._opened is None:
+            self._opened = (opened_relative(self.value, self._root),)
+        return self._opened[0]
 
     def _lexical_path(self) -> str | None:
         """The path as written, made relative to the root without following links."""
@@ -353,14 +360,21 @@ def project_relative(path: str, root: Path) -> str | None:
 
 
 def resolved_relative(path: str, root: Path | SandboxRoot) -> str | None:
+    """The file `path` names, as allow rules match it: `opened_relative`, and None also
+    when a `..` in it crosses a link (the kernel's `..` goes up from where the link leads,
+    the text's from the link: `src/link/../x` is not `src/x`)."""
+    opened = opened_relative(path, root)
+    if opened is None or os.pardir not in path.replace("\\", "/").split("/"):
+        return opened
+    return opened if opened == project_relative(path, _root_path(root)) else None
+
+
+def opened_relative(path: str, root: Path | SandboxRoot) -> str | None:
     """The file `path` names as a tool writing it would open it — resolved through links
     inside the project the way `SandboxRoot.validate_for_write` resolves it — relative to
     the root (with `/`). None when it leaves the project (also through a link), names the
-    root, passes through `.git` or `.rho` (or a git directory), or when a `..` in it
-    crosses a link (the kernel's `..` goes up from where the link leads, the text's from
-    the link: `src/link/../x` is not `src/x`)."""
-    lexical = project_relative(path, _root_path(root))
-    if lexical is None:
+    root, or passes through `.git` or `.rho` (or a git directory)."""
+    if not path or "\0" in path or path.startswith("~"):
         return None
     sandbox = _sandbox(root)
     if sandbox is None:
@@ -373,8 +387,6 @@ def resolved_relative(path: str, root: Path | SandboxRoot) -> str | None:
         return None
     relative = sandbox.relative(canonical)
     if relative in ("", ".") or relative.startswith("/"):
-        return None
-    if os.pardir in path.replace("\\", "/").split("/") and relative != lexical:
         return None
     if any(protected_name(part) for part in relative.split("/")):
         return None
@@ -440,6 +452,7 @@ __all__ = [
     "Specifier",
     "SubjectKind",
     "every_command",
+    "opened_relative",
     "plain_command",
     "project_relative",
     "read_specifier",
