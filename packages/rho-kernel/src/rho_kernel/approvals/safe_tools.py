@@ -6,7 +6,8 @@ Left out on purpose (a rule never covers a call that gives them): `sort
 `--rsh-command`, `--info-script`/`-F`, `--new-volume-script` and remote archives
 (`host:file`), `rsync -e`/`--rsh`/`--rsync-path` and remote paths, `rg --pre`,
 `--hostname-bin` and `-z`, `diff -l` (runs `pr`), `file -z`, `less` commands (`+cmd`) and key
-files, `man -P`/`-H`/`-l`/`-p`, `cargo --config`/`-Z`/`+toolchain`/`doc --open`, `make
+files, `man -P`/`-H`/`-l`/`-p`, `cargo --config`/`-Z`/`+toolchain`/`doc --open` and its
+short aliases (`t`, `b`: a project's `.cargo/config.toml` defines aliases), `make
 -f`/`-C`/`--eval`/`-e` and variable overrides (`CC=…`), `go -exec`/`-toolexec`/`-ldflags`/
 `-vettool` and `go env -w`, `npm --script-shell`/`--prefix`, `pytest -p`/`-c`/`-o`/`-W`,
 `date` with a time to set, `hostname NAME`. `sed` scripts and `awk` programs are read by
@@ -124,14 +125,10 @@ _CARGO = options(
     "-q --quiet -v -vv --verbose --color= --locked --offline --frozen --version -V --list",
     subcommands={
         "build": options(_CARGO_COMMON, check=_no_rest),
-        "b": options(_CARGO_COMMON, check=_no_rest),
         "check": options(_CARGO_COMMON, check=_no_rest),
-        "c": options(_CARGO_COMMON, check=_no_rest),
         "test": options(_CARGO_COMMON + " --no-run --no-fail-fast --doc", check=_test_arguments),
-        "t": options(_CARGO_COMMON + " --no-run --no-fail-fast --doc", check=_test_arguments),
         "bench": options(_CARGO_COMMON + " --no-run --no-fail-fast", check=_test_arguments),
         "run": options(_CARGO_COMMON, check=_test_arguments),
-        "r": options(_CARGO_COMMON, check=_test_arguments),
         "clippy": options(
             _CARGO_COMMON + " --no-deps --fix --allow-dirty --allow-staged", check=_lint_levels
         ),
