@@ -3,10 +3,11 @@ back as a rule covering the call it was offered for."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
-from approval_tools import MEMORY, ROOT, RUN, WRITE
+from approval_tools import MEMORY, RUN, WRITE
 
 from rho_kernel.approvals.ruleset import ApprovalRules
 from rho_kernel.approvals.suggest import SuggestedRule, suggested_rules
@@ -36,8 +37,10 @@ from rho_kernel.tools.base import Tool
         (MEMORY, {"action": "store"}, ["memory"]),
     ],
 )
-def test_the_offered_rules(tool: Tool, arguments: dict[str, Any], rules: list[str]) -> None:
-    offered = suggested_rules(tool, arguments, ROOT)
+def test_the_offered_rules(
+    tool: Tool, arguments: dict[str, Any], rules: list[str], tmp_path: Path
+) -> None:
+    offered = suggested_rules(tool, arguments, tmp_path)
     assert offered == tuple(
         SuggestedRule(scope, rule) for scope in ("session", "project") for rule in rules
     )
@@ -50,10 +53,13 @@ def test_the_offered_rules(tool: Tool, arguments: dict[str, Any], rules: list[st
         (RUN, {"command": "echo 'it''s' \"$(not)\"x"}),
         (RUN, {"command": "git commit -m 'a message with spaces'"}),
         (WRITE, {"path": "docs/guide/intro.md"}),
-        (WRITE, {"path": str(ROOT / "a.txt")}),
+        (WRITE, {"path": "{root}/a.txt"}),
     ],
 )
-def test_every_offered_rule_covers_its_call(tool: Tool, arguments: dict[str, Any]) -> None:
-    for offered in suggested_rules(tool, arguments, ROOT):
-        rules = ApprovalRules.read(allow=[(offered.rule, offered.scope)])
-        assert rules.allowing(tool, arguments, root=ROOT, policy=None) is not None, offered
+def test_every_offered_rule_covers_its_call(
+    tool: Tool, arguments: dict[str, Any], tmp_path: Path
+) -> None:
+    arguments = {k: v.replace("{root}", str(tmp_path)) for k, v in arguments.items()}
+    for rule in suggested_rules(tool, arguments, tmp_path):
+        rules = ApprovalRules.read(allow=[(rule.rule, rule.scope)])
+        assert rules.allowing(tool, arguments, root=tmp_path, policy=None) is not None, rule

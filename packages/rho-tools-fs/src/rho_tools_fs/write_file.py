@@ -60,10 +60,17 @@ async def _preview(arguments: dict[str, Any], ctx: ToolContext) -> Preview | Non
         return None
     try:
         old = await asyncio.to_thread(_current, ctx.root, path)
+        shown = await asyncio.to_thread(_written, ctx.root, path)
     except (OSError, SandboxError, ValueError):
         return None  # the write reports what is wrong, or writes without a preview
     text = None if old is None else old.decode("utf-8", errors="replace")
-    return Preview(unified_preview(escape_controls(path), text, content), fingerprint(old))
+    return Preview(unified_preview(escape_controls(shown), text, content), fingerprint(old))
+
+
+def _written(root: SandboxRoot, path: str) -> str:
+    """The file a write of `path` replaces, as the project names it: links resolved, as
+    approval rules match it (`src/up/Makefile` with `src/up -> ..` is `Makefile`)."""
+    return root.relative(root.validate_for_write(path))
 
 
 def _still_planned(root: SandboxRoot, path: str, planned: str) -> None:

@@ -17,6 +17,7 @@ from rho_kernel.approvals.rules import ApprovalRule, RuleError, parse_rule
 if TYPE_CHECKING:
     from rho_kernel.approvals.index import RuleIndex
     from rho_kernel.security.commands import CommandPolicy
+    from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.tools.base import Tool
 
 
@@ -91,9 +92,12 @@ class ApprovalRules:
             except RuleError as exc:
                 raise RuleError(f"{where}: {exc}") from None
 
-    def denying(self, tool: Tool, arguments: dict[str, Any], *, root: Path) -> SourcedRule | None:
+    def denying(
+        self, tool: Tool, arguments: dict[str, Any], *, root: Path | SandboxRoot
+    ) -> SourcedRule | None:
         """The first deny rule covering this call (read to refuse whatever might be what it
-        names, in either shell), or None."""
+        names, in either shell), or None. `root` is the project: its sandbox, which
+        resolves paths as the tools do (a directory is opened as one)."""
         from rho_kernel.approvals.subjects import CallSubject
 
         subject = CallSubject(tool.rule_subject, arguments, root, self.shell)
@@ -109,7 +113,7 @@ class ApprovalRules:
         tool: Tool,
         arguments: dict[str, Any],
         *,
-        root: Path,
+        root: Path | SandboxRoot,
         policy: CommandPolicy | None,
         remembered: Sequence[SourcedRule] | None = None,
     ) -> SourcedRule | None:

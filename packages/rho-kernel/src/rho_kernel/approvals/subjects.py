@@ -15,6 +15,11 @@ wrapper such as `sudo`, `env`, `timeout`, `xargs`, a shell's `-c`, `eval`, or gi
 aliases: the command policy's list), and which the command policy allows (nothing on the
 denylist). So `run_command(cargo test:*)` never matches `cargo test; rm -rf x`,
 `cargo testx`, `cargo test | tee log` or `sudo cargo test`. PowerShell lines never match.
+A prefix rule covers more words than its own only when the whole command is known to run
+no other program: every option is on its program's list of safe options
+(`rho_kernel.approvals.coverage`); otherwise, and for a program whose safe options are not
+listed, it covers exactly its own words. So `run_command(git grep:*)` covers
+`git grep -n foo` but not `git grep -O'sh -c …' foo`.
 
 A deny rule is read the other way round, to refuse whatever might be what it names: it
 covers a line when any command the line runs — each part of a list or pipeline, each
@@ -24,10 +29,12 @@ word only known when the line runs counts as matching. A line that cannot be rea
 covered.
 
 **Paths.** A rule is a pattern read as one line of a `.gitignore` (`src/**`, `docs/*.md`,
-`*.lock`), relative to the project root. It matches a call whose path, made relative to the
-root without following links, stays inside the root and does not pass through `.git` or
-`.rho`. (The tool still checks the real path when it runs: a link out of the project is
-refused as it always is.)
+`*.lock`), relative to the project root. It matches the path the tool will really open:
+the call's path resolved through links inside the project as `SandboxRoot` resolves it
+(`src/up/Makefile` with `src/up -> ..` is `Makefile`). A path that leaves the project, that
+passes through `.git` or `.rho`, or whose `..` crosses a link (where the kernel's `..` and
+the text's differ) matches no allow rule. A deny rule covers a path when it covers either
+the path as written or the file it resolves to (through any `..`).
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ if TYPE_CHECKING:
     import pathspec
 
     from rho_kernel.security.commands import CommandPolicy
+    from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.security.shellwords import ParsedLine, Word
 
 SubjectKind = Literal["command", "path"]
@@ -71,7 +79,13 @@ class CommandSpecifier:
         (the command policy not asked)."""
         if words is None:
             return False
-        return (words[: len(self.words)] if self.prefix else words) == self.words
+        if not self.prefix or len(words) == len(self.words):
+            return words == self.words
+        if words[: len(self.words)] != self.words:
+            return False
+        from rho_kernel.approvals.coverage import known_safe  # the tables, on first use
+
+        return known_safe(words)
 
     def denies(self, line: str, shell: str = "bash") -> bool:
         """Whether a deny rule of these words covers `line` (see the module)."""
@@ -101,9 +115,10 @@ class PathSpecifier:
     pattern: str
     compiled: pathspec.GitIgnoreSpec
 
-    def matches(self, path: str, root: Path) -> bool:
-        """Whether `path` (as a call gives it) lies inside `root` where the pattern says."""
-        return self.covers(project_relative(path, root))
+    def matches(self, path: str, root: Path | SandboxRoot) -> bool:
+        """Whether `path` (as a call gives it), resolved as the tool will open it, lies
+        inside `root` where the pattern says."""
+        return self.covers(resolved_relative(path, root))
 
     def covers(self, relative: str | None) -> bool:
         """Whether the project-relative path `relative` (None: none) is where the pattern says."""
@@ -116,7 +131,11 @@ class CallSubject:
     relative to the project."""
 
     def __init__(
-        self, kind: SubjectKind | None, arguments: dict[str, Any], root: Path, shell: str
+        self,
+        kind: SubjectKind | None,
+        arguments: dict[str, Any],
+        root: Path | SandboxRoot,
+        shell: str,
     ) -> None:
         value = arguments.get(SUBJECT_ARGUMENT[kind]) if kind is not None else None
         self.kind = kind if isinstance(value, str) else None
@@ -126,6 +145,8 @@ class CallSubject:
         self._plain: tuple[tuple[str, ...] | None] | None = None
         self._every: tuple[list[tuple[str | None, ...]] | None] | None = None
         self._relative: tuple[str | None] | None = None
+        self._opened: tuple[str | None] | None = None
+        self._lexical: tuple[str | None] | None = None
 
     def allow_keys(self) -> list[str] | None:
         """What allow rules are grouped by that this call has (see `RuleIndex`)."""
@@ -151,8 +172,8 @@ class CallSubject:
         return []
 
     def _directory_keys(self) -> list[str]:
-        relative = self._relative_path()
-        return [relative.split("/", 1)[0]] if relative else []
+        paths = {self._relative_path(), self._opened_path(), self._lexical_path()}
+        return sorted({path.split("/", 1)[0] for path in paths if path})
 
     def _every_commands(self) -> list[tuple[str | None, ...]] | None:
         if self._every is None:
@@ -174,7 +195,7 @@ class CallSubject:
         if isinstance(parsed, CommandSpecifier):
             return parsed.might_be_any(self._every_commands())
         if isinstance(parsed, PathSpecifier):
-            return parsed.covers(self._relative_path())
+            return parsed.covers(self._opened_path()) or parsed.covers(self._lexical_path())
         return False
 
     def _specifier(self, specifier: str) -> Specifier | None:
@@ -191,9 +212,22 @@ class CallSubject:
         return self._plain[0]
 
     def _relative_path(self) -> str | None:
+        """The path the tool will open, relative to the root (None: none in the project)."""
         if self._relative is None:
-            self._relative = (project_relative(self.value, self._root),)
+            self._relative = (resolved_relative(self.value, self._root),)
         return self._relative[0]
+
+    def _opened_path(self) -> str | None:
+        """The file the tool will open, even through a `..` that crosses a link."""
+        if self._opened is None:
+            self._opened = (opened_relative(self.value, self._root),)
+        return self._opened[0]
+
+    def _lexical_path(self) -> str | None:
+        """The path as written, made relative to the root without following links."""
+        if self._lexical is None:
+            self._lexical = (project_relative(self.value, _root_path(self._root)),)
+        return self._lexical[0]
 
 
 Specifier = CommandSpecifier | PathSpecifier
@@ -213,7 +247,7 @@ def specifier_matches(
     specifier: str,
     arguments: dict[str, Any],
     *,
-    root: Path,
+    root: Path | SandboxRoot,
     policy: CommandPolicy | None = None,
 ) -> bool:
     """Whether an allow rule's `specifier` covers a call with `arguments` of a `kind` tool
@@ -229,7 +263,7 @@ def specifier_denies(
     specifier: str,
     arguments: dict[str, Any],
     *,
-    root: Path,
+    root: Path | SandboxRoot,
     shell: str = "bash",
 ) -> bool:
     """Whether a deny rule's `specifier` covers a call with `arguments` of a `kind` tool."""
@@ -325,6 +359,57 @@ def project_relative(path: str, root: Path) -> str | None:
     return posixpath.join(*parts)
 
 
+def resolved_relative(path: str, root: Path | SandboxRoot) -> str | None:
+    """The file `path` names, as allow rules match it: `opened_relative`, and None also
+    when a `..` in it crosses a link (the kernel's `..` goes up from where the link leads,
+    the text's from the link: `src/link/../x` is not `src/x`)."""
+    opened = opened_relative(path, root)
+    if opened is None or os.pardir not in path.replace("\\", "/").split("/"):
+        return opened
+    return opened if opened == project_relative(path, _root_path(root)) else None
+
+
+def opened_relative(path: str, root: Path | SandboxRoot) -> str | None:
+    """The file `path` names as a tool writing it would open it — resolved through links
+    inside the project the way `SandboxRoot.validate_for_write` resolves it — relative to
+    the root (with `/`). None when it leaves the project (also through a link), names the
+    root, or passes through `.git` or `.rho` (or a git directory)."""
+    if not path or "\0" in path or path.startswith("~"):
+        return None
+    sandbox = _sandbox(root)
+    if sandbox is None:
+        return None
+    from rho_kernel.security.errors import SandboxError
+
+    try:
+        canonical = sandbox.validate_for_write(path)
+    except (SandboxError, OSError, ValueError):
+        return None
+    relative = sandbox.relative(canonical)
+    if relative in ("", ".") or relative.startswith("/"):
+        return None
+    if any(protected_name(part) for part in relative.split("/")):
+        return None
+    return relative
+
+
+def _root_path(root: Path | SandboxRoot) -> Path:
+    return root if isinstance(root, Path) else root.path
+
+
+def _sandbox(root: Path | SandboxRoot) -> SandboxRoot | None:
+    """The sandbox `root` is, or one opened on the directory `root` (None: it cannot be)."""
+    from rho_kernel.security.errors import SandboxError
+    from rho_kernel.security.sandbox import SandboxRoot
+
+    if isinstance(root, SandboxRoot):
+        return root
+    try:
+        return SandboxRoot(root)
+    except (SandboxError, OSError):
+        return None
+
+
 def _command_specifier(text: str) -> CommandSpecifier:
     prefix = text.endswith(":*")
     body = text[:-2].rstrip() if prefix else text
@@ -367,9 +452,11 @@ __all__ = [
     "Specifier",
     "SubjectKind",
     "every_command",
+    "opened_relative",
     "plain_command",
     "project_relative",
     "read_specifier",
+    "resolved_relative",
     "specifier_denies",
     "specifier_matches",
 ]

@@ -1,10 +1,14 @@
 """The rules an approval request offers to remember: the narrowest that are still useful.
 
-For a command that is one plain command: exactly it, and its program with its first word
-when that is not an option (`cargo test:*` for `cargo test --all`). For a path in the
-project: exactly it, and everything in its directory (`src/app/**`). For a tool matched on
-neither: the tool. Each is offered for the `session` and for the `project`. A call no rule
-could cover (a list of commands, a path outside the project) offers none.
+For a command that is one plain command: exactly it, and — when the whole command is known
+to run no other program (`rho_kernel.approvals.coverage`) — its program with its first
+word when that is not an option (`cargo test:*` for `cargo test --all`; only the exact
+command for `git grep -O… foo` or `sed '1e …' f`). For a path in the project: the path
+the tool will really open (resolved through links, as rules match it), exactly, and
+everything in its directory (`src/app/**`; `Makefile` alone for `src/up/Makefile` with
+`src/up -> ..`). For a tool matched on neither: the tool. Each is offered for the `session`
+and for the `project`. A call no rule could cover (a list of commands, a path outside the
+project) offers none.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from rho_kernel.approvals.rules import MAX_RULE_CHARS
 
 if TYPE_CHECKING:
+    from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.tools.base import Tool
 
 RuleScope = Literal["session", "project"]
@@ -39,15 +44,18 @@ class SuggestedRule:
     rule: str
 
 
-def suggested_rules(tool: Tool, arguments: dict[str, Any], root: Path) -> tuple[SuggestedRule, ...]:
-    """The rules offered for a call of `tool` with `arguments` (see the module)."""
+def suggested_rules(
+    tool: Tool, arguments: dict[str, Any], root: Path | SandboxRoot
+) -> tuple[SuggestedRule, ...]:
+    """The rules offered for a call of `tool` with `arguments` in the project `root` (its
+    sandbox, or its directory) (see the module)."""
     texts = _rule_texts(tool, arguments, root)
     fitting = [text for text in texts if len(text) <= MAX_RULE_CHARS]
     return tuple(SuggestedRule(scope, text) for scope in SCOPES for text in fitting)
 
 
-def _rule_texts(tool: Tool, arguments: dict[str, Any], root: Path) -> list[str]:
-    from rho_kernel.approvals.subjects import SUBJECT_ARGUMENT, plain_command, project_relative
+def _rule_texts(tool: Tool, arguments: dict[str, Any], root: Path | SandboxRoot) -> list[str]:
+    from rho_kernel.approvals.subjects import SUBJECT_ARGUMENT, plain_command, resolved_relative
 
     subject = tool.rule_subject
     if subject is None:
@@ -60,10 +68,10 @@ def _rule_texts(tool: Tool, arguments: dict[str, Any], root: Path) -> list[str]:
         if words is None:
             return []
         texts = [f"{tool.name}({shlex.join(words)})"]
-        if len(words) > 1 and not words[1].startswith("-"):
+        if len(words) > 1 and not words[1].startswith("-") and _coverable(words):
             texts.append(f"{tool.name}({shlex.join(words[:2])}:*)")
         return texts
-    relative = project_relative(value, root)
+    relative = resolved_relative(value, root)
     if relative is None or _PATTERN_SYNTAX.search(relative):
         return []
     texts = [f"{tool.name}({relative})"]
@@ -71,6 +79,13 @@ def _rule_texts(tool: Tool, arguments: dict[str, Any], root: Path) -> list[str]:
     if parent:
         texts.append(f"{tool.name}({parent}/**)")
     return texts
+
+
+def _coverable(words: tuple[str, ...]) -> bool:
+    """Whether a prefix rule could cover the command `words` (see the module)."""
+    from rho_kernel.approvals.coverage import known_safe
+
+    return known_safe(words)
 
 
 __all__ = ["SCOPES", "RuleScope", "SuggestedRule", "suggested_rules"]

@@ -785,7 +785,7 @@ class AgentLoop:
         rules = self.params.rules
         if rules is None or not rules.deny:
             return False
-        root = self.params.root.path
+        root = self.params.root  # paths are matched as the sandbox resolves them
         denial = await asyncio.to_thread(rules.denying, tool, arguments, root=root)
         if denial is None:
             return False
@@ -801,7 +801,7 @@ class AgentLoop:
         if rules is None:
             return False
         policy = self._command_policy() if tool.rule_subject == "command" else None
-        root = self.params.root.path
+        root = self.params.root  # paths are matched as the sandbox resolves them
         remembered = rules.remembered()  # read here: the session is the event loop's
         allowed = await asyncio.to_thread(
             rules.allowing, tool, arguments, root=root, policy=policy, remembered=remembered
@@ -973,7 +973,7 @@ class AgentLoop:
             return ()
         from rho_kernel.approvals.suggest import suggested_rules
 
-        root = self.params.root.path
+        root = self.params.root  # rules are built from the path the tool will open
         return await asyncio.to_thread(suggested_rules, tool, arguments, root)
 
     async def _execute(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> None:

@@ -5,8 +5,14 @@
 their kin name commands git runs; `core.hooksPath` and `include.path` point git at files of
 code; `--config-env` takes a setting's value from the environment. Options of subcommands do
 the same (`rebase --exec`, `submodule foreach`, `bisect run`, `fetch --upload-pack`,
-`difftool --extcmd`). `git_code` returns each command line to be parsed and checked, or the
+`difftool --extcmd`, `grep -O`/`--open-files-in-pager`, `filter-branch --tree-filter` and
+the other filters, `send-email --sendmail-cmd`), and `--exec-path=DIR` makes git run its
+subcommands from DIR. `git_code` returns each command line to be parsed and checked, or the
 code that cannot be checked.
+
+This list serves the command policy (the denylist sees what git runs). Approval rules do
+not rely on it: a rule covers a git command only with options known to run nothing
+(`rho_kernel.approvals.safe_git`).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ _OPAQUE_KEYS = re.compile(
 _LITERAL_KEY = re.compile(r"^[A-Za-z0-9._-]+$")
 #: Global options that take the next argument as their value.
 _VALUE_OPTIONS = frozenset(
-    {"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--exec-path"}
+    {"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"}
     | {"--list-cmds", "--attr-source"}
 )
 #: Subcommand options whose value is a command line: subcommand → options.
@@ -49,6 +55,16 @@ _COMMAND_OPTIONS: dict[str, frozenset[str]] = {
     "push": frozenset({"--receive-pack", "--exec"}),
     "send-pack": frozenset({"--receive-pack", "--exec"}),
     "fetch-pack": frozenset({"--upload-pack", "--exec"}),
+    "filter-branch": frozenset(
+        {"--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter"}
+        | {"--commit-filter", "--tag-name-filter", "--setup"}
+    ),
+    "send-email": frozenset({"--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd"}),
+}
+#: Subcommand options whose command line can only be attached (`-Ocmd`, `--opt=cmd`):
+#: alone, they run a default (the user's pager) and take no value.
+_ATTACHED_COMMAND_OPTIONS: dict[str, tuple[str, str]] = {
+    "grep": ("-O", "--open-files-in-pager"),
 }
 
 
@@ -125,7 +141,7 @@ def _subcommand(sub: str, args: list[Word]) -> list[Inner]:
     if sub == "bisect" and args and args[0].value == "run":
         return [InnerArgv(args[1:])] if args[1:] else []
     options = _COMMAND_OPTIONS.get(sub, frozenset())
-    found: list[Inner] = []
+    found: list[Inner] = _attached_commands(sub, args)
     for index, word in enumerate(args):
         value = word.value or ""
         name, eq, rest = value.partition("=")
@@ -137,6 +153,31 @@ def _subcommand(sub: str, args: list[Word]) -> list[Inner]:
             key = word.text.lstrip("\"'").partition("=")[0]
             if key in options:
                 found.append(InnerLine(None, "bash", f"git {sub} {key}"))
+    return found
+
+
+def _attached_commands(sub: str, args: list[Word]) -> list[Inner]:
+    """The command lines attached to the options of `_ATTACHED_COMMAND_OPTIONS`, also
+    bundled after other short flags (`-nOcmd`) or abbreviated (`--open-files=cmd`); a
+    word only known when it runs may be one (its command is then unknown too)."""
+    if sub not in _ATTACHED_COMMAND_OPTIONS:
+        return []
+    short, long = _ATTACHED_COMMAND_OPTIONS[sub]
+    what = f"git {sub} {short}"
+    found: list[Inner] = []
+    for word in args:
+        if word.value == "--":
+            break
+        text = word.value if word.value is not None else word.text.lstrip("\"'")
+        known = word.value is not None
+        if text.startswith("--"):
+            name, equals, rest = text.partition("=")
+            if equals and len(name) > 3 and long.startswith(name):
+                found.append(InnerLine(rest if known else None, "bash", what))
+        elif text.startswith("-") and short[1] in text[1:]:
+            attached = text[text.index(short[1], 1) + 1 :]
+            if attached:
+                found.append(InnerLine(attached if known else None, "bash", what))
     return found
 
 
@@ -156,6 +197,9 @@ def git_code(args: list[Word]) -> list[Inner]:
             what = "git -c" if value == "-c" else "git --config-env"
             found.append(_config_word(args[index + 1], what) or InnerArgv([]))
             index += 2
+        elif value is not None and value.startswith("--exec-path="):
+            found.append(Opaque("'git --exec-path=…' runs git's commands from another directory"))
+            index += 1
         elif value is not None and value.startswith("--config-env="):
             word = Word.literal(value.partition("=")[2])
             found.append(_config_word(word, "git --config-env") or InnerArgv([]))

@@ -3,7 +3,9 @@
 `strace curl …`, `unshare -r curl …`, `systemd-run curl …`, `proxychains curl …` run an
 argument vector; `script -c '…'`, `sg GROUP '…'`, `parallel '… {}' ::: …`, `capsh -- -c
 '…'` and `entr -s '…'` run a shell line; `tmux new '…'`, `screen -X stuff …`, `make --eval`,
-`gdb -ex` and `expect -c` run code in a language or a terminal the policy does not read.
+`gdb -ex` and `expect -c` run code in a language or a terminal the policy does not read;
+`tar --to-command=…`, `--checkpoint-action=exec=…`, `-I …`, `sort --compress-program=…`,
+`rsync -e …` and `man -P …` run the command line an option names.
 `launcher_code` says which (the `wrappers` module handles `sudo`, `env`, `timeout` and
 their kin).
 """
@@ -148,6 +150,70 @@ def _opaque(name: str, args: list[Word]) -> list[Inner]:
     return []
 
 
+#: Options whose value is a command line the program runs: program → option → prefix of
+#: the value that starts the command ("" for the whole value).
+_OPTION_COMMANDS: dict[str, dict[str, str]] = {
+    "tar": {
+        "--to-command": "",
+        "--checkpoint-action": "exec=",
+        "-I": "",
+        "--use-compress-program": "",
+        "--rsh-command": "",
+        "-F": "",
+        "--info-script": "",
+        "--new-volume-script": "",
+    },
+    "sort": {"--compress-program": ""},
+    "rsync": {"-e": "", "--rsh": ""},
+    "man": {"-P": "", "--pager": ""},
+}
+
+
+def _option_commands(name: str, args: list[Word]) -> list[Inner]:
+    """The command lines given to the options of `_OPTION_COMMANDS` (`tar
+    --to-command=…`, `sort --compress-program=…`, `rsync -e …`, `man -P …`)."""
+    table = _OPTION_COMMANDS[name]
+    shorts = {option[1] for option in table if not option.startswith("--")}
+    found: list[Inner] = []
+    for index, word in enumerate(args):
+        value = word.value
+        if value == "--":
+            break
+        following = args[index + 1] if index + 1 < len(args) else None
+        if value is None:
+            if word.text.lstrip("\"'").startswith("-"):
+                found.append(Opaque(f"'{name}' is given an option only known when it runs"))
+            continue
+        if index == 0 and name == "tar" and value[:1].isalpha() and shorts & set(value):
+            found.append(Opaque("tar's old-style options name a program it runs"))
+        elif value.startswith("--"):
+            option, equals, given = value.partition("=")
+            prefix = table.get(option)
+            if prefix is None:
+                continue
+            line = Word.literal(given) if equals else following
+            found += _command_value(name, option, prefix, line)
+        elif value.startswith("-"):
+            for position, letter in enumerate(value[1:], start=1):
+                if letter in shorts:
+                    rest = value[position + 1 :]
+                    line = Word.literal(rest) if rest else following
+                    found += _command_value(name, "-" + letter, "", line)
+                    break
+    return found
+
+
+def _command_value(name: str, option: str, prefix: str, value: Word | None) -> list[Inner]:
+    if value is None:
+        return []
+    what = f"{name} {option}"
+    if value.value is None:
+        return [InnerLine(None, "bash", what)]
+    if not value.value.startswith(prefix):
+        return []
+    return [InnerLine(value.value[len(prefix) :], "bash", what)]
+
+
 def launcher_code(name: str, args: list[Word]) -> list[Inner] | None:
     """What the launcher `name` runs with `args`, or None when `name` is none (see the
     module)."""
@@ -159,6 +225,8 @@ def launcher_code(name: str, args: list[Word]) -> list[Inner] | None:
         return _command_option(args, ("-c", "--command"), "script -c")
     if name == "gdb" and "--args" in (values := [w.value for w in args]):
         return [InnerArgv(args[values.index("--args") + 1 :])]
+    if name in _OPTION_COMMANDS:
+        return _option_commands(name, args)
     handler = {"sg": _sg, "parallel": _parallel, "capsh": _capsh, "entr": _entr}.get(name)
     if handler is not None:
         return handler(args)
