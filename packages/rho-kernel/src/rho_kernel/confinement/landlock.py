@@ -27,12 +27,16 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rho_kernel.confinement.backend import ConfinementBackend, ConfinementProblem
 from rho_kernel.confinement.landlock_launcher.boot import FOLDER, boot_argv
-from rho_kernel.confinement.landlock_launcher.document import Document, Namespaces
+from rho_kernel.confinement.landlock_launcher.document import Document
 from rho_kernel.confinement.policy import ConfinementPolicy
 from rho_kernel.confinement.seccomp import MACHINES, FilterOptions, filter_for_machine
+
+if TYPE_CHECKING:
+    from rho_kernel.confinement.landlock_launcher.document import Namespaces
 
 #: The uid and gid a root rho's command has in its user namespace ("nobody").
 UNPRIVILEGED_ID = 65534

@@ -8,42 +8,82 @@ is what the backend's probe found works here:
 - `"mount"`: the same without the user namespace (a root rho where user namespaces are off;
   the command stays uid 0 without a single capability);
 - `"none"`: Landlock and seccomp alone (no namespace can be made, as in most containers).
+
+A plain class rather than a dataclass: the launcher starts before every command, and
+`dataclasses` (with `inspect`) would be most of its import time.
 """
 
 from __future__ import annotations
 
-import base64
 import json
-from dataclasses import asdict, dataclass
-from typing import Literal
 
-Namespaces = Literal["user", "mount", "none"]
+TYPE_CHECKING = False  # not `typing`'s: importing it is a good part of the launcher's start
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Namespaces = Literal["user", "mount", "none"]
 #: The document's format; a launcher refuses any other.
 VERSION = 1
+_PATHS = ("writable", "read_only", "read_deny")
 
 
-@dataclass(frozen=True, slots=True)
 class Document:
     """The confinement of one command (see the module)."""
 
-    root: str
-    cwd: str
-    namespaces: Namespaces
-    writable: tuple[str, ...] = ()
-    read_only: tuple[str, ...] = ()
-    read_deny: tuple[str, ...] = ()
-    network: bool = False
-    #: Where temporary files go without a private `/tmp` (`"none"`): a directory of rho's.
-    tmpdir: str | None = None
-    #: The seccomp program (classic BPF, native byte order).
-    seccomp: bytes = b""
-    #: The uid and gid the command has inside a user namespace.
-    inner_id: int | None = None
+    __slots__ = (
+        "cwd",
+        "inner_id",
+        "namespaces",
+        "network",
+        "read_deny",
+        "read_only",
+        "root",
+        "seccomp",
+        "tmpdir",
+        "writable",
+    )
+
+    def __init__(
+        self,
+        *,
+        root: str,
+        cwd: str,
+        namespaces: Namespaces,
+        writable: tuple[str, ...] = (),
+        read_only: tuple[str, ...] = (),
+        read_deny: tuple[str, ...] = (),
+        network: bool = False,
+        tmpdir: str | None = None,
+        seccomp: bytes = b"",
+        inner_id: int | None = None,
+    ) -> None:
+        """`tmpdir`: where temporary files go without a private `/tmp` (`"none"`), a
+        directory of rho's; `seccomp`: the filter program (classic BPF, native byte order);
+        `inner_id`: the uid and gid the command has inside a user namespace."""
+        self.root = root
+        self.cwd = cwd
+        self.namespaces: Namespaces = namespaces
+        self.writable = tuple(writable)
+        self.read_only = tuple(read_only)
+        self.read_deny = tuple(read_deny)
+        self.network = network
+        self.tmpdir = tmpdir
+        self.seccomp = seccomp
+        self.inner_id = inner_id
+
+    def _fields(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Document) and self._fields() == other._fields()
+
+    def __repr__(self) -> str:
+        return f"Document({self._fields()!r})"
 
     def encode(self) -> str:
         """The document as the launcher's argument."""
-        data = asdict(self)
-        data["seccomp"] = base64.b64encode(self.seccomp).decode("ascii")
+        data = self._fields()
+        data["seccomp"] = self.seccomp.hex()
         data["version"] = VERSION
         return json.dumps(data, separators=(",", ":"))
 
@@ -53,9 +93,9 @@ class Document:
         data = json.loads(text)
         if not isinstance(data, dict) or data.pop("version", None) != VERSION:
             raise ValueError("not a launcher document of this version")
-        data["seccomp"] = base64.b64decode(data.get("seccomp", ""))
-        for name in ("writable", "read_only", "read_deny"):
-            data[name] = tuple(data.get(name, ()))
         if data.get("namespaces") not in ("user", "mount", "none"):
             raise ValueError(f"unknown namespaces {data.get('namespaces')!r}")
+        data["seccomp"] = bytes.fromhex(data.get("seccomp", ""))
+        for name in _PATHS:
+            data[name] = tuple(data.get(name, ()))
         return cls(**data)

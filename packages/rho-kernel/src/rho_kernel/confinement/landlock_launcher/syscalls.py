@@ -11,7 +11,6 @@ from __future__ import annotations
 import ctypes
 import os
 import struct
-from functools import cache
 
 # ── numbers (include/uapi) ───────────────────────────────────────────────────
 
@@ -62,10 +61,14 @@ RESOLVE_NO_SYMLINKS = 0x4
 _CAPABILITY_VERSION_3 = 0x20080522
 
 
-@cache
+_LIBC: list[ctypes.CDLL] = []
+
+
 def libc() -> ctypes.CDLL:
-    """The C library, with errno kept."""
-    return ctypes.CDLL(None, use_errno=True)
+    """The C library, with errno kept (loaded once)."""
+    if not _LIBC:
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
 
 
 def _checked(result: int, what: str) -> int:
