@@ -208,7 +208,7 @@ def sandbox_suffix(request: ApprovalRequest) -> str:
     """What the title of a call that starts processes adds: how they would run."""
     if request.sandbox is None:
         return ""
-    from rho_kernel.confinement import sandbox_summary
+    from rho_kernel.frontend import sandbox_summary
 
     return f" [sandbox: {sandbox_summary(request.sandbox)}]"
 

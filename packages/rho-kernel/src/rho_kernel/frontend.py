@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     )
     from rho_kernel.config.model import AgentConfig
     from rho_kernel.config.sections import plugin_sections
-    from rho_kernel.confinement.state import Confinement, SandboxStatus
+    from rho_kernel.confinement.state import Confinement, SandboxStatus, sandbox_summary
     from rho_kernel.context.fitting import FitResult
     from rho_kernel.context.tool_share import ToolShare
     from rho_kernel.context_files import ContextFile, scan_context_files
@@ -59,7 +59,7 @@ _ORIGIN = exports_of(
         ),
         "rho_kernel.config.model": ("AgentConfig",),
         "rho_kernel.config.sections": ("plugin_sections",),
-        "rho_kernel.confinement.state": ("Confinement", "SandboxStatus"),
+        "rho_kernel.confinement.state": ("Confinement", "SandboxStatus", "sandbox_summary"),
         "rho_kernel.context.fitting": ("FitResult",),
         "rho_kernel.context.tool_share": ("ToolShare",),
         "rho_kernel.context_files": ("ContextFile", "scan_context_files"),
@@ -103,6 +103,7 @@ __all__ = [
     "plugin_sections",
     "project_config_path",
     "quoted_key",
+    "sandbox_summary",
     "read_config",
     "scan_context_files",
     "unique_keys",

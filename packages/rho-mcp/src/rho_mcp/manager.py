@@ -192,7 +192,7 @@ class McpManager:
         the way a command is approved."""
         if not spec.confined:
             return None
-        from rho_kernel.confinement import ConfinementRefused
+        from rho_kernel import ConfinementRefused
 
         try:
             launcher = self.runtime.confinement.launcher(network=spec.config.network)

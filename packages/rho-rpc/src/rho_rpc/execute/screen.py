@@ -39,7 +39,7 @@ if TYPE_CHECKING:
         SuggestedRule,
         ToolResult,
     )
-    from rho_kernel.confinement import SandboxStatus
+    from rho_kernel.frontend import SandboxStatus
     from rho_kernel.security import SandboxRoot
 
 #: The arguments that name what a call is about, in the order one is chosen.
@@ -610,7 +610,7 @@ def request_view(request: ApprovalRequest, rule: SuggestedRule | None) -> list[R
 
 def sandbox_view(sandbox: SandboxStatus) -> Text:
     """How the call's processes would run: confined (by what), or unconfined, in red."""
-    from rho_kernel.confinement import sandbox_summary
+    from rho_kernel.frontend import sandbox_summary
 
     said = "sandbox: " + sandbox_summary(sandbox)
     return Text(said, style="dim" if sandbox.mode == "confined" else "bold red")
