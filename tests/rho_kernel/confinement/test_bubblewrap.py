@@ -17,6 +17,9 @@ from rho_kernel.security import SandboxRoot
 
 SH = find_shell(None)
 AS_ROOT = os.geteuid() == 0
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)"
+)
 #: What every argv holds for a bwrap whose --help cannot be read (no optional options).
 IDENTITY = [
     *("--unshare-user", "--cap-drop", "ALL"),
@@ -100,6 +103,7 @@ def test_a_symlinked_git_is_bound_read_only_once_at_its_target(project: Path, ho
 # ── the probe ───────────────────────────────────────────────────────────────
 
 
+@needs_bwrap
 def test_probe_finds_a_working_bubblewrap_here() -> None:
     assert Bubblewrap().probe() is None
 
@@ -156,6 +160,7 @@ async def confined(script: str, project: Path, home: Path, **policy: object) -> 
     return await run_process(SH.argv(script), root=SandboxRoot(project), launcher=launcher)
 
 
+@needs_bwrap
 async def test_a_write_inside_the_project_works(project: Path, home: Path) -> None:
     result = await confined("mkdir -p build && echo made > build/out && echo ok", project, home)
     assert (result.exit_code, result.stdout) == (0, "ok\n")
@@ -163,12 +168,14 @@ async def test_a_write_inside_the_project_works(project: Path, home: Path) -> No
     assert (project / "build" / "out").read_text() == "made\n"
 
 
+@needs_bwrap
 async def test_a_write_to_git_fails_as_read_only(project: Path, home: Path) -> None:
     result = await confined("echo pwned > .git/config", project, home)
     assert result.exit_code != 0 and "Read-only file system" in result.stderr
     assert not (project / ".git" / "config").exists()
 
 
+@needs_bwrap
 async def test_writes_outside_the_project_fail_unless_granted(
     project: Path, home: Path, outside_tmp: Path
 ) -> None:
@@ -180,6 +187,7 @@ async def test_writes_outside_the_project_fail_unless_granted(
     assert (outside_tmp / "cache" / "granted").read_text() == "b\n"
 
 
+@needs_bwrap
 async def test_a_hidden_credential_reads_as_nothing(project: Path, home: Path) -> None:
     (home / ".netrc").write_text("machine example.com password NETRC-SECRET\n")
     (home / ".ssh").mkdir()
@@ -190,6 +198,7 @@ async def test_a_hidden_credential_reads_as_nothing(project: Path, home: Path) -
     assert "No such file or directory" in result.stderr and "SECRET" not in result.stderr
 
 
+@needs_bwrap
 async def test_a_symlink_in_the_project_to_a_denied_file_does_not_expose_it(
     project: Path, home: Path
 ) -> None:
@@ -203,6 +212,7 @@ async def test_a_symlink_in_the_project_to_a_denied_file_does_not_expose_it(
     assert result.stdout == "end\n"
 
 
+@needs_bwrap
 async def test_tmpdir_is_a_private_empty_tmp(
     project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
