@@ -59,6 +59,33 @@ def _compile_workspace() -> None:
         compileall.compile_dir(source, quiet=2)
 
 
+#: The tests that exercise the OS sandbox, by path under tests/: CI runs them a second time
+#: with bubblewrap hidden (`pytest -m confinement`), so the Landlock backend stays proven.
+CONFINEMENT_TESTS = (
+    "rho_kernel/confinement/",
+    "rho_tools_rust/test_in_the_loop.py",
+    "e2e/test_sandbox",
+    "e2e/test_escalation.py",
+    "e2e/test_rust_tools.py",
+    "e2e/test_state_dir.py",
+    "e2e/test_mcp.py",
+    "e2e/test_extensions.py",
+    "e2e/test_shell.py",
+)
+_TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests of `CONFINEMENT_TESTS` `confinement`."""
+    for item in items:
+        try:
+            where = item.path.resolve().relative_to(_TESTS).as_posix()
+        except ValueError:
+            continue
+        if where.startswith(CONFINEMENT_TESTS):
+            item.add_marker(pytest.mark.confinement)
+
+
 @pytest.fixture
 def outside_tmp() -> Iterator[Path]:
     """A fresh canonical directory under /var/tmp, removed afterwards.
