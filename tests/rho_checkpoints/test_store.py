@@ -178,7 +178,7 @@ def test_a_file_that_grows_past_the_limit_is_dropped_from_later_snapshots_never_
 
     assert "notes.txt" not in _recorded(store, store.snapshot("later"))
     assert store.changed(commit) == [Change("notes.txt", "modified")]
-    with pytest.raises(CheckpointError, match="notes.txt is 2000 bytes, over the size limit"):
+    with pytest.raises(CheckpointError, match=r"notes\.txt is 2000 bytes, over the size limit"):
         store.restore(commit)
     assert (project / "notes.txt").read_bytes() == b"y" * 2000
 
