@@ -112,18 +112,23 @@ class TreeRecorder:
         git = self.git
         large = [path for path in candidates if _over(git.work_tree / path, self.max_file_bytes)]
         nested = [path for path in candidates if path.endswith("/")]
-        # A recorded file whose folder became a link or a file is gone as such: git would
-        # refuse to hear of a path "beyond a symbolic link", so it is taken out by hand.
+        # A recorded file whose folder became a link or a file, or which is a FIFO now, is
+        # gone as such: git would refuse to hear of a path "beyond a symbolic link" or to
+        # add a FIFO, so it is taken out by hand.
         beyond = beyond_non_folder(git.work_tree, candidates)
-        if large or beyond:
-            _remove_from_index(git, large + beyond, env)
+        skip = set(beyond)
+        special = [p for p in candidates if p not in skip and _special(git.work_tree / p)]
+        gone = beyond + special
+        if large or gone:
+            _remove_from_index(git, large + gone, env)
         self.left_out = tuple(large + nested)
-        left_out = large + nested + beyond
+        left_out = large + nested + gone
         if len(candidates) <= NAMED_PATHS_LIMIT:
             kept = sorted(set(candidates) - set(left_out))
             specs = [f":(literal){path}" for path in kept]
         else:  # git matches each path against each pathspec: many are slower than one walk
-            specs = ["."] + [f":(exclude,literal){path}" for path in large + nested]
+            excluded = large + nested + special  # never one beyond a link: git refuses it
+            specs = ["."] + [f":(exclude,literal){path}" for path in excluded]
         if specs:
             add = ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"]
             git.run(add, input=_nul(specs), env=env)
@@ -191,6 +196,16 @@ def beyond_non_folder(root: Path, paths: Iterable[str]) -> list[str]:
         if not all(is_folder(folder) for folder in folders):
             found.append(path)
     return found
+
+
+def _special(path: Path) -> bool:
+    """Whether something other than a file, a link or a folder (a FIFO, a socket, a
+    device) stands at `path`."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode))
 
 
 def _over(path: Path, limit: int) -> bool:

@@ -66,16 +66,17 @@ def refusals(
                 refused[change.path] = _missing_then(change.path, then, disk)
             continue
         blocker = _blocker(disk, change.path)
-        if blocker is not None and blocker in added and blocker not in deleting:
+        if blocker is None:
+            if change.status == "deleted" and _mode(disk, change.path) not in (0, stat.S_IFDIR):
+                # There, but not recorded now (not a folder: its files speak for it).
+                unrecorded.append((change.path, change.path, "overwritten"))
+        elif blocker not in added:
+            unrecorded.append((change.path, blocker, "replaced"))
+        elif blocker not in deleting:
             refused[change.path] = (
                 f"{change.path} lies beyond {blocker}, which is {_kind(disk, blocker)} now: "
                 f"restore {blocker} with it"
             )
-        elif blocker is not None and blocker not in added:
-            unrecorded.append((change.path, blocker, "replaced"))
-        elif change.status == "deleted" and _mode(disk, change.path) not in (0, stat.S_IFDIR):
-            # There, but not recorded now (a folder is not in question: its files are).
-            unrecorded.append((change.path, change.path, "overwritten"))
     reasons = _why_unrecorded(disk, {thing for _, thing, _ in unrecorded})
     for path, thing, verb in unrecorded:
         refused[path] = f"{reasons[thing]}, so it is not {verb}"
