@@ -182,7 +182,7 @@ class Recorder:
             for change in plan.changes:
                 if change.path in touched and change.path not in reasons:
                     reasons[change.path] = (
-                        f"{change.path} changed since rho last recorded it: force restores over it"
+                        f"{change.path} changed since rho last recorded it, by someone else"
                     )
         if reasons:
             return Restored(conflicts=sorted(reasons), reasons=reasons)

@@ -235,8 +235,9 @@ class CheckpointStore:
             and (only is None or change.path in only)
         ]
         disk = Disk(self.root, self.max_file_bytes, self._ignored)
-        refused = refusals(disk, changes, chosen, left_out_of(self.git, commit))
-        return chosen, refused
+        deletes = any(change.status == "added" for change in chosen)
+        then = left_out_of(self.git, commit) if deletes else frozenset()  # only deletes ask
+        return chosen, refusals(disk, changes, chosen, then)
 
     def _ignored(self, paths: list[str]) -> set[str]:
         """Those of `paths` that the project's ignore files name."""
