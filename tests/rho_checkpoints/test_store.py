@@ -106,8 +106,10 @@ def test_restore_of_some_paths_leaves_the_others_as_they_are(project: Path, stat
     assert (project / "notes.txt").read_text() == "keep me\n"
     assert (project / "src" / "b.py").read_text() == "b = 20\n"
     assert (project / "extra.txt").exists()
-    assert store.restore(commit, ["src"]) == [Change("src/b.py", "modified")]
+    assert store.restore(commit, ["./src/"]) == [Change("src/b.py", "modified")]
     assert (project / "src" / "b.py").read_text() == "b = 2\n"
+    assert store.restore(commit, [str(project)]) == [Change("extra.txt", "added")]
+    assert not (project / "extra.txt").exists()
 
 
 def test_the_projects_own_git_repository_is_untouched(project: Path, state: Path) -> None:
