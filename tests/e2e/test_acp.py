@@ -541,5 +541,9 @@ def test_rho_restore_returns_the_files_to_an_entry_and_undoes_it(
 
     changed, restored, back = run_acp(with_agent(client, server, home, project, body))
     assert (changed, back) == ("after\n", "before\n")
-    assert restored == {"restored": [{"path": "a.txt", "status": "modified"}], "conflicts": []}
+    assert restored == {
+        "restored": [{"path": "a.txt", "status": "modified"}],
+        "conflicts": [],
+        "reasons": {},
+    }
     assert (project / "a.txt").read_text() == "after\n"  # the restore undone

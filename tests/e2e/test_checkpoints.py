@@ -83,7 +83,11 @@ def test_a_turns_changes_are_restored_undone_and_conflicts_reported(
 
     (project / "a.txt").write_text("typed by the user\n")  # not by rho
     refused = rho.call("restoreFiles", {"entryId": turn})["result"]
-    assert refused == {"restored": [], "conflicts": ["a.txt"]}
+    assert refused == {
+        "restored": [],
+        "conflicts": ["a.txt"],
+        "reasons": {"a.txt": "a.txt changed since rho last recorded it, by someone else"},
+    }
     assert (project / "a.txt").read_text() == "typed by the user\n"
     forced = rho.call("restoreFiles", {"entryId": turn, "force": True})["result"]
     assert forced["conflicts"] == [] and _files(project) == before
@@ -359,7 +363,8 @@ def test_a_fifo_made_by_a_command_neither_hangs_the_turn_nor_stops_checkpoints(
     marked = [e["marks"] for e in rho.call("getTree")["result"]["entries"] if e.get("marks")]
     assert marked == [{"filesChanged": 1}]  # new.txt; the FIFO is no file to record
     restored = rho.call("restoreFiles", {"entryId": _user_entry(rho, "fifo")})["result"]
-    assert restored == {"restored": [{"path": "new.txt", "status": "added"}], "conflicts": []}
+    assert restored["restored"] == [{"path": "new.txt", "status": "added"}]
+    assert restored["conflicts"] == [] and restored["reasons"] == {}
     assert not (project / "new.txt").exists() and (project / ".gitignore").is_fifo()
     assert rho.finish() == 0
     said = [line for line in rho.stderr_text().splitlines() if "is a FIFO" in line]

@@ -99,9 +99,14 @@ def test_killed_in_a_snapshot_the_store_stays_usable(
     turn = _user_entry(again, "change")
     # The write came after the last checkpoint rho recorded: whose it was cannot be known.
     refused = again.call("restoreFiles", {"entryId": turn})["result"]
-    assert refused == {"restored": [], "conflicts": ["a.txt"]}
+    assert refused == {
+        "restored": [],
+        "conflicts": ["a.txt"],
+        "reasons": {"a.txt": "a.txt changed since rho last recorded it, by someone else"},
+    }
     restored = again.call("restoreFiles", {"entryId": turn, "force": True})["result"]
-    assert restored == {"restored": [{"path": "a.txt", "status": "modified"}], "conflicts": []}
+    assert restored["restored"] == [{"path": "a.txt", "status": "modified"}]
+    assert restored["conflicts"] == []
     assert (project / "a.txt").read_text() == "before\n"
     assert again.call("prompt", {"message": "more"})["result"]["reply"] == "ok"
     diff = again.call("diffCheckpoint", {"entryId": _user_entry(again, "more")})["result"]

@@ -4,6 +4,7 @@ restores, and what is never recorded, touched or run."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 from pathlib import Path
@@ -105,8 +106,10 @@ def test_restore_of_some_paths_leaves_the_others_as_they_are(project: Path, stat
     assert (project / "notes.txt").read_text() == "keep me\n"
     assert (project / "src" / "b.py").read_text() == "b = 20\n"
     assert (project / "extra.txt").exists()
-    assert store.restore(commit, ["src"]) == [Change("src/b.py", "modified")]
+    assert store.restore(commit, ["./src/"]) == [Change("src/b.py", "modified")]
     assert (project / "src" / "b.py").read_text() == "b = 2\n"
+    assert store.restore(commit, [str(project)]) == [Change("extra.txt", "added")]
+    assert not (project / "extra.txt").exists()
 
 
 def test_the_projects_own_git_repository_is_untouched(project: Path, state: Path) -> None:
@@ -168,7 +171,7 @@ def test_ignored_private_nested_and_large_files_are_neither_recorded_nor_deleted
     assert not (project / "other" / "kept.txt").exists()
 
 
-def test_a_file_that_grows_past_the_limit_is_dropped_from_later_snapshots(
+def test_a_file_that_grows_past_the_limit_is_dropped_from_later_snapshots_never_overwritten(
     project: Path, state: Path
 ) -> None:
     store = CheckpointStore.open(project, state, max_file_bytes=1000)
@@ -177,8 +180,9 @@ def test_a_file_that_grows_past_the_limit_is_dropped_from_later_snapshots(
 
     assert "notes.txt" not in _recorded(store, store.snapshot("later"))
     assert store.changed(commit) == [Change("notes.txt", "modified")]
-    store.restore(commit)
-    assert (project / "notes.txt").read_text() == "keep me\n"
+    with pytest.raises(CheckpointError, match=r"notes\.txt is 2000 bytes, over the size limit"):
+        store.restore(commit)
+    assert (project / "notes.txt").read_bytes() == b"y" * 2000
 
 
 def test_a_file_ignored_later_is_dropped_from_later_snapshots(project: Path, state: Path) -> None:
@@ -220,9 +224,22 @@ def test_restore_refuses_paths_outside_the_project_or_inside_git_and_rho(
     store = CheckpointStore.open(project, state)
     commit = store.snapshot("before")
 
-    for path in ("../outside", str(outside), ".git/config", "src/.rho/x", ".rho", "escape/f"):
-        with pytest.raises(CheckpointError, match="refused"):
+    refused = {
+        "../outside": "has '..' in it",
+        "src/../../outside": "has '..' in it",
+        str(outside): "is outside the project",
+        "/etc/passwd": "is outside the project",
+        ".git/config": "inside .git or .rho",
+        "src/.rho/x": "inside .git or .rho",
+        ".rho": "inside .git or .rho",
+        "escape/f": "lies beyond escape, which is a symbolic link now",
+        "": "is no path",
+    }
+    for path, why in refused.items():
+        with pytest.raises(CheckpointError, match=re.escape(why)):
             store.restore(commit, [path])
+        with pytest.raises(CheckpointError, match=re.escape(why)):
+            store.plan(commit, [path])
 
 
 def test_an_unknown_snapshot_is_an_error(project: Path, state: Path) -> None:

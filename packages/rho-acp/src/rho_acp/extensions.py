@@ -121,7 +121,7 @@ async def restore(session: AcpSession, params: dict[str, Any]) -> dict[str, Any]
     except CheckpointRequestError as exc:
         raise RequestError.invalid_params({"message": str(exc)}) from None
     restored = [{"path": c.path, "status": c.status} for c in done.restored]
-    return {"restored": restored, "conflicts": done.conflicts}
+    return {"restored": restored, "conflicts": done.conflicts, "reasons": done.reasons}
 
 
 #: The methods by name (without the leading `_`).

@@ -6,7 +6,8 @@ tree; the project's own `.git` is never touched. Ignored files, `.git` and `.rho
 depth, untracked nested repositories and files over a size limit are outside every snapshot.
 
 - `CheckpointStore.open(root, state_dir)`: a project's store; `snapshot(label)`,
-  `changed(since)`, `diff(since, path)`, `restore(to, paths)`, `size_bytes()`
+  `changed(since)`, `diff(since, path)`, `plan(to, paths)` (what a restore would change,
+  and what it may not: `rho_checkpoints.refusals`), `restore(to, paths)`, `size_bytes()`
   (`rho_checkpoints.store`).
 - `Change`: one file that differs from a snapshot (`rho_checkpoints.changes`).
 - `git_available()`: why checkpoints are off, if they are; `CheckpointError`: what a failed

@@ -22,8 +22,8 @@ CHECKPOINT_ERROR = -32022
 
 class CheckpointRequestError(Exception):
     """A request the checkpoints cannot do; `bad_params` when the request itself is wrong
-    (an unknown entry, both an entry and `undo`), else the checkpoints cannot (off, no
-    checkpoint there, git failed)."""
+    (an unknown entry, both an entry and `undo`, a path outside the project or beyond a
+    link), else the checkpoints cannot (off, no checkpoint there, git failed)."""
 
     def __init__(self, message: str, *, bad_params: bool = False) -> None:
         super().__init__(message)
@@ -45,6 +45,21 @@ async def open_store(found: Recorder) -> None:
         await asyncio.to_thread(found.store)
     except Exception as exc:  # off, or the store could not be made
         raise CheckpointRequestError(str(exc)) from None
+
+
+def checked_paths(found: Recorder, paths: list[str] | None) -> list[str] | None:
+    """`paths` relative to the project root, each checked (`rho_checkpoints.scope`):
+    `CheckpointRequestError` (bad params) naming the first that cannot be restored."""
+    if paths is None:
+        return None
+    from rho_checkpoints.gitcmd import CheckpointError
+    from rho_checkpoints.scope import request_path
+
+    root = found.store().root
+    try:
+        return [request_path(root, path) for path in paths]
+    except CheckpointError as exc:
+        raise CheckpointRequestError(f"paths: {exc}", bad_params=True) from None
 
 
 def snapshot_at(runtime: Runtime, entry_id: str) -> str:
@@ -73,6 +88,7 @@ async def restore_files(
     if undo == (entry_id is not None):
         raise CheckpointRequestError("give either entryId or undo: true", bad_params=True)
     await open_store(found)
+    paths = checked_paths(found, paths)
     target = points.last_before_restore(session) if undo else None
     if entry_id is not None:
         target = snapshot_at(runtime, entry_id)
@@ -87,7 +103,7 @@ async def restore_files(
             return plan
         # In the session before a file is written: a restore cut short can be undone.
         points.record(session, plan.before, "before_restore", restoring=target)
-        done = await asyncio.to_thread(found.apply_restore, target, plan)
+        done = await asyncio.to_thread(found.apply_restore, target, plan, paths)
     except Exception as exc:  # git failed, a path was refused
         raise CheckpointRequestError(str(exc)) from None
     if done.after is not None:
@@ -108,6 +124,7 @@ async def undo_last_turn(runtime: Runtime, *, force: bool = False) -> Restored:
 __all__ = [
     "CHECKPOINT_ERROR",
     "CheckpointRequestError",
+    "checked_paths",
     "open_store",
     "recorder",
     "restore_files",

@@ -56,6 +56,9 @@ class TreeRecorder:
         self.git = git
         self.max_file_bytes = max_file_bytes
         self.max_new_files = max_new_files
+        #: What the last `record` left out though it is there: files over the size limit
+        #: and untracked nested repositories (`dir/`).
+        self.left_out: tuple[str, ...] = ()
         self._known: KnownTree | None = None
 
     def record(self) -> str:
@@ -73,6 +76,7 @@ class TreeRecorder:
                 ".gitignore, or raise max_files"
             )
         known = self._known
+        self.left_out = ()  # each large file and nested repository is a candidate every time
         if not candidates and known is not None and known.index == self._index_identity():
             return known.tree
         with self._index_copy() as copy:
@@ -108,14 +112,23 @@ class TreeRecorder:
         git = self.git
         large = [path for path in candidates if _over(git.work_tree / path, self.max_file_bytes)]
         nested = [path for path in candidates if path.endswith("/")]
-        if large:
-            _remove_from_index(git, large, env)
-        left_out = large + nested
+        # A recorded file whose folder became a link or a file, or which is a FIFO now, is
+        # gone as such: git would refuse to hear of a path "beyond a symbolic link" or to
+        # add a FIFO, so it is taken out by hand.
+        beyond = beyond_non_folder(git.work_tree, candidates)
+        skip = set(beyond)
+        special = [p for p in candidates if p not in skip and _special(git.work_tree / p)]
+        gone = beyond + special
+        if large or gone:
+            _remove_from_index(git, large + gone, env)
+        self.left_out = tuple(large + nested)
+        left_out = large + nested + gone
         if len(candidates) <= NAMED_PATHS_LIMIT:
             kept = sorted(set(candidates) - set(left_out))
             specs = [f":(literal){path}" for path in kept]
         else:  # git matches each path against each pathspec: many are slower than one walk
-            specs = ["."] + [f":(exclude,literal){path}" for path in left_out]
+            excluded = large + nested + special  # never one beyond a link: git refuses it
+            specs = ["."] + [f":(exclude,literal){path}" for path in excluded]
         if specs:
             add = ["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"]
             git.run(add, input=_nul(specs), env=env)
@@ -159,6 +172,40 @@ def remove_stray_copies(store_dir: Path) -> None:
     then is left over (even one of a rho in another PID namespace sharing the store)."""
     for copy in store_dir.glob(COPY_PREFIX + "*"):
         copy.unlink(missing_ok=True)
+
+
+def beyond_non_folder(root: Path, paths: Iterable[str]) -> list[str]:
+    """Those of `paths` (relative to `root`) that some folder on the way to is no longer a
+    folder: a symbolic link or a file stands where it was."""
+    kinds: dict[str, bool] = {}  # each folder on the way: whether it is a real folder
+
+    def is_folder(folder: str) -> bool:
+        if folder not in kinds:
+            try:
+                kinds[folder] = stat.S_ISDIR(os.lstat(root / folder).st_mode)
+            except FileNotFoundError:
+                kinds[folder] = True  # gone: git sees the path as deleted, as it is
+            except OSError:
+                kinds[folder] = False
+        return kinds[folder]
+
+    found = []
+    for path in paths:
+        parts = path.rstrip("/").split("/")[:-1]
+        folders = ["/".join(parts[: depth + 1]) for depth in range(len(parts))]
+        if not all(is_folder(folder) for folder in folders):
+            found.append(path)
+    return found
+
+
+def _special(path: Path) -> bool:
+    """Whether something other than a file, a link or a folder (a FIFO, a socket, a
+    device) stands at `path`."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode))
 
 
 def _over(path: Path, limit: int) -> bool:

@@ -3,8 +3,9 @@ turns take, and restoring the files to one.
 
 Snapshots are taken on a worker thread (git runs as a process); a failure is said once on
 stderr and never stops the turn. A restore is refused while files it would change were
-changed since rho last recorded them (someone else's edits), unless forced; before it
-writes anything, the files as they are are recorded, so a restore can be undone.
+changed since rho last recorded them (someone else's edits), unless forced, and always while
+it would overwrite or delete a file rho could not record (`rho_checkpoints.refusals`);
+before it writes anything, the files as they are are recorded, so a restore can be undone.
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ if TYPE_CHECKING:
 @dataclass
 class Restored:
     """What a restore did: the files it changed (`before` and `after`: the snapshots of the
-    files just before and just after it), or the conflicts that stopped it."""
+    files just before and just after it), or the conflicts that stopped it (`reasons`: why
+    each is one, by path)."""
 
     restored: list[Change] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     before: str | None = None
     after: str | None = None
+    reasons: dict[str, str] = field(default_factory=dict)
 
 
 class CheckpointsOff(Exception):
@@ -162,36 +165,37 @@ class Recorder:
         would change, and the snapshot of the files before it (blocking: run it on a worker
         thread); nothing is written yet (`apply_restore` does it).
 
-        Files changed since `baseline` (the files as rho last recorded them) by someone else
-        are conflicts, which stop it unless `force`. A file that is as snapshot
-        `interrupted` has it (the target of a restore that never finished: rho wrote it)
-        is not a conflict."""
+        A file rho could not record (too large, ignored, a FIFO…), which the restore would
+        overwrite or delete, is a conflict whatever `force` says: nothing could bring it
+        back. Files changed since `baseline` (the files as rho last recorded them) by
+        someone else are conflicts unless `force`. A file that is as snapshot `interrupted`
+        has it (the target of a restore that never finished: rho wrote it) is not one."""
         store = self.store()
-        wanted = [c for c in store.changed(to) if paths is None or _under(c.path, paths)]
-        if not wanted:
+        plan = store.plan(to, paths)
+        if not plan.changes:
             return Restored()
+        reasons = dict(plan.refused)
         if baseline is not None and not force:
             touched = {change.path for change in store.changed(baseline)}
             if interrupted is not None:
                 touched &= {change.path for change in store.changed(interrupted)}
-            conflicts = sorted(c.path for c in wanted if c.path in touched)
-            if conflicts:
-                return Restored(conflicts=conflicts)
+            for change in plan.changes:
+                if change.path in touched and change.path not in reasons:
+                    reasons[change.path] = (
+                        f"{change.path} changed since rho last recorded it, by someone else"
+                    )
+        if reasons:
+            return Restored(conflicts=sorted(reasons), reasons=reasons)
         before = store.snapshot("rho before restore", self.runtime.session.id)
-        return Restored(wanted, before=before)
+        return Restored(plan.changes, before=before)
 
-    def apply_restore(self, to: str, plan: Restored) -> Restored:
-        """Write what `plan` (from `plan_restore`) lists back to snapshot `to`; what was
-        done, with the snapshot of the files after it (blocking)."""
+    def apply_restore(self, to: str, plan: Restored, paths: list[str] | None = None) -> Restored:
+        """Write what `plan` (from `plan_restore` with the same `paths`) lists back to
+        snapshot `to`; what was done, with the snapshot of the files after it (blocking)."""
         store = self.store()
-        restored = store.restore(to, [change.path for change in plan.restored])
+        restored = store.restore(to, paths, only={change.path for change in plan.restored})
         after = store.snapshot("rho after restore", self.runtime.session.id)
         return Restored(restored, before=plan.before, after=after)
-
-
-def _under(path: str, chosen: list[str]) -> bool:
-    """Whether `path` is one of `chosen` or inside one of them."""
-    return any(path == c or path.startswith(c.rstrip("/") + "/") for c in chosen)
 
 
 __all__ = ["CheckpointsOff", "Recorder", "Restored"]

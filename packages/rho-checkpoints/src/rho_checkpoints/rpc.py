@@ -58,9 +58,15 @@ class RestoreFilesParams(_Model):
 
     entryId: str | None = Field(None, description="The point to return the files to.")
     paths: list[str] | None = Field(
-        None, description="Only these files or folders (relative to the root); all by default."
+        None,
+        description="Only these files or folders (relative to the root, or absolute inside "
+        "it; no '..', nothing beyond a symbolic link); all by default.",
     )
-    force: bool = Field(False, description="Restore over files someone else changed since.")
+    force: bool = Field(
+        False,
+        description="Restore over files someone else changed since (never over a file rho "
+        "could not record).",
+    )
     undo: bool = Field(
         False, description="Return to the files as they were before the last restore."
     )
@@ -71,8 +77,13 @@ class RestoreFilesResult(_Model):
 
     restored: list[FileChange] = Field(description="The files it changed back.")
     conflicts: list[str] = Field(
-        description="Files changed since rho last recorded them, which it would have "
-        "overwritten: nothing was changed; send `force` to restore over them."
+        description="Files the restore would have overwritten or deleted: changed since rho "
+        "last recorded them (send `force` to restore over them), or files rho could not "
+        "record (too large, ignored, not a file), which no restore overwrites or deletes. "
+        "Nothing was changed."
+    )
+    reasons: dict[str, str] = Field(
+        default_factory=dict, description="Why each of `conflicts` is one, by path."
     )
 
 
@@ -110,7 +121,7 @@ def checkpoint_methods(runtime: Runtime) -> list[RpcMethod]:
         except CheckpointRequestError as exc:
             raise _rpc_error(exc) from None
         restored = [FileChange(path=c.path, status=c.status) for c in done.restored]
-        return RestoreFilesResult(restored=restored, conflicts=done.conflicts)
+        return RestoreFilesResult(restored=restored, conflicts=done.conflicts, reasons=done.reasons)
 
     parts: dict[str, tuple[Any, type[BaseModel], type[BaseModel]]] = {
         "diffCheckpoint": (diff_checkpoint, DiffCheckpointParams, DiffCheckpointResult),

@@ -14,18 +14,21 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rho_checkpoints.changes import Change, parse_name_status
 from rho_checkpoints.gitcmd import CheckpointError, GitRunner
 from rho_checkpoints.layout import create_store, store_path
+from rho_checkpoints.leftout import left_out_of, message
 from rho_checkpoints.lock import store_locked
 from rho_checkpoints.packing import pack
 from rho_checkpoints.pruning import SNAPSHOT_REFS, prune
-from rho_checkpoints.record import TreeRecorder, remove_stray_copies
-from rho_checkpoints.scope import checked_path
+from rho_checkpoints.record import TreeRecorder, beyond_non_folder, remove_stray_copies
+from rho_checkpoints.refusals import Disk, refusals
+from rho_checkpoints.scope import relative_path, request_path
 from rho_checkpoints.writeback import blobs_of, delete, write_back
 
 if TYPE_CHECKING:
@@ -41,6 +44,15 @@ _IDENTITY = {
     "GIT_COMMITTER_NAME": "rho",
     "GIT_COMMITTER_EMAIL": "rho@localhost",
 }
+
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """What a restore would change (`changes`, as `CheckpointStore.changed` lists them), and
+    why it may not make some of those changes (`refused`, by path: none when it may)."""
+
+    changes: list[Change]
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 class CheckpointStore:
@@ -62,8 +74,8 @@ class CheckpointStore:
         self.git = git
         self.max_file_bytes = max_file_bytes
         self._trees = TreeRecorder(git, max_file_bytes, max_new_files)
-        #: Each session's last snapshot: (its tree, its commit).
-        self._last: dict[str, tuple[str, str]] = {}
+        #: Each session's last snapshot: (its tree and what it left out, its commit).
+        self._last: dict[str, tuple[tuple[str, tuple[str, ...]], str]] = {}
 
     @classmethod
     def open(
@@ -97,15 +109,17 @@ class CheckpointStore:
         group = re.sub(r"[^A-Za-z0-9_-]", "_", session)[:64] or "none"
         with store_locked(self.git.store_dir):
             tree = self._trees.record()
+            recorded = (tree, self._trees.left_out)
             last = self._last.get(group)
-            if last is not None and last[0] == tree and self._kept(group, last[1]):
+            if last is not None and last[0] == recorded and self._kept(group, last[1]):
                 return last[1]
             stamp = f"@{int(time.time())} +0000"
             env = {**_IDENTITY, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
-            commit = self.git.run(["commit-tree", tree], input=label.encode(), env=env)
+            text = message(label, self._trees.left_out)
+            commit = self.git.run(["commit-tree", tree], input=text, env=env)
             commit_id = commit.decode().strip()
             self.git.run(["update-ref", f"{SNAPSHOT_REFS}{group}/{commit_id}", commit_id])
-        self._last[group] = (tree, commit_id)
+        self._last[group] = (recorded, commit_id)
         return commit_id
 
     def _kept(self, group: str, commit: str) -> bool:
@@ -134,19 +148,20 @@ class CheckpointStore:
     def changed(self, since: str) -> list[Change]:
         """The files that differ between snapshot `since` and the project now, by path."""
         with store_locked(self.git.store_dir):
-            return self._changes(self._commit(since), self._trees.record(), [])
+            changes = self._changes(self._commit(since), self._trees.record())
+        return [self._as_seen(change) for change in changes]
 
     def changed_between(self, first: str, second: str) -> list[Change]:
         """The files that differ between snapshots `first` and `second`."""
         if first == second:  # a turn that changed nothing: no command to run
             return []
-        return self._changes(self._commit(first), self._commit(second), [])
+        return self._changes(self._commit(first), self._commit(second))
 
     def diff(self, since: str, path: str, *, max_bytes: int = 64 * 1024) -> str:
         """The unified diff of the file at `path` between snapshot `since` and now ("" when
         it is the same); past `max_bytes` it is cut at a line end and ends with the line
         `… diff cut at MAX_BYTES bytes`."""
-        spec = ":(literal)" + checked_path(self.root, path)
+        spec = ":(literal)" + relative_path(self.root, path)
         args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all"]
         with store_locked(self.git.store_dir):
             tree = self._trees.record()
@@ -157,22 +172,42 @@ class CheckpointStore:
         head = head[: head.rfind(b"\n") + 1]
         return head.decode("utf-8", "replace") + f"… diff cut at {max_bytes} bytes\n"
 
-    def restore(self, to: str, paths: Sequence[str] | None = None) -> list[Change]:
-        """Make the project's files (all, or those at or under `paths`) as they were in
-        snapshot `to`: files modified or deleted since are written back with their content
-        and mode, files added since are deleted. Returns what differed (as `changed(to)`
-        reported it), which is what it undid.
+    def plan(self, to: str, paths: Sequence[str] | None = None) -> RestorePlan:
+        """What making the files (all, or those at or under `paths`) as they were in snapshot
+        `to` would change, and which of those changes it may not make
+        (`rho_checkpoints.refusals`); nothing is written. `CheckpointError` for a path that
+        cannot be restored (see `restore`)."""
+        chosen = None if paths is None else [request_path(self.root, path) for path in paths]
+        with store_locked(self.git.store_dir):
+            commit = self._commit(to)
+            changes, refused = self._selection(commit, self._trees.record(), chosen)
+        return RestorePlan([self._as_seen(change) for change in changes], refused)
+
+    def restore(
+        self, to: str, paths: Sequence[str] | None = None, *, only: Collection[str] | None = None
+    ) -> list[Change]:
+        """Make the project's files (all, or those at or under `paths`; of those, only the
+        paths in `only` when given: what a `plan` listed) as they were in snapshot `to`:
+        files modified or deleted since are written back with their content and mode, files
+        added since are deleted. Returns what differed (as `changed(to)` reported it), which
+        is what it undid.
 
         Raises `CheckpointError` for a path outside the root, inside `.git` or `.rho`, or
-        behind a symbolic link leading out of the root. Ignored files, untracked nested
-        repositories and files over the size limit are outside every snapshot, so they are
-        never deleted."""
-        specs = [checked_path(self.root, path) for path in paths or ()]
-        if paths is not None and not specs:
+        beyond a link or a file that stands where a folder was (`scope.request_path`),
+        and, before it writes anything, when a change may not be made: a file rho could not
+        record would be overwritten or deleted (`plan` says which, and why). Ignored files,
+        untracked nested repositories and files over the size limit are outside every
+        snapshot, so they are never touched. Every write and delete goes through the
+        kernel's sandbox, which follows no link out of the root."""
+        chosen = None if paths is None else [request_path(self.root, path) for path in paths]
+        if chosen is not None and not chosen:
             return []
         with store_locked(self.git.store_dir):
             commit = self._commit(to)
-            changes = self._changes(commit, self._trees.record(), specs)
+            changes, refused = self._selection(commit, self._trees.record(), chosen, only)
+            if refused:
+                raise CheckpointError("not restored: " + "; ".join(refused.values()))
+            seen = [self._as_seen(change) for change in changes]
             sandbox = self._sandbox()
             for change in changes:
                 if change.status == "added":
@@ -180,7 +215,38 @@ class CheckpointStore:
             back = [change.path for change in changes if change.status != "added"]
             if back:
                 write_back(self.git, sandbox, blobs_of(self.git, commit, back))
-        return changes
+        return seen
+
+    def _selection(
+        self,
+        commit: str,
+        tree: str,
+        paths: Sequence[str] | None,
+        only: Collection[str] | None = None,
+    ) -> tuple[list[Change], dict[str, str]]:
+        """The changes from `commit` to `tree` at or under `paths` (all: None) and in `only`
+        (when given), as git lists them, and why each that may not be made may not
+        (`rho_checkpoints.refusals`)."""
+        changes = self._changes(commit, tree)
+        chosen = [
+            change
+            for change in changes
+            if (paths is None or _under(change.path, paths))
+            and (only is None or change.path in only)
+        ]
+        disk = Disk(self.root, self.max_file_bytes, self._ignored)
+        deletes = any(change.status == "added" for change in chosen)
+        then = left_out_of(self.git, commit) if deletes else frozenset()  # only deletes ask
+        return chosen, refusals(disk, changes, chosen, then)
+
+    def _ignored(self, paths: list[str]) -> set[str]:
+        """Those of `paths` that the project's ignore files name."""
+        found = self.git.run(
+            ["check-ignore", "-z", "--no-index", "--stdin"],
+            input=b"".join(os.fsencode(path) + b"\0" for path in paths),
+            check=False,
+        )
+        return {os.fsdecode(path) for path in found.split(b"\0") if path}
 
     def _sandbox(self) -> SandboxRoot:
         """The project as the kernel's sandbox: restores write and delete through it."""
@@ -214,16 +280,19 @@ class CheckpointStore:
             raise CheckpointError(f"no snapshot {snapshot!r}")
         return found.decode().strip()
 
-    def _changes(self, commit: str, tree: str, specs: list[str]) -> list[Change]:
+    def _changes(self, commit: str, tree: str) -> list[Change]:
+        """The changes from `commit` to `tree` as git lists them: a file missing from `tree`
+        is `deleted`, though it may be there unrecorded."""
         args = ["diff-tree", "-r", "-z", "--name-status", "--no-renames", "--ignore-submodules=all"]
-        literal = [":(literal)" + spec for spec in specs if spec != "."]
-        changes = parse_name_status(self.git.run([*args, commit, tree, "--", *literal]))
-        return [self._as_seen(change) for change in changes]
+        return parse_name_status(self.git.run([*args, commit, tree]))
 
     def _as_seen(self, change: Change) -> Change:
         """A file left out of the snapshot of now but present (grown past the size limit, or
-        ignored since) was modified, not deleted."""
-        if change.status == "deleted" and os.path.lexists(self.root / change.path):
+        ignored since) was modified, not deleted; one beyond a link or a file that stands
+        where its folder was is deleted (it is not there as such)."""
+        if change.status != "deleted" or beyond_non_folder(self.root, [change.path]):
+            return change
+        if os.path.lexists(self.root / change.path):
             return Change(change.path, "modified")
         return change
 
@@ -240,3 +309,8 @@ class CheckpointStore:
                 folder.rmdir()
             except OSError:
                 break
+
+
+def _under(path: str, chosen: Sequence[str]) -> bool:
+    """Whether `path` is one of `chosen` or inside one of them ("." holds every path)."""
+    return any(c == "." or path == c or path.startswith(c.rstrip("/") + "/") for c in chosen)

@@ -84,9 +84,9 @@ async def _restore_files(runtime: Runtime, entry_id: str) -> list[RestoredFile]:
     if done.conflicts:
         raise RpcError(
             CHECKPOINT_ERROR,
-            "not restored, nor branched: changed since rho last recorded them: "
-            + ", ".join(done.conflicts)
-            + " (restoreFiles with force restores over them)",
+            "not restored, nor branched: "
+            + "; ".join(done.reasons.get(path, path) for path in done.conflicts)
+            + " (restoreFiles with force restores over files changed by someone else)",
         )
     return [RestoredFile(path=c.path, status=c.status) for c in done.restored]
 

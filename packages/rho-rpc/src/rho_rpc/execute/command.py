@@ -167,7 +167,7 @@ async def _undo(runtime: Runtime, args: ExecArgs) -> int:
         await runtime.aclose("rho exec --undo ended")
     if done.conflicts:
         diagnostics.error(
-            "not undone: changed since the last run (by someone else): " + ", ".join(done.conflicts)
+            "not undone: " + "; ".join(done.reasons.get(path, path) for path in done.conflicts)
         )
         return 1
     for change in done.restored:
