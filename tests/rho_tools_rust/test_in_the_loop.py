@@ -10,6 +10,7 @@ from rho_tools_rust.cargo_fix import cargo_fix
 from rho_tools_rust.cargo_test import cargo_test
 from rho_tools_rust.rustc_explain import rustc_explain
 
+
 def confined() -> bool:
     """Whether rho confines commands here (bubblewrap, or Landlock where it is missing)."""
     from sandboxes import working_backend  # type: ignore[import-not-found]

@@ -103,8 +103,8 @@ __all__ = [
     "plugin_sections",
     "project_config_path",
     "quoted_key",
-    "sandbox_summary",
     "read_config",
+    "sandbox_summary",
     "scan_context_files",
     "unique_keys",
 ]
