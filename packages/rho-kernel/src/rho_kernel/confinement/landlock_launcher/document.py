@@ -1,4 +1,4 @@
-"""What rho tells the launcher: one JSON document, passed as an argument.
+"""What rho tells the launcher: one document, passed as an argument.
 
 Every path is absolute and canonical (rho's `ConfinementPolicy` made it so). `namespaces`
 is what the backend's probe found works here:
@@ -9,13 +9,15 @@ is what the backend's probe found works here:
   the command stays uid 0 without a single capability);
 - `"none"`: Landlock and seccomp alone (no namespace can be made, as in most containers).
 
-A plain class rather than a dataclass: the launcher starts before every command, and
-`dataclasses` (with `inspect`) would be most of its import time.
+The launcher starts before every command, so its document costs no import: a plain class
+(`dataclasses` would bring `inspect`), written with `marshal` (built in, unlike `json`, which
+brings `re`) as hexadecimal text. Both ends are the same Python: rho starts the launcher
+with its own interpreter.
 """
 
 from __future__ import annotations
 
-import json
+import marshal
 
 TYPE_CHECKING = False  # not `typing`'s: importing it is a good part of the launcher's start
 if TYPE_CHECKING:
@@ -83,19 +85,23 @@ class Document:
     def encode(self) -> str:
         """The document as the launcher's argument."""
         data = self._fields()
-        data["seccomp"] = self.seccomp.hex()
         data["version"] = VERSION
-        return json.dumps(data, separators=(",", ":"))
+        return marshal.dumps(data, 4).hex()
 
     @classmethod
     def decode(cls, text: str) -> Document:
         """The document `encode` made; ValueError for anything else."""
-        data = json.loads(text)
+        try:
+            data = marshal.loads(bytes.fromhex(text))
+        except (ValueError, EOFError, TypeError) as exc:
+            raise ValueError(f"not a launcher document ({exc})") from None
         if not isinstance(data, dict) or data.pop("version", None) != VERSION:
             raise ValueError("not a launcher document of this version")
         if data.get("namespaces") not in ("user", "mount", "none"):
             raise ValueError(f"unknown namespaces {data.get('namespaces')!r}")
-        data["seccomp"] = bytes.fromhex(data.get("seccomp", ""))
         for name in _PATHS:
             data[name] = tuple(data.get(name, ()))
-        return cls(**data)
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise ValueError(f"not a launcher document ({exc})") from None

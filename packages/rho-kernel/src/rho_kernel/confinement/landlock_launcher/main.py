@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import sys
 
 from .document import Document
@@ -11,6 +10,12 @@ from .namespaces import isolate
 from .privileges import drop_privileges, filter_system_calls
 from .rules import plan, restrict
 from .syscalls import landlock_abi
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import signal
+else:  # the C module: `signal` itself imports `enum`, a good part of the launcher's start
+    import _signal as signal
 
 #: The exit status when the launcher cannot confine the command (nothing ran).
 FAILED = 126

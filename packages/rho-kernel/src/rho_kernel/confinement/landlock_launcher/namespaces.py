@@ -20,13 +20,10 @@ already, but cannot stop a `connect` to a socket such as `/run/docker.sock`.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
-import signal
 import stat
 import struct
-from collections.abc import Iterator
 
 from .document import Document
 from .syscalls import (
@@ -51,6 +48,12 @@ from .syscalls import (
     unshare,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import signal
+else:  # the C module: `signal` itself imports `enum`, a good part of the launcher's start
+    import _signal as signal
+
 #: Signals pid 1 hands to the command (pid 1 gets no default action of its own).
 FORWARDED = (
     signal.SIGTERM,
@@ -62,6 +65,7 @@ FORWARDED = (
     signal.SIGCONT,
     signal.SIGWINCH,
 )
+
 _SIOCGIFFLAGS = 0x8913
 _SIOCSIFFLAGS = 0x8914
 _IFF_UP = 0x1
@@ -117,8 +121,10 @@ def _exit_as(child: int, *, forward: bool) -> None:
 
     def handle(number: int, _frame: object) -> None:
         if forward:
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 (contextlib costs the launcher's start)
                 os.kill(child, number)
+            except OSError:
+                pass  # the command has just ended
 
     for number in FORWARDED:
         signal.signal(number, handle)
@@ -140,8 +146,10 @@ def set_up_mounts(document: Document) -> None:
     cover that cannot be made stops the launch: it would be a hole."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     _private_tmp(document)
-    with contextlib.suppress(OSError):  # kept: the old /proc still hides nothing secret
+    try:  # noqa: SIM105 (contextlib costs the launcher's start)
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        pass  # the old /proc is kept: Landlock keeps other processes' secrets out of reach
     for path in document.read_only:
         _bind_read_only(path)
     for path in document.read_deny:
@@ -157,16 +165,27 @@ def _private_tmp(document: Document) -> None:
     places = [p for p in places if not any(o != p and _inside(o, p) for o in places)]
     trees = []
     for place in places:
-        with _opened(place) as fd:
+        fd = open_path(place)
+        try:
             trees.append((place, clone_tree(fd)))
+        finally:
+            os.close(fd)
     mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
     for place, tree in trees:
         try:
             os.makedirs(place, exist_ok=True)
-            with _opened(place) as fd:
-                attach_tree(tree, fd)
+            _attach(tree, place)
         finally:
             os.close(tree)
+
+
+def _attach(tree: int, path: str) -> None:
+    """Mount the detached `tree` on `path` (reached without following a link)."""
+    fd = open_path(path)
+    try:
+        attach_tree(tree, fd)
+    finally:
+        os.close(fd)
 
 
 def _bind_read_only(path: str) -> None:
@@ -202,30 +221,27 @@ def _cover(path: str) -> None:
     if stat.S_ISDIR(info.st_mode):
         mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0555")
         return
-    with _opened("/dev/null") as null, _opened(path) as target:
-        tree = clone_tree(null)
-        try:
-            attach_tree(tree, target)
-        finally:
-            os.close(tree)
-
-
-@contextlib.contextmanager
-def _opened(path: str) -> Iterator[int]:
-    fd = open_path(path)
+    null = open_path("/dev/null")
     try:
-        yield fd
+        tree = clone_tree(null)
     finally:
-        os.close(fd)
+        os.close(null)
+    try:
+        _attach(tree, path)
+    finally:
+        os.close(tree)
 
 
 def loopback_up() -> None:
     """Bring up the new network namespace's loopback (down when it is made), so that a
     command's own servers on 127.0.0.1 work as on the host."""
+    import _socket  # the C module: `socket` itself costs the launcher several milliseconds
     import fcntl
-    import socket
 
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+    sock = _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM)
+    try:
         request = struct.pack("16sh14x", b"lo", 0)
         flags = struct.unpack("16sh14x", fcntl.ioctl(sock.fileno(), _SIOCGIFFLAGS, request))[1]
         fcntl.ioctl(sock.fileno(), _SIOCSIFFLAGS, struct.pack("16sh14x", b"lo", flags | _IFF_UP))
+    finally:
+        sock.close()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
 
 from .syscalls import landlock_add_path, landlock_create_ruleset, landlock_restrict_self
 
@@ -67,6 +66,9 @@ DEVICES = (
 )
 
 Grants = dict[str, int]
+TYPE_CHECKING = False  # not `typing`'s, nor `collections.abc` at run time: the launcher's start
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 def handled_access(abi: int) -> int:
