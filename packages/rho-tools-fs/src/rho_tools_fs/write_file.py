@@ -63,7 +63,9 @@ async def _preview(arguments: dict[str, Any], ctx: ToolContext) -> Preview | Non
     except (OSError, SandboxError, ValueError):
         return None  # the write reports what is wrong, or writes without a preview
     text = None if old is None else old.decode("utf-8", errors="replace")
-    return Preview(unified_preview(escape_controls(path), text, content), fingerprint(old))
+    shown = escape_controls(path)
+    diff = await asyncio.to_thread(unified_preview, shown, text, content, redactor=ctx.redactor)
+    return Preview(diff, fingerprint(old))
 
 
 def _still_planned(root: SandboxRoot, path: str, planned: str) -> None:
