@@ -75,7 +75,8 @@ def redact_unified_diff(redactor: Redactor, diff: str, old: str | None, new: str
         if hunk is not None:
             old_no, left_old = int(hunk.group(1)), int(hunk.group(2) or 1)
             new_no, left_new = int(hunk.group(3)), int(hunk.group(4) or 1)
-            out.append(line)
+            heading = line[hunk.end() :]
+            out.append(line[: hunk.end()] + _heading(redactor, heading, old_no, sides[0]))
             continue
         mark = line[:1]
         if (left_old or left_new) and mark in (" ", "-", "+"):
@@ -119,6 +120,22 @@ def _shown(
     if matched:
         return content
     return redactor.redact(body) + ending
+
+
+def _heading(redactor: Redactor, heading: str, before: int, side: _Side) -> str:
+    """The text git writes after a hunk's range (` def main():`, a line of the old file
+    above the hunk, cut at 80 bytes) as the whole file shows that line."""
+    body = heading.rstrip("\n").strip()
+    if not body:
+        return heading
+    if side is not None:
+        for number in range(min(before, len(side[0])) - 1, 0, -1):
+            line = side[0][number - 1]
+            if line.strip().startswith(body) and side[1][number - 1] != line:
+                return " " + side[1][number - 1].strip() + heading[len(heading.rstrip("\n")) :]
+            if line.strip().startswith(body):
+                break
+    return redactor.redact(heading)
 
 
 def _lines(text: str) -> list[str]:

@@ -23,6 +23,7 @@ import stat
 import threading
 import time
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
 #: Directory entries visited at most, per scan.
@@ -127,7 +128,8 @@ def _files(root: Path, since: int | None, deadline: float) -> Iterator[tuple[str
     while stack and visited < MAX_ENTRIES and time.monotonic() < deadline:
         folder = stack.pop()
         try:
-            entries = list(os.scandir(folder))
+            with os.scandir(folder) as listing:
+                entries = list(islice(listing, MAX_ENTRIES - visited))
         except OSError:
             continue
         for entry in entries:
@@ -179,7 +181,7 @@ def _learn(data: bytes) -> bool:
         for index, line in enumerate(lines):
             count = line.partition("Private-Lines:")[2].strip()
             if line.startswith("Private-Lines:") and count.isdigit():
-                learn_lines(lines[index + 1 : index + 1 + int(count)])
+                learn_lines(lines[index + 1 : index + 1 + int(count)], header=False)
                 found = True
     return found
 

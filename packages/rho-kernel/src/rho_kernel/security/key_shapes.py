@@ -8,7 +8,8 @@ a key there. These lines are key material by their shape:
   optional row prefix: indentation, a diff's `+`/`-`, a line number as `cat -n`, `grep -n`
   and rho's `read_file` write it (`12:`, `12-`, `12\\t`, `12#ABCD:`, `file:12:`).
 - A run of body lines of key width (`KEY_WIDTHS`: 64 for PEM, PGP and PuTTY, 70 for
-  OpenSSH), the last one maybe shorter, is key material; so is one such line alone.
+  OpenSSH), the first and the last maybe shorter (`tail -c`, `head -c`), is key material;
+  so is one such line alone.
 - A run of at least `MIN_COLUMN_RUN` body lines of one other width between `MIN_WIDTH` and
   `MAX_WIDTH` (a key cut in columns), the last maybe shorter, except `MIME_WIDTH`.
 - A single body line of `MIN_LONE_LINE` characters or more (a key body joined on one line).
@@ -162,12 +163,18 @@ def _body(state: ShapeState, hidden: list[tuple[int, int]], match: re.Match[str]
             _extend(run, line, body, full=False)
             run.closed = True
             return
+        if len(run.lines) == 1 and widths[-1] in KEY_WIDTHS:  # a cut first line (`tail -c`)
+            run.width, run.full = widths[-1], 0
+            _extend(run, line, body, full=True)
+            return
     _close(state, hidden, before_end=False)
     state.run = _Run(width=widths[-1] if widths[-1] in KEY_WIDTHS else width, public=state.public)
     _extend(state.run, line, body, full=True)
 
 
 def _extend(run: _Run, line: _Line, body: str, *, full: bool) -> None:
+    if len(line.widths) == 2 and (run.width == line.widths[1] or not full):
+        line.start -= 1  # the `+` before it is its first character, not a diff's marker
     run.lines.append(line)
     run.full += full
     if run.classes != 7:

@@ -63,16 +63,16 @@ _windows: set[int] = set()
 _blocks: set[int] = set()
 
 
-def learn_lines(lines: Iterable[str]) -> None:
+def learn_lines(lines: Iterable[str], *, header: bool = True) -> None:
     """Remember the base64 runs of `lines` (the lines of a private key block) as key material.
-    A block learned before is skipped."""
+    A block learned before is skipped. With `header`, the start of its first body line, the
+    DER header keys share with public data, is not learned (see `HEADER_CHARS`)."""
     lines = list(lines)
     digest = hash("\n".join(lines))
     with _lock:
         if digest in _blocks or len(_windows) >= MAX_WINDOWS:
             return
     found: set[int] = set()
-    header = True  # the first body line starts with what every key of its kind holds
     for line in lines:
         for token in _BODY_TOKEN.findall(line):
             skip = HEADER_CHARS if header and len(token) >= 40 else 0
