@@ -113,3 +113,11 @@ def test_disabled_redaction_leaves_previews_and_diffs() -> None:
     new = _middle_changed(KEY)
     assert BODY[10] in unified_preview("key.pem", KEY, new, redactor=redactor)
     assert redactor.redact_pair(KEY, new) == (KEY, new)
+
+
+def test_a_line_hidden_more_in_one_version_is_hidden_as_much_in_both() -> None:
+    line = f"db_password = {BODY[7]}"
+    old = "-----BEGIN PRIVATE KEY-----\n" + line + "\n-----END PRIVATE KEY-----\n"
+    new = line + "\n"
+    shown_old, shown_new = Redactor().redact_pair(old, new)
+    assert shown_old.split("\n")[1] == REDACTED == shown_new.split("\n")[0]

@@ -92,3 +92,16 @@ def test_a_scan_stops_at_its_bounds(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 def test_one_scan_per_project_root(tmp_path: Path) -> None:
     assert key_scan.project_keys(tmp_path) is key_scan.project_keys(tmp_path)
     assert key_scan.project_keys(tmp_path) is not key_scan.project_keys(tmp_path / "x")
+
+
+def test_a_slow_scan_spaces_the_rescans_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scan = ProjectKeys(tmp_path)
+    scan.wait()
+    scan._took = 1.0  # as if the project took a second to scan: the next waits ten
+    (tmp_path / "new.pem").write_text(rsa_key(61))
+    scan.changed()
+    scan.wait()
+    assert scan.found == set()  # not yet scanned again, still due
+    monkeypatch.setattr(key_scan, "RESCAN_SPACING", 0)
+    scan.wait()
+    assert scan.found == {"new.pem"}

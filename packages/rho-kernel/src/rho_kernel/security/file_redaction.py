@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from rho_kernel.security.redaction import REDACTED
+
 if TYPE_CHECKING:
     from rho_kernel.security.redaction import Redactor
 
@@ -45,12 +47,11 @@ def redact_file_pair(redactor: Redactor, old: str, new: str) -> tuple[str, str]:
     old_lines, new_lines = old.split("\n"), new.split("\n")
     old_shown = redact_file_text(redactor, old).split("\n")
     new_shown = redact_file_text(redactor, new).split("\n")
-    hidden = {
-        line: shown for line, shown in zip(old_lines, old_shown, strict=True) if line != shown
-    }
-    hidden.update(
-        (line, shown) for line, shown in zip(new_lines, new_shown, strict=True) if line != shown
-    )
+    hidden: dict[str, str] = {}
+    for lines, shown in ((old_lines, old_shown), (new_lines, new_shown)):
+        for line, redacted in zip(lines, shown, strict=True):
+            if line != redacted:
+                hidden[line] = _more_hidden(hidden.get(line, line), redacted)
     if hidden:
         old_shown = [
             hidden.get(line, shown) for line, shown in zip(old_lines, old_shown, strict=True)
@@ -59,6 +60,11 @@ def redact_file_pair(redactor: Redactor, old: str, new: str) -> tuple[str, str]:
             hidden.get(line, shown) for line, shown in zip(new_lines, new_shown, strict=True)
         ]
     return "\n".join(old_shown), "\n".join(new_shown)
+
+
+def _more_hidden(first: str, second: str) -> str:
+    """Of two redactions of one line, the one that leaves less of it."""
+    return min(first, second, key=lambda shown: len(shown.replace(REDACTED, "")))
 
 
 def redact_unified_diff(redactor: Redactor, diff: str, old: str | None, new: str | None) -> str:

@@ -5,7 +5,8 @@ The redactor learns a key when it meets its block (`rho_kernel.security.known_ke
 key's armour (or a PuTTY key's private lines), and each key found is learned: the agent loop
 starts the scan when a prompt starts (`ProjectKeys.start`) and waits for it before a tool
 runs (`ProjectKeys.ready`). After a call that may have changed files (`changed`), the next
-scan reads only the files changed since the last one began.
+scan reads only the files changed since the last one began; in a large project (a scan of
+`SLOW_SCAN` seconds or more) it waits until `RESCAN_SPACING` times that has passed.
 
 The scan runs in a thread and is bounded: `MAX_ENTRIES` directory entries, files of at most
 `MAX_FILE_BYTES`, `MAX_TOTAL_BYTES` read in all, `MAX_SECONDS`. It follows no symbolic link,
@@ -34,6 +35,10 @@ MAX_FILE_BYTES = 256 * 1024
 MAX_TOTAL_BYTES = 64 << 20
 #: A scan stops after this long (a slow network disk).
 MAX_SECONDS = 10.0
+#: A scan this long (seconds) makes the next wait `RESCAN_SPACING` times as long after it,
+#: so that a large project's scans take at most about a tenth of the time.
+SLOW_SCAN = 0.1
+RESCAN_SPACING = 10
 #: Folders never entered: rho's protected ones, and what dependencies and builds fill.
 SKIPPED_DIRS = frozenset(
     {
@@ -63,14 +68,22 @@ class ProjectKeys:
         self._thread: threading.Thread | None = None
         self._scanned_since: int | None = None  # when the last finished scan began (ns)
         self._stale = True
+        self._took = 0.0  # how long the last scan ran, and when it ended (monotonic seconds)
+        self._ended = 0.0
         #: Files in which a key was found by the last scans (for tests and diagnostics).
         self.found: set[str] = set()
 
     def start(self) -> None:
-        """Start a scan unless one is running or nothing changed since the last."""
+        """Start a scan unless one is running, nothing changed since the last, or the last
+        was long and ended less than `RESCAN_SPACING` times its length ago."""
         with self._lock:
             if (self._thread is not None and self._thread.is_alive()) or not self._stale:
                 return
+            if (
+                self._took >= SLOW_SCAN
+                and time.monotonic() - self._ended < RESCAN_SPACING * self._took
+            ):
+                return  # a large project: files changed since are read by a later scan
             self._stale = False
             since = self._scanned_since
             thread = threading.Thread(
@@ -100,11 +113,13 @@ class ProjectKeys:
             self._stale = True
 
     def _scan(self, since: int | None) -> None:
-        began = time.time_ns()
+        began, started = time.time_ns(), time.monotonic()
         with contextlib.suppress(Exception):  # best effort: the redactor works without it
             self._read_all(since)
         with self._lock:
             self._scanned_since = began
+            self._ended = time.monotonic()
+            self._took = self._ended - started
 
     def _read_all(self, since: int | None) -> None:
         deadline = time.monotonic() + MAX_SECONDS
