@@ -318,3 +318,28 @@ def test_a_key_a_command_creates_is_learned_before_the_next_call(  # type: ignor
     assert results[1]["output"].count(REDACTED) == 2, results[1]
     for where in _everywhere(rho, server, home):
         assert not any(piece in where for piece in _key_pieces(key))
+
+
+def test_a_json_value_on_the_line_after_its_name_is_redacted_in_every_view(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    _auto_commands(home)
+    (project / "cfg.json").write_text(
+        '{\n  "user": "me",\n  "password":\n    "CorrectHorseBattery42"\n}\n'
+    )
+    calls = [
+        ("run_command", {"command": "cat cfg.json"}),
+        ("run_command", {"command": "grep -n -A1 password cfg.json"}),
+        ("run_command", {"command": "cat -n cfg.json"}),
+        ("read_file", {"path": "cfg.json"}),  # hashline rows
+        ("read_file", {"path": "cfg.json", "offset": 3, "limit": 2}),
+    ]
+    for name, arguments in calls:
+        server.add(tool_call_reply(name, arguments))
+    server.add(text_reply("done"))
+    rho = start_scripted(start_rho, server)
+    assert rho.call("prompt", {"message": "show"}, timeout=60)["result"]["reply"] == "done"
+    results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
+    assert len(results) == len(calls) and all(f'"{REDACTED}"' in r["output"] for r in results)
+    for where in _everywhere(rho, server, home):
+        assert "CorrectHorseBattery42" not in where

@@ -94,7 +94,9 @@ def test_one_scan_per_project_root(tmp_path: Path) -> None:
     assert key_scan.project_keys(tmp_path) is not key_scan.project_keys(tmp_path / "x")
 
 
-def test_a_slow_scan_spaces_the_rescans_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_slow_scan_spaces_the_rescans_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     scan = ProjectKeys(tmp_path)
     scan.wait()
     scan._took = 1.0  # as if the project took a second to scan: the next waits ten
