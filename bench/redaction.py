@@ -4,11 +4,15 @@ Run: uv run python bench/redaction.py [megabytes]
 The source is the Python of the installed standard library (repeated to the size asked for,
 default 10 MB), so it holds every kind of near miss real code has: variables named `token`
 and `password`, `Bearer` in prose, base64 and hex blobs. Prints MB/s for a whole-text pass,
-for the same text fed as 64 KiB live-output chunks, and how many replacements were made.
+for the same text fed as 64 KiB live-output chunks, and how many replacements were made;
+then the source again once a private key has been seen (every text is then searched for
+slices of it).
 """
 
 from __future__ import annotations
 
+import base64
+import random
 import sys
 import sysconfig
 import time
@@ -40,6 +44,13 @@ def secret_log(size: int) -> str:
     return (block * (size // len(block) + 1))[:size]
 
 
+def private_key() -> str:
+    """A PEM private key of random bytes (RSA-4096's size)."""
+    body = base64.b64encode(random.Random(4096).randbytes(2375)).decode()
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    return "\n".join(["-----BEGIN PRIVATE KEY-----", *lines, "-----END PRIVATE KEY-----"])
+
+
 def measure(label: str, redactor: Redactor, text: str) -> None:
     """Print MB/s of a whole-text pass and of chunked streaming over `text`."""
     started = time.perf_counter()
@@ -62,8 +73,11 @@ def main() -> None:
     """Run the benchmark."""
     size = int(float(sys.argv[1]) * 1_000_000) if len(sys.argv) > 1 else 10_000_000
     redactor = Redactor()
-    measure("ordinary source", redactor, ordinary_source(size))
+    source = ordinary_source(size)
+    measure("ordinary source", redactor, source)
     measure("log with secrets", redactor, secret_log(size))
+    redactor.redact(private_key())  # learned: every text is now searched for its pieces
+    measure("ordinary source, a key learned", redactor, source)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from key_texts import body_lines, rsa_key  # type: ignore[import-not-found]
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 
+from rho_kernel.security import REDACTED
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
 
@@ -82,4 +84,47 @@ def test_an_edit_is_previewed_as_planned_and_a_secret_is_redacted(  # type: igno
     rho.answer_approval(request)
     _finish(rho, prompt_id)
     assert (project / "app.py").read_text().startswith("x = 2\n")
+    assert rho.finish() == 0
+
+
+def _changed_line(text: str, index: int) -> str:
+    lines = text.split("\n")
+    lines[index] = lines[index][::-1]
+    return "\n".join(lines)
+
+
+def test_a_change_inside_a_key_is_previewed_without_a_key_line(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    key = rsa_key(91)
+    body = body_lines(key)
+    (project / "key.pem").write_text(key)
+    (project / "cfg.json").write_text(
+        '{\n  "password":\n    "CorrectHorseBattery42",\n  "a": 1\n}\n'
+    )
+    (project / "notes.txt").write_text("intro\n" + key + "outro\n")
+    edits = [{"old_text": "outro", "new_text": "coda"}]
+    json_edits = [{"old_text": '"a": 1', "new_text": '"a": 2'}]
+    server.add(
+        tool_call_reply("write_file", {"path": "key.pem", "content": _changed_line(key, 13)}),
+        tool_call_reply("edit_file", {"path": "notes.txt", "edits": edits}),
+        tool_call_reply("edit_file", {"path": "cfg.json", "edits": json_edits}),
+        text_reply("done"),
+    )
+    rho = start_scripted(start_rho, server, "--ephemeral")
+    prompt_id = rho.request("prompt", {"message": "go"})
+    previews = []
+    for _ in range(3):
+        request = rho.notification("approval/request")["params"]
+        previews.append(request["preview"])
+        rho.answer_approval(request)
+    _finish(rho, prompt_id)
+    hunk = [f" {REDACTED}"] * 3 + [f"-{REDACTED}", f"+{REDACTED}"] + [f" {REDACTED}"] * 3
+    assert previews[0].split("\n")[3:11] == hunk
+    assert previews[1].endswith(f" {REDACTED}\n" * 3 + "-outro\n+coda\n")
+    assert '-  "a": 1\n+  "a": 2\n' in previews[2] and f'    "{REDACTED}",' in previews[2]
+    for line in body:
+        for piece in (line[36:52] if line is body[0] else line[:16], line[-16:]):
+            assert piece not in "".join(previews)
+    assert "CorrectHorseBattery42" not in "".join(previews)
     assert rho.finish() == 0

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
+from key_texts import rsa_key  # type: ignore[import-not-found]
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 
+from rho_kernel.security import REDACTED
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 from rho_tools_fs.hashline import line_hash
 
@@ -245,3 +248,98 @@ def test_a_short_key_is_removed_but_not_redacted_as_text(  # type: ignore[no-unt
     assert "MY_PIN=" not in result["output"]
     assert "the word is abc123" in result["output"]
     assert rho.finish() == 0
+
+
+def _key_pieces(key: str) -> list[str]:
+    """Every 16-character piece of a key's body lines past their shared DER header."""
+    body = [line for line in key.splitlines() if not line.startswith("-----")]
+    return [
+        line[i : i + 16]
+        for n, line in enumerate(body)
+        for i in range(36 if n == 0 else 0, len(line) - 15, 4)
+    ]
+
+
+def _everywhere(rho: RhoProcess, server: ScriptedServer, home: Path) -> list[str]:
+    """What the client saw, what the model was sent, and the stored sessions."""
+    assert rho.finish() == 0
+    sent = b"".join(request.body for request in server.requests).decode()
+    stored = "".join(p.read_text() for p in (home / ".rho" / "sessions").rglob("*.jsonl"))
+    return ["\n".join(str(m) for m in rho.seen), sent, stored]
+
+
+SLICING = [
+    "sed -n 10,16p certs/server.key",
+    "tail -n +5 certs/server.key | head -5",
+    "cut -c1-20 certs/server.key",
+    "cut -c21-36 certs/server.key | sed -n 3,4p",  # too few, too narrow: found as the key's
+    "tail -c 300 certs/server.key",
+    "grep -n . certs/server.key | sed -n 3,5p",
+    "awk '{print NR $0}' certs/server.key | sed -n 6,7p",
+]
+
+
+def test_slices_of_a_key_file_through_commands_show_no_key_anywhere(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    _auto_commands(home)
+    key = rsa_key(81)
+    (project / "certs").mkdir()
+    (project / "certs" / "server.key").write_text(key)  # never read by rho before the commands
+    for command in SLICING:
+        server.add(tool_call_reply("run_command", {"command": command}))
+    server.add(text_reply("done"))
+    rho = start_scripted(start_rho, server)
+    assert rho.call("prompt", {"message": "slice"}, timeout=90)["result"]["reply"] == "done"
+    results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
+    assert len(results) == len(SLICING)
+    for result in results:
+        assert not result["is_error"] and REDACTED in result["output"], result
+    outputs = [m["params"]["text"] for m in rho.seen if m.get("method") == "tool/output"]
+    assert REDACTED in "".join(outputs)  # the live output went out, redacted
+    for where in _everywhere(rho, server, home):
+        assert not any(piece in where for piece in _key_pieces(key))
+
+
+def test_a_key_a_command_creates_is_learned_before_the_next_call(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    _auto_commands(home)
+    key = rsa_key(82)
+    encoded = base64.b64encode(key.encode()).decode()
+    server.add(
+        tool_call_reply("run_command", {"command": f"echo {encoded} | base64 -d > made.pem"}),
+        tool_call_reply("run_command", {"command": "cut -c21-36 made.pem | sed -n 3,4p"}),
+        text_reply("done"),
+    )
+    rho = start_scripted(start_rho, server)
+    assert rho.call("prompt", {"message": "make"}, timeout=60)["result"]["reply"] == "done"
+    results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
+    assert results[1]["output"].count(REDACTED) == 2, results[1]
+    for where in _everywhere(rho, server, home):
+        assert not any(piece in where for piece in _key_pieces(key))
+
+
+def test_a_json_value_on_the_line_after_its_name_is_redacted_in_every_view(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path
+) -> None:
+    _auto_commands(home)
+    (project / "cfg.json").write_text(
+        '{\n  "user": "me",\n  "password":\n    "CorrectHorseBattery42"\n}\n'
+    )
+    calls = [
+        ("run_command", {"command": "cat cfg.json"}),
+        ("run_command", {"command": "grep -n -A1 password cfg.json"}),
+        ("run_command", {"command": "cat -n cfg.json"}),
+        ("read_file", {"path": "cfg.json"}),  # hashline rows
+        ("read_file", {"path": "cfg.json", "offset": 3, "limit": 2}),
+    ]
+    for name, arguments in calls:
+        server.add(tool_call_reply(name, arguments))
+    server.add(text_reply("done"))
+    rho = start_scripted(start_rho, server)
+    assert rho.call("prompt", {"message": "show"}, timeout=60)["result"]["reply"] == "done"
+    results = [m["params"] for m in rho.seen if m.get("method") == "tool/result"]
+    assert len(results) == len(calls) and all(f'"{REDACTED}"' in r["output"] for r in results)
+    for where in _everywhere(rho, server, home):
+        assert "CorrectHorseBattery42" not in where

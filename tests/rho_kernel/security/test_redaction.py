@@ -193,3 +193,33 @@ def test_a_long_line_is_never_cut_between_a_marker_and_its_secret() -> None:
 )
 def test_names_and_shapes_added_in_the_second_round(text: str, expected: str) -> None:
     assert Redactor().redact(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"password":\n  "CorrectHorseBattery42"\n',
+        '12#ZPMQ:  "password":\n13#VRWS:    "CorrectHorseBattery42",\n',  # read_file's rows
+        '3:  "password":\n4-    "CorrectHorseBattery42"\n',  # grep -n -A1
+        '     3\t  "password":\n     4\t    "CorrectHorseBattery42"\n',  # cat -n
+        '+  "password":\n+    "CorrectHorseBattery42"\n',  # a diff
+    ],
+)
+def test_a_value_on_the_line_after_its_name_is_redacted_whole_and_streamed(text: str) -> None:
+    expected = text.replace("CorrectHorseBattery42", REDACTED)
+    assert Redactor().redact(text) == expected
+    for cut in range(1, len(text)):
+        assert _stream([text[:cut], text[cut:]]) == expected, cut
+
+
+def test_a_private_key_encoded_again_in_base64_is_redacted() -> None:
+    import base64
+
+    pem = b"-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n"
+    encoded = base64.b64encode(pem * 3).decode()
+    line = f"    client-key-data: {encoded}\n"
+    assert Redactor().redact(line) == f"    client-key-data: {REDACTED}\n"
+    public = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nMIIC" * 3).decode()
+    assert Redactor().redact(f"certificate-authority-data: {public}") == (
+        f"certificate-authority-data: {public}"
+    )

@@ -1,15 +1,18 @@
-"""How a rho tool call looks in ACP: its `kind`, title and file locations."""
+"""How a rho tool call looks in ACP: its `kind`, title, file locations and an edit's diff."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp.schema import ToolCallLocation, ToolKind
 
 from rho_kernel import PathNotFoundError, Risk, SandboxError, SandboxRoot, Tool
+
+if TYPE_CHECKING:
+    from rho_kernel.security import Redactor
 
 #: Argument names that hold a file or folder of the project.
 PATH_ARGUMENTS = ("path", "paths", "file", "files")
@@ -86,6 +89,13 @@ def edited_file(root: SandboxRoot, arguments: dict[str, Any]) -> FileText | None
         return None
 
 
+def diff_texts(redactor: Redactor, before: FileText, after: FileText) -> tuple[str, str]:
+    """The `oldText` and `newText` of an edit's diff block: the whole file before and after,
+    redacted line for line with both versions' context (`Redactor.redact_pair`), so that a
+    block shows no secret that the call's text content hides."""
+    return redactor.redact_pair(before.text, after.text)
+
+
 def title(name: str, arguments: dict[str, Any]) -> str:
     """A short title: the tool and its main argument."""
     for key in ("path", "command", "pattern", "query", "name"):
@@ -101,6 +111,7 @@ __all__ = [
     "PATH_ARGUMENTS",
     "FileText",
     "decoded",
+    "diff_texts",
     "edited_file",
     "locations",
     "title",

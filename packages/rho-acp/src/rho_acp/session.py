@@ -30,9 +30,18 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from rho_acp.calls import FileText, decoded, edited_file, locations, title, tool_kind
+from rho_acp.calls import (
+    FileText,
+    decoded,
+    diff_texts,
+    edited_file,
+    locations,
+    title,
+    tool_kind,
+)
 from rho_acp.permission import ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ONCE, ask
 from rho_kernel import ApprovalDecision, ApprovalRequest, ImagePart, Observer, ToolResult
+from rho_kernel.security import Redactor
 
 if TYPE_CHECKING:
     from rho_acp.prompts import Prompt
@@ -175,7 +184,9 @@ class AcpSession(Observer):
             after = await asyncio.to_thread(edited_file, self.runtime.root, {"path": before.path})
             if after is not None and after.text != before.text:
                 path = str(self.runtime.root.path / before.path)
-                content.append(tool_diff_content(path, after.text, before.text))
+                redactor = Redactor.from_config(self.runtime.config.redaction)
+                old, new = await asyncio.to_thread(diff_texts, redactor, before, after)
+                content.append(tool_diff_content(path, new, old))
         await self._send(
             update_tool_call(
                 call_id or name,

@@ -22,6 +22,11 @@ from rho_kernel.rpc import INVALID_PARAMS, declared_methods
 #: The most files `diffCheckpoint` lists, and the most bytes of each one's diff.
 MAX_FILES = 200
 MAX_DIFF_BYTES = 16 * 1024
+#: The largest version of a file whose diff is redacted with the whole file's context, and
+#: the most bytes of such versions one request reads (past them a diff's lines are redacted
+#: alone: a key's line is still found by its shape and by the keys rho has learned).
+MAX_CONTEXT_BYTES = 1 << 20
+MAX_CONTEXT_TOTAL = 32 << 20
 
 
 class _Model(BaseModel):
@@ -131,21 +136,61 @@ def checkpoint_methods(runtime: Runtime) -> list[RpcMethod]:
 
 
 def _diffs(recorder: Any, commit: str, runtime: Runtime) -> tuple[list[FileChange], bool]:
-    """The files changed since `commit`, each with its redacted, bounded diff."""
+    """The files changed since `commit`, each with its bounded diff, redacted with the whole
+    file's context (a hunk inside a private key shows no key line)."""
     from rho_kernel.security import Redactor
 
     redactor = Redactor.from_config(runtime.config.redaction)
     store = recorder.store()
     changes = store.changed(commit)
-    files = [
-        FileChange(
-            path=change.path,
-            status=change.status,
-            diff=redactor.redact(store.diff(commit, change.path, max_bytes=MAX_DIFF_BYTES)),
+    budget = [MAX_CONTEXT_TOTAL]
+    files: list[FileChange] = []
+    for change in changes[:MAX_FILES]:
+        diff = store.diff(commit, change.path, max_bytes=MAX_DIFF_BYTES)
+        old, new = _versions(store, runtime, commit, change, budget) if diff else (None, None)
+        files.append(
+            FileChange(
+                path=change.path,
+                status=change.status,
+                diff=redactor.redact_diff(diff, old, new),
+            )
         )
-        for change in changes[:MAX_FILES]
-    ]
     return files, len(changes) > MAX_FILES
+
+
+def _versions(
+    store: Any, runtime: Runtime, commit: str, change: Any, budget: list[int]
+) -> tuple[str | None, str | None]:
+    """The text of a changed file at `commit` and now ("" where it does not exist; None
+    where it is larger than `MAX_CONTEXT_BYTES`, or the requests' `budget` is spent): the
+    context its diff is redacted with."""
+    old: str | None = ""
+    if change.status != "added":
+        spec = f"{commit}:{change.path}"
+        size = store.git.run(["cat-file", "-s", spec], check=False).strip()
+        if not size.isdigit() or int(size) > min(MAX_CONTEXT_BYTES, budget[0]):
+            old = None
+        else:
+            budget[0] -= int(size)
+            old = store.git.run(["cat-file", "blob", spec]).decode("utf-8", "replace")
+    new: str | None = ""
+    if change.status != "deleted":
+        new = _current_text(runtime, change.path, min(MAX_CONTEXT_BYTES, budget[0]))
+        budget[0] -= len(new or "")
+    return old, new
+
+
+def _current_text(runtime: Runtime, path: str, limit: int) -> str | None:
+    """The project file's text now, read through the sandbox (None: larger than `limit`, or
+    not readable)."""
+    from rho_kernel.security import SandboxError
+
+    try:
+        with runtime.root.open_read(path) as handle:
+            data = handle.read(limit + 1)
+    except (OSError, ValueError, SandboxError):
+        return None
+    return None if len(data) > limit else data.decode("utf-8", "replace")
 
 
 __all__ = ["CHECKPOINT_ERROR", "checkpoint_methods"]

@@ -121,7 +121,9 @@ class EditFile(Tool):
             return None
         from rho_tools_fs.edit_run import preview_edit  # on the first edit, not at startup
 
-        return await preview_edit(ctx.root, path, edits, key_lines=ctx.key_block_lines)
+        return await preview_edit(
+            ctx.root, path, edits, key_lines=ctx.key_block_lines, redactor=ctx.redactor
+        )
 
     def outline(self, arguments: dict[str, Any], result: ToolResult) -> str | None:
         """See `outline_edit`."""

@@ -12,7 +12,13 @@ from typing import Any
 
 from rho_kernel import run_to_completion
 from rho_kernel.diagnostics import warn
-from rho_kernel.security import KeyBlockLines, ProtectedPathError, SandboxError, SandboxRoot
+from rho_kernel.security import (
+    KeyBlockLines,
+    ProtectedPathError,
+    Redactor,
+    SandboxError,
+    SandboxRoot,
+)
 from rho_kernel.tools import PlanChanged, Preview, ToolResult, fingerprint, unified_preview
 from rho_tools_fs.edit_diff import (
     HiddenLine,
@@ -178,10 +184,16 @@ async def edit_file_at(
 
 
 async def preview_edit(
-    root: SandboxRoot, path: str, edits: list[Any], *, key_lines: KeyLines = KeyBlockLines.of
+    root: SandboxRoot,
+    path: str,
+    edits: list[Any],
+    *,
+    key_lines: KeyLines = KeyBlockLines.of,
+    redactor: Redactor | None = None,
 ) -> Preview | None:
-    """The diff `edits` would make to the file at `path` as it is now, and its base (None
-    when the edits cannot be planned, or change nothing: the call then reports that)."""
+    """The diff `edits` would make to the file at `path` as it is now, redacted by
+    `redactor` with the whole file's context, and its base (None when the edits cannot be
+    planned, or change nothing: the call then reports that)."""
     try:
         plan = await asyncio.to_thread(plan_edit, root, path, edits, key_lines)
     except EditError:
@@ -190,7 +202,8 @@ async def preview_edit(
         return None
     old = plan.read.data.decode("utf-8", errors="replace")
     new = plan.new_data.decode("utf-8", errors="replace")
-    return Preview(unified_preview(plan.shown, old, new), fingerprint(plan.read.data))
+    diff = await asyncio.to_thread(unified_preview, plan.shown, old, new, redactor=redactor)
+    return Preview(diff, fingerprint(plan.read.data))
 
 
 __all__ = ["edit_file_at", "preview_edit"]

@@ -64,7 +64,10 @@ async def _preview(arguments: dict[str, Any], ctx: ToolContext) -> Preview | Non
     except (OSError, SandboxError, ValueError):
         return None  # the write reports what is wrong, or writes without a preview
     text = None if old is None else old.decode("utf-8", errors="replace")
-    return Preview(unified_preview(escape_controls(shown), text, content), fingerprint(old))
+    diff = await asyncio.to_thread(
+        unified_preview, escape_controls(shown), text, content, redactor=ctx.redactor
+    )
+    return Preview(diff, fingerprint(old))
 
 
 def _written(root: SandboxRoot, path: str) -> str:

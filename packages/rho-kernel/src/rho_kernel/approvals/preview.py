@@ -14,6 +14,10 @@ import hashlib
 from dataclasses import dataclass
 from itertools import compress, count, islice
 from operator import ne
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rho_kernel.security.redaction import Redactor
 
 #: The fingerprint of a file that does not exist yet.
 ABSENT = "absent"
@@ -41,12 +45,25 @@ def fingerprint(data: bytes | None) -> str:
     return ABSENT if data is None else hashlib.sha256(data).hexdigest()
 
 
-def unified_preview(shown: str, old: str | None, new: str) -> str:
-    """The unified diff from `old` (None: a new file) to `new`, bounded. Lines the two share
-    at the start and end are set aside before diffing, so a small change to a long file
-    costs little."""
-    before = [] if old is None else old.splitlines(keepends=True)
-    after = new.splitlines(keepends=True)
+def unified_preview(
+    shown: str, old: str | None, new: str, *, redactor: Redactor | None = None
+) -> str:
+    """The unified diff from `old` (None: a new file) to `new`, bounded, redacted by
+    `redactor` (default: the built-in rules) with the whole files' context: a hunk inside a
+    private key shows `[REDACTED]` for its lines (`Redactor.redact_diff`). Lines the two
+    share at the start and end are set aside before diffing, so a small change to a long
+    file costs little. Lines end at `\n` only, as git's do."""
+    if redactor is None:
+        from rho_kernel.security.redaction import Redactor
+
+        redactor = Redactor()
+    return redactor.redact_diff(_diff(shown, old, new), old, new)
+
+
+def _diff(shown: str, old: str | None, new: str) -> str:
+    """The bounded unified diff from `old` to `new`, not redacted."""
+    before = [] if old is None else _lines(old)
+    after = _lines(new)
     head = _shared(before, after, 0)
     tail = _shared(before, after, head)
     start = max(0, head - CONTEXT_LINES)
@@ -58,6 +75,13 @@ def unified_preview(shown: str, old: str | None, new: str) -> str:
         return _bounded([_shifted(line, start) for line in in_place])
     diff = difflib.unified_diff(old_part, new_part, *names, n=CONTEXT_LINES)
     return _bounded([_shifted(line, start) for line in diff])
+
+
+def _lines(text: str) -> list[str]:
+    """`text`'s lines, each with its `\n` (the last maybe without)."""
+    lines = text.split("\n")
+    last = lines.pop()
+    return [line + "\n" for line in lines] + ([last] if last else [])
 
 
 def _in_place_hunks(

@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from rho_kernel.providers.resolve import ResolvedProvider
     from rho_kernel.providers.service import LlmService
     from rho_kernel.security.commands import CommandPolicy
+    from rho_kernel.security.key_scan import ProjectKeys
     from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.session.stats import ContextMeter
     from rho_kernel.session.store import Session
@@ -265,6 +266,8 @@ class AgentLoop:
         or a guard stops it."""
         await self.emit(Observer.on_agent_start)
         self.params.steering.open()
+        if (keys := self._project_keys()) is not None:
+            keys.start()  # the project's private keys, learned while the model thinks
         try:
             if self.params.refusal is not None:
                 raise AgentError(self.params.refusal, "agent")
@@ -982,7 +985,11 @@ class AgentLoop:
         started = time.monotonic()
         sink = self._output_sink(call)
         ctx = self._tool_context(call, sink)
+        if (keys := self._project_keys()) is not None:
+            await keys.ready()  # its output is redacted knowing every key of the project
         result, interrupted = await self._invoke(call, tool, arguments, ctx)
+        if keys is not None and tool.risk != Risk.READ:
+            keys.changed()  # a key it wrote is learned before the next call runs
         duration = int((time.monotonic() - started) * 1000)
         await sink.flush()
         result = with_created_note(result, ctx.created_repositories, ctx.revealed_repositories)
@@ -998,6 +1005,16 @@ class AgentLoop:
         await self._finish_call(call, result, "cancelled" if interrupted else outcome, duration)
         if interrupted or stopped:
             raise Cancelled()
+
+    def _project_keys(self) -> ProjectKeys | None:
+        """The scan that teaches the redactor the project's private keys (None: redaction
+        is off)."""
+        redactor = self.params.redactor or Redactor.from_config(self.params.config.redaction)
+        if not redactor.enabled:
+            return None
+        from rho_kernel.security.key_scan import project_keys
+
+        return project_keys(self.params.root.path)
 
     def _redacted(self, text: str) -> str:
         """A plugin's text for the model (a block's reason, added context), redacted as

@@ -4,7 +4,8 @@ The redactor replaces a private key block from its BEGIN line to its END line, b
 that shows a range of a file's lines (a read with an offset, a search match, an edit's
 context) may show the base64 body without either marker. `KeyBlockLines.of(whole_file)`
 finds the lines that lie inside a block in the whole file (BEGIN to END, or to the end of the
-file when END is missing); the tool then hides those lines wherever it shows them.
+file when END is missing); the tool then hides those lines wherever it shows them. Each block
+found is learned (`rho_kernel.security.known_keys`): a slice of it is redacted anywhere.
 
 Lines are numbered from 1 and split at `\\n` (a `\\r\\n` ending is the same line), as the
 file tools number them.
@@ -51,6 +52,7 @@ class KeyBlockLines:
         """The key-block lines of a file given as its lines (numbered from 1)."""
         ranges: list[tuple[int, int]] = []
         start: int | None = None  # the first line of the block still open
+        block: list[str] = []
         number = 0
         for number, line in enumerate(lines, 1):
             if start is None and _MARK not in line:
@@ -58,11 +60,16 @@ class KeyBlockLines:
             opened, inside = _walk(line, start is not None)
             if opened and start is None:
                 start = number
+            if start is not None:
+                block.append(line)
             if start is not None and not inside:
                 ranges.append((start, number))
                 start = None
+                _learn(block)
+                block = []
         if start is not None:  # no END: the block runs to the end of the file
             ranges.append((start, max(number, start)))
+            _learn(block)
         return cls(ranges)
 
     @property
@@ -105,6 +112,13 @@ class KeyBlockLines:
         if not self._ranges:
             return text
         return "\n".join(self.hide(text.split("\n"), first, keep_to=keep_to))
+
+
+def _learn(block: list[str]) -> None:
+    """Remember a block's lines, so that a slice of them is redacted wherever it appears."""
+    from rho_kernel.security.known_keys import learn_lines
+
+    learn_lines(block)
 
 
 def _walk(line: str, inside: bool) -> tuple[bool, bool]:

@@ -27,6 +27,7 @@ from rho_kernel.security.credentials import literal_pattern
 
 if TYPE_CHECKING:
     from rho_kernel.config.model import RedactionConfig
+    from rho_kernel.security.key_shapes import ShapeState
 
 REDACTED = "[REDACTED]"
 """What a secret is replaced with."""
@@ -63,9 +64,35 @@ class Redactor:
 
     def redact(self, text: str) -> str:
         """`text` with every secret found replaced by `[REDACTED]`."""
+        return self._redact(text, None)
+
+    def redact_file(self, text: str) -> str:
+        """A whole file's `text` redacted line for line: the result has as many lines, each
+        the line as shown (a private key's lines are each `[REDACTED]`), so that a diff or
+        a range of it can be taken from the result."""
+        from rho_kernel.security.file_redaction import redact_file_text
+
+        return redact_file_text(self, text)
+
+    def redact_pair(self, old: str, new: str) -> tuple[str, str]:
+        """Two versions of a whole file, each redacted with `redact_file`; a line hidden in
+        one is hidden in the other too (a secret whose key line was removed stays hidden)."""
+        from rho_kernel.security.file_redaction import redact_file_pair
+
+        return redact_file_pair(self, old, new)
+
+    def redact_diff(self, diff: str, old: str | None, new: str | None) -> str:
+        """A unified `diff` from `old` to `new` (the whole files; None: not known) with each
+        of its lines shown as `redact_pair` shows that line of the whole file, so that a
+        hunk inside a private key shows no key line although it holds no BEGIN or END."""
+        from rho_kernel.security.file_redaction import redact_unified_diff
+
+        return redact_unified_diff(self, diff, old, new)
+
+    def _redact(self, text: str, shapes: ShapeState | None, *, keep_lines: bool = False) -> str:
         if not self.enabled or not text:
             return text
-        text = _builtin_rules()(text)
+        text = _builtin_rules()(text, shapes, keep_lines=keep_lines)
         for custom in self.custom:
             text = custom.sub(_custom_replacement, text)
         return text
@@ -126,14 +153,19 @@ class StreamRedactor:
     `feed` returns the part of the stream that is safe to show now: whole lines (a secret
     never spans a line break, except a private key block, which is followed to its end), or
     — for a line longer than `STREAM_HOLD` — up to its last blank. The rest is held until
-    the next chunk or `flush`.
+    the next chunk or `flush`, and so are lines whose meaning the next line may change:
+    base64 lines (the next may make them a run of key lines, or be a key's END line) and a
+    line ending in a secret's name and its separator (`"password":`, its value next).
     """
 
     def __init__(self, redactor: Redactor) -> None:
         """A stream redacted by `redactor`."""
+        from rho_kernel.security.key_shapes import ShapeState
+
         self.redactor = redactor
         self._pending = ""
         self._in_key_block = False
+        self._shapes = ShapeState()
 
     def feed(self, chunk: str) -> str:
         """Take `chunk`; return the redacted text that can be shown now (maybe empty)."""
@@ -141,6 +173,10 @@ class StreamRedactor:
             return chunk
         text = self._pending + chunk
         cut = text.rfind("\n") + 1
+        if cut and len(text) - cut <= STREAM_HOLD:
+            held = _held_back(text, cut)
+            if len(text) - held <= STREAM_HOLD:  # never more than this is held
+                cut = held
         if cut == 0 and len(text) > STREAM_HOLD:
             cut = _outside_literals(text, _safe_cut(text, len(text) - _KEEP))
         self._pending = text[cut:]
@@ -148,9 +184,12 @@ class StreamRedactor:
 
     def flush(self) -> str:
         """Everything still held, redacted (call once the stream has ended)."""
+        from rho_kernel.security.key_shapes import ShapeState
+
         text, self._pending = self._pending, ""
         emitted = self._emit(text)
         self._in_key_block = False
+        self._shapes = ShapeState()
         return emitted
 
     def _emit(self, text: str) -> str:
@@ -166,11 +205,31 @@ class StreamRedactor:
             text = text[end:]
         if redaction_apply.open_key_block(text):
             self._in_key_block = True  # the rest of the block arrives later: swallow it
-        return self.redactor.redact(text)
+        return self.redactor._redact(text, self._shapes)
+
+
+def _held_back(text: str, cut: int) -> int:
+    """Where to end what is shown of `text` now (its whole lines end at `cut`): before the
+    base64 lines at their end, or before a last line that names a secret whose value may
+    follow on the next line."""
+    from rho_kernel.security.key_shapes import trailing_body_lines
+
+    held = trailing_body_lines(text[:cut])
+    if held < cut:
+        return held
+    last = text.rfind("\n", 0, cut - 1) + 1
+    if _VALUE_NEXT.search(text, last, cut):
+        return last
+    return cut
 
 
 # ── rule application ────────────────────────────────────────────────────────
 
+#: A line that ends in a secret's name and separator: its value may be on the next line.
+_VALUE_NEXT = re.compile(
+    r"(?i:pass(?:word|wd|phrase)|secret|token|credentials?|_pwd|_pass|-pass|key)"
+    r"[\"']?[ \t]*(?::|=)[ \t]*\r?\n\Z"
+)
 #: What a long line keeps held back when part of it is released.
 _KEEP = 1024
 #: A cut after these would part a secret from what marks it (`Bearer ` + token, `key = `).
@@ -259,7 +318,7 @@ def _exponential(pattern: str) -> str | None:
 
 
 @functools.cache
-def _builtin_rules() -> Callable[[str], str]:
+def _builtin_rules() -> Callable[..., str]:
     """The built-in rules, loaded (and their patterns compiled) on the first redaction."""
     from rho_kernel.security.redaction_apply import redact_builtin
 

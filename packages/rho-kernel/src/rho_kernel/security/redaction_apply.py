@@ -6,9 +6,13 @@ first redaction, not when rho starts: a start that redacts nothing never compile
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 
+from rho_kernel.security import known_keys
 from rho_kernel.security.credentials import literal_pattern
+from rho_kernel.security.key_shapes import ShapeState, redact_key_shapes
 from rho_kernel.security.redaction_rules import (
     ASSIGNMENT,
     ASSIGNMENT_CANDIDATE,
@@ -30,13 +34,21 @@ from rho_kernel.security.redaction_rules import (
 )
 
 
-def redact_builtin(text: str) -> str:
-    """`text` with the secrets the built-in rules (and rho's own credentials) find replaced."""
+def redact_builtin(text: str, shapes: ShapeState | None = None, *, keep_lines: bool = False) -> str:
+    """`text` with the secrets the built-in rules (and rho's own credentials) find replaced.
+
+    `shapes` carries the key-shape rule's runs from one piece of a stream to the next (see
+    `rho_kernel.security.key_shapes`); `keep_lines` replaces a private key block line by line,
+    so that the text keeps its lines (every other rule keeps them anyway)."""
     literals = literal_pattern()  # rho's own credentials, whatever their shape
     if literals is not None:
         text = literals.sub(REDACTED, text)
     if "-----BEGIN" in text:
-        text = _redact_key_blocks(text)
+        text = _redact_key_blocks(text, keep_lines)
+    text = redact_key_shapes(text, shapes)
+    text = known_keys.redact_known(text)
+    if _ENCODED_ARMOUR in text:
+        text = _ENCODED_KEY.sub(_encoded_replacement, text)
     for pattern in TOKEN_RULES:
         text = pattern.sub(_token_replacement, text)
     if "://" in text:
@@ -59,8 +71,9 @@ def key_block_end(text: str) -> int | None:
     return None if end is None else end.end()
 
 
-def _redact_key_blocks(text: str) -> str:
-    """Every private key block, BEGIN line to END line (or to the end of `text`)."""
+def _redact_key_blocks(text: str, keep_lines: bool = False) -> str:
+    """Every private key block, BEGIN line to END line (or to the end of `text`), learned
+    (`rho_kernel.security.known_keys`) and replaced: whole, or each of its lines."""
     out: list[str] = []
     position = 0
     while True:
@@ -68,13 +81,36 @@ def _redact_key_blocks(text: str) -> str:
         if begin is None:
             break
         end = PRIVATE_KEY_END.search(text, begin.end())
+        block = text[begin.start() : len(text) if end is None else end.end()]
+        lines = block.split("\n")
+        known_keys.learn_lines(lines)
         out.append(text[position : begin.start()])
-        out.append(REDACTED)
+        if keep_lines:
+            out.append(
+                "\n".join(REDACTED + ("\r" if line.endswith("\r") else "") for line in lines)
+            )
+        else:
+            out.append(REDACTED)
         if end is None:
             return "".join(out)
         position = end.end()
     out.append(text[position:])
     return "".join(out)
+
+
+#: `-----BEGIN ` in base64: a PEM file encoded again (a kubeconfig's `client-key-data`).
+_ENCODED_ARMOUR = "LS0tLS1CRUdJTi"
+_ENCODED_KEY = re.compile(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{8,}+={0,2}")
+
+
+def _encoded_replacement(match: re.Match[str]) -> str:
+    """The match, or `[REDACTED]` when it is a private key's PEM in base64."""
+    head = match.group(0)[:96]
+    try:
+        armour = base64.b64decode(head[: len(head) // 4 * 4]).decode("ascii", "replace")
+    except (binascii.Error, ValueError):
+        return match.group(0)
+    return REDACTED if PRIVATE_KEY_BEGIN.match(armour) else match.group(0)
 
 
 def _token_replacement(match: re.Match[str]) -> str:

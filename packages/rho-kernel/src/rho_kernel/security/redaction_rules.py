@@ -86,10 +86,12 @@ _SECRET_WORDS = (
     r"|(?:api|access|secret|private|auth|signing|encryption|master)[_\-]?key"
 )
 
-# A quoted value may start on the next line (`"password":` then `"…"` in formatted JSON).
+# A quoted value may start on the next line (`"password":` then `"…"` in formatted JSON),
+# after the row prefix a tool shows it with: a diff's `+`/`-`/` `, a line number as `cat -n`,
+# `grep -n` (`12:`, `12-`) and rho's read_file (`12#ABCD:`) write it.
 _SEPARATOR = (
     r"[\"']?(?P<pre>[ \t]*)(?P<sep>:=|=(?![=>~])|:(?![:/]))"
-    r"(?P<post>[ \t]*(?:\r?\n[ \t]*(?=[\"']))?)"
+    r"(?P<post>[ \t]*(?:\r?\n(?:[+\-]|[ \t]*[0-9]+(?:#[A-Za-z]{4})?[:\-\t])?[ \t]*(?=[\"']))?)"
 )
 
 #: `key = value`, `key: value`, `KEY=value`, `"key": "value"`, `--key=value`, `?key=value`.

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from rho_kernel.process.live_lines import LineFilter
     from rho_kernel.process.runner import ProcessResult
     from rho_kernel.security.key_blocks import KeyBlockLines
+    from rho_kernel.security.redaction import Redactor
     from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.session.store import Session
 
@@ -212,6 +213,15 @@ class ToolContext:
         if not self.config.redaction.enabled:
             return EMPTY
         return KeyBlockLines.of(content)
+
+    @property
+    def redactor(self) -> Redactor:
+        """The redactor of this project's `[redaction]` table: what a tool redacts a text
+        with before the loop sees it, e.g. a preview's diff (`unified_preview(...,
+        redactor=ctx.redactor)`), which it redacts with the whole files' context."""
+        from rho_kernel.security.redaction import Redactor
+
+        return Redactor.from_config(self.config.redaction)
 
     async def report_output(self, stream: str, text: str) -> None:
         """Show `text` (a chunk of `stream`: "stdout", "stderr", …) to the client while the
