@@ -25,6 +25,7 @@ import mcp_types
 from mcp.shared.message import SessionMessage
 
 from rho_kernel.process import Launch, die_with_parent
+from rho_kernel.process import launching as process_launching
 
 #: The longest message taken from a server (a line of JSON).
 MAX_MESSAGE_BYTES = 64 << 20
@@ -66,9 +67,21 @@ def open_log(path: Path) -> int:
     return fd
 
 
+@dataclass(frozen=True)
+class _Confined:
+    """A sandbox's `launch` as the process runner's `Launcher` (so the environment it starts
+    with is split as every confined start's is: see `rho_kernel.process.launching`)."""
+
+    launch: Launching
+    name: str = "sandbox"
+
+    def wrap(self, argv: list[str], cwd: Path) -> list[str]:
+        raise NotImplementedError("started through launch")
+
+
 async def _spawn(command: ChildCommand, log_fd: int) -> asyncio.subprocess.Process:
     launching: AbstractContextManager[Launch] = (
-        command.launch(list(command.argv), command.cwd)
+        process_launching(_Confined(command.launch), list(command.argv), command.cwd, command.env)
         if command.launch is not None
         else contextlib.nullcontext(Launch(list(command.argv)))
     )
@@ -79,7 +92,7 @@ async def _spawn(command: ChildCommand, log_fd: int) -> asyncio.subprocess.Proce
             stdout=asyncio.subprocess.PIPE,
             stderr=log_fd,
             cwd=command.cwd,
-            env=command.env,
+            env=started.env if started.env is not None else command.env,
             start_new_session=True,
             pass_fds=started.pass_fds,
             preexec_fn=die_with_parent(),

@@ -23,7 +23,7 @@ from rho_kernel.lazy import exports_of, lazy_exports
 if TYPE_CHECKING:
     from rho_kernel.process.capture import CappedOutput
     from rho_kernel.process.errors import ProcessStartError
-    from rho_kernel.process.launch import Launch
+    from rho_kernel.process.launch import Launch, launching
     from rho_kernel.process.live import LiveOutput, OutputCallback
     from rho_kernel.process.live_lines import LineFilter, LiveLines
     from rho_kernel.process.orphans import die_with_parent, die_with_parent_argv
@@ -46,7 +46,7 @@ _ORIGIN = exports_of(
     {
         "rho_kernel.process.capture": ("CappedOutput",),
         "rho_kernel.process.errors": ("ProcessStartError",),
-        "rho_kernel.process.launch": ("Launch",),
+        "rho_kernel.process.launch": ("Launch", "launching"),
         "rho_kernel.process.live": ("LiveOutput", "OutputCallback"),
         "rho_kernel.process.live_lines": ("LineFilter", "LiveLines"),
         "rho_kernel.process.orphans": ("die_with_parent", "die_with_parent_argv"),
@@ -87,6 +87,7 @@ __all__ = [
     "die_with_parent",
     "die_with_parent_argv",
     "find_shell",
+    "launching",
     "resolve_cwd",
     "run_process",
 ]

@@ -271,9 +271,10 @@ async def run_process(
         from rho_kernel.process.shell import command_environment
 
         env = command_environment([])
-    with launching(launcher, list(argv), directory) as launch:
+    with launching(launcher, list(argv), directory, env) as launch:
         command = launch.argv
-        child = await _spawn(launch, directory, env, data is not None)
+        started_env = launch.env if launch.env is not None else env
+        child = await _spawn(launch, directory, started_env, data is not None)
     proc = child.proc
     live = LiveOutput(on_output, line_filter=live_filter) if on_output is not None else None
     out, err = CappedOutput(max_output_bytes), CappedOutput(max_output_bytes)
