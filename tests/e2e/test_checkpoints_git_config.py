@@ -8,14 +8,13 @@ events with rho_process's timeout, never by sleeping."""
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fifo_traps import freed_fifos, nobody_waits  # type: ignore[import-not-found]
 from rho_process import start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
@@ -25,32 +24,10 @@ from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 GIT_USER_FILES = ("config", "attributes", "ignore")
 
 
-def _nobody_waits(fifo: Path) -> bool:
-    """Whether no process waits to read `fifo` (opening its writing end without waiting
-    finds no reader). A reader found waiting is given an end of file."""
-    try:
-        descriptor = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        return exc.errno == errno.ENXIO
-    os.close(descriptor)
-    return False
-
-
 @pytest.fixture
 def fifos() -> Iterator[list[Path]]:
-    """The FIFOs a test makes. As the test ends each gets a writer (freeing a process that
-    waits to open it), is removed (no process can open it again) and then loses the writer
-    (a process that opened it reads an end of file): nothing is left waiting."""
-    made: list[Path] = []
-    yield made
-    writers = []
-    for fifo in made:
-        with contextlib.suppress(OSError):
-            writers.append(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))
-        with contextlib.suppress(OSError):
-            fifo.unlink()
-    for writer in writers:
-        os.close(writer)
+    """The FIFOs a test makes, freed and removed as it ends."""
+    yield from freed_fifos()
 
 
 def _make_fifos(folder: Path, names: tuple[str, ...], made: list[Path]) -> None:
@@ -91,7 +68,7 @@ def test_fifos_at_the_users_gitconfig_and_config_git_hold_no_prompt(
     env = {"XDG_CONFIG_HOME": str(home / ".config")}  # where git looks when it is unset
     rho = _prompt_records_and_restores(start_rho, server, project, env)
     assert "checkpoints are off" not in rho.stderr_text()
-    assert all(_nobody_waits(fifo) for fifo in fifos)
+    assert all(nobody_waits(fifo) for fifo in fifos)
 
 
 def test_fifos_in_xdg_config_home_hold_no_prompt(
@@ -106,4 +83,4 @@ def test_fifos_in_xdg_config_home_hold_no_prompt(
     _make_fifos(xdg / "git", GIT_USER_FILES, fifos)
     rho = _prompt_records_and_restores(start_rho, server, project, {"XDG_CONFIG_HOME": str(xdg)})
     assert "checkpoints are off" not in rho.stderr_text()
-    assert all(_nobody_waits(fifo) for fifo in fifos)
+    assert all(nobody_waits(fifo) for fifo in fifos)

@@ -7,8 +7,6 @@ generous bound, so no test can hang."""
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
 import shutil
 import stat
@@ -17,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fifo_traps import freed_fifos, nobody_waits  # type: ignore[import-not-found]
 
 from rho_checkpoints import CheckpointStore, git_available
 from rho_checkpoints.gitcmd import GitTimeout, neutral_environment
@@ -25,30 +24,10 @@ from rho_checkpoints.gitcmd import GitTimeout, neutral_environment
 BOUND = 60.0
 
 
-def _nobody_waits(fifo: Path) -> bool:
-    """Whether no process waits to read `fifo` (a reader found is freed)."""
-    try:
-        descriptor = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        return exc.errno == errno.ENXIO
-    os.close(descriptor)
-    return False
-
-
 @pytest.fixture
 def fifos() -> Iterator[list[Path]]:
-    """The FIFOs a test makes: as it ends, each gets a writer (freeing a process waiting to
-    open it), is removed, and loses the writer (a reader sees an end of file)."""
-    made: list[Path] = []
-    yield made
-    writers = []
-    for fifo in made:
-        with contextlib.suppress(OSError):
-            writers.append(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))
-        with contextlib.suppress(OSError):
-            fifo.unlink()
-    for writer in writers:
-        os.close(writer)
+    """The FIFOs a test makes, freed and removed as it ends."""
+    yield from freed_fifos()
 
 
 def _fifo(path: Path, made: list[Path]) -> Path:
@@ -102,7 +81,7 @@ def test_fifos_among_the_users_git_files_hold_no_git(
         return (root / "a.txt").read_text()
 
     assert _bounded(snapshot_edit_restore) == "one\n"
-    assert all(_nobody_waits(fifo) for fifo in fifos)
+    assert all(nobody_waits(fifo) for fifo in fifos)
 
 
 def _fake_git(folder: Path, fifo: Path) -> None:
@@ -126,7 +105,7 @@ def test_a_git_version_past_its_time_is_killed_with_its_children_and_turns_check
     message = _bounded(lambda: git_available(timeout=1))
 
     assert message == "checkpoints are off: `git --version` did not finish within 1 s"
-    assert _nobody_waits(fifo)  # the child was killed with git: nothing reads the FIFO
+    assert nobody_waits(fifo)  # the child was killed with git: nothing reads the FIFO
 
 
 def test_a_snapshot_git_past_its_time_is_killed_and_says_which_and_why(
@@ -151,4 +130,4 @@ def test_a_snapshot_git_past_its_time_is_killed_and_says_which_and_why(
 
     assert isinstance(said, str) and "did not finish within 1 s" in said
     assert said.startswith("git ") and "hung mount" in said
-    assert _nobody_waits(attributes)
+    assert nobody_waits(attributes)

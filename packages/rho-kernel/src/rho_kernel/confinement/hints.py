@@ -74,14 +74,19 @@ def printable(path: str) -> str:
     )
 
 
+def _named(paths: list[str]) -> str:
+    """The first `_MAX_NAMED` of `paths`, escaped, and how many more there are."""
+    named = ", ".join(printable(path) for path in paths[:_MAX_NAMED])
+    if len(paths) > _MAX_NAMED:
+        named += f" and {len(paths) - _MAX_NAMED} more"
+    return named
+
+
 def created_note(created: list[str]) -> str:
     """The line that reports `created` (paths relative to the project): repository
     internals a command made, which no rule could keep read-only while it ran."""
-    named = ", ".join(printable(path) for path in created[:_MAX_NAMED])
-    if len(created) > _MAX_NAMED:
-        named += f" and {len(created) - _MAX_NAMED} more"
     return (
-        f"[sandbox: the command created {named}, which commands may not write once they "
+        f"[sandbox: the command created {_named(created)}, which commands may not write once they "
         "exist: a .git or .rho made during a command was writable to it. git run there "
         "would use its hooks and config; check it before running git there.]"
     )
@@ -90,11 +95,8 @@ def created_note(created: list[str]) -> str:
 def revealed_note(revealed: list[str]) -> str:
     """The line that reports `revealed` (paths relative to the project): repository
     internals found after a command in a directory that could not be listed before it."""
-    named = ", ".join(printable(path) for path in revealed[:_MAX_NAMED])
-    if len(revealed) > _MAX_NAMED:
-        named += f" and {len(revealed) - _MAX_NAMED} more"
     return (
-        f"[sandbox: {named} came to light after the command, in a folder rho could not list "
+        f"[sandbox: {_named(revealed)} came to light after the command, in a folder rho could not list "
         "before it (the folder was kept read-only, so the command could not write there, "
         "but whoever made it readable may have changed it): check it before running git "
         "there.]"
