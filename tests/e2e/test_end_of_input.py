@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rho_process import (  # type: ignore[import-not-found]
     WAIT,
     RhoProcess,
@@ -204,3 +205,33 @@ def test_requests_read_before_the_end_are_answered_but_no_further_turn_starts(
     ends = [m["params"] for m in rho.seen if m.get("method") == "agent/end"]
     assert [end["finishReason"] for end in ends] == ["cancelled"]
     assert len(server.requests) == 1
+
+
+def _started_with_home(home: Path) -> list[int]:
+    """The processes still running with `home` as their HOME: what rho started."""
+    wanted = f"HOME={home}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and wanted in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return [pid for pid in found if _running(pid)]
+
+
+@pytest.mark.parametrize("config", [".gitconfig", ".config/git/config"])
+def test_a_fifo_as_the_users_git_config_neither_hangs_rho_nor_outlives_it(
+    start_rho, server: ScriptedServer, home: Path, config: str
+) -> None:  # type: ignore[no-untyped-def]
+    (home / config).parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(home / config)  # a `git` that reads it blocks until someone writes to it
+    server.add(text_reply("hello"))
+    rho = start_scripted(start_rho, server)
+    rho.request("prompt", {"message": "hi"})
+    assert _ended(rho) == 0
+    assert rho.finish() == 0
+    deadline = time.monotonic() + WAIT
+    while left := _started_with_home(home):  # no git rho started is left blocked
+        assert time.monotonic() < deadline, f"processes {left} outlived rho"
+        time.sleep(0.02)

@@ -9,7 +9,10 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
+
+import pytest
 
 from rho_rpc.shutdown import Winding
 
@@ -100,6 +103,51 @@ def test_a_task_that_refuses_to_stop_does_not_keep_the_process_alive(tmp_path: P
     )
     assert done.returncode == 3, done.stderr
     assert "Task was destroyed" not in done.stderr
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _wait_gone(pid: int) -> None:
+    deadline = time.monotonic() + WAIT
+    while _running(pid):
+        assert time.monotonic() < deadline, f"process {pid} outlived its parent"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("waited", [True, False])
+def test_children_left_running_are_stopped_when_the_run_ends(tmp_path: Path, waited: bool) -> None:
+    # A child a thread waits for for good (the thread is stuck), or one nobody waits for.
+    done = _python(
+        f"""
+        import asyncio, subprocess, sys, threading
+        from rho_rpc.shutdown import run
+
+        started = threading.Event()
+
+        def start():
+            child = subprocess.Popen(["sleep", "3600"], start_new_session={not waited})
+            print(child.pid, flush=True)
+            started.set()
+            if {waited}:
+                child.wait()
+
+        async def main():
+            asyncio.ensure_future(asyncio.to_thread(start))
+            await asyncio.to_thread(started.wait)
+            return 4
+
+        sys.exit(run(main(), grace=0.1))
+        """,
+        tmp_path,
+    )
+    assert done.returncode == 4, done.stderr
+    _wait_gone(int(done.stdout.split()[0]))
 
 
 def test_an_error_of_the_run_is_raised_when_nothing_is_left(tmp_path: Path) -> None:

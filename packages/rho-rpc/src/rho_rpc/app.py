@@ -18,7 +18,7 @@ from rho_rpc.method_registry import collect_methods
 from rho_rpc.peer import RpcPeer
 from rho_rpc.plugin import PEER_KEY
 from rho_rpc.server import SHUTTING_DOWN, JsonRpcServer
-from rho_rpc.shutdown import SHUTDOWN_GRACE, Winding
+from rho_rpc.shutdown import Winding
 from rho_rpc.transport import Oversize, StdoutWriter, read_lines
 
 if TYPE_CHECKING:
@@ -61,14 +61,14 @@ def add_discover(methods: dict[str, RpcMethod]) -> None:
     )
 
 
-async def serve(runtime: Runtime, grace: float = SHUTDOWN_GRACE) -> None:
+async def serve(runtime: Runtime, winding: Winding | None = None) -> None:
     """Announce `ready`, answer requests until end of input or a signal, then shut down
-    cleanly: the running prompt is cancelled, and whatever still runs `grace` seconds later
-    is abandoned (see `rho_rpc.shutdown`)."""
+    cleanly: the running prompt is cancelled, and whatever still runs when `winding`'s
+    grace is over is abandoned (see `rho_rpc.shutdown`)."""
     server, peer = _start(runtime)
     _announce_ready(runtime, server)
     startup_gc.resume()
-    winding = Winding(grace)
+    winding = winding or Winding()
 
     def on_end() -> None:
         # The client is gone: no turn runs on (its commands are stopped); the other
@@ -205,11 +205,13 @@ def run(runtime: Runtime) -> int:
     """Run the server on stdio; the process exit code (130 on a Ctrl-C before rho handles
     it). The process ends even when work it started cannot be stopped (`shutdown.run`)."""
 
+    winding = Winding()
+
     async def main() -> int:
-        await serve(runtime)
+        await serve(runtime, winding)
         return 0
 
-    return shutdown.run(main())
+    return shutdown.run(main(), winding=winding)
 
 
 __all__ = ["NO_TOOLS_NOTE", "add_discover", "collect_methods", "run", "serve"]

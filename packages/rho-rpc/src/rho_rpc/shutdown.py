@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import sys
 import threading
 import time
@@ -74,6 +75,11 @@ class Winding:
         """Whether rho has been told to stop."""
         return self._timer is not None or self._over.is_set()
 
+    @property
+    def over(self) -> bool:
+        """Whether the grace is over (work still running then is abandoned)."""
+        return self._over.is_set()
+
     def start(self) -> None:
         """Rho is told to stop: the grace starts now."""
         if not self.started:
@@ -97,10 +103,16 @@ class Winding:
         return False
 
 
-def run(main: Coroutine[Any, Any, int], *, grace: float = SHUTDOWN_GRACE) -> int:
+def run(
+    main: Coroutine[Any, Any, int],
+    *,
+    grace: float = SHUTDOWN_GRACE,
+    winding: Winding | None = None,
+) -> int:
     """Run `main` on a new event loop and return its exit status (`INTERRUPTED` on Ctrl-C
-    before rho handles it); work left running is cancelled and given `grace` seconds, and
-    when some cannot be stopped the process exits here, without waiting for it."""
+    before rho handles it); work left running is cancelled and given `grace` seconds — none
+    when `main`'s `winding` is over, since work was abandoned already — and when some cannot
+    be stopped the process exits here, without waiting for it."""
     loop = asyncio.new_event_loop()
     workers = Workers()
     loop.set_default_executor(workers)
@@ -113,9 +125,11 @@ def run(main: Coroutine[Any, Any, int], *, grace: float = SHUTDOWN_GRACE) -> int
     except Exception as exc:  # raised again below, unless rho must leave at once
         failure, status = exc, 1
     finally:
-        stuck = _wind_down(loop, workers, grace)
+        spent = winding is not None and winding.over
+        stuck = _wind_down(loop, workers, 0.0 if spent else grace)
         asyncio.set_event_loop(None)
         loop.close()
+    stop_children()
     if stuck:
         if failure is not None:
             from rho_kernel import diagnostics
@@ -168,9 +182,51 @@ def _threads_end(deadline: float) -> bool:
     return True
 
 
+def stop_children() -> None:
+    """Kill the processes this one started that still run (with their process group when
+    they lead one): whatever started them has given up on them — a `git` blocked on a
+    FIFO, say — and nothing rho starts may outlive it. Commands are stopped before this, by
+    the process runner; this is for the rest."""
+    for pid in _children():
+        with contextlib.suppress(OSError):
+            if os.getpgid(pid) == pid:
+                os.killpg(pid, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGKILL)
+
+
+def _children() -> set[int]:
+    """The pids of this process's children (Linux's /proc; none found elsewhere)."""
+    me = os.getpid()
+    found: set[int] = set()
+    try:
+        for task in os.listdir(f"/proc/{me}/task"):
+            with open(f"/proc/{me}/task/{task}/children") as listing:
+                found.update(int(pid) for pid in listing.read().split())
+    except (OSError, ValueError):  # no `children` files: every process's parent is read
+        found = {pid for pid in _all_pids() if _parent_of(pid) == me}
+    return found
+
+
+def _all_pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+
+
+def _parent_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def leave_now(status: int) -> None:
-    """Exit the process with `status` at once: stdout and stderr flushed, no thread
-    waited for."""
+    """Exit the process with `status` at once: its children stopped (`stop_children`),
+    stdout and stderr flushed, no thread waited for."""
+    stop_children()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             if stream is not None:
@@ -178,4 +234,12 @@ def leave_now(status: int) -> None:
     os._exit(status)
 
 
-__all__ = ["INTERRUPTED", "SHUTDOWN_GRACE", "Winding", "Workers", "leave_now", "run"]
+__all__ = [
+    "INTERRUPTED",
+    "SHUTDOWN_GRACE",
+    "Winding",
+    "Workers",
+    "leave_now",
+    "run",
+    "stop_children",
+]

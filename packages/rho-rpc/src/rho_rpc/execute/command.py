@@ -25,7 +25,7 @@ from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
 from rho_rpc.execute.controls import StrippedStream, strip_controls
 from rho_rpc.execute.options import ExecArgs, UsageError, parse
-from rho_rpc.shutdown import INTERRUPTED, SHUTDOWN_GRACE, Winding, leave_now
+from rho_rpc.shutdown import INTERRUPTED, Winding, leave_now
 from rho_rpc.shutdown import run as run_to_end
 
 if TYPE_CHECKING:
@@ -213,14 +213,14 @@ async def _undo(runtime: Runtime, args: ExecArgs) -> int:
     return 0
 
 
-async def _run(runtime: Runtime, args: ExecArgs, grace: float = SHUTDOWN_GRACE) -> int:
-    """Run the prompt to its end (or until a signal, plus the grace) and close the
+async def _run(runtime: Runtime, args: ExecArgs, winding: Winding) -> int:
+    """Run the prompt to its end (or until a signal, plus `winding`'s grace) and close the
     session; the exit status."""
     from rho_kernel import hookspecs
     from rho_kernel.frontend import AgentError
 
     loop = asyncio.get_running_loop()
-    stop = _Stop(runtime, Winding(grace))
+    stop = _Stop(runtime, winding)
     stop.watch(loop)
     runtime.plugins.call_each(hookspecs.rho_startup, runtime=runtime)
     view = VIEWS[args.output](args, runtime)
@@ -279,7 +279,10 @@ def _main(argv: list[str]) -> int:
     runtime = _build_runtime(args.flags)
     if isinstance(runtime, int):
         return runtime
-    return run_to_end(_undo(runtime, args) if args.flags.undo else _run(runtime, args))
+    if args.flags.undo:
+        return run_to_end(_undo(runtime, args))
+    winding = Winding()
+    return run_to_end(_run(runtime, args, winding), winding=winding)
 
 
 __all__ = ["FINISH_STATUS", "INTERRUPTED", "STOP_SIGNALS", "TERMINATED", "View", "main"]
