@@ -29,12 +29,26 @@ PROMPT = {"jsonrpc": "2.0", "id": 1, "method": "prompt", "params": {"message": "
 
 
 def cpu_of(argv: list[str], cwd: Path, env: dict[str, str], stdin: bytes) -> float:
-    """Seconds of CPU that `argv` (and what it waited for) used."""
+    """Seconds of CPU that `argv` (and what it waited for) used; stdin is closed once the
+    answer to request 1 (if `stdin` holds one) has come, as rho stops when its input ends."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(argv, cwd=cwd, env=env, input=stdin, capture_output=True)
+    process = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(stdin)
+    process.stdin.flush()
+    while stdin and (line := process.stdout.readline()):
+        if json.loads(line).get("id") == 1:
+            break
+    process.stdin.close()
+    process.stdout.read()
+    stderr = process.stderr.read() if process.stderr is not None else b""
+    returncode = process.wait()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{argv[0]} failed: {done.stderr.decode(errors='replace')}")
+    if returncode != 0:
+        raise SystemExit(f"{argv[0]} failed: {stderr.decode(errors='replace')}")
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 

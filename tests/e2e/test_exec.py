@@ -22,7 +22,13 @@ import pyte
 from openrpc_check import _document, drift  # type: ignore[import-not-found]
 from rho_process import RHO, WAIT, rho_env  # type: ignore[import-not-found]
 
-from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+from rho_kernel.testing import (
+    ErrorReply,
+    HangReply,
+    ScriptedServer,
+    text_reply,
+    tool_call_reply,
+)
 
 
 def _exec(
@@ -321,3 +327,180 @@ def test_undo_returns_the_files_to_before_the_last_run(
     assert (project / "a.txt").read_text() == "before\n" and not (project / "new.txt").exists()
     usage = _exec(project, home, "--undo", "a prompt")
     assert usage.returncode == 2 and "--undo takes no prompt" in usage.stderr
+
+
+# ── SIGTERM ──────────────────────────────────────────────────────────────────
+
+
+def _pids_of(mark: str) -> list[int]:
+    """The processes whose command line holds `mark` (waiting until one does)."""
+    deadline = time.monotonic() + WAIT
+    while not (found := _sleepers(mark)):
+        assert time.monotonic() < deadline, f"no process runs {mark!r}"
+        time.sleep(0.02)
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _wait_gone(pids: list[int]) -> None:
+    deadline = time.monotonic() + WAIT
+    while alive := [pid for pid in pids if _running(pid)]:
+        assert time.monotonic() < deadline, f"processes {alive} outlived rho exec"
+        time.sleep(0.02)
+
+
+def _entries(session: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in session.read_text().splitlines()]
+
+
+def _started_exec(project: Path, home: Path, args: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [RHO, "exec", *args],
+        cwd=project,
+        env=rho_env(home),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_file(path: Path, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + WAIT
+    while not path.exists():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.02)
+
+
+def test_sigterm_mid_command_stops_it_flushes_the_session_and_exits_143(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    mark = "876543"  # a command that ignores SIGTERM: stopping it takes SIGKILL
+    command = f"trap '' TERM; touch started; sleep {mark}"
+    server.add(tool_call_reply("run_command", {"command": command}))
+    args = [*_scripted(server), "--approval-mode", "auto", "--json", "run it"]
+    process = _started_exec(project, home, args)
+    _wait_file(project / "started", process)
+    sleepers = _pids_of(f"sleep\0{mark}")
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=WAIT)
+    assert process.returncode == 143, stderr
+    assert "Traceback" not in stderr
+    _wait_gone(sleepers)
+    result = json.loads(stdout)  # the run's object, as for any run that ended
+    assert result["finishReason"] == "cancelled"
+    session = Path(result["sessionPath"])
+    entries = _entries(session)  # every line whole
+    assert entries[-1]["payload"] == {"SessionEnded": {"reason": "signal"}}
+    server.add(text_reply("resumed"))
+    again = _exec(project, home, *_scripted(server), "--session", str(session), "--json", "and?")
+    assert again.returncode == 0, again.stderr
+    messages = _posts(server)[-1].json["messages"]
+    assert [m["content"] for m in messages if m["role"] == "user"] == ["run it", "and?"]
+    [call] = [m for m in messages if m["role"] == "assistant" and m.get("tool_calls")]
+    [answer] = [m for m in messages if m["role"] == "tool"]
+    assert answer["tool_call_id"] == call["tool_calls"][0]["id"]
+
+
+def test_sigterm_while_the_model_answers_exits_143_in_every_output(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    for output in ([], ["--json"], ["--stream-json"]):
+        asked = len(_posts(server))
+        server.add(HangReply())
+        process = _started_exec(project, home, [*_scripted(server), *output, "wait"])
+        deadline = time.monotonic() + WAIT
+        while len(_posts(server)) == asked:  # the model is asked, and answers nothing
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.02)
+        process.send_signal(signal.SIGTERM)
+        stdout, stderr = process.communicate(timeout=WAIT)
+        assert process.returncode == 143, stderr
+        assert "Traceback" not in stderr
+        if output:
+            last = json.loads(stdout.splitlines()[-1])
+            end = last if output == ["--json"] else last["params"]
+            assert end["finishReason"] == "cancelled"
+
+
+# ── what the model writes reaches the terminal as text ──────────────────────
+
+#: A reply that would write the clipboard (OSC 52, ended by BEL and by ST), set the title,
+#: clear the screen, reset the terminal, run a DCS string, use the 8-bit CSI and OSC, and
+#: reverse the text's order — each around plain words that must stay.
+HOSTILE_REPLY = (
+    "one\x1b]52;c;ZWNobyBQV05FRA==\x07 two\x1b]52;p;ZWNobyBQV05FRA==\x1b\\ three"
+    "\x1b]0;pwned title\x07 four\x1b[2J\x1b[H five\x1bc six\x1bPqpwned\x1b\\ seven"
+    "\x9b2J eight\x9d0;pwned\x9c nine\u202eenin\u202c ten\r\x07\x08 eleven\n"
+)
+SHOWN_REPLY = "one two three four five six seven eight nineenin ten eleven\n"
+#: What a terminal could obey: controls but newline and tab, C1, bidi overrides/isolates.
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def test_plain_output_has_no_control_sequences_even_split_across_deltas(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    for chunks in (1, 7, len(HOSTILE_REPLY)):  # whole, in pieces, one character at a time
+        server.add(text_reply(HOSTILE_REPLY, chunks=chunks))
+        done = _exec(project, home, *_scripted(server), "--ephemeral", "hi")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == SHOWN_REPLY
+        assert not UNSAFE.search(done.stderr)
+
+
+def test_json_outputs_keep_the_text_as_it_was_written_and_escaped(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    server.add(text_reply(HOSTILE_REPLY, chunks=5), text_reply(HOSTILE_REPLY, chunks=5))
+    whole = _exec(project, home, *_scripted(server), "--ephemeral", "--json", "hi")
+    stream = _exec(project, home, *_scripted(server), "--ephemeral", "--stream-json", "hi")
+    for done in (whole, stream):
+        assert done.returncode == 0, done.stderr
+        assert not UNSAFE.search(done.stdout)  # JSON's escapes, e.g. \u001b and \u009b
+    assert json.loads(whole.stdout)["reply"] == HOSTILE_REPLY
+    lines = [json.loads(line) for line in stream.stdout.splitlines()]
+    deltas = [m["params"]["delta"] for m in lines if m["method"] == "message/delta"]
+    assert "".join(deltas) == HOSTILE_REPLY and len(deltas) == 5
+
+
+def test_stderr_carries_no_control_sequence_from_a_tool_or_the_provider(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    command = r"printf '\033]52;c;cHduZWQ=\007\033[31mboom\033[0m\033]0;title\007\n'; exit 3"
+    server.add(tool_call_reply("run_command", {"command": command}), text_reply("ok"))
+    failed = _exec(
+        project, home, *_scripted(server), "--ephemeral", "--approval-mode", "auto", "go"
+    )
+    assert failed.returncode == 0, failed.stderr
+    assert not UNSAFE.search(failed.stderr)
+    assert "boom" in failed.stderr and "\\x1b" not in failed.stderr  # shown as a terminal would
+    refused = {"error": {"message": "bad\x1b]52;c;cHduZWQ=\x07 request\x1b[2J\x9b1m"}}
+    server.add(ErrorReply(400, refused))
+    provider = _exec(project, home, *_scripted(server), "--ephemeral", "go")
+    assert provider.returncode == 1
+    assert "bad request" in provider.stderr and not UNSAFE.search(provider.stderr)
+
+
+def test_on_a_terminal_the_reply_is_shown_without_its_control_sequences(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    server.add(text_reply(HOSTILE_REPLY, chunks=len(HOSTILE_REPLY)))
+    env = {k: v for k, v in rho_env(home, TERM="xterm-256color").items() if k != "NO_COLOR"}
+    terminal = Terminal([*_scripted(server), "--ephemeral", "hi"], project, env)
+    assert terminal.finish() == 0
+    raw = terminal.raw.decode(errors="replace")
+    assert re.search(r"\x1b\[[0-9;]*m", raw)  # rho's own colours stay
+    for sequence in ("\x1b]", "\x1bP", "\x1b[2J", "\x1bc", "\u009b", "\u009d", "\u202e"):
+        assert sequence not in raw, repr(sequence)
+    shown = terminal.text()
+    assert "one two three four five six seven eight" in shown
+    assert "52;" not in shown and "pwned" not in shown and "\\x1b" not in shown

@@ -251,14 +251,21 @@ def test_consecutive_empty_responses_is_an_agent_end(
     assert end["finishReason"] == "consecutive_empty_responses"
 
 
-def test_piped_prompt_then_eof_still_answers(start_rho, server: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+def test_piped_prompt_then_eof_is_answered_without_running_a_turn(
+    start_rho, server: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
     server.add(text_reply("bye"))
     rho = start_rho("--endpoint", server.chat_url, "--ephemeral")
     rho.request("prompt", {"message": "hi"}, id=1)
     rho.close_stdin()
     assert rho.finish() == 0
     response = next(m for m in rho.seen if m.get("id") == 1)
-    assert response["result"]["reply"] == "bye" and "error" not in response["result"]
+    if "error" in response:  # read with the end of input: not started
+        assert "input ended before this prompt started" in response["error"]["message"]
+    else:  # started just before: cancelled
+        assert response["result"].get("reply") != "bye"
+        end = next(m for m in rho.seen if m.get("method") == "agent/end")["params"]
+        assert end["finishReason"] == "cancelled"
 
 
 def test_steering_prompt_is_acknowledged_at_once(shared_rho) -> None:  # type: ignore[no-untyped-def]

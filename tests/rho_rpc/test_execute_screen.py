@@ -127,6 +127,33 @@ async def test_reply_printed_before_a_tool_call_is_not_printed_again(
     assert shown(out).count("Checking first.") == 1
 
 
+async def test_control_sequences_split_across_deltas_never_reach_the_screen(
+    screen: TerminalScreen, out: io.StringIO
+) -> None:
+    for piece in ("Copied", "\x1b]5", "2;c;cHduZWQ=", "\x07 and", "\x1b[2", "J cleared", "\x9b"):
+        await screen.on_text_delta(piece)
+    for piece in ("plan\x1b]0;t", "itle\x1b\\ ahead"):
+        await screen.on_reasoning_delta(piece)
+    assert "Copied and cleared" in live_text(screen)
+    assert "plan ahead" in live_text(screen)
+    mark = len(out.getvalue())
+    screen.finish(agent_result("Copied\x1b]52;c;cHduZWQ=\x07 and\x1b[2J cleared\x9b"), 1.0)
+    assert "Copied and cleared" in final(out, mark)
+    for left in ("\x1b]", "52;", "title", "\\x1b", "\x9b", "[2J"):
+        assert left not in out.getvalue()
+    assert out.getvalue().count("Copied and cleared") == 1
+
+
+async def test_a_command_s_output_shows_without_its_control_sequences(
+    screen: TerminalScreen,
+) -> None:
+    await screen.on_tool_call("run_command", '{"command": "make"}', call_id="c1")
+    output = "\x1b]0;pwned\x07step \x1b[1mone\x1b[0m\n\x9b2Jtwo\x1bc\n50%\r100%\x1b[K\n"
+    await screen.on_tool_output("run_command", "stdout", output, call_id="c1")
+    lines = [line.strip() for line in live_text(screen).splitlines()[1:]]
+    assert lines == ["step one", "two", "100%"]
+
+
 async def test_reasoning_is_one_dim_line_while_it_streams_and_one_line_after(
     screen: TerminalScreen, out: io.StringIO
 ) -> None:

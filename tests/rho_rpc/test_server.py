@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rho_kernel.rpc import INVALID_PARAMS, RpcError, RpcMethod
 from rho_rpc.decode import MAX_BATCH
-from rho_rpc.server import JsonRpcServer
+from rho_rpc.server import SHUTTING_DOWN, JsonRpcServer
+from rho_rpc.shutdown import Winding
 from rho_rpc.transport import Oversize
 
 
@@ -213,6 +214,67 @@ async def test_cancel_queued_answers_waiting_requests_with_an_error() -> None:
     assert by_id[1]["result"] == {"ran": True}
     assert by_id[2]["error"] == {"code": -32603, "message": "shutting down"}
     assert by_id[3]["error"] == {"code": -32603, "message": "shutting down"}
+
+
+async def test_work_still_running_after_the_grace_is_answered_with_an_error() -> None:
+    """A serial request that ignores cancellation, one queued behind it and a concurrent
+    one stuck: once the grace is over, every one is answered and `serve` returns."""
+    started = asyncio.Event()
+    never = asyncio.Event()
+
+    async def stubborn(_: dict[str, Any]) -> dict[str, Any]:
+        started.set()
+        while not never.is_set():  # (set at the end of the test, to let its loop close)
+            try:
+                await never.wait()
+            except asyncio.CancelledError:
+                asyncio.current_task().uncancel()  # type: ignore[union-attr]
+        return {}
+
+    async def stuck(_: dict[str, Any]) -> dict[str, Any]:
+        await never.wait()
+        return {}
+
+    methods = [RpcMethod("stubborn", stubborn), RpcMethod("stuck", stuck, concurrent=True)]
+    server, out = _server(methods)
+    lines = [_req("stubborn", 1), _req("stubborn", 2), _req("stuck", 3)]
+    await asyncio.wait_for(server.serve(_lines(lines), Winding(0.2)), 60)
+    assert started.is_set()
+    assert sorted(m["id"] for m in out) == [1, 2, 3]
+    assert all(m["error"] == {"code": -32603, "message": SHUTTING_DOWN} for m in out)
+    never.set()
+
+
+async def test_work_that_ends_within_the_grace_is_answered_as_usual() -> None:
+    drained = asyncio.Event()
+
+    async def work(_: dict[str, Any]) -> dict[str, Any]:
+        await drained.wait()
+        return {"done": True}
+
+    server, out = _server([RpcMethod("work", work)])
+    lines = _lines([_req("work", 1), _req("work", 2)], drained=drained)
+    await server.serve(lines, Winding(60.0))
+    assert [m["result"] for m in out] == [{"done": True}, {"done": True}]
+
+
+async def test_a_handler_that_raises_cancelled_error_does_not_stop_the_serial_lane() -> None:
+    async def cancelled(_: dict[str, Any]) -> dict[str, Any]:
+        raise asyncio.CancelledError()
+
+    async def fine(_: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True}
+
+    server, out = _server([RpcMethod("cancelled", cancelled), RpcMethod("fine", fine)])
+    await asyncio.wait_for(server.serve(_lines([_req("cancelled", 1), _req("fine", 2)])), 60)
+    assert out == [
+        {
+            "jsonrpc": "2.0",
+            "error": {"code": -32603, "message": "Internal error: cancelled"},
+            "id": 1,
+        },
+        {"jsonrpc": "2.0", "result": {"ok": True}, "id": 2},
+    ]
 
 
 # ── hostile input and values that are not JSON ─────────────────────────────

@@ -5,19 +5,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from rho_kernel import hookspecs
 from rho_kernel.rpc import RpcMethod
 from rho_kernel.session import warm_estimates
-from rho_rpc import startup_gc
+from rho_rpc import shutdown, startup_gc
 from rho_rpc.deferred import CoreDeferredMethod
 from rho_rpc.diagnostics import report
 from rho_rpc.method_registry import collect_methods
 from rho_rpc.peer import RpcPeer
 from rho_rpc.plugin import PEER_KEY
-from rho_rpc.server import JsonRpcServer
+from rho_rpc.server import SHUTTING_DOWN, JsonRpcServer
+from rho_rpc.shutdown import Winding
 from rho_rpc.transport import Oversize, StdoutWriter, read_lines
 
 if TYPE_CHECKING:
@@ -60,25 +61,39 @@ def add_discover(methods: dict[str, RpcMethod]) -> None:
     )
 
 
-async def serve(runtime: Runtime) -> None:
-    """Announce `ready`, answer requests until end of input, then shut down cleanly."""
+async def serve(runtime: Runtime, winding: Winding | None = None) -> None:
+    """Announce `ready`, answer requests until end of input or a signal, then shut down
+    cleanly: the running prompt is cancelled, and whatever still runs when `winding`'s
+    grace is over is abandoned (see `rho_rpc.shutdown`)."""
     server, peer = _start(runtime)
     _announce_ready(runtime, server)
     startup_gc.resume()
-    client = _ClientInput(peer)
+    winding = winding or Winding()
+
+    def on_end() -> None:
+        # The client is gone: no turn runs on (its commands are stopped); the other
+        # requests it sent are still answered, within the grace. The abort comes after the
+        # call waiting for approval, if any, has taken in that the client went away.
+        asyncio.get_running_loop().call_soon(runtime.abort)
+        winding.start()
+
+    client = _ClientInput(peer, on_end)
 
     def on_signal() -> None:
         # Stop reading, drop queued work, cancel the running prompt; serve() then returns.
+        # A second signal stops waiting for the work to wind down.
+        if winding.started:
+            winding.end_now()
         client.stop("signal")
-        server.cancel_queued("rho is shutting down")
-        runtime.abort()
+        server.cancel_queued(SHUTTING_DOWN)
+        on_end()
 
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(sig, on_signal)
     try:
-        await server.serve(client.lines())
+        await server.serve(client.lines(), winding)
     finally:
         runtime.plugins.call_each(hookspecs.rho_shutdown, runtime=runtime)
         await runtime.aclose(client.reason)
@@ -136,10 +151,12 @@ def _announce_ready(runtime: Runtime, server: JsonRpcServer) -> None:
 
 
 class _ClientInput:
-    """The client's lines until end of input or `stop`; `reason` says which ended them."""
+    """The client's lines until end of input or `stop`; `reason` says which ended them,
+    and `on_end` is called when they end."""
 
-    def __init__(self, peer: RpcPeer) -> None:
+    def __init__(self, peer: RpcPeer, on_end: Callable[[], None]) -> None:
         self._peer = peer
+        self._on_end = on_end
         self._stop = asyncio.Event()
         self.reason = "transport EOF"
 
@@ -167,6 +184,7 @@ class _ClientInput:
         finally:
             stopping.cancel()
             self._peer.close_input()
+            self._on_end()
 
 
 def _session_hint(runtime: Runtime) -> None:
@@ -184,12 +202,16 @@ def _session_hint(runtime: Runtime) -> None:
 
 
 def run(runtime: Runtime) -> int:
-    """Run the server on stdio; the process exit code."""
-    try:
-        asyncio.run(serve(runtime))
-    except KeyboardInterrupt:
-        return 130
-    return 0
+    """Run the server on stdio; the process exit code (130 on a Ctrl-C before rho handles
+    it). The process ends even when work it started cannot be stopped (`shutdown.run`)."""
+
+    winding = Winding()
+
+    async def main() -> int:
+        await serve(runtime, winding)
+        return 0
+
+    return shutdown.run(main(), winding=winding)
 
 
 __all__ = ["NO_TOOLS_NOTE", "add_discover", "collect_methods", "run", "serve"]

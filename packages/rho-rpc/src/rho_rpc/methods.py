@@ -42,6 +42,11 @@ if TYPE_CHECKING:
     from rho_rpc.protocol.state import GetStateResult, SandboxInfo
     from rho_rpc.protocol.tools import ListToolsResult
 
+#: Why a prompt read before the end of input is not run once it has ended.
+INPUT_ENDED = (
+    "rho is shutting down: the client's input ended before this prompt started, so it did not run"
+)
+
 # Each handler imports the wire models it builds, so that serving a method imports only its
 # own group of them (see rho_rpc.method_table); the bases are shared by all.
 
@@ -90,6 +95,8 @@ class CoreMethods:
             return self._steer(params.message)
         images = _images(params)
         peer = peer_of(self.runtime)
+        if peer.input_closed:  # the client is gone: no turn starts for it
+            raise RpcError(INTERNAL_ERROR, INPUT_ENDED)
         try:
             # The client's gate and notifications come through rho-rpc's own hooks.
             result = await self.runtime.prompt(params.message, images=images)
@@ -363,4 +370,4 @@ class CoreMethods:
         )
 
 
-__all__ = ["CoreMethods", "peer_of"]
+__all__ = ["INPUT_ENDED", "CoreMethods", "peer_of"]

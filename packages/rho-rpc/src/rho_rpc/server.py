@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -35,7 +35,12 @@ from rho_rpc.leading_id import leading_id
 from rho_rpc.params_check import unknown_params
 from rho_rpc.transport import Oversize
 
+if TYPE_CHECKING:
+    from rho_rpc.shutdown import Winding
+
 _MISSING = object()
+#: Why requests still unanswered when rho stops are answered with an error.
+SHUTTING_DOWN = "rho is shutting down"
 #: How many unknown params an error names (the rest are counted).
 MAX_UNKNOWN_SHOWN = 10
 DEBUG_ENV = "RHO_DEBUG"
@@ -70,6 +75,13 @@ def _describe_validation(error: ValidationError) -> tuple[str, list[dict[str, An
         details.append({"param": where, "problem": item["msg"]})
     text = "; ".join(f"{d['param']}: {d['problem']}" for d in details)
     return f"Invalid params: {text}", details
+
+
+def _stopped(exc: BaseException) -> bool:
+    """Whether `exc` stops the current task: it is being cancelled (not merely handed a
+    cancellation raised by the work it awaited)."""
+    task = asyncio.current_task()
+    return isinstance(exc, asyncio.CancelledError) and task is not None and task.cancelling() > 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +183,14 @@ class JsonRpcServer:
         self._queue: asyncio.Queue[
             tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]] | None
         ] = asyncio.Queue()
-        self._pending: set[asyncio.Task[Any]] = set()
+        self._pending: set[asyncio.Future[Any]] = set()
+        #: Of `_pending`, those that run a request (the rest write answers).
+        self._handlers: set[asyncio.Future[Any]] = set()
+        #: The outcome of the request running in the serial lane, and the lane's task.
+        self._running: asyncio.Future[Any] | None = None
+        self._worker_task: asyncio.Task[None] | None = None
+        #: Why unanswered requests are answered with an error (set by `abandon`).
+        self._abandoned: str | None = None
 
     # ── output ──────────────────────────────────────────────────────────────
 
@@ -228,15 +247,46 @@ class JsonRpcServer:
 
     # ── main loop ───────────────────────────────────────────────────────────
 
-    async def serve(self, lines: AsyncIterator[bytes | Oversize]) -> None:
-        """Handle every line until end of input, then finish the queued work."""
-        worker = asyncio.create_task(self._worker())
+    async def serve(
+        self, lines: AsyncIterator[bytes | Oversize], winding: Winding | None = None
+    ) -> None:
+        """Handle every line until end of input, then finish the work already read.
+
+        With `winding`, that work gets its grace once the input has ended (`winding` is
+        started then, if it was not already): what still runs after it is stopped and its
+        requests are answered with an error (`abandon`), so that this returns within the
+        grace (and as long again for the answers to be written) whatever the work does.
+        """
+        self._worker_task = asyncio.create_task(self._worker())
         async for line in lines:
             self.handle_line(line)
         await self._queue.put(None)
-        await worker
-        if self._pending:
-            await asyncio.gather(*self._pending, return_exceptions=True)
+        if winding is None:
+            await self._worker_task
+            if self._pending:
+                await asyncio.gather(*self._pending, return_exceptions=True)
+            return
+        winding.start()
+        # (waiting for the work is given up; the work itself is stopped only by `abandon`)
+        everything = asyncio.ensure_future(asyncio.wait({self._worker_task, *self._pending}))
+        if not await winding.settle(everything):
+            self.abandon(SHUTTING_DOWN)
+            answers = self._pending - self._handlers
+            if answers:
+                await asyncio.wait(answers, timeout=winding.grace)
+
+    def abandon(self, reason: str) -> None:
+        """Stop the work under way: every request not answered yet — the one running in the
+        serial lane, those queued behind it, those running concurrently — is answered with
+        -32603 (`reason`), and what runs them is cancelled."""
+        self._abandoned = reason
+        if self._running is not None and not self._running.done():
+            self._running.set_exception(RpcError(INTERNAL_ERROR, reason))
+        self.cancel_queued(reason)
+        for task in list(self._handlers):
+            task.cancel()
+        if self._worker_task is not None:
+            self._worker_task.cancel()
 
     def cancel_queued(self, reason: str) -> None:
         """Answer every request still waiting in the serial lane with an error (shutdown)."""
@@ -259,13 +309,18 @@ class JsonRpcServer:
                 waited = True
                 await self._before_serial()
             run, future = item
+            self._running = future
             try:
-                future.set_result(await run())
+                result = await run()
+                if not future.done():
+                    future.set_result(result)
             except BaseException as exc:  # delivered to the waiting response task
                 if not future.done():
                     future.set_exception(exc)
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)) or _stopped(exc):
                     raise
+            finally:
+                self._running = None
 
     def handle_line(self, line: bytes | Oversize) -> None:
         """Parse one line and start handling it; responses are written when ready."""
@@ -298,10 +353,11 @@ class JsonRpcServer:
         else:
             self._track(self._answer_one(self._dispatch_guarded(message)))
 
-    def _track(self, coro: Awaitable[Any]) -> None:
+    def _track(self, coro: Awaitable[Any]) -> asyncio.Future[Any]:
         task = asyncio.ensure_future(coro)
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
+        return task
 
     async def _answer_one(self, future: asyncio.Future[dict[str, Any] | None]) -> None:
         response = await future
@@ -351,7 +407,9 @@ class JsonRpcServer:
             return done
         # Enqueued now, in arrival order, so that end of input cannot overtake it.
         queued = None if self._is_concurrent(method, raw) else self._enqueue(method, validated)
-        self._track(self._answer(method, request, validated, queued, respond))
+        handler = self._track(self._answer(method, request, validated, queued, respond))
+        self._handlers.add(handler)
+        handler.add_done_callback(self._handlers.discard)
         return done
 
     def _method(self, name: str) -> RpcMethod:
@@ -386,6 +444,16 @@ class JsonRpcServer:
         except RpcError as exc:
             respond(error_response(reply_id, exc.code, exc.message, exc.data))
             return
+        except asyncio.CancelledError as exc:
+            if self._abandoned is not None:  # rho is stopping: the request gets its answer
+                respond(error_response(reply_id, INTERNAL_ERROR, self._abandoned))
+                return
+            if _stopped(exc):
+                raise
+            # a cancellation that escaped the handler's own work: an answer all the same
+            self._log_internal(request.method, exc)
+            respond(error_response(reply_id, INTERNAL_ERROR, "Internal error: cancelled"))
+            return
         except Exception as exc:
             self._log_internal(request.method, exc)
             respond(error_response(reply_id, INTERNAL_ERROR, f"Internal error: {exc}"))
@@ -408,4 +476,4 @@ class JsonRpcServer:
             traceback.print_exception(exc, file=sys.stderr)
 
 
-__all__ = ["JsonRpcServer", "error_response"]
+__all__ = ["SHUTTING_DOWN", "JsonRpcServer", "error_response"]

@@ -3,8 +3,13 @@ what happened.
 
 Exit status: 0 when the model finished; 1 when the run ended in an error (the provider
 failed, `[agent] max_iterations` was reached, the model kept answering nothing), said on
-stderr; 2 for usage and configuration errors; 130 on Ctrl-C, which aborts the turn (running
-commands are stopped) and closes the session as usual before exiting.
+stderr; 2 for usage and configuration errors; 130 on Ctrl-C (SIGINT) and 143 on SIGTERM,
+either of which aborts the turn (running commands are stopped) and closes the session as
+usual before exiting — within `SHUTDOWN_GRACE` seconds whatever the turn is doing; a second
+signal exits at once.
+
+What the model and its tools wrote reaches the terminal as text only: plain output and
+everything on stderr have their control sequences removed (`controls`).
 """
 
 from __future__ import annotations
@@ -16,9 +21,12 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
+from rho_rpc.execute.controls import StrippedStream, strip_controls
 from rho_rpc.execute.options import ExecArgs, UsageError, parse
+from rho_rpc.shutdown import INTERRUPTED, Winding, leave_now
+from rho_rpc.shutdown import run as run_to_end
 
 if TYPE_CHECKING:
     from rho_kernel import AgentResult, ApprovalGate, Observer, Runtime
@@ -31,7 +39,10 @@ FINISH_STATUS: dict[str, tuple[int, str | None]] = {
     "consecutive_empty_responses": (1, "the model kept answering nothing"),
     "cancelled": (1, "the run was cancelled"),
 }
-INTERRUPTED = 130
+#: The exit status of a run ended by SIGTERM (128 + 15, as shells report it).
+TERMINATED = 143
+#: The signals that end a run, and the exit status each gives.
+STOP_SIGNALS = {signal.SIGINT: INTERRUPTED, signal.SIGTERM: TERMINATED}
 
 
 @dataclass
@@ -51,6 +62,13 @@ def _say(text: str) -> None:
     diagnostics.warn(text)
 
 
+def _stderr() -> IO[str]:
+    """stderr itself, for rho's own drawing (the approval question, in colour): not the
+    `StrippedStream` that the rest of what goes there passes through."""
+    stream = sys.stderr
+    return stream.target if isinstance(stream, StrippedStream) else stream
+
+
 def _gate(args: ExecArgs, console: Any = None, screen: Any = None) -> ApprovalGate:
     """The person at the terminal (stdin), or — without one — nobody."""
     from rho_rpc.execute.gates import NoTerminalGate, TerminalGate
@@ -59,8 +77,9 @@ def _gate(args: ExecArgs, console: Any = None, screen: Any = None) -> ApprovalGa
         if console is None:
             from rho_rpc.execute.screen import make_console
 
-            color = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
-            console = make_console(sys.stderr, color=color)
+            stderr = _stderr()
+            color = stderr.isatty() and not os.environ.get("NO_COLOR")
+            console = make_console(stderr, color=color)
         return TerminalGate(console, screen)
     return NoTerminalGate(screen.note if screen is not None else _say)
 
@@ -87,8 +106,9 @@ def _plain_view(args: ExecArgs, runtime: Runtime) -> View:
     from rho_rpc.execute.progress import PlainProgress
 
     def finish(result: AgentResult | None, error: AgentError | None, elapsed: float) -> None:
-        if result is not None and result.reply:
-            sys.stdout.write(result.reply if result.reply.endswith("\n") else result.reply + "\n")
+        reply = strip_controls(result.reply) if result is not None else ""
+        if reply:
+            sys.stdout.write(reply if reply.endswith("\n") else reply + "\n")
             sys.stdout.flush()
 
     return View([PlainProgress(sys.stderr)], _gate(args), finish)
@@ -117,16 +137,19 @@ VIEWS = {
 }
 
 
-def _status(result: AgentResult | None, error: AgentError | None, interrupted: bool) -> int:
-    """The exit status, with the reason of a failure said on stderr."""
+def _status(result: AgentResult | None, error: AgentError | None, stopped: int | None) -> int:
+    """The exit status (`stopped`: a signal's), with the reason of a failure said on
+    stderr."""
     from rho_kernel import diagnostics
 
-    if interrupted:
-        return INTERRUPTED
+    if stopped is not None:
+        return stopped
     if error is not None:
         diagnostics.error(error.message)
         return 1
-    assert result is not None
+    if result is None:
+        diagnostics.error("the run did not finish")
+        return 1
     status, reason = FINISH_STATUS.get(result.finish_reason, (1, result.finish_reason))
     if reason is not None:
         diagnostics.error(reason)
@@ -134,22 +157,37 @@ def _status(result: AgentResult | None, error: AgentError | None, interrupted: b
 
 
 @dataclass
-class _Interrupt:
-    """Ctrl-C: the first aborts the turn; a second, while it winds down, exits at once."""
+class _Stop:
+    """SIGINT and SIGTERM: the first aborts the turn (its commands are stopped) and starts
+    the grace it has to wind down; a second, while it winds down, exits at once."""
 
     runtime: Runtime
-    seen: bool = False
+    winding: Winding
+    status: int | None = None
 
-    def __call__(self) -> None:
-        if self.seen:
-            os._exit(INTERRUPTED)
-        self.seen = True
+    def __call__(self, status: int) -> None:
+        if self.status is not None:
+            leave_now(self.status)
+        self.status = status
         self.runtime.abort()
+        self.winding.start()
+
+    def watch(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Handle the signals on `loop` (until `unwatch`)."""
+        for sig, status in STOP_SIGNALS.items():
+            loop.add_signal_handler(sig, self, status)
+
+    @staticmethod
+    def unwatch(loop: asyncio.AbstractEventLoop) -> None:
+        """Stop handling the signals on `loop` (SIGTERM then exits at once, with 143)."""
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+        signal.signal(signal.SIGTERM, _terminated)
 
 
 async def _undo(runtime: Runtime, args: ExecArgs) -> int:
     """`--undo`: the files as the session's last run started; the exit status."""
-    from rho_kernel import diagnostics, hookspecs
+    from rho_kernel import diagnostics, escape_controls, hookspecs
 
     try:
         from rho_checkpoints import CheckpointRequestError, undo_last_turn
@@ -171,18 +209,19 @@ async def _undo(runtime: Runtime, args: ExecArgs) -> int:
         )
         return 1
     for change in done.restored:
-        sys.stdout.write(f"restored {change.path} ({change.status} since)\n")
+        sys.stdout.write(f"restored {escape_controls(change.path)} ({change.status} since)\n")
     return 0
 
 
-async def _run(runtime: Runtime, args: ExecArgs) -> int:
-    """Run the prompt to its end and close the session; the exit status."""
+async def _run(runtime: Runtime, args: ExecArgs, winding: Winding) -> int:
+    """Run the prompt to its end (or until a signal, plus `winding`'s grace) and close the
+    session; the exit status."""
     from rho_kernel import hookspecs
     from rho_kernel.frontend import AgentError
 
     loop = asyncio.get_running_loop()
-    interrupt = _Interrupt(runtime)
-    loop.add_signal_handler(signal.SIGINT, interrupt)
+    stop = _Stop(runtime, winding)
+    stop.watch(loop)
     runtime.plugins.call_each(hookspecs.rho_startup, runtime=runtime)
     view = VIEWS[args.output](args, runtime)
     started = time.monotonic()
@@ -194,24 +233,45 @@ async def _run(runtime: Runtime, args: ExecArgs) -> int:
         if any(tool.runs_processes for tool in runtime.tools)
         else None
     )
-    try:
+
+    async def prompt() -> AgentResult | None:
         await runtime.startup_settled()
-        if not interrupt.seen:
-            result = await runtime.prompt(args.prompt, observers=view.observers, gate=view.gate)
+        if stop.status is not None:
+            return None
+        return await runtime.prompt(args.prompt, observers=view.observers, gate=view.gate)
+
+    try:
+        task = asyncio.ensure_future(prompt())
+        if await stop.winding.settle(task):
+            result = task.result()
     except AgentError as exc:
         error = exc
     finally:
         if announced is not None:
             await announced
         runtime.plugins.call_each(hookspecs.rho_shutdown, runtime=runtime)
-        await runtime.aclose("rho exec ended")
-        loop.remove_signal_handler(signal.SIGINT)
+        await runtime.aclose("signal" if stop.status is not None else "rho exec ended")
+        stop.unwatch(loop)
     view.finish(result, error, time.monotonic() - started)
-    return _status(result, error, interrupt.seen)
+    return _status(result, error, stop.status)
 
 
 def main(argv: list[str]) -> int:
     """Entry point of `rho exec ARGS…`; returns the exit status."""
+    # What the model, a tool or a file wrote may reach stderr (a warning naming a tool, an
+    # error quoting a provider): none of its control sequences does.
+    sys.stderr = cast("TextIO", StrippedStream(sys.stderr))
+    signal.signal(signal.SIGTERM, _terminated)
+    return _main(argv)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM while no run handles it (before it starts, after it ended): nothing is
+    running and every session entry is on disk, so exit at once, with 143."""
+    leave_now(TERMINATED)
+
+
+def _main(argv: list[str]) -> int:
     from rho_kernel import diagnostics
     from rho_rpc.cli import _build_runtime, flag_problem
 
@@ -227,10 +287,10 @@ def main(argv: list[str]) -> int:
     runtime = _build_runtime(args.flags)
     if isinstance(runtime, int):
         return runtime
-    try:
-        return asyncio.run(_undo(runtime, args) if args.flags.undo else _run(runtime, args))
-    except KeyboardInterrupt:
-        return INTERRUPTED
+    if args.flags.undo:
+        return run_to_end(_undo(runtime, args))
+    winding = Winding()
+    return run_to_end(_run(runtime, args, winding), winding=winding)
 
 
-__all__ = ["FINISH_STATUS", "INTERRUPTED", "View", "main"]
+__all__ = ["FINISH_STATUS", "INTERRUPTED", "STOP_SIGNALS", "TERMINATED", "View", "main"]

@@ -18,7 +18,8 @@ DESCRIPTION = (
     "Run one prompt and exit: the reply on stdout, progress on stderr (or, on a terminal, "
     "rendered as it comes). The prompt is the argument, or stdin when the argument is '-' or "
     "absent and stdin is not a terminal. Exit status: 0 when the model finished, 1 when the "
-    "run ended in an error, 2 for usage and configuration errors, 130 on Ctrl-C."
+    "run ended in an error, 2 for usage and configuration errors, 130 on Ctrl-C, 143 on "
+    "SIGTERM."
 )
 EPILOG = (
     "A call that needs approval is asked on the terminal; without one (CI) it is denied, the "

@@ -11,6 +11,7 @@ both).
 from __future__ import annotations
 
 import json
+import re
 from typing import IO, TYPE_CHECKING, Any
 
 from rho_rpc import render
@@ -21,8 +22,21 @@ if TYPE_CHECKING:
     from rho_kernel.frontend import AgentError
 
 
+#: Characters JSON may carry raw that a terminal could obey or reorder by (DEL, the C1
+#: controls such as the 8-bit CSI, the line separators, the bidirectional overrides): JSON
+#: escapes the C0 controls itself; these are escaped too (they occur only inside strings).
+_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_text(value: Any) -> str:
+    """`value` as one line of JSON, non-ASCII text as it is but every character a terminal
+    could obey written as an escape (`\\u009b`), so that the line shows as text."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def _line(stream: IO[str], value: dict[str, Any]) -> None:
-    stream.write(json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n")
+    stream.write(json_text(value) + "\n")
     stream.flush()
 
 
@@ -62,4 +76,4 @@ def stream_peer(stream: IO[str], runtime: Runtime) -> RpcPeer:
     return RpcPeer(notify)
 
 
-__all__ = ["json_result", "print_json", "stream_peer"]
+__all__ = ["json_result", "json_text", "print_json", "stream_peer"]

@@ -1,5 +1,11 @@
 """Progress on stderr when stdout is not a terminal: one line per tool call, retry and
-compaction, so that stdout holds the reply alone."""
+compaction, so that stdout holds the reply alone.
+
+Each line is one line of text: what identifies a call (its tool, its key argument) has its
+control characters written as escapes, so the line says exactly what ran; the first line of
+a failed call's output has its control sequences (colours, titles) removed first, as a
+terminal would have shown it.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ import json
 from typing import IO, TYPE_CHECKING
 
 from rho_kernel import Observer, ToolResult, escape_controls
+from rho_rpc.execute.controls import strip_controls
 
 if TYPE_CHECKING:
     from rho_kernel import ContextCompacted
@@ -54,7 +61,8 @@ class PlainProgress(Observer):
     ) -> None:
         label = self._calls.pop(call_id or name, escape_controls(name))
         if result.is_error:
-            first = escape_controls(result.output.strip().split("\n", 1)[0])[:200]
+            first = escape_controls(strip_controls(result.output).strip().split("\n", 1)[0])
+            first = first[:200]
             self._line(f"✗ {label}: {first}")
         else:
             self._line(f"✓ {label}")

@@ -6,8 +6,11 @@ region, redrawn on each event (never on a timer); what is final (a tool call's o
 edit's diff, a retry) is printed above it and stays. At the end the streamed reply is replaced
 by its Markdown rendering, followed by a line of totals. `ask` puts an approval question.
 
-Everything shown that came from the model, a tool or a file has its control characters
-written as escapes (`\\x1b`), so none of it can move the cursor or restyle the screen.
+Nothing shown that came from the model, a tool or a file can move the cursor, restyle the
+screen or reach the terminal's clipboard: the model's text (reply and reasoning) and a
+command's output have their control sequences removed (`controls`), as a terminal shows
+text; what identifies a call (names, arguments, paths, an approval's preview) has its
+control characters written as escapes (`\\x1b`), so it shows exactly what would run.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from rich.text import Text
 
 from rho_kernel import ApprovalDecision, Observer
 from rho_kernel.security import PathNotFoundError, SandboxError
+from rho_rpc.execute.controls import ControlStripper, strip_controls
 
 if TYPE_CHECKING:
     from rich.syntax import Syntax
@@ -68,7 +72,6 @@ REDRAW_INTERVAL = 0.08
 _KEEP_OUTPUT_CHARS = 8192
 _REASONING_KEEP_CHARS = 4 * THOUGHT_CHARS
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_TERMINAL_SEQUENCE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
 _ESCALATIONS = {"network": "network access", "unconfined": "no sandbox at all"}
 _RISK_STYLES = {"read": "green", "write": "yellow", "destructive": "bold red"}
 
@@ -138,9 +141,9 @@ def key_argument(arguments: dict[str, Any]) -> str:
 
 
 def output_tail(output: str, count: int) -> list[str]:
-    """The last `count` lines of a command's output as a terminal would leave them: colour
-    codes dropped, a line rewritten after `\\r` shown as rewritten, the rest escaped."""
-    lines = _TERMINAL_SEQUENCE.sub("", output).split("\n")
+    """The last `count` lines of a command's output as a terminal would leave them: control
+    sequences dropped, a line rewritten after `\\r` shown as rewritten."""
+    lines = strip_controls(output, keep="\n\t\r").split("\n")
     if lines and not lines[-1]:
         lines.pop()
     return [visible(line.rstrip("\r").rsplit("\r", 1)[-1], "\t") for line in lines[-count:]]
@@ -266,6 +269,9 @@ class TerminalScreen(Observer):
         self._reasoning_chars = 0
         self._text: list[str] = []
         self._printed_reply: str | None = None
+        # The model's text streams in deltas; a control sequence may be split across them.
+        self._text_filter = ControlStripper()
+        self._reasoning_filter = ControlStripper()
 
     # ── what is drawn ────────────────────────────────────────────────────────
 
@@ -366,6 +372,7 @@ class TerminalScreen(Observer):
             return
         head, total = self._reasoning_head, self._reasoning_chars
         self._reasoning_head, self._reasoning_tail, self._reasoning_chars = "", "", 0
+        self._reasoning_filter.reset()
         summary = one_line(head, THOUGHT_CHARS + 1)
         if len(summary) > THOUGHT_CHARS or total > len(head):
             summary = summary[:THOUGHT_CHARS].rstrip().removesuffix("…") + "…"
@@ -375,6 +382,7 @@ class TerminalScreen(Observer):
         """The reply streamed since the last flush (and forget it)."""
         text = "".join(self._text)
         self._text.clear()
+        self._text_filter.reset()
         return text
 
     def _print_reply(self, reply: str) -> None:
@@ -394,6 +402,7 @@ class TerminalScreen(Observer):
 
     async def on_reasoning_delta(self, delta: str) -> None:
         """Show the reasoning's last words on a dim line."""
+        delta = self._reasoning_filter.feed(delta)
         if not delta:
             return
         if len(self._reasoning_head) < _REASONING_KEEP_CHARS:
@@ -404,6 +413,7 @@ class TerminalScreen(Observer):
 
     async def on_text_delta(self, delta: str) -> None:
         """Show the reply as it streams."""
+        delta = self._text_filter.feed(delta)
         if not delta:
             return
         self._text.append(delta)
@@ -528,7 +538,8 @@ class TerminalScreen(Observer):
         for call in calls:
             line = Text("⊘ ", style="dim").append_text(call.label("dim"))
             self._print(line.append(" — not finished", style="dim"), single=True)
-        reply = result.reply if result is not None and result.reply.strip() else pending
+        final = strip_controls(result.reply) if result is not None else ""
+        reply = final if final.strip() else pending
         if reply != self._printed_reply:
             self._print_reply(reply)
         if error is not None:
