@@ -55,10 +55,13 @@ def run_command(
     """One approved run_command; returns rho, the approval request and the tool result."""
     server.add(tool_call_reply("run_command", {"command": command}), text_reply("done"))
     rho = start_scripted(start_rho, server, "--ephemeral", env=env)
-    rho.request("prompt", {"message": "go"})
+    prompt = rho.request("prompt", {"message": "go"})
     approval = rho.notification("approval/request")["params"]
     rho.answer_approval(approval)
-    return rho, approval, rho.notification("tool/result")["params"]
+    result = rho.notification("tool/result")["params"]
+    # The turn ends before the test goes on (closing rho's input would cancel it).
+    rho.wait_for(lambda m: m.get("id") == prompt and "method" not in m)
+    return rho, approval, result
 
 
 def run_commands(
