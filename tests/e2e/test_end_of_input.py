@@ -171,7 +171,7 @@ def test_closing_stdin_ends_rho_when_a_hook_blocks_where_no_abort_reaches(
     rho = start_scripted(start_rho, server, env=env)
     prompt = rho.request("prompt", {"message": "hi"})
     _wait_file(Path(f"{fifo}.started"), rho)
-    assert _ended(rho) == 0  # after the grace (rho_rpc.shutdown.SHUTDOWN_GRACE)
+    assert _ended(rho) == 0  # after the grace (rho_kernel.frontend.SHUTDOWN_GRACE)
     assert rho.finish() == 0
     answer = next(m for m in rho.seen if m.get("id") == prompt)
     assert answer["error"]["code"] == -32603

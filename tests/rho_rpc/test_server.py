@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
+from rho_kernel.frontend import Winding
 from rho_kernel.rpc import INVALID_PARAMS, RpcError, RpcMethod
 from rho_rpc.decode import MAX_BATCH
 from rho_rpc.server import SHUTTING_DOWN, JsonRpcServer
-from rho_rpc.shutdown import Winding
 from rho_rpc.transport import Oversize
 
 

@@ -7,7 +7,6 @@ diagnostics instead of between two frames; the frames go to a copy of the origin
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable
 from typing import Any
@@ -20,12 +19,16 @@ def main(argv: list[str], runtime_options: Callable[..., Any]) -> int:
         return options
     frames = os.dup(1)
     os.dup2(2, 1)
-    try:
-        from rho_acp.serve import serve
+    from rho_acp.serve import serve
+    from rho_kernel.frontend import run_to_end
 
-        asyncio.run(serve(options, frames))
-    except KeyboardInterrupt:
-        return 130
+    # Ends in bounded time when the editor's input ends, whatever the work it started does
+    # (a thread blocked for good is not waited for): see rho_kernel.frontend.run_to_end.
+    return run_to_end(_served(serve(options, frames)))
+
+
+async def _served(serving: Any) -> int:
+    await serving
     return 0
 
 

@@ -179,7 +179,12 @@ async def serve(options: RuntimeOptions, frames: int) -> None:
             await run_agent(cast("Agent", agent), writer, sdk, use_unstable_protocol=True)
         finally:
             pump.cancel()
-            await agent.close()
+            from rho_kernel.frontend import SHUTDOWN_GRACE
+
+            # A session whose work will not end (a thread blocked in a system call) does
+            # not keep rho acp from ending.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(agent.close(), SHUTDOWN_GRACE)
 
 
 __all__ = ["serve"]

@@ -44,6 +44,14 @@ if TYPE_CHECKING:
     from rho_kernel.providers.consent import ConsentRequired
     from rho_kernel.providers.urls import endpoint_problem, mask_url
     from rho_kernel.runtime import ApiUsage, Runtime, RuntimeOptions, StartupError
+    from rho_kernel.shutdown import (
+        INTERRUPTED,
+        SHUTDOWN_GRACE,
+        Winding,
+        leave_now,
+        run_to_end,
+        stop_children,
+    )
 
 _ORIGIN = exports_of(
     {
@@ -69,14 +77,24 @@ _ORIGIN = exports_of(
         "rho_kernel.providers.consent": ("ConsentRequired",),
         "rho_kernel.providers.urls": ("endpoint_problem", "mask_url"),
         "rho_kernel.runtime": ("ApiUsage", "Runtime", "RuntimeOptions", "StartupError"),
+        "rho_kernel.shutdown": (
+            "INTERRUPTED",
+            "SHUTDOWN_GRACE",
+            "Winding",
+            "leave_now",
+            "run_to_end",
+            "stop_children",
+        ),
     }
 )
 if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
     __getattr__, __dir__ = lazy_exports(__name__, _ORIGIN)
 
 __all__ = [
+    "INTERRUPTED",
     "MAX_CONFIG_BYTES",
     "PROJECT_CONFIG",
+    "SHUTDOWN_GRACE",
     "AgentConfig",
     "AgentError",
     "ApiUsage",
@@ -95,16 +113,20 @@ __all__ = [
     "ToolCallRecord",
     "ToolShare",
     "UnknownStrategy",
+    "Winding",
     "constructed",
     "endpoint_problem",
     "find_project_root",
+    "leave_now",
     "loosening_settings",
     "mask_url",
     "plugin_sections",
     "project_config_path",
     "quoted_key",
     "read_config",
+    "run_to_end",
     "sandbox_summary",
     "scan_context_files",
+    "stop_children",
     "unique_keys",
 ]

@@ -9,16 +9,16 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from rho_kernel import hookspecs
+from rho_kernel.frontend import Winding, run_to_end
 from rho_kernel.rpc import RpcMethod
 from rho_kernel.session import warm_estimates
-from rho_rpc import shutdown, startup_gc
+from rho_rpc import startup_gc
 from rho_rpc.deferred import CoreDeferredMethod
 from rho_rpc.diagnostics import report
 from rho_rpc.method_registry import collect_methods
 from rho_rpc.peer import RpcPeer
 from rho_rpc.plugin import PEER_KEY
 from rho_rpc.server import SHUTTING_DOWN, JsonRpcServer
-from rho_rpc.shutdown import Winding
 from rho_rpc.transport import Oversize, StdoutWriter, read_lines
 
 if TYPE_CHECKING:
@@ -203,7 +203,7 @@ def _session_hint(runtime: Runtime) -> None:
 
 def run(runtime: Runtime) -> int:
     """Run the server on stdio; the process exit code (130 on a Ctrl-C before rho handles
-    it). The process ends even when work it started cannot be stopped (`shutdown.run`)."""
+    it). The process ends even when work it started cannot be stopped (`rho_kernel.frontend.run_to_end`)."""
 
     winding = Winding()
 
@@ -211,7 +211,7 @@ def run(runtime: Runtime) -> int:
         await serve(runtime, winding)
         return 0
 
-    return shutdown.run(main(), winding=winding)
+    return run_to_end(main(), winding=winding)
 
 
 __all__ = ["NO_TOOLS_NOTE", "add_discover", "collect_methods", "run", "serve"]

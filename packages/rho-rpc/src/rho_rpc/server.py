@@ -36,7 +36,7 @@ from rho_rpc.params_check import unknown_params
 from rho_rpc.transport import Oversize
 
 if TYPE_CHECKING:
-    from rho_rpc.shutdown import Winding
+    from rho_kernel.frontend import Winding
 
 _MISSING = object()
 #: Why requests still unanswered when rho stops are answered with an error.

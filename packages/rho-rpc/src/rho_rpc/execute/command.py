@@ -23,10 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
+from rho_kernel.frontend import INTERRUPTED, Winding, leave_now, run_to_end
 from rho_rpc.execute.controls import StrippedStream, strip_controls
 from rho_rpc.execute.options import ExecArgs, UsageError, parse
-from rho_rpc.shutdown import INTERRUPTED, Winding, leave_now
-from rho_rpc.shutdown import run as run_to_end
 
 if TYPE_CHECKING:
     from rho_kernel import AgentResult, ApprovalGate, Observer, Runtime

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rho_rpc.shutdown import Winding
+from rho_kernel.shutdown import Winding
 
 #: How long a child process may take at most: only a safety net.
 WAIT = 90.0
@@ -34,7 +34,7 @@ def test_a_run_with_nothing_left_exits_as_usual_with_its_status(tmp_path: Path) 
         """
         import asyncio, atexit, sys
         from pathlib import Path
-        from rho_rpc.shutdown import run
+        from rho_kernel.shutdown import run_to_end as run
 
         atexit.register(lambda: Path(sys.argv[1], "atexit").write_text("ran"))
 
@@ -56,7 +56,7 @@ def test_a_thread_blocked_on_a_fifo_does_not_keep_the_process_alive(tmp_path: Pa
         """
         import asyncio, sys, threading
         from pathlib import Path
-        from rho_rpc.shutdown import run
+        from rho_kernel.shutdown import run_to_end as run
 
         fifo = Path(sys.argv[1], "fifo")
         started = threading.Event()
@@ -83,7 +83,7 @@ def test_a_task_that_refuses_to_stop_does_not_keep_the_process_alive(tmp_path: P
     done = _python(
         """
         import asyncio, sys
-        from rho_rpc.shutdown import run
+        from rho_kernel.shutdown import run_to_end as run
 
         async def stubborn():
             while True:
@@ -126,7 +126,7 @@ def test_children_left_running_are_stopped_when_the_run_ends(tmp_path: Path, wai
     done = _python(
         f"""
         import asyncio, subprocess, sys, threading
-        from rho_rpc.shutdown import run
+        from rho_kernel.shutdown import run_to_end as run
 
         started = threading.Event()
 
@@ -154,7 +154,7 @@ def test_an_error_of_the_run_is_raised_when_nothing_is_left(tmp_path: Path) -> N
     done = _python(
         """
         import sys
-        from rho_rpc.shutdown import run
+        from rho_kernel.shutdown import run_to_end as run
 
         async def main():
             raise LookupError("broken")

@@ -1,4 +1,4 @@
-"""Ending the process in bounded time, whatever the work it ran is doing.
+"""Ending a front end's process in bounded time, whatever the work it ran is doing.
 
 Once rho has been told to stop (its input ended, a signal came), the work still running is
 cancelled and given `SHUTDOWN_GRACE` seconds to wind down (`Winding`). Work that cannot be
@@ -103,7 +103,7 @@ class Winding:
         return False
 
 
-def run(
+def run_to_end(
     main: Coroutine[Any, Any, int],
     *,
     grace: float = SHUTDOWN_GRACE,
@@ -240,6 +240,6 @@ __all__ = [
     "Winding",
     "Workers",
     "leave_now",
-    "run",
+    "run_to_end",
     "stop_children",
 ]
