@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rho_kernel.confinement import Bubblewrap, ConfinedLauncher, Landlock, build_policy
-from rho_kernel.confinement.environment import loader_variable, split
+from rho_kernel.confinement.environment import env_prefix, loader_variable, split
 from rho_kernel.process import run_process
 from rho_kernel.security import SandboxRoot
 
@@ -28,14 +28,18 @@ __attribute__((constructor)) static void planted(void) {
 
 
 def test_only_the_loaders_variables_move_inside() -> None:
-    argv, outer = split(
-        ["sh", "-c", "true"], {"PATH": "/bin", "LD_PRELOAD": "x.so", "GLIBC_TUNABLES": "y"}
-    )
-    assert outer == {"PATH": "/bin"}
-    assert argv[-4:] == ["--", "sh", "-c", "true"] and argv[1:3] == ["-I", "-S"]
-    assert split(["true"], {"PATH": "/bin"}) == (["true"], {"PATH": "/bin"})
+    inner, outer = split({"PATH": "/bin", "LD_PRELOAD": "x.so", "GLIBC_TUNABLES": "y"})
+    assert inner == {"LD_PRELOAD": "x.so", "GLIBC_TUNABLES": "y"} and outer == {"PATH": "/bin"}
+    assert env_prefix(inner) == ["env", "LD_PRELOAD=x.so", "GLIBC_TUNABLES=y"]
+    assert env_prefix({}) == []
     assert loader_variable("LD_AUDIT") and loader_variable("GCONV_PATH")
     assert not loader_variable("OLD_LD") and not loader_variable("PATH")
+
+
+class PlainBackend(Landlock):
+    """A backend that cannot set variables inside (rho puts `env` in front instead)."""
+
+    sets_environment = False
 
 
 def _backends() -> list[object]:
@@ -43,11 +47,12 @@ def _backends() -> list[object]:
     if shutil.which("bwrap") and Bubblewrap().probe() is None:
         found.append(pytest.param(Bubblewrap(), id="bubblewrap"))
     for tier in ("user", "none"):
-        backend = Landlock(namespaces=tier)  # type: ignore[arg-type]
-        marks = []
-        if backend.probe() is not None:
-            marks.append(pytest.mark.skip(reason=f"the Landlock {tier} tier cannot start here"))
-        found.append(pytest.param(backend, id=f"landlock-{tier}", marks=marks))
+        for kind, label in ((Landlock, "landlock"), (PlainBackend, "env-prefix")):
+            backend = kind(namespaces=tier)  # type: ignore[arg-type]
+            marks = []
+            if backend.probe() is not None:
+                marks.append(pytest.mark.skip(reason=f"the Landlock {tier} tier cannot start here"))
+            found.append(pytest.param(backend, id=f"{label}-{tier}", marks=marks))
     return found
 
 

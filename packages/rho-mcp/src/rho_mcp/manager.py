@@ -198,7 +198,7 @@ class McpManager:
             launcher = self.runtime.confinement.launcher(network=spec.config.network)
         except ConfinementRefused as exc:
             raise RuntimeError(f"it must run in the OS sandbox: {exc}") from None
-        return launcher.launch if launcher is not None else None
+        return launcher
 
     def _http_transport(self, spec: ServerSpec) -> Any:
         from mcp.client.streamable_http import streamable_http_client

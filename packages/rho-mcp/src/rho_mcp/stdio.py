@@ -24,7 +24,7 @@ import anyio
 import mcp_types
 from mcp.shared.message import SessionMessage
 
-from rho_kernel.process import Launch, die_with_parent
+from rho_kernel.process import Launch, Launcher, die_with_parent
 from rho_kernel.process import launching as process_launching
 
 #: The longest message taken from a server (a line of JSON).
@@ -35,8 +35,8 @@ EXIT_GRACE = 2.0
 #: closed its output (a loaded machine can take seconds to reap a process that crashed).
 OUTPUT_END_WAIT = 10.0
 
-#: `launch(argv, cwd)`: the sandbox's way to start `argv` (None: as it is).
-Launching = Callable[[list[str], Path], AbstractContextManager[Launch]]
+#: The sandbox's way to start a server (a `rho_kernel.process.Launcher`; None: as it is).
+Launching = Launcher
 
 
 @dataclass(slots=True)
@@ -67,21 +67,9 @@ def open_log(path: Path) -> int:
     return fd
 
 
-@dataclass(frozen=True)
-class _Confined:
-    """A sandbox's `launch` as the process runner's `Launcher` (so the environment it starts
-    with is split as every confined start's is: see `rho_kernel.process.launching`)."""
-
-    launch: Launching
-    name: str = "sandbox"
-
-    def wrap(self, argv: list[str], cwd: Path) -> list[str]:
-        raise NotImplementedError("started through launch")
-
-
 async def _spawn(command: ChildCommand, log_fd: int) -> asyncio.subprocess.Process:
     launching: AbstractContextManager[Launch] = (
-        process_launching(_Confined(command.launch), list(command.argv), command.cwd, command.env)
+        process_launching(command.launch, list(command.argv), command.cwd, command.env)
         if command.launch is not None
         else contextlib.nullcontext(Launch(list(command.argv)))
     )

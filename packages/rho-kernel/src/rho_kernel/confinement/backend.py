@@ -38,6 +38,9 @@ class ConfinementBackend(ABC):
     platforms: tuple[str, ...] = ()
     #: Whether a list of hosts in `network` is enforced (otherwise a list means no network).
     enforces_host_lists: bool = False
+    #: Whether `wrap` sets `policy.environment` for the command inside the sandbox (never for
+    #: its own launcher); otherwise rho puts `env NAME=VALUE…` in front of the command.
+    sets_environment: bool = False
 
     def supports_platform(self, platform: str = sys.platform) -> bool:
         """Whether the backend is meant for `platform`."""

@@ -112,6 +112,7 @@ class Bubblewrap(ConfinementBackend):
     name = "bubblewrap"
     platforms = ("linux",)
     enforces_host_lists = False
+    sets_environment = True
 
     def __init__(self, executable: str | None = None) -> None:
         """`executable`: the `bwrap` to use (default: found on PATH when probed)."""
@@ -194,6 +195,8 @@ class Bubblewrap(ConfinementBackend):
             args += ["--ro-bind", real, real]
         for path in policy.read_deny:
             args += _hidden(path)
+        for name, value in policy.environment:
+            args += ["--setenv", name, value]
         return [*args, "--chdir", str(cwd), "--", *argv]
 
 

@@ -5,28 +5,19 @@ sandbox up: `bwrap`, or the Landlock launcher's Python. The dynamic loader reads
 `LD_LIBRARY_PATH`, `LD_AUDIT`, `GLIBC_TUNABLES`, `GCONV_PATH`, … before any of that code runs,
 so such a variable in the environment a process is given (an MCP server's `env` in a trusted
 repository's `.mcp.json`, naming a library a confined command wrote into the project) would
-run code outside the sandbox. `split` takes them out of the launcher's environment and has a
-small program inside the sandbox put them back just before the command starts.
+run code outside the sandbox. `split` takes them out of the launcher's environment; the
+backend sets them inside, for the command only (`ConfinementPolicy.environment`: bwrap's
+`--setenv`, the Landlock launcher's document), or — for a backend that cannot — `env_prefix`
+has `env` set them inside the sandbox.
 """
 
 from __future__ import annotations
 
-import marshal
-import sys
 from collections.abc import Mapping
 
 #: Variables besides `LD_*` that make the C library load or run something of the caller's.
 LOADER_VARIABLES = frozenset(
     {"GCONV_PATH", "GLIBC_TUNABLES", "HOSTALIASES", "LOCPATH", "MALLOC_TRACE", "NLSPATH"}
-)
-#: The program that restores them inside the sandbox and becomes the command.
-_RESTORE = (
-    "import marshal,os,sys\n"
-    "os.environ.update(marshal.loads(bytes.fromhex(sys.argv[1])))\n"
-    "try:\n"
-    "    os.execvp(sys.argv[3],sys.argv[3:])\n"
-    "except OSError as e:\n"
-    "    sys.stderr.write('rho sandbox: %s: %s\\n'%(sys.argv[3],e.strerror));sys.exit(127)\n"
 )
 
 
@@ -35,15 +26,18 @@ def loader_variable(name: str) -> bool:
     return name.startswith("LD_") or name in LOADER_VARIABLES
 
 
-def split(argv: list[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
-    """(argv, env) for the launcher: unchanged without loader variables; otherwise the
-    environment without them and `argv` behind the program that restores them."""
-    moved = {name: value for name, value in env.items() if loader_variable(name)}
-    outer = {name: value for name, value in env.items() if name not in moved}
-    if not moved:
-        return list(argv), outer
-    restore = [sys.executable, "-I", "-S", "-B", "-c", _RESTORE, marshal.dumps(moved, 4).hex()]
-    return [*restore, "--", *argv], outer
+def split(env: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """(inner, outer): the loader's variables of `env`, and the rest (the launcher's)."""
+    inner = {name: value for name, value in env.items() if loader_variable(name)}
+    return inner, {name: value for name, value in env.items() if name not in inner}
 
 
-__all__ = ["LOADER_VARIABLES", "loader_variable", "split"]
+def env_prefix(inner: Mapping[str, str]) -> list[str]:
+    """The argv prefix that sets `inner` and then runs the command (`env`, found inside
+    the sandbox); empty when there is nothing to set."""
+    if not inner:
+        return []
+    return ["env", *(f"{name}={value}" for name, value in inner.items())]
+
+
+__all__ = ["LOADER_VARIABLES", "env_prefix", "loader_variable", "split"]

@@ -65,6 +65,7 @@ class Landlock(ConfinementBackend):
     name = "landlock"
     platforms = ("linux",)
     enforces_host_lists = False
+    sets_environment = True
 
     def __init__(
         self,
@@ -151,6 +152,7 @@ class Landlock(ConfinementBackend):
             tmpdir=self._temp_directory() if tier == "none" else None,
             seccomp=filter_for_machine(options=options) or b"",
             inner_id=UNPRIVILEGED_ID if tier == "user" and _is_root() else None,
+            environment=dict(policy.environment),
         )
         return boot_argv(document.encode(), argv, self.python, self.folder)
 

@@ -58,7 +58,9 @@ class ConfinementPolicy:
     `read_only` paths inside them stay read-only; `read_deny` paths can be neither read nor
     written. `network` is False (none), True (all), or the hosts that may be reached (a
     backend that cannot limit by host treats a list as False). `private_tmp` gives the
-    process its own empty `/tmp`.
+    process its own empty `/tmp`. `environment` is set for the command inside the sandbox
+    (a backend that cannot do that leaves `sets_environment` False: rho then has `env` do
+    it inside).
     """
 
     root: Path
@@ -67,6 +69,9 @@ class ConfinementPolicy:
     read_deny: tuple[Path, ...] = ()
     network: bool | tuple[str, ...] = False
     private_tmp: bool = True
+    #: Variables to set for the command inside the sandbox only, never for the backend's
+    #: own launcher: the dynamic loader's (see `rho_kernel.confinement.environment`).
+    environment: tuple[tuple[str, str], ...] = ()
 
     @property
     def network_allowed(self) -> bool:

@@ -7,16 +7,19 @@ startup, or at the first command), and the answer is kept.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from rho_kernel.config.model import SandboxConfig
 from rho_kernel.confinement.backend import ConfinementBackend, ConfinementProblem
+from rho_kernel.confinement.environment import env_prefix
+from rho_kernel.confinement.environment import split as split_environment
 from rho_kernel.confinement.grants import GrantError, WritableGrants
 from rho_kernel.confinement.policy import ConfinementPolicy, build_policy
 from rho_kernel.diagnostics import info, warn
@@ -92,10 +95,34 @@ class ConfinedLauncher:
         (bubblewrap's seccomp filter): the runner starts commands through `launch`."""
         return self.backend.wrap(argv, self.policy, cwd)
 
-    def launch(self, argv: list[str], cwd: Path) -> AbstractContextManager[Launch]:
+    def launch(
+        self, argv: list[str], cwd: Path, env: Mapping[str, str] | None = None
+    ) -> AbstractContextManager[Launch]:
         """`argv` under the backend and policy, with the descriptors it needs (what the
-        process runner starts; see `ConfinementBackend.launch`)."""
-        return self.backend.launch(argv, self.policy, cwd)
+        process runner starts; see `ConfinementBackend.launch`). With `env`, the process's
+        environment: the dynamic loader's variables in it are set inside the sandbox only,
+        and the `Launch` says what the launcher starts with (`Launch.env`)."""
+        if env is None:
+            return self.backend.launch(argv, self.policy, cwd)
+        return _with_environment(self.backend, self.policy, argv, cwd, env)
+
+
+@contextlib.contextmanager
+def _with_environment(
+    backend: ConfinementBackend,
+    policy: ConfinementPolicy,
+    argv: list[str],
+    cwd: Path,
+    env: Mapping[str, str],
+) -> Iterator[Launch]:
+    """`backend.launch` of `argv` whose launcher never gets the loader's variables of `env`."""
+    inner, outer = split_environment(env)
+    if inner and backend.sets_environment:
+        policy = replace(policy, environment=tuple(inner.items()))
+    elif inner:
+        argv = [*env_prefix(inner), *argv]
+    with backend.launch(argv, policy, cwd) as started:
+        yield Launch(started.argv, started.pass_fds, outer)
 
 
 class Confinement:

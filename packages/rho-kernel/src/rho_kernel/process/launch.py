@@ -39,22 +39,23 @@ def launching(
     env: Mapping[str, str] | None = None,
 ) -> Iterator[Launch]:
     """The `Launch` of `argv` under `launcher` (None: `argv` as is), valid in the block;
-    `env`, the environment the process is to have (None: rho's own)."""
+    `env`: the environment the process is to have (the project's confinement keeps the
+    dynamic loader's variables in it from its launcher: start with `Launch.env` when set)."""
     if launcher is None:
         yield Launch(list(argv))
         return
-    argv = list(argv)
-    outer: dict[str, str] | None = None
-    if env is not None:
-        from rho_kernel.confinement.environment import split
-
-        argv, outer = split(argv, env)
     launch = getattr(launcher, "launch", None)
     if launch is None:
-        yield Launch(list(launcher.wrap(argv, cwd)), env=outer)
+        yield Launch(list(launcher.wrap(list(argv), cwd)))
         return
-    with launch(argv, cwd) as started:
-        yield Launch(started.argv, started.pass_fds, outer if started.env is None else started.env)
+    from rho_kernel.confinement.state import ConfinedLauncher
+
+    if env is not None and isinstance(launcher, ConfinedLauncher):
+        with launcher.launch(list(argv), cwd, env) as started:
+            yield started
+        return
+    with launch(list(argv), cwd) as started:
+        yield started
 
 
 __all__ = ["Launch", "launching"]

@@ -34,6 +34,7 @@ class Document:
 
     __slots__ = (
         "cwd",
+        "environment",
         "inner_id",
         "namespaces",
         "network",
@@ -58,10 +59,13 @@ class Document:
         tmpdir: str | None = None,
         seccomp: bytes = b"",
         inner_id: int | None = None,
+        environment: dict[str, str] | None = None,
     ) -> None:
         """`tmpdir`: where temporary files go without a private `/tmp` (`"none"`), a
         directory of rho's; `seccomp`: the filter program (classic BPF, native byte order);
-        `inner_id`: the uid and gid the command has inside a user namespace."""
+        `inner_id`: the uid and gid the command has inside a user namespace;
+        `environment`: variables set for the command only, once confined (the dynamic
+        loader's: the launcher itself must never load what they name)."""
         self.root = root
         self.cwd = cwd
         self.namespaces: Namespaces = namespaces
@@ -72,6 +76,7 @@ class Document:
         self.tmpdir = tmpdir
         self.seccomp = seccomp
         self.inner_id = inner_id
+        self.environment = dict(environment or {})
 
     def _fields(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__}

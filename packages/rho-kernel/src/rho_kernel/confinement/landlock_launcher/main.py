@@ -41,6 +41,7 @@ def main(args: list[str]) -> int:
         confine(document, abi)
     except OSError as exc:
         return _fail(f"could not confine the command: {exc}")
+    os.environ.update(document.environment)  # confined now: the loader's variables too
     try:
         os.execvp(argv[0], argv)
     except OSError as exc:
