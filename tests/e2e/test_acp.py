@@ -55,8 +55,15 @@ def test_a_write_asks_and_a_rejection_is_honoured(
     assert response.stop_reason == "end_turn"
     [(call, options)] = client.permissions
     assert call.kind == "edit" and call.raw_input == {"path": "new.txt", "content": "hi"}
-    assert [o.option_id for o in options] == ["allow-once", "allow-always", "reject-once"]
-    assert "write_file" in options[1].name
+    assert [(o.option_id, o.kind, o.name) for o in options] == [
+        ("allow-once", "allow_once", "Allow once"),
+        ("allow-always-1", "allow_always", "Allow edits to new.txt for this session"),
+        ("allow-always-2", "allow_always", "Allow edits in this project for this session"),
+        ("allow-always-3", "allow_always", "Always allow edits to new.txt"),
+        ("allow-always-4", "allow_always", "Always allow edits in this project"),
+        ("reject-once", "reject_once", "Reject"),
+    ]
+    assert options[1].field_meta == {"rho": {"rule": "edit(new.txt)", "scope": "session"}}
     assert not (project / "new.txt").exists()
 
 
@@ -275,7 +282,7 @@ def test_always_allow_is_not_asked_again_in_the_session(
         tool_call_reply("write_file", {"path": "d.txt", "content": "2"}),
         text_reply("done"),
     )
-    client = RecordingClient(choice="allow-always")
+    client = RecordingClient(choice="allow-always-1")  # this file, for the session
 
     async def body(conn: Any) -> Any:
         session = await conn.new_session(cwd=str(project), mcp_servers=[])

@@ -98,12 +98,12 @@ def test_a_project_rule_survives_a_restart_until_revoked(  # type: ignore[no-unt
     server.add(write, text_reply("done"))
     rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "go"})
-    _ask_and_remember(rho, "project", "write_file(docs/**)")
+    _ask_and_remember(rho, "project", "edit(docs/**)")
     _finish_prompt(rho, prompt_id)
     assert rho.finish() == 0
     store = home / ".rho" / "approval-rules.json"
     assert stat.S_IMODE(store.stat().st_mode) == 0o600
-    assert json.loads(store.read_text())["projects"] == {str(project): ["write_file(docs/**)"]}
+    assert json.loads(store.read_text())["projects"] == {str(project): ["edit(docs/**)"]}
     assert not any(project.rglob("approval-rules*"))  # never in the repository
 
     server.add(tool_call_reply("write_file", {"path": "docs/b.md", "content": "b"}))
@@ -112,7 +112,7 @@ def test_a_project_rule_survives_a_restart_until_revoked(  # type: ignore[no-unt
     _finish_prompt(again, again.request("prompt", {"message": "go"}))
     assert "approval/request" not in again.methods_seen()
     assert (project / "docs" / "b.md").read_text() == "b"
-    revoked = again.call("revokeApprovalRule", {"rule": "write_file(docs/**)", "scope": "project"})
+    revoked = again.call("revokeApprovalRule", {"rule": "edit(docs/**)", "scope": "project"})
     assert revoked["result"] == {}
     server.add(tool_call_reply("write_file", {"path": "docs/c.md", "content": "c"}))
     prompt_id = again.request("prompt", {"message": "go"})
@@ -120,7 +120,7 @@ def test_a_project_rule_survives_a_restart_until_revoked(  # type: ignore[no-unt
     again.answer_approval(request, approved=False)
     server.add(text_reply("done"))
     _finish_prompt(again, prompt_id)
-    missing = again.call("revokeApprovalRule", {"rule": "write_file(docs/**)", "scope": "project"})
+    missing = again.call("revokeApprovalRule", {"rule": "edit(docs/**)", "scope": "project"})
     assert missing["error"]["code"] == -32602
     assert again.finish() == 0
 

@@ -160,9 +160,9 @@ def test_a_path_rule_does_not_reach_through_a_symlink(  # type: ignore[no-untype
     assert not (project / "x.txt").exists()
     assert (project / "src" / "ok.txt").read_text() == "pwned\n"
     offered = [{s["rule"] for s in a["suggestedRules"]} for a in asked]
-    assert offered[0] == {"write_file(Makefile)"}  # built from the file it will write
+    assert offered[0] == {"edit(Makefile)", "edit(**)"}  # built from the file it will write
     assert offered[1] == set()  # its `..` crosses a link: no rule could cover it
-    assert offered[2] == {"write_file(x.txt)"}
+    assert offered[2] == {"edit(x.txt)", "edit(**)"}
     assert "a/Makefile" in (asked[0]["preview"] or "")  # the preview names the real file
     assert rho.finish() == 0
 
@@ -182,14 +182,15 @@ def test_a_remembered_path_rule_is_the_resolved_one(  # type: ignore[no-untyped-
         {
             "approvalId": request["approvalId"],
             "approved": True,
-            "remember": {"scope": "session", "rule": "write_file(Makefile)"},
+            "remember": {"scope": "session", "rule": "edit(Makefile)"},
         },
     )
     assert rho.wait_for(lambda m: m.get("id") == answer)["result"] == {}
     second = rho.notification("approval/request")["params"]  # src/a.txt: Makefile's rule, no
     assert {s["rule"] for s in second["suggestedRules"]} == {
-        "write_file(src/a.txt)",
-        "write_file(src/**)",
+        "edit(src/a.txt)",
+        "edit(src/**)",
+        "edit(**)",
     }
     rho.answer_approval(second, approved=False)
     _finish_prompt(rho, prompt_id)

@@ -413,7 +413,13 @@ def answers(*lines: str) -> tuple[Callable[[str], str], list[str]]:
     return read_line, prompts
 
 
-RULE = SuggestedRule("session", "cargo test:*")
+RULE = SuggestedRule("session", "run_command(cargo test:*)", "commands starting with cargo test")
+RULES = (
+    SuggestedRule("session", "edit(src/a.py)", "edits to src/a.py"),
+    SuggestedRule("session", "edit(src/**)", "edits in src/"),
+    SuggestedRule("project", "edit(src/**)", "edits in src/"),
+    SuggestedRule("project", "edit(**)", "edits in this project"),
+)
 
 
 def test_yes_approves(console: Console) -> None:
@@ -441,13 +447,35 @@ def test_m_with_nothing_typed_is_a_plain_denial(console: Console) -> None:
 
 
 def test_always_remembers_the_first_suggested_rule(console: Console, out: io.StringIO) -> None:
-    rules = (RULE, SuggestedRule("project", "cargo test:*"))
+    rules = (RULE, SuggestedRule("project", "run_command(cargo test:*)", RULE.label))
     read_line, prompts = answers("a")
     decision = ask(console, request('{"command": "cargo test"}', rules=rules), read_line)
     assert decision.kind == "approved"
     assert decision.remember == RULE
-    assert "[a] always: cargo test:* (session)" in out.getvalue()
-    assert "a" in prompts[0]
+    shown = out.getvalue()
+    assert "[1] Allow commands starting with cargo test for this session" in shown
+    assert "[2] Always allow commands starting with cargo test" in shown
+    assert "run_command(cargo test:*)" in shown  # the rule itself, as it will be listed
+    assert prompts[0] == "Allow? [y/n/m/1-2] "
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4])
+def test_each_offered_scope_is_a_numbered_answer(
+    console: Console, out: io.StringIO, number: int
+) -> None:
+    read_line, _ = answers(str(number))
+    decision = ask(console, request(rules=RULES), read_line)
+    assert decision.kind == "approved" and decision.remember == RULES[number - 1]
+    shown = out.getvalue()
+    assert "[3] Always allow edits in src/" in shown
+    assert "[4] Always allow edits in this project" in shown
+
+
+def test_a_number_not_offered_asks_again(console: Console, out: io.StringIO) -> None:
+    read_line, prompts = answers("5", "0", "²", "n")
+    decision = ask(console, request(rules=RULES), read_line)
+    assert decision.kind == "denied" and len(prompts) == 4
+    assert "Answer y, n, m or 1-4." in out.getvalue()
 
 
 def test_always_is_not_an_answer_when_no_rule_is_offered(

@@ -83,11 +83,11 @@ def test_a_deny_rule_covers_the_path_as_written_and_as_resolved(project: Path) -
 @pytest.mark.parametrize(
     ("path", "offered"),
     [
-        ("src/up/Makefile", ["write_file(Makefile)"]),
-        ("src/alias/a.txt", ["write_file(src/real/a.txt)", "write_file(src/real/**)"]),
+        ("src/up/Makefile", ["edit(Makefile)", "edit(**)"]),
+        ("src/alias/a.txt", ["edit(src/real/a.txt)", "edit(src/real/**)", "edit(**)"]),
         ("src/sub/../victim1.txt", []),
         ("src/out/passwd", []),
-        ("src/up/src/new.txt", ["write_file(src/new.txt)", "write_file(src/**)"]),
+        ("src/up/src/new.txt", ["edit(src/new.txt)", "edit(src/**)", "edit(**)"]),
     ],
 )
 def test_a_suggested_rule_is_built_from_the_resolved_path(
@@ -108,3 +108,16 @@ def test_a_link_swapped_in_later_changes_what_the_rule_matches(project: Path) ->
     (project / "src" / "gen").rmdir()
     (project / "src" / "gen").symlink_to("..")
     assert not specifier_matches("path", "src/**", {"path": "src/gen/Makefile"}, root=root)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["src/out/passwd", "src/git/config", "src/sub/../victim1.txt", "src/up", ".git/hooks/x"],
+)
+def test_the_project_wide_edit_rule_reaches_nothing_through_a_link_or_into_git(
+    project: Path, path: str
+) -> None:
+    root = SandboxRoot(project)
+    rules = ApprovalRules.read(allow=[("edit(**)", "project")])
+    assert rules.allowing(WRITE, {"path": path}, root=root, policy=None) is None
+    assert suggested_rules(WRITE, {"path": path}, root) == ()

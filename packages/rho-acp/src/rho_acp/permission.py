@@ -9,7 +9,7 @@ in rho's words that the model and the client see in the call's result; the promp
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 ALLOW_ONCE = "allow-once"
 REJECT_ONCE = "reject-once"
+#: The start of the ids of the options that remember a rule (`allow-always-1`, …).
 ALLOW_ALWAYS = "allow-always"
 
 #: The most of a client's error message quoted.
@@ -72,9 +73,18 @@ def malformed(exc: ValidationError) -> str:
     return f"{_PREFIX} has {path} as {_kind(value)}, which ACP does not allow"
 
 
-def decided(outcome: Any, offered: list[str], remembered: SuggestedRule | None) -> ApprovalDecision:
+def remembering(suggested: Sequence[SuggestedRule]) -> dict[str, SuggestedRule]:
+    """The options that approve and remember a rule, by option id (`allow-always-1`, …), one
+    per suggested rule in its order: the session's, then the project's, narrow to wide."""
+    return {f"{ALLOW_ALWAYS}-{number}": rule for number, rule in enumerate(suggested, 1)}
+
+
+def decided(
+    outcome: Any, offered: list[str], remembered: Mapping[str, SuggestedRule]
+) -> ApprovalDecision:
     """The decision of a well-formed `outcome` (ACP's `AllowedOutcome` or `DeniedOutcome`)
-    for a request that offered the option ids `offered`."""
+    for a request that offered the option ids `offered`, of which `remembered` approve and
+    remember a rule."""
     if outcome.outcome != "selected":
         return ApprovalDecision.denied("the editor cancelled the permission request")
     chosen = outcome.option_id
@@ -85,8 +95,8 @@ def decided(outcome: Any, offered: list[str], remembered: SuggestedRule | None) 
         )
     if chosen == ALLOW_ONCE:
         return ApprovalDecision.approved()
-    if chosen == ALLOW_ALWAYS and remembered is not None:
-        return ApprovalDecision.approved(remember=remembered)
+    if chosen in remembered:
+        return ApprovalDecision.approved(remember=remembered[chosen])
     return ApprovalDecision.denied()
 
 
@@ -97,7 +107,9 @@ def _refused(reason: str) -> ApprovalDecision:
 
 
 async def ask(
-    send: Callable[[], Awaitable[Any]], offered: list[str], remembered: SuggestedRule | None
+    send: Callable[[], Awaitable[Any]],
+    offered: list[str],
+    remembered: Mapping[str, SuggestedRule],
 ) -> ApprovalDecision:
     """Send the request (`send()` gives the SDK's validated response) and decide."""
     try:
@@ -113,4 +125,12 @@ async def ask(
     return decided(response.outcome, offered, remembered)
 
 
-__all__ = ["ALLOW_ALWAYS", "ALLOW_ONCE", "REJECT_ONCE", "ask", "decided", "malformed"]
+__all__ = [
+    "ALLOW_ALWAYS",
+    "ALLOW_ONCE",
+    "REJECT_ONCE",
+    "ask",
+    "decided",
+    "malformed",
+    "remembering",
+]

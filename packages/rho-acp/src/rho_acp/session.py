@@ -39,8 +39,15 @@ from rho_acp.calls import (
     title,
     tool_kind,
 )
-from rho_acp.permission import ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ONCE, ask
-from rho_kernel import ApprovalDecision, ApprovalRequest, ImagePart, Observer, ToolResult
+from rho_acp.permission import ALLOW_ALWAYS, ALLOW_ONCE, REJECT_ONCE, ask, remembering
+from rho_kernel import (
+    ApprovalDecision,
+    ApprovalRequest,
+    ImagePart,
+    Observer,
+    ToolResult,
+    escape_controls,
+)
 from rho_kernel.security import Redactor
 
 if TYPE_CHECKING:
@@ -248,20 +255,20 @@ class _Gate:
 
     async def request(self, request: ApprovalRequest) -> ApprovalDecision:
         args = decoded(request.arguments)
+        remembered = remembering(request.suggested_rules)
         options = [
             PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once"),
+            *(
+                PermissionOption(
+                    option_id=option_id,
+                    name=escape_controls(rule.title),
+                    kind="allow_always",
+                    field_meta={"rho": {"rule": rule.rule, "scope": rule.scope}},
+                )
+                for option_id, rule in remembered.items()
+            ),
             PermissionOption(option_id=REJECT_ONCE, name="Reject", kind="reject_once"),
         ]
-        remembered = next((r for r in request.suggested_rules if r.scope == "session"), None)
-        if remembered is not None:
-            options.insert(
-                1,
-                PermissionOption(
-                    option_id=ALLOW_ALWAYS,
-                    name=f"Always allow {remembered.rule}",
-                    kind="allow_always",
-                ),
-            )
         call = ToolCallUpdate(
             tool_call_id=request.call_id,
             title=title(request.tool, args) + sandbox_suffix(request),

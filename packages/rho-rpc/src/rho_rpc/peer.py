@@ -74,7 +74,8 @@ class RpcPeer(Observer):
         if request.sandbox is not None:
             params["sandbox"] = render.sandbox_status(request.sandbox)
         params["suggestedRules"] = [
-            {"scope": offered.scope, "rule": offered.rule} for offered in request.suggested_rules
+            {"scope": offered.scope, "rule": offered.rule, "label": offered.label or offered.rule}
+            for offered in request.suggested_rules
         ]
         if request.preview is not None:
             params["preview"] = request.preview

@@ -9,7 +9,10 @@ The syntax is the one users know from other coding agents:
   (`cargo test`, `cargo test --all`, not `cargo testx`);
 - `run_command(npm run build)`: exactly this command;
 - `edit_file(src/**)`, `write_file(docs/*.md)`: a path, matched as a `.gitignore` line is,
-  relative to the project root.
+  relative to the project root;
+- `edit(src/**)`, `edit(**)`: the same, for every tool of the file-edit class
+  (`write_file`, `edit_file`, and any tool declared to write a path:
+  `rho_kernel.approvals.edits`).
 
 What the text in parentheses means depends on the tool: see `Tool.rule_subject` and
 `rho_kernel.approvals.subjects`, which also says what a rule never matches.

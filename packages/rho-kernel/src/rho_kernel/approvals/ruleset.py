@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rho_kernel.approvals.edits import EDIT_CLASS, edits_files, rule_names
 from rho_kernel.approvals.rules import ApprovalRule, RuleError, parse_rule
 
 if TYPE_CHECKING:
     from rho_kernel.approvals.index import RuleIndex
+    from rho_kernel.approvals.subjects import SubjectKind
     from rho_kernel.security.commands import CommandPolicy
     from rho_kernel.security.sandbox import SandboxRoot
     from rho_kernel.tools.base import Tool
@@ -50,7 +52,7 @@ class ApprovalRules:
         self.deny = tuple(deny)
         self.shell = shell
         self.remembered = remembered or (lambda: ())
-        self._indexes: dict[tuple[bool, str, str | None], RuleIndex] = {}
+        self._indexes: dict[tuple[bool, str, str | None, bool], RuleIndex] = {}
 
     @classmethod
     def read(
@@ -76,21 +78,19 @@ class ApprovalRules:
             rule = sourced.rule
             if rule.specifier is None or "*" in rule.tool:
                 continue
+            where = f"{sourced.source}: rule {rule.text!r}"
+            if rule.tool == EDIT_CLASS:
+                _check_specifier(where, "path", rule.specifier)
+                continue
             tool = next((tool for tool in tools if tool.name == rule.tool), None)
             if tool is None:
                 continue  # a tool of a pack not installed, or one that comes later
-            where = f"{sourced.source}: rule {rule.text!r}"
             if tool.rule_subject is None:
                 raise RuleError(
                     f"{where}: {tool.name} calls are not matched on a command or a path; "
                     f"write {tool.name!r} alone"
                 )
-            from rho_kernel.approvals.subjects import read_specifier
-
-            try:
-                read_specifier(tool.rule_subject, rule.specifier)
-            except RuleError as exc:
-                raise RuleError(f"{where}: {exc}") from None
+            _check_specifier(where, tool.rule_subject, rule.specifier)
 
     def denying(
         self, tool: Tool, arguments: dict[str, Any], *, root: Path | SandboxRoot
@@ -129,7 +129,7 @@ class ApprovalRules:
         subject = CallSubject(kind, arguments, root, self.shell)
         given = self._index(self.allow, tool, deny=False).candidates(subject.allow_keys())
         extra = self.remembered() if remembered is None else remembered
-        naming = [sourced for sourced in extra if sourced.rule.names(tool.name)]
+        naming = [sourced for sourced in extra if rule_names(sourced.rule, tool)]
         for sourced in (*given, *naming):
             specifier = sourced.rule.specifier
             if specifier is None:
@@ -144,13 +144,23 @@ class ApprovalRules:
         """The rules of `rules` about `tool`, grouped (worked out once per tool)."""
         from rho_kernel.approvals.index import RuleIndex
 
-        key = (deny, tool.name, tool.rule_subject)
+        key = (deny, tool.name, tool.rule_subject, edits_files(tool))
         index = self._indexes.get(key)
         if index is None:
-            naming = [sourced for sourced in rules if sourced.rule.names(tool.name)]
+            naming = [sourced for sourced in rules if rule_names(sourced.rule, tool)]
             index = RuleIndex(naming, tool.rule_subject, deny=deny)
             self._indexes[key] = index
         return index
+
+
+def _check_specifier(where: str, kind: SubjectKind, specifier: str) -> None:
+    """Raise `RuleError` (saying `where`) when `specifier` means nothing for a `kind` tool."""
+    from rho_kernel.approvals.subjects import read_specifier
+
+    try:
+        read_specifier(kind, specifier)
+    except RuleError as exc:
+        raise RuleError(f"{where}: {exc}") from None
 
 
 def _read(pairs: Iterable[tuple[str, str]]) -> list[SourcedRule]:

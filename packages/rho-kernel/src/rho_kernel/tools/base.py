@@ -269,6 +269,9 @@ class Tool:
     #: calls: `"command"`, its `command` argument as a shell line (`run_command(cargo
     #: test:*)`), or `"path"`, its `path` argument as a file in the project
     #: (`edit_file(src/**)`). None: only a rule naming the tool alone covers its calls.
+    #: A `"path"` tool whose `risk` is `Risk.WRITE` writes the file at its path: it is in the
+    #: file-edit class, which the rule `edit(src/**)` names as a whole
+    #: (`rho_kernel.approvals.edits`).
     rule_subject: Literal["command", "path"] | None = None
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -567,14 +567,20 @@ def ask(
     """Ask on the terminal whether the call `request` may run, and return the answer.
 
     Shows the tool, its risk, the reason, the preview (the diff, the command, or the
-    arguments), what an escalation asks for, and the choices; `read_line(prompt)` reads one
+    arguments), what an escalation asks for, and the choices: `y`, `n`, `m` (no, and tell
+    the model why) and a number for each rule the request offers to remember (`1`: allow
+    edits in src/ for this session, …; `a` is the first); `read_line(prompt)` reads one
     answer (raising `EOFError` when the terminal is gone: the call is denied).
     """
-    rule = request.suggested_rules[0] if request.suggested_rules else None
-    for part in request_view(request, rule):
+    rules = request.suggested_rules
+    for part in request_view(request, rules):
         console.print(part)
-    letters = "y, n, m or a" if rule is not None else "y, n or m"
-    prompt = "Allow? [y/n/m/a] " if rule is not None else "Allow? [y/n/m] "
+    count = len(rules)
+    numbers = "" if not count else "/1" if count == 1 else f"/1-{count}"
+    letters = (
+        "y, n or m" if not count else "y, n, m or 1" if count == 1 else f"y, n, m or 1-{count}"
+    )
+    prompt = f"Allow? [y/n/m{numbers}] "
     try:
         while True:
             answer = read_line(prompt).strip().lower()
@@ -585,14 +591,28 @@ def ask(
             if answer == "m":
                 why = read_line("Tell the model why: ").strip()
                 return ApprovalDecision.denied(why or None)
-            if rule is not None and answer in ("a", "always"):
-                return ApprovalDecision.approved(remember=rule)
+            chosen = _chosen_rule(answer, rules)
+            if chosen is not None:
+                return ApprovalDecision.approved(remember=chosen)
             console.print(Text(f"Answer {letters}.", style="yellow"))
     except EOFError:
         return ApprovalDecision.denied(NO_ANSWER)
 
 
-def request_view(request: ApprovalRequest, rule: SuggestedRule | None) -> list[RenderableType]:
+def _chosen_rule(answer: str, rules: tuple[SuggestedRule, ...]) -> SuggestedRule | None:
+    """The offered rule `answer` picks: its number (from 1), or `a`/`always` for the first."""
+    if not rules:
+        return None
+    if answer in ("a", "always"):
+        return rules[0]
+    if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(rules):
+        return rules[int(answer) - 1]
+    return None
+
+
+def request_view(
+    request: ApprovalRequest, rules: tuple[SuggestedRule, ...] = ()
+) -> list[RenderableType]:
     """What an approval question shows, top to bottom (see `ask`)."""
     risk = str(request.risk)
     parts: list[RenderableType] = [
@@ -613,8 +633,9 @@ def request_view(request: ApprovalRequest, rule: SuggestedRule | None) -> list[R
         why = visible(request.escalation.justification, "\n")
         parts.append(Text(f"⚠ asks to leave the sandbox for {wanted}: {why}", style="bold red"))
     choices = Text("[y] yes  [n] no  [m] no, and tell the model why")
-    if rule is not None:
-        choices.append(f"\n[a] always: {visible(rule.rule)} ({rule.scope})")
+    for number, rule in enumerate(rules, 1):
+        choices.append(f"\n[{number}] {visible(rule.title)}")
+        choices.append(f"  {visible(rule.rule)}", style="dim")
     parts.append(choices)
     return parts
 

@@ -91,7 +91,17 @@ class SuggestedRuleInfo(Wire):
         description='"session": kept in the session (a resumed session keeps it); "project": '
         "kept for this project in a file of the user's under ~/.rho, never in the repository."
     )
-    rule: str = Field(description='The rule, e.g. "run_command(cargo test:*)".')
+    rule: str = Field(
+        description='The rule, e.g. "run_command(cargo test:*)" or "edit(src/**)" (every file '
+        "edit in src/, whichever tool makes it)."
+    )
+    label: str = Field(
+        description='What the rule covers, in words to show a person: "edits to src/a.py", '
+        '"edits in src/", "edits in this project", "the command cargo test --all", "commands '
+        'starting with cargo test", "memory calls" (control and bidi characters escaped); '
+        'with its scope, a choice reads "Allow edits in src/ for this session" or "Always '
+        'allow edits in src/".'
+    )
 
 
 class EscalationInfo(Wire):
@@ -156,8 +166,12 @@ class ApprovalRequestParams(TurnEvent):
     suggestedRules: list[SuggestedRuleInfo] = Field(
         default_factory=list,
         description="Rules this approval may remember (approvalResponse.remember names one): "
-        "the narrowest useful ones for this call, each for the session or the project. Empty "
-        "when no rule could cover the call.",
+        "the session's, narrowest first, then the same rules for the project. For "
+        "a file edit this file, this folder and every edit in the project (edit(…) rules, "
+        "which cover write_file, edit_file and any tool that writes a path); for a command "
+        "exactly it, and its prefix when the command is known to run nothing else; for "
+        "another tool the tool. Never wider than the project. Empty when no rule could cover "
+        "the call.",
     )
     sandbox: SandboxInfo | None = Field(
         None,
