@@ -275,7 +275,7 @@ def test_on_a_terminal_the_run_is_rendered_and_an_approval_is_typed(
     terminal = Terminal([*_scripted(server), "--ephemeral", "change a.txt"], project, env)
     question = terminal.read_until("[y] yes")
     assert "-old line" in question and "+new line" in question  # the preview, a diff
-    assert "Allow? [y/n/m/a]" in terminal.read_until("Allow?")
+    assert "Allow? [y/n/m/1-4]" in terminal.read_until("Allow?")
     terminal.type("y\n")
     assert terminal.finish() == 0
     screen = terminal.text()
@@ -285,6 +285,32 @@ def test_on_a_terminal_the_run_is_rendered_and_an_approval_is_typed(
     assert re.search(r"\d+ iterations · \d+ in / \d+ out tokens", screen)
     assert not re.search(r"\x1b\[[0-9;]*m", terminal.raw.decode(errors="replace"))  # NO_COLOR
     assert (project / "a.txt").read_text() == "new line\n"
+
+
+def test_on_a_terminal_a_numbered_scope_is_remembered_for_the_edits_it_covers(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "b.txt").write_text("old\n")
+    edit = {"path": "src/b.txt", "edits": [{"old_text": "old", "new_text": "new"}]}
+    server.add(
+        tool_call_reply("write_file", {"path": "src/a.txt", "content": "a\n"}),
+        tool_call_reply("edit_file", edit),
+        tool_call_reply("write_file", {"path": "c.txt", "content": "c\n"}),
+        text_reply("done"),
+    )
+    env = rho_env(home, NO_COLOR="1", TERM="xterm-256color")
+    terminal = Terminal([*_scripted(server), "--ephemeral", "edit src"], project, env)
+    question = terminal.read_until("Allow? [y/n/m/1-6]")
+    assert "[2] Allow edits in src/ for this session  edit(src/**)" in question
+    assert "[6] Always allow edits in this project  edit(**)" in question
+    terminal.type("2\n")  # the edit_file in src/ runs by the rule; c.txt asks again
+    assert "[1] Allow edits to c.txt for this session" in terminal.read_until("[y/n/m/1-4]")
+    terminal.type("n\n")
+    assert terminal.finish() == 0
+    assert (project / "src" / "a.txt").read_text() == "a\n"
+    assert (project / "src" / "b.txt").read_text() == "new\n"
+    assert not (project / "c.txt").exists()
 
 
 def test_colour_is_on_for_a_terminal_without_no_color(

@@ -9,9 +9,8 @@ import pytest
 from approval_tools import DELETE, EDIT, MEMORY, READ, RUN, WRITE, NamedTool
 
 from rho_kernel.approvals.edits import edits_files
-from rho_kernel.approvals.rules import RuleError
+from rho_kernel.approvals.rules import RuleError, parse_rule
 from rho_kernel.approvals.ruleset import ApprovalRules, SourcedRule
-from rho_kernel.approvals.rules import parse_rule
 from rho_kernel.tools.base import Risk, Tool
 
 #: A tool called `edit` that does not write a path: the class name does not reach it.

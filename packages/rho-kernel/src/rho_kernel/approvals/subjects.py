@@ -2,7 +2,9 @@
 
 A tool says which with `Tool.rule_subject`: `"command"` (its `command` argument is a shell
 line: `run_command`) or `"path"` (its `path` argument is a file in the project: `edit_file`,
-`write_file`). A rule with parentheses never matches a tool that says neither.
+`write_file`). A rule with parentheses never matches a tool that says neither. A rule
+naming `edit` is matched on the path of every tool of the file-edit class
+(`rho_kernel.approvals.edits`).
 
 **Commands.** A rule is one plain command: its words, or its leading words followed by
 `:*`. It matches a call whose whole line is one plain command with exactly those words (or
