@@ -274,3 +274,43 @@ def test_a_command_offers_itself_and_its_prefix_only_when_known_safe(  # type: i
     ]
     assert not (project / "planted").exists()
     assert rho.finish() == 0
+
+
+def test_given_class_rules_allow_and_deny_every_file_edit(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path
+) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "b.txt").write_text("old\n")
+    server.add(_write("src/a.txt"), _edit("src/b.txt", "old", "new"))
+    server.add(_write("src/secret/k.txt"), _edit("src/b.txt", "new", "newer"))
+    server.add(_write("src/c.pem"), text_reply("done"))
+    given = ("--allow", "edit(src/**)", "--deny", "edit(src/secret/**)", "--deny", "edit(*.pem)")
+    rho = start_scripted(start_rho, server, "--ephemeral", *given)
+    prompt_id = rho.request("prompt", {"message": "go"})
+    assert _deny_the_rest(rho, prompt_id) == []  # nothing asks: each is allowed or denied
+    assert _approved(rho) == [
+        ("write_file", "edit(src/**)", "--allow"),
+        ("edit_file", "edit(src/**)", "--allow"),
+        ("edit_file", "edit(src/**)", "--allow"),
+    ]
+    outputs = [m["params"]["output"] for m in rho.seen if m.get("method") == "tool/result"]
+    assert outputs[2] == "Tool call denied by the rule 'edit(src/secret/**)' (--deny)."
+    assert outputs[4] == "Tool call denied by the rule 'edit(*.pem)' (--deny)."
+    assert (project / "src" / "a.txt").exists() and (
+        project / "src" / "b.txt"
+    ).read_text() == "newer\n"
+    assert not (project / "src" / "secret").exists() and not (project / "src" / "c.pem").exists()
+    assert rho.finish() == 0
+
+
+def test_a_class_rule_outside_the_project_stops_the_start(start_rho) -> None:  # type: ignore[no-untyped-def]
+    for rule, problem in [
+        ("edit(../outside/**)", "leaves the project root"),
+        ("edit(/etc/**)", "is not relative to the project root"),
+        ("edit(.git/hooks/*)", "names .git or .rho"),
+    ]:
+        rho = start_rho("--ephemeral", "--allow", rule)
+        assert rho.finish() == 2
+        assert rho.raw == []
+        err = rho.stderr_text()
+        assert err.startswith(f"rho: error: --allow: rule '{rule}'") and problem in err, err
