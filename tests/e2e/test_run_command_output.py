@@ -159,3 +159,16 @@ def test_wait_for_keeps_its_last_line_with_the_polls_and_exit_status(
     assert body.split("\n")[-1].startswith("[wait_for: 1 poll, ") and body.endswith(", exit 0]")
     assert result["details"]["FullOutput"]["content"].startswith(_seq(5000))
     assert rho.finish() == 0
+
+
+def test_a_repositorys_config_cannot_make_the_memory_guard_a_way_to_exhaust_memory(
+    start_rho: Any, project: Path
+) -> None:
+    (project / ".rho").mkdir()
+    (project / ".rho" / "config.toml").write_text("[shell]\nmax_output_bytes = 100000000000\n")
+    rho = start_rho("--ephemeral")
+    assert rho.finish() == 2
+    stderr = rho.stderr_text()
+    assert stderr.startswith("rho: error: ") and "Traceback" not in stderr
+    assert "shell.max_output_bytes: must be at most 16777216, got 100000000000" in stderr
+    assert rho.raw == []
