@@ -549,7 +549,7 @@ def test_rho_restore_returns_the_files_to_an_entry_and_undoes_it(
     changed, restored, back = run_acp(with_agent(client, server, home, project, body))
     assert (changed, back) == ("after\n", "before\n")
     assert restored == {
-        "restored": [{"path": "a.txt", "status": "modified"}],
+        "restored": [{"path": "a.txt", "status": "modified", "action": "restored"}],
         "conflicts": [],
         "reasons": {},
     }

@@ -127,7 +127,7 @@ def test_branch_to_can_take_the_files_back_to_the_entry(
     assert (project / "a.txt").read_text() == "two\n"  # nothing changed
     (project / "b.txt").unlink()
     branched = rho.call("branchTo", {"entryId": turn, "restoreFiles": True})["result"]
-    assert branched["restored"] == [{"path": "a.txt", "status": "modified"}]
+    assert branched["restored"] == [{"path": "a.txt", "status": "modified", "action": "restored"}]
     assert (project / "a.txt").read_text() == "one\n"
     plain = rho.call("branchTo", {"entryId": turn})["result"]
     assert "restored" not in plain
@@ -363,7 +363,7 @@ def test_a_fifo_made_by_a_command_neither_hangs_the_turn_nor_stops_checkpoints(
     marked = [e["marks"] for e in rho.call("getTree")["result"]["entries"] if e.get("marks")]
     assert marked == [{"filesChanged": 1}]  # new.txt; the FIFO is no file to record
     restored = rho.call("restoreFiles", {"entryId": _user_entry(rho, "fifo")})["result"]
-    assert restored["restored"] == [{"path": "new.txt", "status": "added"}]
+    assert restored["restored"] == [{"path": "new.txt", "status": "added", "action": "deleted"}]
     assert restored["conflicts"] == [] and restored["reasons"] == {}
     assert not (project / "new.txt").exists() and (project / ".gitignore").is_fifo()
     assert rho.finish() == 0

@@ -105,7 +105,7 @@ def test_killed_in_a_snapshot_the_store_stays_usable(
         "reasons": {"a.txt": "a.txt changed since rho last recorded it, by someone else"},
     }
     restored = again.call("restoreFiles", {"entryId": turn, "force": True})["result"]
-    assert restored["restored"] == [{"path": "a.txt", "status": "modified"}]
+    assert restored["restored"] == [{"path": "a.txt", "status": "modified", "action": "restored"}]
     assert restored["conflicts"] == []
     assert (project / "a.txt").read_text() == "before\n"
     assert again.call("prompt", {"message": "more"})["result"]["reply"] == "ok"

@@ -59,10 +59,10 @@ def test_a_file_grown_past_max_file_mb_is_neither_overwritten_nor_deleted(
     assert branched["code"] == -32022 and why in branched["message"]
 
     some = rho.call("restoreFiles", {"entryId": turn, "paths": ["b.txt"]})["result"]
-    assert some["restored"] == [{"path": "b.txt", "status": "modified"}]
+    assert some["restored"] == [{"path": "b.txt", "status": "modified", "action": "restored"}]
     assert some["conflicts"] == [] and some["reasons"] == {}
     undone = rho.call("restoreFiles", {"undo": True})["result"]
-    assert undone["restored"] == [{"path": "b.txt", "status": "modified"}]
+    assert undone["restored"] == [{"path": "b.txt", "status": "modified", "action": "restored"}]
     assert _digest(project / "a.bin") == grown and (project / "b.txt").read_text() == "b after\n"
     assert rho.finish() == 0
 

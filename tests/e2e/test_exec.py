@@ -347,8 +347,8 @@ def test_undo_returns_the_files_to_before_the_last_run(
     undone = _exec(project, home, "--undo")
     assert undone.returncode == 0, undone.stderr
     assert sorted(undone.stdout.splitlines()) == [
+        "deleted new.txt (added since)",
         "restored a.txt (modified since)",
-        "restored new.txt (added since)",
     ]
     assert (project / "a.txt").read_text() == "before\n" and not (project / "new.txt").exists()
     usage = _exec(project, home, "--undo", "a prompt")

@@ -163,9 +163,10 @@ def test_output_cap_keeps_head_and_tail(start_rho, server: ScriptedServer, proje
         text_reply("done"),
     )
     rho = start_scripted(start_rho, server, "--ephemeral")
-    output = run_tool(rho)["output"]
+    output, note = run_tool(rho)["output"].rsplit("\n", 1)
     assert output.startswith("exit_code: 0\nBEGIN\n1\n2\n") and output.endswith("100000\nEND\n")
     assert "elided …]" in output and len(output) < 2600
+    assert note.startswith("[run_command: stdout was 588905 bytes; rho keeps at most 2048 ")
 
 
 def test_cwd_outside_the_project_is_refused(shared_rho) -> None:  # type: ignore[no-untyped-def]

@@ -91,6 +91,27 @@ def test_changed_lists_edits_creations_deletions_and_mode_changes_and_restore_un
     assert store.changed(commit) == []
 
 
+def test_each_change_a_restore_undoes_says_what_the_restore_did_to_the_file(
+    project: Path, state: Path
+) -> None:
+    store = CheckpointStore.open(project, state)
+    commit = store.snapshot("before")
+    (project / "src" / "a.py").write_text("a = 10\n")
+    (project / "notes.txt").unlink()
+    (project / "extra.txt").write_text("new\n")
+
+    undone = store.restore(commit)
+
+    assert {(c.path, c.status, c.restore_action) for c in undone} == {
+        ("extra.txt", "added", "deleted"),
+        ("notes.txt", "deleted", "recreated"),
+        ("src/a.py", "modified", "restored"),
+    }
+    assert not (project / "extra.txt").exists()
+    assert (project / "notes.txt").read_text() == "keep me\n"
+    assert (project / "src" / "a.py").read_text() == "a = 1\n"
+
+
 def test_restore_of_some_paths_leaves_the_others_as_they_are(project: Path, state: Path) -> None:
     store = CheckpointStore.open(project, state)
     commit = store.snapshot("before")

@@ -148,12 +148,39 @@ async def test_invalid_timeout_and_empty_command(tmp_path: Path) -> None:
     assert (await run(tmp_path, command="  ")).output == "run_command: command is empty"
 
 
-async def test_output_is_capped_with_head_and_tail(tmp_path: Path) -> None:
+async def test_output_past_the_memory_guard_keeps_head_and_tail_and_says_how_long_it_was(
+    tmp_path: Path,
+) -> None:
     config = RhoConfig(shell=ShellConfig(max_output_bytes=1024))
     result = await run(tmp_path, config, command="echo HEAD; seq 1 200000; echo TAIL")
     assert result.output.startswith("exit_code: 0\nHEAD\n1\n")
-    assert result.output.endswith("TAIL\n") and "elided …]" in result.output
-    assert len(result.output) < 1400
+    body, note = result.output.rsplit("\n", 1)
+    assert body.endswith("TAIL\n") and "elided …]" in body and len(body) < 1100
+    total = len("HEAD\nTAIL\n") + sum(len(f"{n}\n") for n in range(1, 200001))
+    assert note.startswith(f"[run_command: stdout was {total} bytes; rho keeps at most 1024 ")
+    assert "stderr was" not in note
+
+
+async def test_the_memory_guard_is_a_mebibyte_so_the_budget_decides_what_the_model_sees(
+    tmp_path: Path,
+) -> None:
+    assert RhoConfig().shell.max_output_bytes == 1 << 20
+    result = await run(tmp_path, command="seq 1 30000")  # 169 KB: once cut at 64 KiB
+    assert result.output == "exit_code: 0\n" + "".join(f"{n}\n" for n in range(1, 30001))
+
+
+def test_a_cut_result_keeps_its_last_lines_and_says_how_to_read_on() -> None:
+    from rho_tools_fs import plugin
+
+    declared = next(t for t in plugin.rho_register_tools() if t.name == "run_command")
+    assert run_command.cut_keeps_tail is True and declared.cut_keeps_tail is True
+    stdout = ToolResult("exit_code: 0\n" + "".join(f"{n}\n" for n in range(1, 5001)))
+    hint = declared.continuation({"command": "seq 1 5000"}, stdout, 120)
+    assert hint is not None and "tail -n +120 |" in hint  # result line 121 is stdout line 120
+    with_cd = ToolResult("exit_code: 0\n" + CD_NOTE + "".join(f"{n}\n" for n in range(1, 99)))
+    assert "tail -n +119 |" in str(run_command.continuation({}, with_cd, 120))
+    both = ToolResult("exit_code: 1\na\nb\n\nstderr:\nboom\n")
+    assert "tail -n +" not in str(run_command.continuation({}, both, 2))
 
 
 async def test_provider_keys_and_api_keys_are_not_in_the_environment(

@@ -59,6 +59,13 @@ def test_tool_metadata() -> None:
     assert wait_for.parameters["required"] == ["command"]
 
 
+def test_a_cut_result_keeps_its_last_lines_where_the_poll_count_and_exit_status_are() -> None:
+    from rho_tools_fs import plugin
+
+    declared = next(t for t in plugin.rho_register_tools() if t.name == "wait_for")
+    assert wait_for.cut_keeps_tail is True and declared.cut_keeps_tail is True
+
+
 async def test_success_on_the_first_poll(tmp_path: Path) -> None:
     result = await run(tmp_path, command="echo ready; echo note >&2")
     assert not result.is_error

@@ -47,6 +47,12 @@ def dump(n: int) -> str:
     return _lines(n)
 
 
+@tool(risk="read", cut_keeps_tail=True, continuation=_continue)
+def log(n: int) -> str:
+    """Print n rows, as a command would."""
+    return _lines(n)
+
+
 @pytest.fixture
 def server():
     with ScriptedServer() as scripted:
@@ -67,6 +73,7 @@ async def _run(
     host.load_defaults()
     registry = ToolRegistry()
     registry.register(dump, "test")
+    registry.register(log, "test")
     config = RhoConfig.model_validate(
         {"agent": {"token_budget": token_budget, "completion_reserve": 1024}}
     )
@@ -167,3 +174,39 @@ async def test_a_prompt_that_cannot_fit_fails_with_a_clear_error_and_sends_nothi
     errors = [args for name, args in observer.events if name == "on_agent_error"]
     assert errors and "does not fit" in errors[0][0]
     assert session.read_custom("rho.turn_error.v1")["category"] == "agent"
+
+
+async def test_a_tool_that_keeps_the_tail_gets_its_first_and_last_lines_and_the_client_all(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.add(
+        tool_call_reply("log", {"n": 2000}, usage=NO_USAGE),
+        tool_call_reply("log", {"n": 3}, usage=NO_USAGE),
+        text_reply("done"),
+    )
+    session = in_memory_session(tmp_path)
+    observer = RecordingObserver()
+    await _run(server, tmp_path, "log it", session=session, observers=[observer])
+    cut, whole = [m for m in session.path_messages() if m.role == "tool"]
+    full = _lines(2000)
+    lines = cut.text.split("\n")
+    head = lines.index(next(line for line in lines if line.startswith("[… ")))
+    tail = len(lines) - head - 3  # after the marker: the tail, a blank line, the footer
+    assert head > 10 and tail > 10
+    assert lines[:head] == full.split("\n")[:head]
+    assert lines[head + 1 : head + 1 + tail] == full.split("\n")[-tail:]
+    assert lines[head] == f"[… {2000 - head - tail} lines left out …]"
+    assert lines[-1].startswith(
+        f"[output cut to fit the context window: the first {head} and last {tail} of 2000 "
+        f"lines shown; lines {head + 1}-{2000 - tail} ("
+    )
+    assert lines[-1].endswith(f"left out. call dump with start={head}]")
+    assert len(cut.text.encode()) <= 3840  # the share, as for any tool
+    assert cut.details == {"FullOutput": {"original_size": len(full), "content": full}}
+    assert whole.text == _lines(3) and whole.details is None
+    results = [
+        (args[1].output, keywords.get("full_output"))
+        for (name, args), keywords in zip(observer.events, observer.keywords, strict=True)
+        if name == "on_tool_result"
+    ]
+    assert results == [(cut.text, full), (_lines(3), None)]

@@ -10,7 +10,7 @@
 - `_rho/compact` `{sessionId, strategy?}` → `{compacted, strategy, reason}`: fold older turns
   into a summary now;
 - `_rho/restore` `{sessionId, entryId? | undo: true, paths?, force?}` → `{restored: [{path,
-  status}], conflicts}`: return the project's files to how they were at an entry, or undo the
+  status, action}], conflicts, reasons}`: return the project's files to how they were at an entry, or undo the
   last restore (with rho-checkpoints installed and on; see docs/checkpoints.md).
 """
 
@@ -120,7 +120,9 @@ async def restore(session: AcpSession, params: dict[str, Any]) -> dict[str, Any]
         done = await restore_files(session.runtime, **chosen)
     except CheckpointRequestError as exc:
         raise RequestError.invalid_params({"message": str(exc)}) from None
-    restored = [{"path": c.path, "status": c.status} for c in done.restored]
+    restored = [
+        {"path": c.path, "status": c.status, "action": c.restore_action} for c in done.restored
+    ]
     return {"restored": restored, "conflicts": done.conflicts, "reasons": done.reasons}
 
 

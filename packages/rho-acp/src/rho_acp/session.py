@@ -183,7 +183,11 @@ class AcpSession(Observer):
         )
 
     async def on_tool_result(
-        self, name: str, result: ToolResult, call_id: str | None = None
+        self,
+        name: str,
+        result: ToolResult,
+        call_id: str | None = None,
+        full_output: str | None = None,
     ) -> None:
         content: list[Any] = [tool_content(text_block(result.output))]
         before = self._before.pop(call_id or name, None)

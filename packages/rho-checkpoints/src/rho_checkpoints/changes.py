@@ -1,5 +1,5 @@
 """What changed between a snapshot and the files now: `Change`, read from git's
-`--name-status -z` output."""
+`--name-status -z` output, and what a restore to the snapshot does about it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,16 @@ from typing import Literal
 #: How a file differs from the snapshot it is compared with.
 ChangeStatus = Literal["added", "modified", "deleted"]
 
+#: What a restore to the snapshot does to such a file: deletes one added since, writes back
+#: one modified since, brings back one deleted since.
+RestoreAction = Literal["deleted", "restored", "recreated"]
+
 _STATUSES: dict[str, ChangeStatus] = {"A": "added", "M": "modified", "D": "deleted"}
+_UNDONE_BY: dict[ChangeStatus, RestoreAction] = {
+    "added": "deleted",
+    "modified": "restored",
+    "deleted": "recreated",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +30,13 @@ class Change:
 
     path: str
     status: ChangeStatus
+
+    @property
+    def restore_action(self) -> RestoreAction:
+        """What restoring the files to the snapshot does to this one: `deleted` (it was
+        added since), `restored` (its content and mode written back: modified since) or
+        `recreated` (it was deleted since)."""
+        return _UNDONE_BY[self.status]
 
 
 def parse_name_status(output: bytes) -> list[Change]:

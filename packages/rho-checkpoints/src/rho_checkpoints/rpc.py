@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -77,10 +77,25 @@ class RestoreFilesParams(_Model):
     )
 
 
+class RestoredFile(_Model):
+    """A file the restore changed back: what it had become since the point (`status`), and
+    what the restore did about it (`action`)."""
+
+    path: str = Field(description="Relative to the project root.")
+    status: str = Field(
+        description="added, modified or deleted since the point restored to (what the "
+        "restore undid)."
+    )
+    action: Literal["deleted", "restored", "recreated"] = Field(
+        description="What the restore did to the file: deleted it (it was added since), "
+        "restored its content and mode (modified since), or recreated it (deleted since)."
+    )
+
+
 class RestoreFilesResult(_Model):
     """What the restore did."""
 
-    restored: list[FileChange] = Field(description="The files it changed back.")
+    restored: list[RestoredFile] = Field(description="The files it changed back.")
     conflicts: list[str] = Field(
         description="Files the restore would have overwritten or deleted: changed since rho "
         "last recorded them (send `force` to restore over them), or files rho could not "
@@ -125,7 +140,10 @@ def checkpoint_methods(runtime: Runtime) -> list[RpcMethod]:
             )
         except CheckpointRequestError as exc:
             raise _rpc_error(exc) from None
-        restored = [FileChange(path=c.path, status=c.status) for c in done.restored]
+        restored = [
+            RestoredFile(path=c.path, status=c.status, action=c.restore_action)
+            for c in done.restored
+        ]
         return RestoreFilesResult(restored=restored, conflicts=done.conflicts, reasons=done.reasons)
 
     parts: dict[str, tuple[Any, type[BaseModel], type[BaseModel]]] = {

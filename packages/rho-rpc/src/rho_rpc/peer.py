@@ -204,14 +204,22 @@ class RpcPeer(Observer):
         self._event("tool/output", params, turn_id)
 
     async def on_tool_result(
-        self, name: str, result: ToolResult, call_id: str | None = None, turn_id: str | None = None
+        self,
+        name: str,
+        result: ToolResult,
+        call_id: str | None = None,
+        full_output: str | None = None,
+        turn_id: str | None = None,
     ) -> None:
-        params = {
+        params: dict[str, Any] = {
             "callId": call_id,
             "name": name,
             "is_error": result.is_error,
             "output": result.output,
         }
+        if full_output is not None:  # as the session keeps it (see getMessages)
+            size = len(full_output.encode("utf-8", "surrogatepass"))
+            params["details"] = {"FullOutput": {"original_size": size, "content": full_output}}
         self._event("tool/result", params, turn_id)
 
     async def on_usage(

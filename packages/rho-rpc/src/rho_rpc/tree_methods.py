@@ -88,7 +88,9 @@ async def _restore_files(runtime: Runtime, entry_id: str) -> list[RestoredFile]:
             + "; ".join(done.reasons.get(path, path) for path in done.conflicts)
             + " (restoreFiles with force restores over files changed by someone else)",
         )
-    return [RestoredFile(path=c.path, status=c.status) for c in done.restored]
+    return [
+        RestoredFile(path=c.path, status=c.status, action=c.restore_action) for c in done.restored
+    ]
 
 
 class TreeMethods:

@@ -2,8 +2,12 @@
 
 The line is checked against the command policy first (`rho_kernel.security.commands`);
 then it runs with `bash --noprofile --norc -c` (or PowerShell, `[shell] program`) in its
-own process group, with a timeout, capped output and live output to the client. The process
-runner is imported on the first call, not when the tool is registered.
+own process group, with a timeout and live output to the client. What it prints is kept up
+to `[shell] max_output_bytes` per stream, a guard on memory; how much of it the model sees
+is decided by the context budget, as for every tool result: the loop cuts a result too
+large for its share to its first and last lines (`cut_keeps_tail`), with the whole text in
+the tool message's details. The process runner is imported on the first call, not when the
+tool is registered.
 """
 
 from __future__ import annotations
@@ -55,6 +59,38 @@ def render(result: ProcessResult, command: str, timeout: int, notes: list[str]) 
     return text + "".join(f"\n{note}" for note in ended)
 
 
+def kept_notes(result: ProcessResult, cap: int) -> list[str]:
+    """A note for each stream longer than the memory guard (`[shell] max_output_bytes`),
+    whose middle was never kept: the whole size, which the result alone no longer says."""
+    notes = []
+    for stream, total, elided in (
+        ("stdout", result.stdout_bytes, result.stdout_elided),
+        ("stderr", result.stderr_bytes, result.stderr_elided),
+    ):
+        if elided:
+            notes.append(
+                f"[run_command: {stream} was {total} bytes; rho keeps at most {cap} of each "
+                f"stream ([shell] max_output_bytes), so {elided} bytes in its middle are gone]"
+            )
+    return notes
+
+
+def _continuation(arguments: dict[str, Any], result: ToolResult, kept_lines: int) -> str:
+    """How to see the lines left out of a result cut after its first `kept_lines` lines:
+    again, from the first of them on (`tail -n +N`, N counted in the command's output) when
+    the result holds stdout alone; else narrowed."""
+    output = result.output
+    header = 1 + (CD_NOTE in output[: len(CD_NOTE) + 32])
+    body = output.split("\n", header)[-1]
+    first = kept_lines + 1 - header
+    if first >= 1 and not body.startswith("stderr:\n") and "\nstderr:\n" not in body:
+        return (
+            f"To see them, run it again piped to `tail -n +{first} | head -n 200` (or "
+            "narrowed with grep)"
+        )
+    return "To see them, run it again narrowed (grep, or head/tail after `2>&1`)"
+
+
 def _timeout(requested: int | None, ctx: ToolContext) -> tuple[int, list[str]]:
     shell = ctx.config.shell
     if requested is None:
@@ -84,6 +120,8 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     runs_processes=True,
     fresh_process_per_call=True,
     rule_subject="command",
+    cut_keeps_tail=True,
+    continuation=_continuation,
 )
 async def run_command(
     command: str,
@@ -100,7 +138,9 @@ async def run_command(
     The line runs with bash (`bash -c`, no profile or rc files; PowerShell where
     configured) in a fresh process starting in the project root — a cd does not carry over
     to the next call. The result is `exit_code: N` followed by stdout, then `stderr:` and
-    stderr. Long output keeps its beginning and end with the middle elided. Network tools
+    stderr. Output too long for the context keeps its first and last lines, with a note of
+    what was left out and how to see it (pipe through grep, head or tail to ask for less).
+    Network tools
     (curl, wget, ssh, …) and recursive removal of / or ~ are refused. The command is
     stopped, with every process it started, after timeout_secs. Where the OS sandbox is on,
     the command can write only inside the project (never in a .git or .rho) and has no network
@@ -128,6 +168,7 @@ async def run_command(
     if denial is not None:
         return ToolResult.error(f"run_command: command denied: {denial.reason}")
     timeout, notes = _timeout(timeout_secs, ctx)
+    cap = ctx.config.shell.max_output_bytes
     try:
         result = await ctx.run_process(
             setup.program.argv(command),
@@ -135,7 +176,7 @@ async def run_command(
             env=setup.env,
             input=input,
             timeout=timeout,
-            max_output_bytes=ctx.config.shell.max_output_bytes,
+            max_output_bytes=cap,
         )
     except SandboxError as exc:
         return ToolResult.error(cwd_error("run_command", cwd or "", ctx.root, exc))
@@ -143,7 +184,8 @@ async def run_command(
         return ToolResult.error(f"run_command: {exc}")
     if result.cancelled:
         return ToolResult.error("run_command: cancelled; the command was stopped")
+    notes += kept_notes(result, cap)
     return ToolResult(render(result, command, timeout, notes), is_error=not result.ok)
 
 
-__all__ = ["CD_NOTE", "render", "run_command"]
+__all__ = ["CD_NOTE", "kept_notes", "render", "run_command"]

@@ -166,7 +166,7 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     return f"wait_for {quoted(str(arguments.get('command', '')), 100)} until {until} — {state}"
 
 
-@tool(risk=Risk.DESTRUCTIVE, outline=_outline, runs_processes=True)
+@tool(risk=Risk.DESTRUCTIVE, outline=_outline, runs_processes=True, cut_keeps_tail=True)
 async def wait_for(
     command: str,
     until: str = "success",
@@ -181,8 +181,9 @@ async def wait_for(
     Use it to wait for a server to come up, a build to finish or a file to appear instead
     of calling run_command in a loop. Each probe runs like run_command and is stopped
     after 2 × poll_secs (a probe that runs over counts as a failed poll). Returns the last
-    probe's trimmed stdout and stderr and `[wait_for: N polls, Ss elapsed, exit C]`; an
-    error when the time runs out.
+    probe's trimmed stdout and stderr and `[wait_for: N polls, Ss elapsed, exit C]`
+    (output too long for the context keeps its first and last lines); an error when the
+    time runs out.
 
     Args:
         command: The probe command line, e.g. `test -f build/done` or `cat server.log`.

@@ -113,7 +113,10 @@ class ShellConfig(_Section):
     program: Annotated[Literal["bash", "pwsh", "powershell"] | None, NeedsTrust()] = None
     timeout_secs: int = Field(120, ge=1)
     max_timeout_secs: int = Field(600, ge=1)
-    max_output_bytes: int = Field(65536, ge=1024)
+    #: The most of each of stdout and stderr a command keeps in memory (head and tail): a
+    #: guard, not what the model sees (the context budget decides that); at most 16 MiB, so
+    #: that no configuration (a repository's included) makes it a way to exhaust memory.
+    max_output_bytes: int = Field(1 << 20, ge=1024, le=16 << 20)
     denied_commands: Annotated[list[str], Additive()] = []
     denied_flag_combos: Annotated[list[list[str]], Additive()] = []
     env_remove: Annotated[list[str], Additive()] = []

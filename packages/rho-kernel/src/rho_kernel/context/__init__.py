@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 from rho_kernel.lazy import exports_of, lazy_exports
 
 if TYPE_CHECKING:
-    from rho_kernel.context.bounding import BatchAllowance, Bounded, bound_text, footer
+    from rho_kernel.context.bounding import (
+        BatchAllowance,
+        Bounded,
+        bound_ends,
+        bound_text,
+        footer,
+        shown,
+    )
     from rho_kernel.context.budget import DEFAULT_CONTEXT_WINDOW, TokenBudget, resolve_budget
     from rho_kernel.context.estimator import TokenEstimator, family_ratio, message_bytes, utf8_len
     from rho_kernel.context.fitting import ContextFitter, ContextOverflow, FitResult, omitted_note
@@ -24,7 +31,14 @@ if TYPE_CHECKING:
 
 _ORIGIN = exports_of(
     {
-        "rho_kernel.context.bounding": ("BatchAllowance", "Bounded", "bound_text", "footer"),
+        "rho_kernel.context.bounding": (
+            "BatchAllowance",
+            "Bounded",
+            "bound_ends",
+            "bound_text",
+            "footer",
+            "shown",
+        ),
         "rho_kernel.context.budget": ("DEFAULT_CONTEXT_WINDOW", "TokenBudget", "resolve_budget"),
         "rho_kernel.context.estimator": (
             "TokenEstimator",
@@ -63,6 +77,7 @@ __all__ = [
     "FitResult",
     "TokenBudget",
     "TokenEstimator",
+    "bound_ends",
     "bound_text",
     "clip",
     "downgrade",
@@ -72,6 +87,7 @@ __all__ = [
     "message_bytes",
     "omitted_note",
     "resolve_budget",
+    "shown",
     "shrink_arguments",
     "tool_outline",
     "utf8_len",

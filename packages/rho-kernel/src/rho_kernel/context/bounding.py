@@ -2,9 +2,12 @@
 
 A result may use at most a share of the prompt budget (`[agent] tool_result_share`, half by
 default); the calls of one batch share that allowance, so that a batch of large results
-still fits next to the conversation's protected parts. What is cut is said in a footer
-(and, when the tool knows, how to read on); the full text stays in the tool message's
-`details` in the session.
+still fits next to the conversation's protected parts. A result keeps its beginning
+(`bound_text`: a file, read on with an offset), or its beginning and end with a marker
+where the middle was (`bound_ends`: a command's output, whose last lines say how it ended;
+for tools that declare `Tool.cut_keeps_tail`). What is cut is said in a footer (and, when
+the tool knows, how to read on); the full text stays in the tool message's `details` in the
+session.
 """
 
 from __future__ import annotations
@@ -15,20 +18,37 @@ from rho_kernel.context.estimator import utf8_len
 
 FOOTER_RESERVE = 320
 """Bytes kept free under the limit for the footer."""
+MARKER_RESERVE = 64
+"""Bytes kept free under the limit for the marker where `bound_ends` leaves the middle out."""
 MAX_ERROR_BYTES = 64 * 1024
-"""The most of a failure's text a tool call keeps (`bound_error`), as much as a command's
-output (`[shell] max_output_bytes`' default)."""
+"""The most of a failure's text a tool call keeps (`bound_error`)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Bounded:
-    """A result cut to its limit: the text to send and what was left out."""
+    """A result cut to its limit: the text kept from its beginning (`kept_lines` whole
+    lines of `total_lines`), and, when its end is kept too (`bound_ends`), the `tail`
+    (`tail_lines` whole lines); `kept_bytes` of `original_bytes` are kept in all."""
 
     text: str
     original_bytes: int
     kept_bytes: int
     kept_lines: int
     total_lines: int
+    tail: str = ""
+    tail_lines: int = 0
+
+    @property
+    def keeps_tail(self) -> bool:
+        """Whether the end is kept as well as the beginning."""
+        return bool(self.tail)
+
+    @property
+    def whole_lines(self) -> bool:
+        """Whether the beginning and the end kept (`bound_ends`) are whole lines, not parts
+        of a line too long for the room."""
+        head_whole = not self.text or self.text.endswith("\n")
+        return head_whole and (self.tail_lines > 0 or not self.tail)
 
 
 def _line_count(text: str) -> int:
@@ -47,12 +67,21 @@ def _prefix_within(text: str, limit: int) -> str:
 
 def footer(bounded: Bounded, hint: str | None) -> str:
     """The line appended to a cut result, e.g. `[output cut to fit the context window: 812
-    of 29001 lines shown; 2104000 of 2150000 bytes left out. read on with offset=812]`."""
+    of 29001 lines shown; 2104000 of 2150000 bytes left out. read on with offset=812]`, or
+    for one whose end is kept too `[output cut to fit the context window: the first 120
+    and last 118 of 5000 lines shown; lines 121-4882 (22750 of 24000 bytes) left out. …]`."""
     cut = bounded.original_bytes - bounded.kept_bytes
-    text = (
-        f"[output cut to fit the context window: {bounded.kept_lines} of "
-        f"{bounded.total_lines} lines shown; {cut} of {bounded.original_bytes} bytes left out"
-    )
+    head, tail, total = bounded.kept_lines, bounded.tail_lines, bounded.total_lines
+    if not bounded.keeps_tail:
+        shown = f"{head} of {total} lines shown; {cut} of {bounded.original_bytes} bytes"
+    elif bounded.whole_lines:
+        shown = (
+            f"the first {head} and last {tail} of {total} lines shown; lines {head + 1}-"
+            f"{total - tail} ({cut} of {bounded.original_bytes} bytes)"
+        )
+    else:
+        shown = f"its beginning and end shown; {cut} of {bounded.original_bytes} bytes"
+    text = f"[output cut to fit the context window: {shown} left out"
     if hint:
         text += f". {hint.strip()}"
     else:
@@ -81,6 +110,58 @@ def bound_text(text: str, limit: int) -> Bounded | None:
         kept_lines=kept_lines,
         total_lines=_line_count(text),
     )
+
+
+def bound_ends(text: str, limit: int) -> Bounded | None:
+    """`text` cut to at most `limit` bytes minus the footer's and the marker's reserve: its
+    first lines and its last lines, half of the room each (what the beginning leaves unused
+    goes to the end), each cut at a line boundary (inside a line only when no line boundary
+    falls in its half); None when it fits as it is. `shown` renders it with a marker where
+    the middle was."""
+    data = text.encode("utf-8", "surrogatepass")
+    size = len(data)
+    if size <= limit:
+        return None
+    room = max(0, limit - FOOTER_RESERVE - MARKER_RESERVE)
+    head = data[: room // 2]
+    end = head.rfind(b"\n") + 1
+    if end:
+        head = head[:end]
+    budget = room - len(head)
+    tail = data[size - budget :] if budget > 0 else b""
+    whole_tail = not tail or data[size - budget - 1] == 0x0A  # it begins a line
+    if not whole_tail:
+        newline = tail.find(b"\n") + 1
+        if 0 < newline < len(tail):
+            tail, whole_tail = tail[newline:], True
+    kept_head = head.decode("utf-8", "ignore")  # drops a character cut in two
+    kept_tail = tail.decode("utf-8", "ignore")
+    return Bounded(
+        text=kept_head,
+        original_bytes=size,
+        kept_bytes=utf8_len(kept_head) + utf8_len(kept_tail),
+        kept_lines=kept_head.count("\n"),
+        total_lines=_line_count(text),
+        tail=kept_tail,
+        tail_lines=_line_count(kept_tail) if whole_tail else 0,
+    )
+
+
+def shown(bounded: Bounded, hint: str | None) -> str:
+    """The text the model gets for a cut result: what was kept, with a marker on a line of
+    its own where the middle was left out (`[… 4762 lines left out …]`) when its end is kept
+    too, then the footer (`footer`)."""
+    if not bounded.keeps_tail:
+        return f"{bounded.text}\n\n{footer(bounded, hint)}"
+    left_out = bounded.original_bytes - bounded.kept_bytes
+    if bounded.whole_lines:
+        lines = bounded.total_lines - bounded.kept_lines - bounded.tail_lines
+        marker = f"[… {lines} line{'s' if lines != 1 else ''} left out …]"
+    else:
+        marker = f"[… {left_out} bytes left out …]"
+    before = "" if bounded.text.endswith("\n") or not bounded.text else "\n"
+    tail = bounded.tail if bounded.tail.endswith("\n") else bounded.tail + "\n"
+    return f"{bounded.text}{before}{marker}\n{tail}\n{footer(bounded, hint)}"
 
 
 def bound_error(text: str, limit: int = MAX_ERROR_BYTES) -> str:
@@ -121,10 +202,13 @@ class BatchAllowance:
 
 __all__ = [
     "FOOTER_RESERVE",
+    "MARKER_RESERVE",
     "MAX_ERROR_BYTES",
     "BatchAllowance",
     "Bounded",
+    "bound_ends",
     "bound_error",
     "bound_text",
     "footer",
+    "shown",
 ]

@@ -17,7 +17,14 @@ from rho_kernel.approvals.remembered import APPROVED_BY_KIND
 from rho_kernel.cancel import Cancelled, CancelToken
 from rho_kernel.confinement.hints import with_created_note
 from rho_kernel.confinement.state import SandboxStatus
-from rho_kernel.context.bounding import BatchAllowance, bound_error, bound_text, footer
+from rho_kernel.context.bounding import (
+    BatchAllowance,
+    Bounded,
+    bound_ends,
+    bound_error,
+    bound_text,
+    shown,
+)
 from rho_kernel.context.budget import TokenBudget
 from rho_kernel.context.estimator import TokenEstimator, utf8_len
 from rho_kernel.context.fitting import ContextFitter, ContextOverflow, FitResult
@@ -1099,9 +1106,10 @@ class AgentLoop:
         if output is not result.output:
             result = ToolResult(output, result.is_error, result.details)
         message = self._result_message(call, result)
+        full_output = None
         if message.text is not output:
             result = ToolResult(message.text, result.is_error, result.details)
-            output = message.text
+            full_output, output = output, message.text
         self.session.append_message(message)
         self.records.append(
             ToolCallRecord(
@@ -1113,7 +1121,9 @@ class AgentLoop:
                 call_id=call.id,
             )
         )
-        await self.emit(Observer.on_tool_result, call.name, result, call_id=call.id)
+        await self.emit(
+            Observer.on_tool_result, call.name, result, call_id=call.id, full_output=full_output
+        )
 
     def _result_share(self) -> int:
         """The bytes the results of one batch may use together: `[agent] tool_result_share`
@@ -1134,7 +1144,7 @@ class AgentLoop:
         message = ChatMessage.tool_result(call.id, output, result.is_error)
         message.outline = tool_outline(tool, call.name, arguments, result)
         allowance = self._allowance or BatchAllowance(self._result_share(), 1)
-        bounded = bound_text(output, allowance.limit())
+        bounded = self._bounded(tool, output, allowance.limit())
         if bounded is not None:
             hint = None
             if tool is not None and arguments is not None:
@@ -1143,12 +1153,24 @@ class AgentLoop:
                 except Exception:  # advice is a nicety
                     hint = None
             hint = hint if isinstance(hint, str) else None
-            message.content = f"{bounded.text}\n\n{footer(bounded, hint)}"
+            message.content = shown(bounded, hint)
             message.details = {
                 "FullOutput": {"original_size": bounded.original_bytes, "content": output}
             }
         allowance.spend(utf8_len(message.text))
         return message
+
+    @staticmethod
+    def _bounded(tool: Tool | None, output: str, limit: int) -> Bounded | None:
+        """`output` cut to `limit` bytes (None: it fits): its first lines, or its first and
+        last for a tool that declares `cut_keeps_tail` (asked only of an output too large)."""
+        if utf8_len(output) <= limit:
+            return None
+        try:
+            keeps_tail = tool is not None and tool.cut_keeps_tail is True
+        except Exception:  # a broken declaration cuts as for any tool
+            keeps_tail = False
+        return bound_ends(output, limit) if keeps_tail else bound_text(output, limit)
 
 
 _PERSISTED_FINISH = {"stop", "tool_calls", "length", "content_filter"}

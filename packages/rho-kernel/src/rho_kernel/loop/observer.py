@@ -70,9 +70,16 @@ class Observer:
         already redacted. Added in 0.2."""
 
     async def on_tool_result(
-        self, name: str, result: ToolResult, call_id: str | None = None
+        self,
+        name: str,
+        result: ToolResult,
+        call_id: str | None = None,
+        full_output: str | None = None,
     ) -> None:
-        """A call produced a result (including error results). `call_id` added in 0.2."""
+        """A call produced a result (including error results): `result.output` is what the
+        model gets; when that was cut to fit the context window, `full_output` is the whole
+        text (redacted, as the session keeps it), else None. `call_id` added in 0.2,
+        `full_output` in 0.3."""
 
     async def on_usage(self, iteration: int, usage: RequestUsage, context: UsageContext) -> None:
         """A model response completed; `usage` is this request's tokens and cost, `context` the

@@ -273,6 +273,12 @@ class Tool:
     #: file-edit class, which the rule `edit(src/**)` names as a whole
     #: (`rho_kernel.approvals.edits`).
     rule_subject: Literal["command", "path"] | None = None
+    #: Whether a result too large for its share of the context window keeps its last lines
+    #: as well as its first, with a marker where the middle was left out (a command's
+    #: output, whose end says how it went), rather than its first lines alone (a file, read
+    #: on with an offset). Either way the whole result stays in the session and reaches the
+    #: client. Off by default. Added in 0.3.
+    cut_keeps_tail: bool = False
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
@@ -298,7 +304,9 @@ class Tool:
     ) -> str | None:
         """How the model can see the rest of a result that was cut to fit the context window
         after its first `kept_lines` lines (e.g. `read on with read_file offset=812`); it ends
-        the footer of the cut result. None (the default) gives a generic advice."""
+        the footer of the cut result. For a `cut_keeps_tail` tool the lines left out start
+        after the first `kept_lines` too (its last lines are kept). None (the default) gives
+        a generic advice."""
         return None
 
     async def preview(self, arguments: dict[str, Any], ctx: ToolContext) -> Preview | None:

@@ -115,6 +115,12 @@ class DeclaredTool(Tool):
         """The implementation's one-line outline of this call."""
         return self.target.outline(arguments, result)
 
+    @property
+    def cut_keeps_tail(self) -> bool:  # type: ignore[override]
+        """Whether the implementation keeps a cut result's last lines too (asked only of a
+        result too large, so after the call has imported it)."""
+        return self.target.cut_keeps_tail is True
+
     def continuation(
         self, arguments: dict[str, Any], result: ToolResult, kept_lines: int
     ) -> str | None:

@@ -104,8 +104,10 @@ class FunctionTool(Tool):
         fresh_process_per_call: bool = False,
         rule_subject: Literal["command", "path"] | None = None,
         preview: Previewer | None = None,
+        cut_keeps_tail: bool = False,
     ) -> None:
         self.func = func
+        self.cut_keeps_tail = cut_keeps_tail
         self.confined_risk = Risk(confined_risk) if confined_risk is not None else None
         self.risk_of_call = call_risk
         self.runs_processes = runs_processes
@@ -269,6 +271,7 @@ def tool(
     fresh_process_per_call: bool = False,
     rule_subject: Literal["command", "path"] | None = None,
     preview: Previewer | None = None,
+    cut_keeps_tail: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -288,6 +291,7 @@ def tool(
     fresh_process_per_call: bool = False,
     rule_subject: Literal["command", "path"] | None = None,
     preview: Previewer | None = None,
+    cut_keeps_tail: bool = False,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function.
 
@@ -310,7 +314,8 @@ def tool(
     `fresh_process_per_call=True` declares that each call starts a fresh process (see
     `Tool.fresh_process_per_call`). `rule_subject` says what approval rules match its calls
     on (see `Tool.rule_subject`); `preview(arguments, ctx)` (async) plans the change a call
-    would make, for its approval (see `Tool.preview`).
+    would make, for its approval (see `Tool.preview`). `cut_keeps_tail=True` keeps a cut
+    result's last lines as well as its first (see `Tool.cut_keeps_tail`).
     """
 
     def wrap(function: Callable[..., Any]) -> FunctionTool:
@@ -328,6 +333,7 @@ def tool(
             fresh_process_per_call=fresh_process_per_call,
             rule_subject=rule_subject,
             preview=preview,
+            cut_keeps_tail=cut_keeps_tail,
         )
 
     if func is not None:

@@ -208,7 +208,8 @@ async def _undo(runtime: Runtime, args: ExecArgs) -> int:
         )
         return 1
     for change in done.restored:
-        sys.stdout.write(f"restored {escape_controls(change.path)} ({change.status} since)\n")
+        path = escape_controls(change.path)
+        sys.stdout.write(f"{change.restore_action} {path} ({change.status} since)\n")
     return 0
 
 

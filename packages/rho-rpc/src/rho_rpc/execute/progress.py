@@ -57,7 +57,11 @@ class PlainProgress(Observer):
         self._line(f"→ {label}")
 
     async def on_tool_result(
-        self, name: str, result: ToolResult, call_id: str | None = None
+        self,
+        name: str,
+        result: ToolResult,
+        call_id: str | None = None,
+        full_output: str | None = None,
     ) -> None:
         label = self._calls.pop(call_id or name, escape_controls(name))
         if result.is_error:

@@ -466,7 +466,11 @@ class TerminalScreen(Observer):
         self._refresh()
 
     async def on_tool_result(
-        self, name: str, result: ToolResult, call_id: str | None = None
+        self,
+        name: str,
+        result: ToolResult,
+        call_id: str | None = None,
+        full_output: str | None = None,
     ) -> None:
         """The call's line becomes final (`✓` or `✗` and the error's first line); an edit's
         diff follows it."""

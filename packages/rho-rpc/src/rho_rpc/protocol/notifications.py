@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rho_rpc.protocol.base import TURN_ID, Wire
+from rho_rpc.protocol.messages import MessageDetails
 from rho_rpc.protocol.prompt import ProviderFailureInfo
 from rho_rpc.protocol.state import SandboxInfo
 
@@ -65,6 +66,12 @@ class ToolResultParams(TurnEvent):
     name: str
     is_error: bool
     output: str
+    details: MessageDetails | None = Field(
+        None,
+        description="Only for a result cut to fit the context window (`output` keeps its "
+        "beginning, or its beginning and end, and says what was left out): the whole "
+        "result, redacted, as the session keeps it.",
+    )
 
 
 class ToolOutputParams(TurnEvent):

@@ -93,6 +93,10 @@ class RestoredFile(Wire):
 
     path: str = Field(description="Relative to the project root.")
     status: str = Field(description="added, modified or deleted since the entry.")
+    action: Literal["deleted", "restored", "recreated"] = Field(
+        description="What the restore did to the file: deleted it (it was added since), "
+        "restored its content and mode (modified since), or recreated it (deleted since)."
+    )
 
 
 class BranchToResult(Result):
