@@ -97,6 +97,25 @@ def test_json_is_one_object_as_documented(
     assert [c["name"] for c in result["toolCalls"]] == ["list_dir"]
 
 
+def test_json_gives_each_calls_output_as_the_model_was_given_it(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    secret = "sk-ant-api03-" + "Zq9x" * 16
+    (project / "notes.txt").write_text(f"the notes\nkey = {secret}\n")
+    server.add(
+        tool_call_reply("read_file", {"path": "notes.txt"}),
+        tool_call_reply("read_file", {"path": "missing.txt"}),
+        text_reply("read"),
+    )
+    done = _exec(project, home, *_scripted(server), "--ephemeral", "--json", "read")
+    assert done.returncode == 0, done.stderr
+    read, missing = json.loads(done.stdout)["toolCalls"]
+    told = [m["content"] for m in _posts(server)[-1].json["messages"] if m["role"] == "tool"]
+    assert read["outcome"]["kind"] == "success" and read["outcome"]["output"] == told[0]
+    assert "the notes" in told[0] and "[REDACTED]" in told[0] and secret not in done.stdout
+    assert missing["outcome"] == {"kind": "error", "output": told[1]}
+
+
 def test_stream_json_lines_are_the_servers_notifications(
     server: ScriptedServer, home: Path, project: Path
 ) -> None:
@@ -311,6 +330,27 @@ def test_on_a_terminal_a_numbered_scope_is_remembered_for_the_edits_it_covers(
     assert (project / "src" / "a.txt").read_text() == "a\n"
     assert (project / "src" / "b.txt").read_text() == "new\n"
     assert not (project / "c.txt").exists()
+
+
+#: HOME's config for a retry at once: a retry budget of 1, 1 ms later.
+FAST_RETRY = "[agent]\nretry_budget = 1\ninitial_backoff_ms = 1\n"
+
+
+def test_a_retry_is_said_once_on_stderr_and_once_on_a_terminal(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    (home / ".rho").mkdir()
+    (home / ".rho" / "config.toml").write_text(FAST_RETRY)
+    server.add(ErrorReply(503), text_reply("first"), ErrorReply(503), text_reply("second"))
+    plain = _exec(project, home, *_scripted(server), "--ephemeral", "hi")
+    assert plain.returncode == 0 and plain.stdout == "first\n", plain.stderr
+    said = [line for line in plain.stderr.splitlines() if "retry" in line]
+    assert len(said) == 1 and said[0].startswith("rho: ↻ retry 1/1 in 0.0 s: "), plain.stderr
+    env = rho_env(home, NO_COLOR="1", TERM="xterm-256color")
+    terminal = Terminal([*_scripted(server), "--ephemeral", "hi"], project, env)
+    assert terminal.finish() == 0
+    screen = terminal.text()
+    assert "second" in screen and screen.count("retry") == 1, screen
 
 
 def test_colour_is_on_for_a_terminal_without_no_color(

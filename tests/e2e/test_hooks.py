@@ -146,10 +146,9 @@ def test_updated_input_is_checked_again_and_a_rewrite_into_git_is_refused(
     first = rho.notification("approval/request")["params"]
     assert json.loads(first["arguments"]) == {"path": "b.txt", "content": "b.txt\n"}
     rho.answer_approval(first)
-    second = rho.notification("approval/request")["params"]
-    assert json.loads(second["arguments"])["path"] == ".git/config"
-    rho.answer_approval(second)
     rho.wait_for(lambda m: m.get("id") == prompt and "method" not in m)
+    # The rewrite into .git is refused as the call is checked, before anyone is asked.
+    assert rho.methods_seen().count("approval/request") == 1
     written, refused = _results(server)
     assert written.startswith("wrote 6 bytes to b.txt")
     assert refused.startswith("write_file:") and ".git" in refused

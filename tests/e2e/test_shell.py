@@ -72,6 +72,16 @@ def run_tool(rho: RhoProcess, name: str = "run_command") -> dict[str, Any]:
     return rho.notification("tool/result")["params"]
 
 
+def refused_unasked(rho: RhoProcess, name: str = "run_command") -> dict[str, Any]:
+    """Send a prompt whose call cannot run; return its `tool/result` params, checking that
+    nobody was asked to approve it."""
+    before = len(rho.seen)
+    rho.request("prompt", {"message": "go"})
+    result = rho.notification("tool/result")["params"]
+    assert "approval/request" not in [m.get("method") for m in rho.seen[before:]]
+    return result
+
+
 def start(
     shared_rho: Any, args: dict[str, Any], name: str = "run_command", sandbox: str = "confined"
 ) -> SharedRho:
@@ -147,7 +157,7 @@ def test_abort_kills_a_running_command(shared_rho, sandbox_mode: str) -> None:  
 def test_a_denied_command_is_an_error_naming_the_rule(shared_rho) -> None:  # type: ignore[no-untyped-def]
     shared = start(shared_rho, {"command": "touch ran && bash -c 'wget -q https://x'"})
     rho, project = shared.rho, shared.project
-    result = run_tool(rho)
+    result = refused_unasked(rho)  # the policy refuses it: nobody is asked
     assert result["is_error"] is True
     assert result["output"] == (
         "run_command: command denied: 'wget' is on the denylist (in: bash -c 'wget -q https://x')"
@@ -171,7 +181,7 @@ def test_output_cap_keeps_head_and_tail(start_rho, server: ScriptedServer, proje
 
 def test_cwd_outside_the_project_is_refused(shared_rho) -> None:  # type: ignore[no-untyped-def]
     shared = start(shared_rho, {"command": "touch ran", "cwd": "../"})
-    result = run_tool(shared.rho)
+    result = refused_unasked(shared.rho)
     assert result["is_error"] is True and result["output"].startswith("run_command: cwd '../'")
     assert not list(shared.project.parent.rglob("ran"))  # the project, its HOME, their folder
 
@@ -212,9 +222,10 @@ def test_text_that_becomes_code_is_refused_and_nothing_runs(shared_rho) -> None:
         server.add(tool_call_reply("run_command", {"command": f"touch ran\n{line}"}))
         server.add(text_reply("done"))
     for line, why in TEXT_AS_CODE:
+        before = len(rho.seen)
         prompt = rho.request("prompt", {"message": "go"})
-        rho.answer_approval(rho.notification("approval/request")["params"])
         result = rho.notification("tool/result")["params"]
+        assert "approval/request" not in [m.get("method") for m in rho.seen[before:]], line
         assert result["is_error"] is True, line
         assert result["output"].startswith("run_command: command denied: "), line
         assert why in result["output"], line

@@ -64,30 +64,7 @@ class RpcPeer(Observer):
             return ApprovalDecision.cancelled(CLIENT_GONE)
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
         self._pending[request.approval_id] = future
-        params: dict[str, Any] = {
-            "approvalId": request.approval_id,
-            "callId": request.call_id,
-            "tool": request.tool,
-            "arguments": request.arguments,
-            "risk": str(request.risk),
-        }
-        if request.sandbox is not None:
-            params["sandbox"] = render.sandbox_status(request.sandbox)
-        params["suggestedRules"] = [
-            {"scope": offered.scope, "rule": offered.rule, "label": offered.label or offered.rule}
-            for offered in request.suggested_rules
-        ]
-        if request.preview is not None:
-            params["preview"] = request.preview
-        if request.working_directory is not None:
-            params["workingDirectory"] = request.working_directory
-        if request.reason is not None:
-            params["reason"] = request.reason
-        if request.escalation is not None:
-            params["escalation"] = {
-                "sandbox": request.escalation.sandbox,
-                "justification": request.escalation.justification,
-            }
+        params = render.approval_request(request)
         self._offered[request.approval_id] = request.suggested_rules
         self._event("approval/request", params, request.turn_id)
         try:

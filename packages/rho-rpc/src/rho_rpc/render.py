@@ -14,6 +14,7 @@ from rho_kernel.session import PHASES, RESOLUTIONS, ROLES
 if TYPE_CHECKING:
     from rho_kernel import (
         AgentResult,
+        ApprovalRequest,
         ChatMessage,
         ContextCompacted,
         ProviderFailure,
@@ -274,6 +275,36 @@ def _is_full_output(details: Any) -> bool:
     )
 
 
+def approval_request(request: ApprovalRequest) -> dict[str, Any]:
+    """The `approval/request` notification's params (without `turnId`); `rho exec
+    --approve-with` hands its program the same object."""
+    params: dict[str, Any] = {
+        "approvalId": request.approval_id,
+        "callId": request.call_id,
+        "tool": request.tool,
+        "arguments": request.arguments,
+        "risk": str(request.risk),
+    }
+    if request.sandbox is not None:
+        params["sandbox"] = sandbox_status(request.sandbox)
+    params["suggestedRules"] = [
+        {"scope": offered.scope, "rule": offered.rule, "label": offered.label or offered.rule}
+        for offered in request.suggested_rules
+    ]
+    if request.preview is not None:
+        params["preview"] = request.preview
+    if request.working_directory is not None:
+        params["workingDirectory"] = request.working_directory
+    if request.reason is not None:
+        params["reason"] = request.reason
+    if request.escalation is not None:
+        params["escalation"] = {
+            "sandbox": request.escalation.sandbox,
+            "justification": request.escalation.justification,
+        }
+    return params
+
+
 def sandbox_status(status: SandboxStatus) -> dict[str, Any]:
     """How commands run (`problem`/`fix` only when commands are not confined)."""
     wire: dict[str, Any] = {
@@ -296,6 +327,7 @@ def sandbox_status(status: SandboxStatus) -> dict[str, Any]:
 __all__ = [
     "agent_result",
     "api_usage",
+    "approval_request",
     "chat_message",
     "context_snapshot",
     "context_stats",

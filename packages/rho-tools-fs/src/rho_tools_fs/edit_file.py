@@ -78,6 +78,22 @@ def outline_edit(arguments: dict[str, Any], result: ToolResult) -> str | None:
     )
 
 
+def argument_problem(args: dict[str, Any]) -> str | None:
+    """What is wrong with edit_file's arguments as a whole (None: a path and a list of edits,
+    nothing else)."""
+    if not isinstance(args.get("path"), str):
+        return "edit_file: missing 'path' (a file path string)"
+    edits = args.get("edits")
+    if edits is None:
+        return "edit_file: missing 'edits' (an array of edit objects)"
+    if not isinstance(edits, list):
+        return "edit_file: 'edits' must be an array of edit objects"
+    unknown = sorted(set(args) - {"path", "edits"})
+    if unknown:
+        return f"edit_file: unknown argument(s): {', '.join(escape_controls(k) for k in unknown)}"
+    return None
+
+
 class EditFile(Tool):
     """edit_file as a `Tool` (its edits argument has a hand-written schema and checks)."""
 
@@ -90,29 +106,39 @@ class EditFile(Tool):
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Validate the arguments and edit."""
-        path = args.get("path")
-        if not isinstance(path, str):
-            return ToolResult.error("edit_file: missing 'path' (a file path string)")
-        edits = args.get("edits")
-        if edits is None:
-            return ToolResult.error("edit_file: missing 'edits' (an array of edit objects)")
-        if not isinstance(edits, list):
-            return ToolResult.error("edit_file: 'edits' must be an array of edit objects")
-        unknown = sorted(set(args) - {"path", "edits"})
-        if unknown:
-            return ToolResult.error(f"edit_file: unknown argument(s): {', '.join(unknown)}")
+        problem = argument_problem(args)
+        if problem is not None:
+            return ToolResult.error(problem)
         from rho_tools_fs.edit_run import edit_file_at  # on the first edit, not at startup
 
         settings = edit_settings(ctx)
         return await edit_file_at(
             ctx.root,
-            path,
-            edits,
+            args["path"],
+            args["edits"],
             syntax_check=settings.syntax_check,
             reject_syntax_errors=settings.reject_syntax_errors,
             key_lines=ctx.key_block_lines,
             planned=ctx.planned,
         )
+
+    async def check(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        """Why the edit cannot run, whatever the file holds: malformed arguments or edits, or
+        a file that is missing, not a regular file, refused or unreadable (see
+        `rho_tools_fs.edit_plan.check_edit`)."""
+        problem = argument_problem(arguments)
+        if problem is not None:
+            return problem
+        import asyncio
+
+        from rho_tools_fs.edit_document import EditError
+        from rho_tools_fs.edit_plan import check_edit  # on the first edit, not at startup
+
+        try:
+            await asyncio.to_thread(check_edit, ctx.root, arguments["path"], arguments["edits"])
+        except EditError as exc:
+            return str(exc)
+        return None
 
     async def preview(self, arguments: dict[str, Any], ctx: ToolContext) -> Preview | None:
         """The diff these edits would make, planned from the file as it is now."""
@@ -135,4 +161,11 @@ class EditFile(Tool):
 
 edit_file = EditFile()
 
-__all__ = ["DESCRIPTION", "PARAMETERS", "EditFile", "edit_file", "edit_settings"]
+__all__ = [
+    "DESCRIPTION",
+    "PARAMETERS",
+    "EditFile",
+    "argument_problem",
+    "edit_file",
+    "edit_settings",
+]

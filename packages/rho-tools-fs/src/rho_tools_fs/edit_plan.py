@@ -6,6 +6,7 @@ with the new content, or raises `EditError` with the message for the model.
 
 from __future__ import annotations
 
+import io
 import os
 from bisect import bisect_right
 from collections.abc import Callable
@@ -69,11 +70,11 @@ def sandbox_hint(root: SandboxRoot) -> str:
     )
 
 
-def _read(root: SandboxRoot, path: str) -> tuple[ReadState, str, str]:
-    """The file's bytes and identity, its text, and its path relative to the root."""
+def _open(root: SandboxRoot, path: str) -> io.BufferedReader:
+    """The file to edit, open for reading through the sandbox (raises `EditError`)."""
     try:
         root.validate_for_write(path)
-        handle = root.open_read(path)
+        return root.open_read(path)
     except PathNotFoundError:
         raise EditError(
             f"edit_file: '{escape_controls(path)}' not found. {sandbox_hint(root)}"
@@ -91,7 +92,11 @@ def _read(root: SandboxRoot, path: str) -> tuple[ReadState, str, str]:
         raise EditError(
             f"edit_file: failed to read '{escape_controls(path)}': {exc.strerror or exc}"
         ) from None
-    with handle:
+
+
+def _read(root: SandboxRoot, path: str) -> tuple[ReadState, str, str]:
+    """The file's bytes and identity, its text, and its path relative to the root."""
+    with _open(root, path) as handle:
         try:
             info = os.fstat(handle.fileno())
             data = handle.read(MAX_EDIT_BYTES + 1)
@@ -124,14 +129,7 @@ def _splices(doc: Document, edits: list[Any], shown: str) -> tuple[list[Splice],
     notes: list[str] = []
     hashline_count = 0
     for index, edit in enumerate(edits, 1):
-        if not isinstance(edit, dict):
-            raise EditError(f"edit_file: edit {index} is not an object")
-        if "op" in edit and "old_text" in edit:
-            raise EditError(
-                f"edit_file: edit {index} has both 'op' and 'old_text'; an edit is either a "
-                "hashline edit (op, pos, end, lines) or an exact-match edit (old_text, new_text)"
-            )
-        if "op" in edit:
+        if _is_hashline(index, edit):
             checked = hashline_edit.validate(index, edit)
             if doc.line_count == 0:
                 raise EditError(
@@ -140,14 +138,42 @@ def _splices(doc: Document, edits: list[Any], shown: str) -> tuple[list[Splice],
                 )
             splices.append(hashline_edit.to_splice(doc, checked, notes))
             hashline_count += 1
-        elif "old_text" in edit:
-            splices.append(exact_edit.to_splice(doc, index, edit, shown))
         else:
-            raise EditError(
-                f"edit_file: edit {index} has neither 'op' (a hashline edit) nor 'old_text' "
-                "(an exact-match edit)"
-            )
+            splices.append(exact_edit.to_splice(doc, index, edit, shown))
     return splices, notes, hashline_count
+
+
+def _is_hashline(index: int, edit: Any) -> bool:
+    """Whether edit number `index` is a hashline edit (False: an exact-match edit); raises
+    `EditError` when it is neither, or not an object."""
+    if not isinstance(edit, dict):
+        raise EditError(f"edit_file: edit {index} is not an object")
+    if "op" in edit and "old_text" in edit:
+        raise EditError(
+            f"edit_file: edit {index} has both 'op' and 'old_text'; an edit is either a "
+            "hashline edit (op, pos, end, lines) or an exact-match edit (old_text, new_text)"
+        )
+    if "op" not in edit and "old_text" not in edit:
+        raise EditError(
+            f"edit_file: edit {index} has neither 'op' (a hashline edit) nor 'old_text' "
+            "(an exact-match edit)"
+        )
+    return "op" in edit
+
+
+def check_edit(root: SandboxRoot, path: str, edits: list[Any]) -> None:
+    """Raise `EditError` when `edits` of `path` cannot run whatever the file holds: the file
+    is missing, not a regular file, refused by the sandbox or unreadable, or an edit is
+    malformed (blocking). Nothing of the file's content is read: this runs before anyone
+    approved the edit."""
+    _open(root, path).close()
+    if not edits:
+        raise EditError("edit_file: no edits provided")
+    for index, edit in enumerate(edits, 1):
+        if _is_hashline(index, edit):
+            hashline_edit.validate(index, edit)
+        else:
+            exact_edit.check_strings(index, edit)
 
 
 def plan_edit(
@@ -227,4 +253,11 @@ def byte_edits(plan: EditPlan) -> tuple[list[ByteEdit], list[tuple[int, str, int
     return edits, boundaries
 
 
-__all__ = ["MAX_EDIT_BYTES", "EditPlan", "byte_edits", "plan_edit", "sandbox_hint"]
+__all__ = [
+    "MAX_EDIT_BYTES",
+    "EditPlan",
+    "byte_edits",
+    "check_edit",
+    "plan_edit",
+    "sandbox_hint",
+]

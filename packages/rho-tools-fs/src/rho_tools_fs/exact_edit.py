@@ -88,7 +88,9 @@ def _not_found_hint(doc: Document, old: str) -> str:
     )
 
 
-def _strings(index: int, edit: dict[str, Any]) -> tuple[str, str]:
+def check_strings(index: int, edit: dict[str, Any]) -> tuple[str, str]:
+    """The old and new text of exact-match edit number `index` (1-based), line endings
+    normalised; raises `EditError` when one is missing, not a string, or old_text empty."""
     for key in ("old_text", "new_text"):
         if key not in edit or edit[key] is None:
             raise EditError(f"edit_file: edit {index} missing '{key}'")
@@ -128,7 +130,7 @@ def _first(doc: Document, old: str) -> tuple[int, bool]:
 
 def to_splice(doc: Document, index: int, edit: dict[str, Any], shown_path: str) -> Splice:
     """Find exact-match edit number `index` (1-based) in `doc` and turn it into a splice."""
-    old, new = _strings(index, edit)
+    old, new = check_strings(index, edit)
     start, again = _first(doc, old)
     if start < 0:
         raise EditError(
@@ -147,4 +149,4 @@ def to_splice(doc: Document, index: int, edit: dict[str, Any], shown_path: str) 
     return Splice(start, start + len(old), new, index, exact=True)
 
 
-__all__ = ["QUOTE_CHARS", "debug_quote", "to_splice"]
+__all__ = ["QUOTE_CHARS", "check_strings", "debug_quote", "to_splice"]

@@ -22,6 +22,7 @@ from rho_tools_fs.shell_setup import cwd_error, mentions_cd, quoted, shell_setup
 
 if TYPE_CHECKING:
     from rho_kernel import ProcessResult
+    from rho_tools_fs.shell_setup import ShellSetup
 
 CD_NOTE = (
     "[NOTE: each run_command starts a fresh process in the project root. A cd does not "
@@ -104,6 +105,41 @@ def _timeout(requested: int | None, ctx: ToolContext) -> tuple[int, list[str]]:
     return requested, []
 
 
+def _setup(command: str, timeout_secs: int | None, ctx: ToolContext) -> ShellSetup | str:
+    """The shell setup that runs this command line, or why the line cannot run at all:
+    empty, a timeout below 1 s, no shell, or refused by the command policy."""
+    from rho_kernel.process import ShellNotFoundError
+
+    if not command.strip():
+        return "run_command: command is empty"
+    if timeout_secs is not None and timeout_secs < 1:
+        return "run_command: timeout_secs must be at least 1"
+    try:
+        setup = shell_setup(ctx)
+    except ShellNotFoundError as exc:
+        return f"run_command: {exc}"
+    denial = setup.policy.check(command)
+    if denial is not None:
+        return f"run_command: command denied: {denial.reason}"
+    return setup
+
+
+def _check(arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+    """Before the approval is asked (blocking, run in a worker thread): whether the line
+    can run at all (`_setup`), then whether `cwd` is a directory in the project."""
+    from rho_kernel.process import resolve_cwd
+
+    setup = _setup(arguments["command"], arguments["timeout_secs"], ctx)
+    if isinstance(setup, str):
+        return setup
+    cwd = arguments["cwd"]
+    try:
+        resolve_cwd(ctx.root, cwd)
+    except SandboxError as exc:
+        return cwd_error("run_command", cwd or "", ctx.root, exc)
+    return None
+
+
 def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     state = (
         "denied"
@@ -122,6 +158,7 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     rule_subject="command",
     cut_keeps_tail=True,
     continuation=_continuation,
+    check=_check,
 )
 async def run_command(
     command: str,
@@ -154,19 +191,11 @@ async def run_command(
         sandbox: Only when the sandbox stopped this command and it truly needs more: "network" (network access) or "unconfined" (no sandbox) for this one call. The user is always asked; give a justification.
         justification: Why the command must leave the sandbox (required with sandbox; shown to the user).
     """
-    from rho_kernel.process import ProcessStartError, ShellNotFoundError
+    from rho_kernel.process import ProcessStartError
 
-    if not command.strip():
-        return ToolResult.error("run_command: command is empty")
-    if timeout_secs is not None and timeout_secs < 1:
-        return ToolResult.error("run_command: timeout_secs must be at least 1")
-    try:
-        setup = shell_setup(ctx)
-    except ShellNotFoundError as exc:
-        return ToolResult.error(f"run_command: {exc}")
-    denial = setup.policy.check(command)
-    if denial is not None:
-        return ToolResult.error(f"run_command: command denied: {denial.reason}")
+    setup = _setup(command, timeout_secs, ctx)
+    if isinstance(setup, str):
+        return ToolResult.error(setup)
     timeout, notes = _timeout(timeout_secs, ctx)
     cap = ctx.config.shell.max_output_bytes
     try:

@@ -103,6 +103,49 @@ def _write(root: SandboxRoot, path: str, data: bytes, planned: str | None = None
     return target.path
 
 
+def _sandbox_refusal(root: SandboxRoot, path: str, exc: SandboxError) -> str:
+    """The model's message for a path the sandbox refused."""
+    if isinstance(exc, ProtectedPathError):
+        return f"write_file: {exc}"
+    return (
+        f"write_file: {exc}. Paths are relative to the project root ({root.path}); "
+        "absolute paths must lie inside it."
+    )
+
+
+def _unencodable(content: str) -> str | None:
+    """Why `content` cannot be written as UTF-8 (None: it can)."""
+    try:
+        content.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (
+            f"write_file: content is not valid Unicode (unpaired surrogate at character "
+            f"{exc.start}); nothing was written"
+        )
+    return None
+
+
+def _check(arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+    """Before the approval is asked (blocking, in a worker thread): the content encodes,
+    the sandbox accepts the path, and it does not name a directory."""
+    path, content = arguments["path"], arguments["content"]
+    problem = _unencodable(content)
+    if problem is not None:
+        return problem
+    try:
+        ctx.root.validate_for_write(path)
+    except SandboxError as exc:
+        return _sandbox_refusal(ctx.root, path, exc)
+    try:
+        ctx.root.open_read(path).close()
+    except FileTypeError as exc:
+        if exc.kind == "directory":
+            return f"write_file: '{escape_controls(path)}' is a directory; give a file path"
+    except (OSError, SandboxError):
+        pass  # a new file; or one it cannot read, which is no reason it cannot be written
+    return None
+
+
 def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     """`write_file notes.md: 120 bytes`, or the error's first line."""
     path = escape_controls(str(arguments.get("path", "?"))[:100])
@@ -119,6 +162,7 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     outline=_outline,
     rule_subject="path",
     preview=_preview,
+    check=_check,
 )
 async def write_file(path: str, content: str, *, ctx: ToolContext) -> ToolResult:
     """Create a file, or replace an existing file's entire content, in the project.
@@ -132,27 +176,19 @@ async def write_file(path: str, content: str, *, ctx: ToolContext) -> ToolResult
         path: File path relative to the project root (an absolute path must be inside the project).
         content: The complete new content of the file.
     """
-    try:
-        data = content.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return ToolResult.error(
-            f"write_file: content is not valid Unicode (unpaired surrogate at character "
-            f"{exc.start}); nothing was written"
-        )
+    problem = _unencodable(content)
+    if problem is not None:
+        return ToolResult.error(problem)
+    data = content.encode("utf-8")
     try:
         # An abort must not turn a finished write into "cancelled": wait for the thread.
         written = await run_to_completion(_write, ctx.root, path, data, ctx.planned)
-    except ProtectedPathError as exc:
-        return ToolResult.error(f"write_file: {exc}")
     except FileTypeError:
         return ToolResult.error(
             f"write_file: '{escape_controls(path)}' is a directory; give a file path"
         )
     except SandboxError as exc:
-        return ToolResult.error(
-            f"write_file: {exc}. Paths are relative to the project root ({ctx.root.path}); "
-            "absolute paths must lie inside it."
-        )
+        return ToolResult.error(_sandbox_refusal(ctx.root, path, exc))
     except WriteFailed as exc:
         return ToolResult.error(f"write_file: failed to write '{escape_controls(path)}': {exc}")
     return ToolResult(f"wrote {len(data)} bytes to {escape_controls(ctx.root.relative(written))}")

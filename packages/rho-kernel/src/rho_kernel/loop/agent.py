@@ -34,6 +34,7 @@ from rho_kernel.loop.approval import ApprovalDecision, ApprovalGate, ApprovalReq
 from rho_kernel.loop.arguments import ArgumentsError, decode_arguments, encode_arguments
 from rho_kernel.loop.guards import PhaseTracker, StuckLoopDetector
 from rho_kernel.loop.observer import Observer, supported_keywords
+from rho_kernel.loop.precheck import precondition_problem
 from rho_kernel.loop.result import (
     AgentError,
     AgentResult,
@@ -263,6 +264,12 @@ class AgentLoop:
             except Exception as exc:  # an observer must never stop the loop
                 diagnostics.warn(f"observer {type(observer).__name__}.{method} failed: {exc}")
 
+    def _say(self, text: str) -> None:
+        """Say a step of the turn (a retry, a compaction) on stderr, unless an observer
+        shows the turn's progress to a person itself (`Observer.shows_progress`)."""
+        if not any(getattr(o, "shows_progress", False) for o in self.params.observers):
+            diagnostics.info(text)
+
     async def state(self, state: str) -> None:
         await self.emit(Observer.on_state_change, state)
 
@@ -453,7 +460,7 @@ class AgentLoop:
             diagnostics.warn(f"compaction failed: {type(exc).__name__}: {exc}")
             return None
         if outcome.compacted:
-            diagnostics.info(
+            self._say(
                 f"compacted {outcome.entries_compacted} entries ({outcome.tokens_before} → "
                 f"{outcome.tokens_after} tokens) with the '{outcome.strategy}' strategy"
             )
@@ -607,7 +614,7 @@ class AgentLoop:
     async def _back_off(self, attempt: int, limit: int, error: ProviderError) -> None:
         """Wait before retry `attempt` (1-based) of `limit` (see `loop.retrying`)."""
         delay = retry_delay(error, attempt, self.agent.initial_backoff_ms)
-        diagnostics.info(f"{error.message} — retrying in {delay:.1f}s (retry {attempt} of {limit})")
+        self._say(f"{error.message} — retrying in {delay:.1f}s (retry {attempt} of {limit})")
         await self.emit(Observer.on_retry, attempt, limit, delay, error.text)
         await self.params.cancel.run(asyncio.sleep(delay))
 
@@ -742,6 +749,8 @@ class AgentLoop:
                 return True
             if permission is None and await self._runs_unasked(call, tool, arguments, mode, risk):
                 return True
+        if await self._cannot_run(call, tool, arguments):
+            return False
         reason = permission.reason if permission is not None else None
         try:
             decision = await self._ask(call, tool, arguments, risk, escalation, reason)
@@ -754,6 +763,27 @@ class AgentLoop:
         if approved and unconfined:
             self._unconfined_approved.add(call.id)
         return approved
+
+    async def _cannot_run(self, call: ToolCall, tool: Tool, arguments: dict[str, Any]) -> bool:
+        """Answer, without asking anyone, a call that its tool says cannot run (see
+        `loop.precheck`): its problem is the call's error result."""
+        owner = self.params.tools.owner(call.name) or "<unknown>"
+        try:
+            problem = await precondition_problem(
+                tool,
+                arguments,
+                self._tool_context(call, None),
+                self.params.cancel,
+                lambda text: self.params.plugins.report(f"plugin '{owner}': {text}"),
+            )
+        except Cancelled:
+            await self._finish_call(call, ToolResult.error(CANCELLED), "cancelled")
+            raise
+        if problem is None:
+            return False
+        said = bound_error(self._redacted(problem))  # redacted whole, then cut
+        await self._finish_call(call, ToolResult.error(said), "error")
+        return True
 
     async def _runs_unasked(
         self, call: ToolCall, tool: Tool, arguments: dict[str, Any], mode: str, risk: Risk

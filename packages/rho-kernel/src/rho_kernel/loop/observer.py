@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from rho_kernel.loop.result import (
@@ -29,6 +29,11 @@ class Observer:
     Every event of a turn comes with `turn_id` (added in 0.3), the id naming the prompt's
     turn (also `AgentResult.turn_id`); declare it to tell queued prompts apart.
     """
+
+    #: Whether this observer shows a person the turn's retries and compactions itself (a
+    #: front end drawing the run): the loop then does not also say them on stderr. Added
+    #: in 0.3.
+    shows_progress: ClassVar[bool] = False
 
     async def on_agent_start(self) -> None:
         """A prompt started running."""

@@ -11,6 +11,7 @@ from rho_kernel.lazy import exports_of, lazy_exports
 if TYPE_CHECKING:
     from rho_kernel.approvals.preview import PlanChanged, Preview, fingerprint, unified_preview
     from rho_kernel.tools.base import (
+        Checker,
         Continuation,
         Outliner,
         OutputSink,
@@ -49,6 +50,7 @@ _ORIGIN = exports_of(
             "unified_preview",
         ),
         "rho_kernel.tools.base": (
+            "Checker",
             "Continuation",
             "Outliner",
             "OutputSink",
@@ -84,6 +86,7 @@ if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an err
 
 __all__ = [
     "Block",
+    "Checker",
     "Continuation",
     "DeclaredTool",
     "DuplicateToolError",

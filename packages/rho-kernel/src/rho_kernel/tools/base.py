@@ -79,6 +79,10 @@ Continuation = Callable[[dict[str, Any], "ToolResult", int], str | None]
 #: planned for its approval (see `Tool.preview`).
 Previewer = Callable[[dict[str, Any], "ToolContext"], Awaitable["Preview | None"]]
 
+#: `check(arguments, ctx) -> problem | None` (sync or async): why a call cannot run, said
+#: before its approval is asked (see `Tool.check`).
+Checker = Callable[[dict[str, Any], "ToolContext"], "Awaitable[str | None] | str | None"]
+
 
 @dataclass(slots=True)
 class ToolContext:
@@ -317,6 +321,22 @@ class Tool:
         and asks again. None (the default): no preview. Added in 0.3."""
         return None
 
+    async def check(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        """Why this call cannot run, or None: checked before its approval is asked, so that
+        a call that would only fail never reaches the user. The answer (a message for the
+        model, as the tool's own failure would say it) becomes the call's error result and
+        no approval is asked; None (the default) goes on to the question.
+
+        Check what does not depend on a file's content: the arguments' types and shape, that
+        a file to edit exists and is a regular file inside the project, that a command is not
+        refused by the command policy. Nobody has approved anything yet, so reveal nothing
+        the model could not learn without approval (not whether a text occurs in a file),
+        go through `ctx.root` as `execute` does, and change nothing. `execute` still checks
+        everything itself: the world may change between the two. Raising `ToolError` is
+        the same as returning its message; any other exception is reported and the call
+        goes on to its approval. Added in 0.3."""
+        return None
+
     def schema(self) -> dict[str, Any]:
         """The tool definition sent to the model (name, description, parameters)."""
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
@@ -324,6 +344,7 @@ class Tool:
 
 __all__ = [
     "UNDECLARED_RISK",
+    "Checker",
     "Continuation",
     "Outliner",
     "OutputSink",

@@ -131,6 +131,10 @@ class DeclaredTool(Tool):
         """The implementation's planned change, when it previews one."""
         return await self.target.preview(arguments, ctx)
 
+    async def check(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        """The implementation's reason why this call cannot run (None: it may be asked)."""
+        return await self.target.check(arguments, ctx)
+
 
 def declared_tools(declarations: Sequence[ToolDeclaration], schemas: Path) -> list[Tool]:
     """A fresh `DeclaredTool` for each declaration, in order."""

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from rho_kernel import diagnostics
 from rho_kernel.tools.base import (
     UNDECLARED_RISK,
+    Checker,
     Continuation,
     Outliner,
     Phase,
@@ -105,9 +106,11 @@ class FunctionTool(Tool):
         rule_subject: Literal["command", "path"] | None = None,
         preview: Previewer | None = None,
         cut_keeps_tail: bool = False,
+        check: Checker | None = None,
     ) -> None:
         self.func = func
         self.cut_keeps_tail = cut_keeps_tail
+        self.checker = check
         self.confined_risk = Risk(confined_risk) if confined_risk is not None else None
         self.risk_of_call = call_risk
         self.runs_processes = runs_processes
@@ -185,6 +188,24 @@ class FunctionTool(Tool):
         else:
             value = await asyncio.to_thread(self.func, **kwargs)
         return _to_result(value)
+
+    async def check(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        """Why this call cannot run: its arguments do not fit the signature (the message
+        `execute` would give), or the `check=` function's answer, given the validated
+        arguments (None: both accept it)."""
+        try:
+            validated = self.validate(arguments)
+        except ValidationError as exc:
+            return _format_validation_error(self.name, exc)
+        if self.checker is None:
+            return None
+        if inspect.iscoroutinefunction(self.checker):
+            problem = await self.checker(validated, ctx)
+        else:
+            problem = await asyncio.to_thread(self.checker, validated, ctx)
+        if inspect.isawaitable(problem):
+            problem = await problem
+        return problem if problem is None else str(problem)
 
     def outline(self, arguments: dict[str, Any], result: ToolResult) -> str | None:
         """The `outline=` function's line for this call (None without one, or if it fails)."""
@@ -272,6 +293,7 @@ def tool(
     rule_subject: Literal["command", "path"] | None = None,
     preview: Previewer | None = None,
     cut_keeps_tail: bool = False,
+    check: Checker | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -292,6 +314,7 @@ def tool(
     rule_subject: Literal["command", "path"] | None = None,
     preview: Previewer | None = None,
     cut_keeps_tail: bool = False,
+    check: Checker | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Make a tool from a function.
 
@@ -314,8 +337,10 @@ def tool(
     `fresh_process_per_call=True` declares that each call starts a fresh process (see
     `Tool.fresh_process_per_call`). `rule_subject` says what approval rules match its calls
     on (see `Tool.rule_subject`); `preview(arguments, ctx)` (async) plans the change a call
-    would make, for its approval (see `Tool.preview`). `cut_keeps_tail=True` keeps a cut
-    result's last lines as well as its first (see `Tool.cut_keeps_tail`).
+    would make, for its approval (see `Tool.preview`); `check(arguments, ctx)` (sync or
+    async, given the validated arguments) says why a call cannot run before its approval is
+    asked (see `Tool.check`: the arguments are always validated first). `cut_keeps_tail=True`
+    keeps a cut result's last lines as well as its first (see `Tool.cut_keeps_tail`).
     """
 
     def wrap(function: Callable[..., Any]) -> FunctionTool:
@@ -334,6 +359,7 @@ def tool(
             rule_subject=rule_subject,
             preview=preview,
             cut_keeps_tail=cut_keeps_tail,
+            check=check,
         )
 
     if func is not None:

@@ -3,7 +3,8 @@ what happened.
 
 Exit status: 0 when the model finished; 1 when the run ended in an error (the provider
 failed, `[agent] max_iterations` was reached, the model kept answering nothing), said on
-stderr; 2 for usage and configuration errors; 130 on Ctrl-C (SIGINT) and 143 on SIGTERM,
+stderr; 2 for usage and configuration errors; 5 (`REFUSED`, with `--fail-on-denial`) when
+the run ended with a call denied or blocked; 130 on Ctrl-C (SIGINT) and 143 on SIGTERM,
 either of which aborts the turn (running commands are stopped) and closes the session as
 usual before exiting — within `SHUTDOWN_GRACE` seconds whatever the turn is doing; a second
 signal exits at once.
@@ -23,9 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
+from rho_kernel import escape_controls
 from rho_kernel.frontend import INTERRUPTED, Winding, leave_now, run_to_end
 from rho_rpc.execute.controls import StrippedStream, strip_controls
-from rho_rpc.execute.options import ExecArgs, UsageError, parse
+from rho_rpc.execute.options import REFUSED, ExecArgs, UsageError, parse
 
 if TYPE_CHECKING:
     from rho_kernel import AgentResult, ApprovalGate, Observer, Runtime
@@ -68,10 +70,20 @@ def _stderr() -> IO[str]:
     return stream.target if isinstance(stream, StrippedStream) else stream
 
 
-def _gate(args: ExecArgs, console: Any = None, screen: Any = None) -> ApprovalGate:
-    """The person at the terminal (stdin), or — without one — nobody."""
+def _gate(
+    args: ExecArgs, runtime: Runtime, console: Any = None, screen: Any = None
+) -> ApprovalGate:
+    """The `--approve-with` command, the person at the terminal (stdin), or — without
+    either — nobody."""
     from rho_rpc.execute.gates import NoTerminalGate, TerminalGate
 
+    if args.approver is not None:
+        from rho_kernel import diagnostics
+        from rho_rpc.execute.approver import CommandGate
+
+        note = screen.note if screen is not None else diagnostics.info
+        warn = screen.note if screen is not None else _say
+        return CommandGate(args.approver, runtime.root, note, warn)
     if sys.stdin.isatty():  # (a prompt read from stdin leaves none)
         if console is None:
             from rho_rpc.execute.screen import make_console
@@ -98,7 +110,7 @@ def _terminal_view(args: ExecArgs, runtime: Runtime) -> View:
     def finish(result: AgentResult | None, error: AgentError | None, elapsed: float) -> None:
         screen.finish(result, elapsed, error.message if error is not None else None)
 
-    return View([screen], _gate(args, console, screen), finish)
+    return View([screen], _gate(args, runtime, console, screen), finish)
 
 
 def _plain_view(args: ExecArgs, runtime: Runtime) -> View:
@@ -110,7 +122,7 @@ def _plain_view(args: ExecArgs, runtime: Runtime) -> View:
             sys.stdout.write(reply if reply.endswith("\n") else reply + "\n")
             sys.stdout.flush()
 
-    return View([PlainProgress(sys.stderr)], _gate(args), finish)
+    return View([PlainProgress(sys.stderr)], _gate(args, runtime), finish)
 
 
 def _json_view(args: ExecArgs, runtime: Runtime) -> View:
@@ -119,13 +131,13 @@ def _json_view(args: ExecArgs, runtime: Runtime) -> View:
     def finish(result: AgentResult | None, error: AgentError | None, elapsed: float) -> None:
         print_json(sys.stdout, json_result(result, error, runtime))
 
-    return View([], _gate(args), finish)
+    return View([], _gate(args, runtime), finish)
 
 
 def _stream_view(args: ExecArgs, runtime: Runtime) -> View:
     from rho_rpc.execute.outputs import stream_peer
 
-    return View([stream_peer(sys.stdout, runtime)], _gate(args), lambda *_: None)
+    return View([stream_peer(sys.stdout, runtime)], _gate(args, runtime), lambda *_: None)
 
 
 VIEWS = {
@@ -136,9 +148,15 @@ VIEWS = {
 }
 
 
-def _status(result: AgentResult | None, error: AgentError | None, stopped: int | None) -> int:
+def _status(
+    result: AgentResult | None,
+    error: AgentError | None,
+    stopped: int | None,
+    fail_on_denial: bool = False,
+) -> int:
     """The exit status (`stopped`: a signal's), with the reason of a failure said on
-    stderr."""
+    stderr; with `fail_on_denial`, `REFUSED` for a run that ended with a call of it denied
+    or blocked (rather than 0, or 1 for a limit it reached)."""
     from rho_kernel import diagnostics
 
     if stopped is not None:
@@ -152,6 +170,14 @@ def _status(result: AgentResult | None, error: AgentError | None, stopped: int |
     status, reason = FINISH_STATUS.get(result.finish_reason, (1, result.finish_reason))
     if reason is not None:
         diagnostics.error(reason)
+    refused = [call for call in result.tool_calls if call.outcome in ("denied", "blocked")]
+    if fail_on_denial and refused:
+        names = ", ".join(dict.fromkeys(escape_controls(call.name) for call in refused))
+        diagnostics.error(
+            f"the run was refused what it needed: {len(refused)} "
+            f"call{'' if len(refused) == 1 else 's'} denied or blocked ({names})"
+        )
+        return REFUSED
     return status
 
 
@@ -253,7 +279,7 @@ async def _run(runtime: Runtime, args: ExecArgs, winding: Winding) -> int:
         await runtime.aclose("signal" if stop.status is not None else "rho exec ended")
         stop.unwatch(loop)
     view.finish(result, error, time.monotonic() - started)
-    return _status(result, error, stop.status)
+    return _status(result, error, stop.status, args.flags.fail_on_denial)
 
 
 def main(argv: list[str]) -> int:
@@ -293,4 +319,12 @@ def _main(argv: list[str]) -> int:
     return run_to_end(_run(runtime, args, winding), winding=winding)
 
 
-__all__ = ["FINISH_STATUS", "INTERRUPTED", "STOP_SIGNALS", "TERMINATED", "View", "main"]
+__all__ = [
+    "FINISH_STATUS",
+    "INTERRUPTED",
+    "REFUSED",
+    "STOP_SIGNALS",
+    "TERMINATED",
+    "View",
+    "main",
+]

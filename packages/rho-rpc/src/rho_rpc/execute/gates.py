@@ -1,5 +1,6 @@
 """Who answers approvals in `rho exec`: the person at the terminal, or — without one —
-nobody, so a call that would ask is denied and the model is told why."""
+nobody, so a call that would ask is denied and the model is told why. (`--approve-with`'s
+program answers instead of either: `rho_rpc.execute.approver`.)"""
 
 from __future__ import annotations
 
@@ -56,12 +57,14 @@ class NoTerminalGate:
             self.say(
                 f"denied {request.tool}: no OS sandbox works here, so every command needs a "
                 f"person's approval, and there is no terminal to ask ({request.sandbox.problem}"
-                f"; to fix it, {request.sandbox.fix}, or run with --no-sandbox)"
+                f"; to fix it, {request.sandbox.fix}, or run with --no-sandbox; or answer "
+                "approvals with --approve-with CMD)"
             )
             return ApprovalDecision.denied(UNCONFINED_NO_TERMINAL)
         self.say(
             f"denied {request.tool}: no terminal to ask for approval "
-            "(let it run with --approval-mode or --allow RULE)"
+            "(let it run with --approval-mode or --allow RULE, or answer approvals with "
+            "--approve-with CMD)"
         )
         return ApprovalDecision.denied(NO_TERMINAL)
 

@@ -2,7 +2,8 @@
 
 `--json` prints, when the run ends, `agent/end`'s params (`reply`, `reasoning?`,
 `iterations`, `usage`, `toolCalls`, `durationMs`, `finishReason`, `turnId`) with
-`sessionPath`; a run that failed prints `{error, failure?, turnId?, finishReason: "error",
+`sessionPath`, and each call's `outcome.output` (a success's too: the result the model was
+given, bounded and redacted); a run that failed prints `{error, failure?, turnId?, finishReason: "error",
 sessionPath}`. `--stream-json` prints each notification the JSON-RPC server would send, as
 it sends it (`{"jsonrpc": "2.0", "method", "params"}`), one per line (docs/exec.md documents
 both).
@@ -47,7 +48,11 @@ def json_result(
     path = runtime.session.path
     session = str(path) if path is not None else None
     if result is not None:
-        return {**render.agent_result(result), "sessionPath": session}
+        ended = render.agent_result(result)
+        for call, record in zip(ended["toolCalls"], result.tool_calls, strict=True):
+            if record.output is not None:  # a success's too: what the model was given
+                call["outcome"]["output"] = record.output
+        return {**ended, "sessionPath": session}
     wire: dict[str, Any] = {"error": error.message if error else "the run did not finish"}
     if error is not None and error.failure is not None:
         wire["failure"] = render.provider_failure(error.failure)

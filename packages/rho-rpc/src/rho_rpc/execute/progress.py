@@ -41,7 +41,10 @@ def call_label(name: str, arguments: str) -> str:
 
 
 class PlainProgress(Observer):
-    """Writes what a turn does to `stream` (stderr), a line at a time."""
+    """Writes what a turn does to `stream` (stderr), a line at a time (retries and
+    compactions included: the loop does not say them again)."""
+
+    shows_progress = True
 
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream

@@ -250,7 +250,10 @@ class TerminalScreen(Observer):
     `root` is the project, whose files an edit's diff is read from; a call of one of
     `edit_tools` (`write_file`, `edit_file`, …) shows the diff of the file its `path`
     argument names. Call `finish` when the turn has ended, `pause`/`resume` around a question.
+    Retries and compactions are drawn here, so the loop does not say them on stderr too.
     """
+
+    shows_progress = True
 
     def __init__(self, console: Console, root: SandboxRoot, edit_tools: Collection[str]) -> None:
         self.console = console
