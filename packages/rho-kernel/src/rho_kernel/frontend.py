@@ -9,8 +9,9 @@ sandbox (`SandboxStatus`), the API use (`ApiUsage`) and the session (`rho_kernel
 It also finds the project (`find_project_root`), reviews what trusting a project's files
 turns on (`read_config`, `loosening_settings`, `plugin_sections`, `scan_context_files`), shows
 endpoints without their secrets (`mask_url`, `endpoint_problem`), reads JSON whose objects
-must not repeat a key (`unique_keys`, `RepeatedKeyError`, `quoted_key`), and makes plainly
-valid request params into their model without building a validator (`constructed`).
+must not repeat a key (`unique_keys`, `RepeatedKeyError`, `quoted_key`), makes plainly
+valid request params into their model without building a validator (`constructed`), and
+says the version rho reports of itself (`rho_version`).
 
 Each name is imported from its module on first use. Public since rho-kernel 0.3.
 """
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
         run_to_end,
         stop_children,
     )
+    from rho_kernel.version import rho_version
 
 _ORIGIN = exports_of(
     {
@@ -85,6 +87,7 @@ _ORIGIN = exports_of(
             "run_to_end",
             "stop_children",
         ),
+        "rho_kernel.version": ("rho_version",),
     }
 )
 if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
@@ -124,6 +127,7 @@ __all__ = [
     "project_config_path",
     "quoted_key",
     "read_config",
+    "rho_version",
     "run_to_end",
     "sandbox_summary",
     "scan_context_files",

@@ -26,7 +26,7 @@ import time
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from rho_kernel import __version__
+from rho_kernel.version import rho_version
 from rho_kernel.providers.events import ProviderError
 from rho_kernel.providers.resolve import ResolvedProvider
 
@@ -104,7 +104,7 @@ def _probe_error(provider: ResolvedProvider, detail: str) -> ProviderError:
 
 
 def _headers(provider: ResolvedProvider, userinfo: str) -> dict[str, str]:
-    headers = {"Accept": "application/json", "User-Agent": f"rho/{__version__}"}
+    headers = {"Accept": "application/json", "User-Agent": f"rho/{rho_version()}"}
     key = provider.api_key
     if key:
         headers["Authorization"] = f"Bearer {key}"
