@@ -40,7 +40,9 @@ def _acp_agent_version(home: Path, project: Path) -> str:
 
 
 def test_version_ready_acp_and_the_user_agent_say_rhos_one_version(
-    start_rho, home: Path, project: Path  # type: ignore[no-untyped-def]
+    start_rho,
+    home: Path,
+    project: Path,  # type: ignore[no-untyped-def]
 ) -> None:
     expected = version("rho-rpc")  # the distribution that installs the `rho` command
     with ScriptedServer([text_reply("hi")]) as server:
@@ -59,7 +61,8 @@ def test_version_ready_acp_and_the_user_agent_say_rhos_one_version(
 
 
 def test_the_first_run_probe_names_rhos_version_too(
-    start_rho, project: Path  # type: ignore[no-untyped-def]
+    start_rho,
+    project: Path,  # type: ignore[no-untyped-def]
 ) -> None:
     with ScriptedServer(models=["loaded-model"]) as server:
         rho = start_rho("--ephemeral", "--endpoint", server.chat_url)
@@ -67,4 +70,3 @@ def test_the_first_run_probe_names_rhos_version_too(
         assert rho.finish() == 0
         [probe] = [r for r in server.requests if r.method == "GET"]
     assert probe.headers["user-agent"] == f"rho/{version('rho-rpc')}"
-

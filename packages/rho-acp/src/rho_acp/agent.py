@@ -26,7 +26,7 @@ from rho_acp.files import ClientFiles, FileOffer
 from rho_acp.handshake import initialize_result
 from rho_acp.history import listed, replay
 from rho_acp.mcp import give_servers
-from rho_acp.options import MODE_IDS, config_options, mode_state
+from rho_acp.options import MODE_IDS, config_options, effort_value, mode_state
 from rho_acp.prompts import prompt_content
 from rho_acp.session import AcpSession
 from rho_acp.stored import StoredSession, UnknownSession, stored_session
@@ -132,6 +132,8 @@ class RhoAgent:
                 await runtime.set_model(value)
             except Exception as exc:  # an unknown model or provider: said, nothing changed
                 raise RequestError.invalid_params({"message": str(exc)}) from None
+        elif config_id == "reasoning_effort" and effort_value(value)[0]:
+            runtime.set_reasoning_effort(effort_value(value)[1])
         else:
             raise RequestError.invalid_params({"message": f"no option {config_id}={value!r}"})
         _, options = await self._settings(session)

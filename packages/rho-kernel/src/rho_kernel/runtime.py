@@ -504,6 +504,13 @@ class Runtime:
         self.session.append_payload(ModelChangePayload(model=model))
         return provider
 
+    def set_reasoning_effort(self, effort: str | None) -> None:
+        """Set the reasoning effort sent with every model request from the next one on, in a
+        running prompt too (`[agent] reasoning_effort`; None: none is sent, the model's own
+        default applies). Like the permission mode, a setting of this process: the session
+        does not record it, and a resumed session starts with the config's."""
+        self.config.agent.reasoning_effort = effort
+
     async def models(self) -> tuple[list[tuple[str, str]], list[str]]:
         """Every model of every known provider as (id, provider), and the listing failures."""
         from rho_kernel.providers.models import list_all_models

@@ -78,6 +78,10 @@ CORE_TABLE: tuple[MethodRow, ...] = (
     ("setModel", "methods.CoreMethods.set_model", "models.SetModelParams",
      "models.SetModelResult",
      "Switch model (bare id, found on the provider that lists it, or provider:id).", False),
+    ("setReasoningEffort", "methods.CoreMethods.set_reasoning_effort",
+     "models.SetReasoningEffortParams", "models.SetReasoningEffortResult",
+     "Set the reasoning effort sent from the next model request on (also the running "
+     "prompt's): low, medium, high, or null for none.", True),
     ("listModels", "methods.CoreMethods.list_models", "base.NoParams",
      "models.ListModelsResult", "Every model of every configured provider.", True),
     ("listProviders", "methods.CoreMethods.list_providers", "base.NoParams",

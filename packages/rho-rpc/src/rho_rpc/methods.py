@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         ListProvidersResult,
         SetModelParams,
         SetModelResult,
+        SetReasoningEffortParams,
     )
     from rho_rpc.protocol.plugins import ListPluginsResult
     from rho_rpc.protocol.prompt import ApprovalResponseParams, PromptParams, PromptResult
@@ -272,6 +273,7 @@ class CoreMethods:
                 render.tool_definitions(runtime.tool_share())
             ),
             approvalMode=runtime.permission_mode,
+            reasoningEffort=runtime.config.agent.reasoning_effort,
             **plugin_state(runtime, GetStateResult.model_fields),
         )
 
@@ -340,6 +342,13 @@ class CoreMethods:
             estimatedUsed=stats.estimated_used,
             utilizationPercent=stats.utilization_percent,
         )
+
+    async def set_reasoning_effort(self, params: SetReasoningEffortParams) -> dict[str, Any]:
+        from rho_rpc.protocol.models import SetReasoningEffortResult
+
+        self.runtime.set_reasoning_effort(params.effort)
+        result = SetReasoningEffortResult(effort=self.runtime.config.agent.reasoning_effort)
+        return result.model_dump(mode="json")  # with effort: null when none is sent
 
     async def list_models(self, _: NoParams) -> ListModelsResult:
         from rho_rpc.protocol.models import ListModelsResult, ModelEntry

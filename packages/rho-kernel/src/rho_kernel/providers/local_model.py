@@ -26,9 +26,9 @@ import time
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from rho_kernel.version import rho_version
 from rho_kernel.providers.events import ProviderError
 from rho_kernel.providers.resolve import ResolvedProvider
+from rho_kernel.version import rho_version
 
 PROBE_TIMEOUT = 2.0
 """Seconds the whole startup request may take."""

@@ -19,10 +19,10 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rho_kernel.version import rho_version
 from rho_kernel.providers.events import ProviderError
 from rho_kernel.providers.resolve import ResolvedProvider
 from rho_kernel.providers.urls import mask_urls_in
+from rho_kernel.version import rho_version
 
 if TYPE_CHECKING:
     import httpx

@@ -97,6 +97,11 @@ class GetStateResult(Result):
     approvalMode: PermissionModeName = Field(
         description="How much runs without asking (see setApprovalMode)."
     )
+    reasoningEffort: str | None = Field(
+        None,
+        description="The reasoning effort sent with each model request (setReasoningEffort, "
+        "or [agent] reasoning_effort); absent when none is sent.",
+    )
 
 
 __all__ = [
