@@ -613,3 +613,31 @@ def test_the_reasoning_effort_is_a_session_config_option(
     assert refused == -32602
     [post] = [r.json for r in server.requests if r.method == "POST"]
     assert post["reasoning_effort"] == "high"
+
+
+def test_without_a_loaded_model_a_prompt_says_how_to_choose_one(home: Path, project: Path) -> None:
+    from acp import RequestError, spawn_agent_process
+
+    client = RecordingClient()
+
+    async def body() -> Any:
+        with ScriptedServer() as empty:  # answers, but lists no model
+            args = ("acp", "--endpoint", empty.chat_url)
+            async with spawn_agent_process(client, RHO, *args, env=rho_env(home), cwd=project) as (
+                conn,
+                _process,
+            ):
+                await conn.initialize(protocol_version=PROTOCOL_VERSION)
+                session = await conn.new_session(cwd=str(project), mcp_servers=[])
+                try:
+                    await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+                except RequestError as exc:
+                    return session, exc, [r for r in empty.requests if r.method == "POST"]
+        return session, None, []
+
+    session, error, posts = run_acp(body())
+    assert "model" not in {o.id for o in session.config_options}  # nothing to choose from
+    assert error is not None and posts == []
+    message = error.data["message"]
+    assert message.startswith("no model is loaded at http://127.0.0.1:")
+    assert "--model ID" in message and "claude" not in message

@@ -74,6 +74,10 @@ class RhoAgent:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         for problem in give_servers(runtime, servers):
             runtime.plugins.report(problem)
+        if runtime.model_problem is not None:  # the session's prompts fail with it until then
+            from rho_kernel import diagnostics
+
+            diagnostics.warn(runtime.model_problem)
         runtime.plugins.call_each(hookspecs.rho_startup, runtime=runtime)
         if not self._sandbox_said and any(tool.runs_processes for tool in runtime.tools):
             # Said once, on stderr, how commands will run (probed in the background).

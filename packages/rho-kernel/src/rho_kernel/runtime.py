@@ -24,7 +24,7 @@ from rho_kernel.config.sections import collect_sections
 from rho_kernel.context.budget import TokenBudget, resolve_budget
 from rho_kernel.context.estimator import TokenEstimator
 from rho_kernel.context_files import context_block, trusted_context_files
-from rho_kernel.diagnostics import warn
+from rho_kernel.diagnostics import info, warn
 from rho_kernel.entry_point_cache import CACHE_NAME as ENTRY_POINT_CACHE
 from rho_kernel.home import state_dir, user_home
 from rho_kernel.loop.observer import Observer
@@ -188,7 +188,11 @@ class Runtime:
         self.plugins = plugins
         self.tools = tools
         self.provider = provider
+        #: The model the next prompt uses; "" while none is chosen (`model_problem` says why).
         self.model = model
+        #: Why no model is chosen (nothing names one and the local server reports none
+        #: loaded): a prompt asks the server again, and fails with this if it still has none.
+        self.model_problem: str | None = None
         #: Every provider rho can switch to, the active one first.
         self.providers: list[ResolvedProvider] = list(providers) or [provider]
         self.session: Session = Session.in_memory(root.path)
@@ -344,7 +348,7 @@ class Runtime:
         runtime.session = runtime._initial_session()
         if named is None and provider.is_local:
             # Last, so that a startup that fails anyway never waits on the network first.
-            runtime.model = _first_run_model(provider)
+            _first_run(runtime)
         return runtime
 
     @classmethod
@@ -500,7 +504,7 @@ class Runtime:
                     "use provider:model to switch without discovery"
                 )
             provider, model = self.provider_named(serving) or self.provider, spec
-        self.provider, self.model = provider, model
+        self.provider, self.model, self.model_problem = provider, model, None
         self.session.append_payload(ModelChangePayload(model=model))
         return provider
 
@@ -684,6 +688,8 @@ class Runtime:
 
         async with self._turn_lock:
             self.cancel = cancel or CancelToken()
+            if self.model_problem is not None:
+                await self._ask_for_loaded_model()
             start = await prompt_start(self.plugins, self, message)
             self._warn_tool_share()
             if gate is None:
@@ -697,7 +703,7 @@ class Runtime:
                     await loop.count_compaction(response)
 
             params = self._loop_params(self._observers(observers), gate, count_compaction)
-            params.refusal = start.refusal or self._image_refusal(images)
+            params.refusal = self.model_problem or start.refusal or self._image_refusal(images)
             params.context = start.context
             loop = AgentLoop(self.session, params)
             self.turn_id = loop.turn_id
@@ -743,6 +749,20 @@ class Runtime:
             remember=self.remember_rule,
             turn_ending=partial(turn_ending, self.plugins, self),
         )
+
+    async def _ask_for_loaded_model(self) -> None:
+        """No model is chosen: ask the local server again (one may have been loaded since
+        rho started), and take the one it reports loaded, or keep why there is none."""
+        from rho_kernel.providers.local_model import first_run_choice
+
+        chosen, problem = await asyncio.to_thread(first_run_choice, self.provider)
+        if self.model_problem is None:  # a model was chosen meanwhile
+            return
+        if chosen is not None:
+            self.model, self.model_problem = chosen, None
+            info(f"using the model provider '{self.provider.name}' has loaded now: {chosen}")
+        else:
+            self.model_problem = problem
 
     def _image_refusal(self, images: Sequence[ImagePart]) -> str | None:
         """Why `images` cannot go with this prompt: too many, or a model known to take
@@ -1031,26 +1051,14 @@ def _service_factories(
     return factories
 
 
-def _first_run_model(provider: ResolvedProvider) -> str:
-    """No model is named: the one the local server reports loaded, else `DEFAULT_MODEL` with
-    a warning saying how to name one."""
-    from rho_kernel.providers.events import ProviderError
-    from rho_kernel.providers.local_model import fetch_loaded_model
+def _first_run(runtime: Runtime) -> None:
+    """No model is named: the one the local server reports loaded; else no model (never a
+    guessed name), and `model_problem` says why and how to choose one — for the front end
+    to show (rho's server warns on stderr; a prompt fails with it)."""
+    from rho_kernel.providers.local_model import first_run_choice
 
-    try:
-        loaded = fetch_loaded_model(provider)
-    except ProviderError as exc:
-        reason = exc.message
-    else:
-        if loaded is not None:
-            return loaded
-        reason = f"{provider.shown_models_endpoint} lists no model"
-    warn(
-        f"no model is named and provider '{provider.name}' could not say which one it has "
-        f"loaded ({reason}); using '{DEFAULT_MODEL}'. Name the model with --model ID, or "
-        '[agent] model = "ID" in .rho/config.toml'
-    )
-    return DEFAULT_MODEL
+    chosen, runtime.model_problem = first_run_choice(runtime.provider)
+    runtime.model = chosen or ""
 
 
 __all__ = ["ApiUsage", "Runtime", "RuntimeOptions", "StartupError", "base_prompt"]

@@ -130,16 +130,18 @@ def _announce_ready(runtime: Runtime, server: JsonRpcServer) -> None:
     """Send `ready`, then do what can wait until the client is told."""
     from rho_rpc import __version__
 
-    server.notify(
-        "ready",
-        {
-            "version": __version__,
-            "model": runtime.model,
-            "provider": runtime.provider.name,
-            "cwd": str(runtime.root.path),
-            "sessionPath": str(runtime.session.path or ""),
-        },
-    )
+    ready: dict[str, Any] = {
+        "version": __version__,
+        "model": runtime.model or None,  # null while none is chosen
+        "provider": runtime.provider.name,
+        "cwd": str(runtime.root.path),
+        "sessionPath": str(runtime.session.path or ""),
+    }
+    if runtime.model_problem is not None:
+        ready["modelProblem"] = runtime.model_problem
+    server.notify("ready", ready)
+    if runtime.model_problem is not None:
+        report(runtime.model_problem, "warning")
     _session_hint(runtime)
     if len(runtime.tools) == 0:
         report(NO_TOOLS_NOTE, "warning")

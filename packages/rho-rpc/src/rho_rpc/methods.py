@@ -38,9 +38,8 @@ if TYPE_CHECKING:
         ListSessionsParams,
         NewSessionResult,
         ResumeSessionParams,
-        ResumeSessionResult,
     )
-    from rho_rpc.protocol.state import GetStateResult, SandboxInfo
+    from rho_rpc.protocol.state import SandboxInfo
     from rho_rpc.protocol.tools import ListToolsResult
 
 #: Why a prompt read before the end of input is not run once it has ended.
@@ -232,7 +231,7 @@ class CoreMethods:
                 [{"param": "id", "problem": str(exc)}],
             ) from None
 
-    async def resume_session(self, params: ResumeSessionParams) -> ResumeSessionResult:
+    async def resume_session(self, params: ResumeSessionParams) -> dict[str, Any]:
         from rho_rpc.protocol.sessions import ResumeSessionResult
 
         path = self._session_to_resume(params)
@@ -243,24 +242,26 @@ class CoreMethods:
             if params.path is not None and not path.exists() and "/" not in params.path:
                 hint = " (to resume a session by its id, pass id instead of path)"
             raise RpcError(INTERNAL_ERROR, f"{exc}{hint}") from None
-        return ResumeSessionResult(
+        result = ResumeSessionResult(
             path=str(session.path or ""),
             sessionId=session.id,
-            model=self.runtime.model,
+            model=self.runtime.model or None,
             cwd=str(self.runtime.root.path),
             entryCount=session.entry_count,
         )
+        return result.model_dump(mode="json")  # with model: null while none is chosen
 
     # ── state ───────────────────────────────────────────────────────────────
 
-    async def get_state(self, _: NoParams) -> GetStateResult:
+    async def get_state(self, _: NoParams) -> dict[str, Any]:
         from rho_rpc.plugin_state import plugin_state
         from rho_rpc.protocol.state import GetStateResult, ToolDefinitionsInfo
 
         runtime = self.runtime
         session = runtime.session
-        return GetStateResult(
-            model=runtime.model,
+        state = GetStateResult(
+            model=runtime.model or None,
+            modelProblem=runtime.model_problem,
             provider=runtime.provider.name,
             cwd=str(runtime.root.path),
             messageCount=len(session.path_messages()),
@@ -276,6 +277,8 @@ class CoreMethods:
             reasoningEffort=runtime.config.agent.reasoning_effort,
             **plugin_state(runtime, GetStateResult.model_fields),
         )
+        # `model` is null, not left out, while none is chosen.
+        return {**state.model_dump(mode="json", exclude_none=True), "model": state.model}
 
     async def _sandbox(self) -> SandboxInfo:
         from rho_rpc.protocol.state import SandboxInfo

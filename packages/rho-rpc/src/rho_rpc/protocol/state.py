@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from rho_rpc.protocol.base import Result, Wire
+from rho_rpc.protocol.base import MODEL_PROBLEM, NO_MODEL, Result, Wire
 
 PermissionModeName = Literal["ask", "auto-edit", "read-only", "auto"]
 """The permission modes (`[approval] mode`)."""
@@ -80,7 +80,8 @@ class GetStateResult(Result):
 
     model_config = ConfigDict(extra="allow")
 
-    model: str
+    model: str | None = Field(description="The model prompts go to; " + NO_MODEL)
+    modelProblem: str | None = Field(None, description=MODEL_PROBLEM)
     provider: str
     cwd: str
     messageCount: int
