@@ -203,8 +203,7 @@ def no_model_message(provider: ResolvedProvider, failure: str | None = None) -> 
             f"{name}; or {correct_endpoint(provider)}."
         )
     return (
-        f"no model is named, and rho cannot tell which one {where} has loaded ({failure}): "
-        f"{name}."
+        f"no model is named, and rho cannot tell which one {where} has loaded ({failure}): {name}."
     )
 
 
