@@ -681,9 +681,12 @@ class Runtime:
         observers: Iterable[Observer] = (),
         gate: ApprovalGate | None = None,
         cancel: CancelToken | None = None,
+        turn_id: str | None = None,
     ) -> AgentResult:
         """Run one prompt to its end (raises `AgentError` when it fails); `images` (made
-        with `image_part`) follow the text, for a model that takes them."""
+        with `image_part`) follow the text, for a model that takes them. `turn_id` names
+        the turn (`turn_` and 12 hex digits; default: a fresh one), for a front end that
+        gave it out before the turn began (a queued prompt)."""
         from rho_kernel.loop.agent import AgentLoop
 
         async with self._turn_lock:
@@ -705,6 +708,8 @@ class Runtime:
             params = self._loop_params(self._observers(observers), gate, count_compaction)
             params.refusal = self.model_problem or start.refusal or self._image_refusal(images)
             params.context = start.context
+            if turn_id is not None:
+                params.turn_id = turn_id
             loop = AgentLoop(self.session, params)
             self.turn_id = loop.turn_id
             try:

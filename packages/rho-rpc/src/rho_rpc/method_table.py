@@ -28,15 +28,18 @@ The handler is `module.Class.method` under `rho_rpc` (the class is made with the
 a model is `module.Model` under `rho_rpc.protocol`."""
 
 
-def _is_steering(raw: dict[str, object]) -> bool:
-    return raw.get("steer") is True
+def _answered_at_once(raw: dict[str, object]) -> bool:
+    """A steering prompt, or one queued as a follow-up: answered the moment it is read."""
+    return raw.get("steer") is True or raw.get("queue") is True
 
 
 CORE_TABLE: tuple[MethodRow, ...] = (
     ("prompt", "methods.CoreMethods.prompt", "prompt.PromptParams", "prompt.PromptResult",
-     "Run a user message through the agent (or steer the running prompt).", _is_steering),
-    ("abort", "methods.CoreMethods.abort", "base.NoParams", "base.EmptyResult",
-     "Cancel the running prompt, including a model request in flight.", True),
+     "Run a user message through the agent (or steer the running prompt, or queue it to "
+     "follow).", _answered_at_once),
+    ("abort", "methods.CoreMethods.abort", "prompt.AbortParams", "base.EmptyResult",
+     "Cancel the running prompt, including a model request in flight (or a queued one, by "
+     "its turnId).", True),
     ("approvalResponse", "methods.CoreMethods.approval_response",
      "prompt.ApprovalResponseParams", "base.EmptyResult",
      "Answer the approval/request named by approvalId.", True),

@@ -74,6 +74,13 @@ class ToolDefinitionsInfo(Wire):
     )
 
 
+class QueuedPrompt(Wire):
+    """A prompt queued with `queue: true` that has not started yet."""
+
+    turnId: str = Field(description="The turn it will run as.")
+    preview: str = Field(description="Its message on one line, at most 120 characters.")
+
+
 class GetStateResult(Result):
     """`getState` result. Plugins add members of their own (`rho_state`), each named by the
     plugin and holding any JSON value, e.g. `mcp` from rho-mcp (docs/mcp.md)."""
@@ -98,6 +105,10 @@ class GetStateResult(Result):
     approvalMode: PermissionModeName = Field(
         description="How much runs without asking (see setApprovalMode)."
     )
+    queued: list[QueuedPrompt] = Field(
+        default_factory=list,
+        description="Prompts queued with queue: true that have not started, first to run first.",
+    )
     reasoningEffort: str | None = Field(
         None,
         description="The reasoning effort sent with each model request (setReasoningEffort, "
@@ -109,6 +120,7 @@ __all__ = [
     "GetStateResult",
     "PackToolTokens",
     "PermissionModeName",
+    "QueuedPrompt",
     "SandboxInfo",
     "ToolDefinitionsInfo",
 ]
