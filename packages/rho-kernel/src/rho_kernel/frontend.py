@@ -10,8 +10,10 @@ It also finds the project (`find_project_root`), reviews what trusting a project
 turns on (`read_config`, `loosening_settings`, `plugin_sections`, `scan_context_files`), shows
 endpoints without their secrets (`mask_url`, `endpoint_problem`), reads JSON whose objects
 must not repeat a key (`unique_keys`, `RepeatedKeyError`, `quoted_key`), makes plainly
-valid request params into their model without building a validator (`constructed`), and
-says the version rho reports of itself (`rho_version`).
+valid request params into their model without building a validator (`constructed`), says
+the version rho reports of itself (`rho_version`), and what a shell command the user runs
+into the conversation gives (`Runtime.run_user_command`: `UserCommandResult`,
+`UserCommandError`).
 
 Each name is imported from its module on first use. Public since rho-kernel 0.3.
 """
@@ -53,6 +55,7 @@ if TYPE_CHECKING:
         run_to_end,
         stop_children,
     )
+    from rho_kernel.user_command import UserCommandError, UserCommandResult
     from rho_kernel.version import rho_version
 
 _ORIGIN = exports_of(
@@ -87,6 +90,7 @@ _ORIGIN = exports_of(
             "run_to_end",
             "stop_children",
         ),
+        "rho_kernel.user_command": ("UserCommandError", "UserCommandResult"),
         "rho_kernel.version": ("rho_version",),
     }
 )
@@ -116,6 +120,8 @@ __all__ = [
     "ToolCallRecord",
     "ToolShare",
     "UnknownStrategy",
+    "UserCommandError",
+    "UserCommandResult",
     "Winding",
     "constructed",
     "endpoint_problem",

@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from rho_kernel.providers.events import ModelResponse
     from rho_kernel.providers.service import LlmService, ServiceFactory
     from rho_kernel.session.stats import ContextMeter
+    from rho_kernel.user_command import UserCommandResult
 
 
 class StartupError(Exception):
@@ -794,6 +795,21 @@ class Runtime:
             self.notifier(method, params)
         except Exception as exc:
             warn(f"notification {method} not sent: {exc}")
+
+    async def run_user_command(
+        self, command: str, *, cwd: str | None = None, timeout: int | None = None
+    ) -> UserCommandResult:
+        """Run a shell command the user asked for and add it to the conversation as their
+        message (see `rho_kernel.user_command`): after the running prompt, if any, and as a
+        prompt would (`busy`; `abort` stops it). Raises `UserCommandError`."""
+        from rho_kernel.user_command import run_user_command
+
+        async with self._turn_lock:
+            self.cancel = CancelToken()
+            try:
+                return await run_user_command(self, command, cwd=cwd, timeout=timeout)
+            finally:
+                self.cancel = None
 
     def steer(self, message: str) -> bool:
         """Queue `message` for the running prompt (the turn `turn_id` names); False (nothing

@@ -62,6 +62,10 @@ CORE_TABLE: tuple[MethodRow, ...] = (
     ("executeCommand", "command_methods.CommandMethods.execute_command",
      "commands.ExecuteCommandParams", "commands.ExecuteCommandResult",
      "Run a command listCommands names; it may do what its declared risk allows.", False),
+    ("runUserCommand", "user_command_methods.UserCommandMethods.run_user_command",
+     "user_command.RunUserCommandParams", "user_command.RunUserCommandResult",
+     "Run a shell command of the user's own (no approval: they asked); its redacted output "
+     "joins the conversation as their message.", False),
     ("listPlugins", "methods.CoreMethods.list_plugins", "base.NoParams",
      "plugins.ListPluginsResult",
      "Loaded plugins with versions and hooks, and the ones that failed.", True),
