@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from rho_rpc.protocol.base import MODEL_PROBLEM, NO_MODEL, TURN_ID, Wire
+from rho_rpc.protocol import base
+from rho_rpc.protocol.base import TURN_ID, Wire
 from rho_rpc.protocol.prompt import ProviderFailureInfo
 from rho_rpc.protocol.state import SandboxInfo
 
@@ -22,8 +23,8 @@ class ReadyParams(Wire):
     """`ready`: sent once, before anything else."""
 
     version: str = Field(description="rho's version, as `rho --version` says it.")
-    model: str | None = Field(description="The model prompts go to; " + NO_MODEL)
-    modelProblem: str | None = Field(None, description=MODEL_PROBLEM)
+    model: str | None = Field(description="The model prompts go to; " + base.NO_MODEL)
+    modelProblem: str | None = Field(None, description=base.MODEL_PROBLEM)
     provider: str
     cwd: str
     sessionPath: str
