@@ -554,3 +554,97 @@ def test_rho_restore_returns_the_files_to_an_entry_and_undoes_it(
         "reasons": {},
     }
     assert (project / "a.txt").read_text() == "after\n"  # the restore undone
+
+
+def test_rho_tree_spells_each_kind_as_json_rpcs_get_tree(
+    start_rho,
+    server: ScriptedServer,
+    home: Path,
+    project: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    server.add(text_reply("first answer"))
+    client = RecordingClient()
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        sid = session.session_id
+        await conn.prompt(session_id=sid, prompt=[text_block("one")])
+        await conn.set_config_option(
+            session_id=sid, config_id="model", value="127.0.0.1:other-model"
+        )  # a ModelChange entry
+        return sid, await conn.ext_method("rho/tree", {"sessionId": sid})
+
+    sid, tree = run_acp(with_agent(client, server, home, project, body))
+    acp_kinds = {entry["id"]: entry["kind"] for entry in tree["entries"]}
+    assert {"message", "modelChange"} <= set(acp_kinds.values())
+    rho = start_rho("--session", sid, "--endpoint", server.chat_url, "-m", "scripted-model")
+    assert rho.read()["method"] == "ready"
+    page = rho.call("getTree", {"limit": 500})["result"]
+    assert rho.finish() == 0
+    rpc_kinds = {entry["id"]: entry["kind"] for entry in page["entries"]}
+    assert {key: rpc_kinds[key] for key in acp_kinds} == acp_kinds
+
+
+def test_the_reasoning_effort_is_a_session_config_option(
+    server: ScriptedServer, home: Path, project: Path
+) -> None:
+    from acp import RequestError
+
+    server.add(text_reply("ok"))
+    client = RecordingClient()
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        sid = session.session_id
+        changed = await conn.set_config_option(
+            session_id=sid, config_id="reasoning_effort", value="high"
+        )
+        await conn.prompt(session_id=sid, prompt=[text_block("think")])
+        try:
+            await conn.set_config_option(
+                session_id=sid, config_id="reasoning_effort", value="extreme"
+            )
+        except RequestError as exc:
+            refused = exc.code
+        back = await conn.set_config_option(
+            session_id=sid, config_id="reasoning_effort", value="default"
+        )
+        return session, changed, refused, back
+
+    session, changed, refused, back = run_acp(with_agent(client, server, home, project, body))
+    offered = {o.id: o for o in session.config_options}["reasoning_effort"]
+    assert offered.current_value == "default"
+    assert [choice.value for choice in offered.options] == ["default", "low", "medium", "high"]
+    assert {o.id: o.current_value for o in changed.config_options}["reasoning_effort"] == "high"
+    assert {o.id: o.current_value for o in back.config_options}["reasoning_effort"] == "default"
+    assert refused == -32602
+    [post] = [r.json for r in server.requests if r.method == "POST"]
+    assert post["reasoning_effort"] == "high"
+
+
+def test_without_a_loaded_model_a_prompt_says_how_to_choose_one(home: Path, project: Path) -> None:
+    from acp import RequestError, spawn_agent_process
+
+    client = RecordingClient()
+
+    async def body() -> Any:
+        with ScriptedServer() as empty:  # answers, but lists no model
+            args = ("acp", "--endpoint", empty.chat_url)
+            async with spawn_agent_process(client, RHO, *args, env=rho_env(home), cwd=project) as (
+                conn,
+                _process,
+            ):
+                await conn.initialize(protocol_version=PROTOCOL_VERSION)
+                session = await conn.new_session(cwd=str(project), mcp_servers=[])
+                try:
+                    await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+                except RequestError as exc:
+                    return session, exc, [r for r in empty.requests if r.method == "POST"]
+        return session, None, []
+
+    session, error, posts = run_acp(body())
+    assert "model" not in {o.id for o in session.config_options}  # nothing to choose from
+    assert error is not None and posts == []
+    message = error.data["message"]
+    assert message.startswith("no model is loaded at http://127.0.0.1:")
+    assert "--model ID" in message and "claude" not in message

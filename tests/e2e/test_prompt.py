@@ -255,7 +255,7 @@ def test_piped_prompt_then_eof_is_answered_without_running_a_turn(
     start_rho, server: ScriptedServer
 ) -> None:  # type: ignore[no-untyped-def]
     server.add(text_reply("bye"))
-    rho = start_rho("--endpoint", server.chat_url, "--ephemeral")
+    rho = start_rho("--endpoint", server.chat_url, "-m", "scripted-model", "--ephemeral")
     rho.request("prompt", {"message": "hi"}, id=1)
     rho.close_stdin()
     assert rho.finish() == 0

@@ -558,12 +558,68 @@ def test_first_run_uses_the_model_the_local_server_has_loaded(start_rho, project
     assert "warning" not in rho.stderr_text()
 
 
-def test_first_run_with_an_empty_listing_warns_and_starts(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
-    with ScriptedServer() as empty:
-        _config(project, f'[[providers]]\nname = "lm"\nendpoint = "{empty.chat_url}"\n')
+def test_first_run_with_an_empty_listing_chooses_no_model_and_says_so(
+    start_rho, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedServer([text_reply("hi")]) as lm:
+        _config(project, f'[[providers]]\nname = "lm"\nendpoint = "{lm.chat_url}"\n')
         rho = start_rho("--ephemeral")
-        assert _ready(rho)["model"] == "anthropic/claude-sonnet-4"
+        ready = _ready(rho)
+        problem = ready["modelProblem"]
+        assert ready["model"] is None and "claude" not in json.dumps(ready)
+        assert problem.startswith(f"no model is loaded at {lm.chat_url}: its model list (")
+        assert "is empty" in problem and "--model ID" in problem and "[agent] model" in problem
+        state = rho.call("getState")["result"]
+        assert (state["model"], state["modelProblem"]) == (None, problem)
+        failed = rho.call("prompt", {"message": "hello"})["result"]
+        assert failed["error"] == problem and failed["turnId"].startswith("turn_")
+        assert _params(rho, "agent/error")[-1]["error"] == problem
+        assert _posts(lm) == []  # nothing was sent to a model nobody chose
         assert rho.finish() == 0
     stderr = rho.stderr_text()
-    assert stderr.startswith("rho: warning: no model is named and provider 'lm'")
-    assert "lists no model" in stderr and "--model ID" in stderr and "[agent] model" in stderr
+    assert f"rho: warning: {problem}\n" in stderr and stderr.count(problem) == 1
+
+
+def test_without_a_server_the_prompt_says_nothing_answers_and_how_to_choose_a_model(
+    start_rho, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    endpoint = f"http://127.0.0.1:{free_port()}/v1/chat/completions"
+    rho = start_rho("--ephemeral", "--endpoint", endpoint)
+    ready = _ready(rho)
+    assert ready["model"] is None
+    said = f"no model is loaded at {endpoint}: nothing answers there (connection refused)"
+    assert ready["modelProblem"].startswith(said)
+    failed = rho.call("prompt", {"message": "hello"})["result"]
+    assert failed["error"].startswith(said) and "--endpoint" in failed["error"]
+    assert "failure" not in failed  # no request was made: nothing failed at the provider
+    assert rho.finish() == 0
+
+
+def test_a_model_loaded_after_the_start_is_taken_by_the_next_prompt(
+    start_rho, project: Path
+) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedServer([text_reply("hi")]) as lm:
+        rho = start_rho("--ephemeral", "--endpoint", lm.chat_url)
+        assert _ready(rho)["model"] is None
+        assert "error" in rho.call("prompt", {"message": "too early"})["result"]
+        lm.models_body = {"data": [{"id": "qwen3-coder-30b", "state": "loaded"}]}
+        answered = rho.call("prompt", {"message": "now"})["result"]
+        state = rho.call("getState")["result"]
+        assert rho.finish() == 0
+        [post] = _posts(lm)
+    assert answered["reply"] == "hi" and post.json["model"] == "qwen3-coder-30b"
+    assert state["model"] == "qwen3-coder-30b" and "modelProblem" not in state
+    assert "using the model provider" in rho.stderr_text()
+
+
+def test_set_model_chooses_one_when_none_is_loaded(start_rho, project: Path) -> None:  # type: ignore[no-untyped-def]
+    with ScriptedServer([text_reply("hi")]) as lm:
+        rho = start_rho("--ephemeral", "--endpoint", lm.chat_url)
+        assert _ready(rho)["model"] is None
+        chosen = rho.call("setModel", {"model": "127.0.0.1:picked-model"})["result"]
+        state = rho.call("getState")["result"]
+        rho.call("prompt", {"message": "hello"})
+        assert rho.finish() == 0
+        [post] = _posts(lm)
+    assert chosen["model"] == state["model"] == post.json["model"] == "picked-model"
+    assert "modelProblem" not in state

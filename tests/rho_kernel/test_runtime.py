@@ -12,7 +12,8 @@ from pydantic import BaseModel
 from rho_kernel import hookimpl, tool
 from rho_kernel.config import ConfigError, RhoConfig
 from rho_kernel.messages import ChatMessage, FunctionCall, ToolCall
-from rho_kernel.providers import DEFAULT_MODEL
+from rho_kernel.providers import DEFAULT_MODEL, ResolvedProvider
+from rho_kernel.providers.resolve import ProviderOrigin
 from rho_kernel.runtime import Runtime, RuntimeOptions, StartupError
 from rho_kernel.session import Session
 from rho_kernel.testing.server import ScriptedServer, free_port
@@ -353,7 +354,7 @@ def test_first_run_uses_the_model_the_local_server_has_loaded(
     assert [(r.method, r.path) for r in server.requests] == [("GET", "/v1/models")]
 
 
-def test_first_run_without_an_answer_warns_how_to_name_a_model(
+def test_first_run_without_an_answer_chooses_no_model_and_says_how_to_choose_one(
     project: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -362,10 +363,63 @@ def test_first_run_without_an_answer_warns_how_to_name_a_model(
     monkeypatch.delenv("RHO_MODEL", raising=False)
     endpoint = f"http://127.0.0.1:{free_port()}/v1/chat/completions"
     runtime = Runtime.build(_options(project, tmp_path, ephemeral=True, endpoint=endpoint))
-    assert runtime.model == DEFAULT_MODEL
-    err = capsys.readouterr().err
-    assert err.startswith("rho: warning: no model is named")
-    assert "connection refused" in err and "--model ID" in err and "[agent] model" in err
+    problem = runtime.model_problem or ""
+    assert runtime.model == "" and DEFAULT_MODEL not in problem
+    assert problem.startswith(f"no model is loaded at {endpoint}: nothing answers there (conn")
+    assert "--model ID" in problem and "[agent] model" in problem
+    assert problem.endswith("or check the URL given to --endpoint.")
+    assert capsys.readouterr().err == ""  # the front end says it (the server on stderr)
+
+
+def _lm_studio(port: int = 1234, origin: ProviderOrigin = "default") -> ResolvedProvider:
+    return ResolvedProvider(
+        name="local",
+        endpoint=f"http://localhost:{port}/v1/chat/completions",
+        api="chat_completions",
+        api_key_env=None,
+        default_model=None,
+        models_endpoint=f"http://localhost:{port}/v1/models",
+        origin=origin,
+    )
+
+
+def test_the_message_fits_the_server_and_what_it_answered() -> None:
+    from rho_kernel.providers.local_model import no_model_message
+
+    empty = no_model_message(_lm_studio())
+    assert empty.startswith(
+        "no model is loaded at http://localhost:1234/v1/chat/completions, rho's default "
+        "endpoint: its model list (http://localhost:1234/v1/models) is empty. Load one in "
+        "LM Studio, or name one with --model ID"
+    )
+    refused = no_model_message(
+        _lm_studio(11434, "config"),
+        "http://localhost:11434/v1/models did not answer: connection refused",
+    )
+    assert "nothing answers there (connection refused). Start Ollama and load" in refused
+    assert refused.endswith(
+        "or correct the endpoint of provider 'local' ([[providers]] in config.toml)."
+    )
+    unreadable = no_model_message(
+        _lm_studio(8080), "http://localhost:8080/v1/models answered HTTP 404"
+    )
+    assert unreadable.startswith("no model is named, and rho cannot tell which one")
+    assert "(http://localhost:8080/v1/models answered HTTP 404)" in unreadable
+
+
+def test_first_run_against_an_empty_listing_or_an_error_chooses_no_model(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RHO_MODEL", raising=False)
+    with ScriptedServer() as empty, ScriptedServer(models_status=404) as missing:
+        listed = Runtime.build(_options(project, tmp_path, ephemeral=True, endpoint=empty.chat_url))
+        unread = Runtime.build(
+            _options(project, tmp_path, ephemeral=True, endpoint=missing.chat_url)
+        )
+        listing = empty.models_url
+    assert listed.model == unread.model == ""
+    assert f"its model list ({listing}) is empty" in (listed.model_problem or "")
+    assert "answered HTTP 404" in (unread.model_problem or "")
 
 
 def test_a_named_model_is_used_without_asking_the_server(

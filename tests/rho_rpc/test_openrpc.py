@@ -30,6 +30,7 @@ def test_methods_params_and_results_come_from_the_wire_models(tmp_path: Path) ->
         ("message", True),
         ("images", False),
         ("steer", False),
+        ("queue", False),
     ]
     assert prompt["params"][0]["schema"]["minLength"] == 1
     assert set(prompt["result"]["schema"]["properties"]) == {
@@ -38,6 +39,7 @@ def test_methods_params_and_results_come_from_the_wire_models(tmp_path: Path) ->
         "error",
         "failure",
         "turnId",
+        "queued",
     }
     approval = {p["name"]: p for p in methods["approvalResponse"]["params"]}
     assert approval["approvalId"]["required"] is True

@@ -55,6 +55,7 @@ def _runtime(tmp_path: Path, *plugins: tuple[str, object]) -> Runtime:
         root=tmp_path,
         home=tmp_path,
         ephemeral=True,
+        model="m",
         entry_points=False,
         plugin_modules=(("rho-rpc", "rho_rpc.plugin"),),
         plugin_objects=plugins,
@@ -63,8 +64,7 @@ def _runtime(tmp_path: Path, *plugins: tuple[str, object]) -> Runtime:
 
 
 async def _state(runtime: Runtime) -> dict[str, Any]:
-    result = await collect_methods(runtime)["getState"].handler(NoParams())
-    state: dict[str, Any] = result.model_dump(mode="json", exclude_none=True)
+    state: dict[str, Any] = await collect_methods(runtime)["getState"].handler(NoParams())
     return state
 
 

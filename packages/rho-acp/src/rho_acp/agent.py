@@ -26,7 +26,7 @@ from rho_acp.files import ClientFiles, FileOffer
 from rho_acp.handshake import initialize_result
 from rho_acp.history import listed, replay
 from rho_acp.mcp import give_servers
-from rho_acp.options import MODE_IDS, config_options, mode_state
+from rho_acp.options import MODE_IDS, config_options, effort_value, mode_state
 from rho_acp.prompts import prompt_content
 from rho_acp.session import AcpSession
 from rho_acp.stored import StoredSession, UnknownSession, stored_session
@@ -74,6 +74,10 @@ class RhoAgent:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         for problem in give_servers(runtime, servers):
             runtime.plugins.report(problem)
+        if runtime.model_problem is not None:  # the session's prompts fail with it until then
+            from rho_kernel import diagnostics
+
+            diagnostics.warn(runtime.model_problem)
         runtime.plugins.call_each(hookspecs.rho_startup, runtime=runtime)
         if not self._sandbox_said and any(tool.runs_processes for tool in runtime.tools):
             # Said once, on stderr, how commands will run (probed in the background).
@@ -132,6 +136,8 @@ class RhoAgent:
                 await runtime.set_model(value)
             except Exception as exc:  # an unknown model or provider: said, nothing changed
                 raise RequestError.invalid_params({"message": str(exc)}) from None
+        elif config_id == "reasoning_effort" and effort_value(value)[0]:
+            runtime.set_reasoning_effort(effort_value(value)[1])
         else:
             raise RequestError.invalid_params({"message": f"no option {config_id}={value!r}"})
         _, options = await self._settings(session)

@@ -4,7 +4,8 @@
 - `_rho/steer` `{sessionId, message}` → `{queued}`: a message for the running prompt, taken
   in at its next tool-batch seam (as `prompt` with `steer: true` in rho's JSON-RPC);
 - `_rho/tree` `{sessionId}` → `{leafId, entries: [{id, parentId, kind, role?, text?,
-  label?}]}`: the session's whole tree, every branch;
+  label?}]}`: the session's whole tree, every branch (`kind`, `parentId` and `label` as
+  JSON-RPC's `getTree` gives them: `message`, `compaction`, `branchSummary`, …);
 - `_rho/branchTo` `{sessionId, entryId}` → `{leafId}`: continue from an earlier entry (the
   abandoned branch stays in the tree);
 - `_rho/compact` `{sessionId, strategy?}` → `{compacted, strategy, reason}`: fold older turns
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
 #: The longest text of an entry `_rho/tree` shows.
 MAX_ENTRY_TEXT = 200
+#: Entries read at a time.
+TREE_PAGE = 500
 
 Handler = Callable[["AcpSession", dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -42,29 +45,32 @@ async def steer(session: AcpSession, params: dict[str, Any]) -> dict[str, Any]:
     return {"queued": session.runtime.steer(_text_param(params, "message"))}
 
 
-def _entry(entry: Any, labels: Any) -> dict[str, Any]:
-    shown: dict[str, Any] = {"id": entry.id, "parentId": entry.parent_id}
-    payload = entry.payload
-    kind = type(payload).__name__.removesuffix("Payload") or "Entry"
-    shown["kind"] = kind
-    message = getattr(payload, "message", None)
+def _entry(node: Any, entry: Any) -> dict[str, Any]:
+    """One entry as `_rho/tree` shows it: `kind` (and the parent, and the label) as
+    JSON-RPC's `getTree` gives them, the message's role and text for a message."""
+    shown: dict[str, Any] = {"id": node.id, "parentId": node.parent_id, "kind": node.kind}
+    message = getattr(entry.payload, "message", None)
     if message is not None:
         shown["role"] = message.role
         text = message.text
         shown["text"] = text if len(text) <= MAX_ENTRY_TEXT else text[: MAX_ENTRY_TEXT - 1] + "…"
-    if entry.id in labels:
-        shown["label"] = labels[entry.id]
+    if node.label is not None:
+        shown["label"] = node.label
     return shown
 
 
 async def tree(session: AcpSession, params: dict[str, Any]) -> dict[str, Any]:
     """Every entry of the session's tree, in the order they were written."""
+    from rho_kernel.session import tree_page
+
     stored = session.runtime.session
-    labels = stored.labels
-    return {
-        "leafId": stored.leaf_id,
-        "entries": [_entry(entry, labels) for entry in stored.entries.values()],
-    }
+    shown: list[dict[str, Any]] = []
+    offset: int | None = 0
+    while offset is not None:  # the pages of getTree, one after the other
+        page = tree_page(stored, offset, TREE_PAGE)
+        shown.extend(_entry(node, stored.entries[node.id]) for node in page.nodes)
+        offset = page.next_offset
+    return {"leafId": stored.leaf_id, "entries": shown}
 
 
 async def branch_to(session: AcpSession, params: dict[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ def mcp_installed() -> bool:
 def initialize_result(params: Any) -> dict[str, Any]:
     """The `initialize` result for the request's `params` (the version both speak, what rho
     offers, who it is)."""
-    from rho_kernel import __version__
+    from rho_kernel.frontend import rho_version
 
     asked = params.get("protocolVersion") if isinstance(params, dict) else None
     version = asked if isinstance(asked, int) and 0 < asked < PROTOCOL_VERSION else PROTOCOL_VERSION
@@ -35,7 +35,7 @@ def initialize_result(params: Any) -> dict[str, Any]:
     return {
         "protocolVersion": version,
         "agentCapabilities": capabilities,
-        "agentInfo": {"name": "rho", "title": "rho", "version": __version__},
+        "agentInfo": {"name": "rho", "title": "rho", "version": rho_version()},
         "authMethods": [],
     }
 

@@ -9,8 +9,11 @@ sandbox (`SandboxStatus`), the API use (`ApiUsage`) and the session (`rho_kernel
 It also finds the project (`find_project_root`), reviews what trusting a project's files
 turns on (`read_config`, `loosening_settings`, `plugin_sections`, `scan_context_files`), shows
 endpoints without their secrets (`mask_url`, `endpoint_problem`), reads JSON whose objects
-must not repeat a key (`unique_keys`, `RepeatedKeyError`, `quoted_key`), and makes plainly
-valid request params into their model without building a validator (`constructed`).
+must not repeat a key (`unique_keys`, `RepeatedKeyError`, `quoted_key`), makes plainly
+valid request params into their model without building a validator (`constructed`), says
+the version rho reports of itself (`rho_version`), and what a shell command the user runs
+into the conversation gives (`Runtime.run_user_command`: `UserCommandResult`,
+`UserCommandError`).
 
 Each name is imported from its module on first use. Public since rho-kernel 0.3.
 """
@@ -52,6 +55,8 @@ if TYPE_CHECKING:
         run_to_end,
         stop_children,
     )
+    from rho_kernel.user_command import UserCommandError, UserCommandResult
+    from rho_kernel.version import rho_version
 
 _ORIGIN = exports_of(
     {
@@ -85,6 +90,8 @@ _ORIGIN = exports_of(
             "run_to_end",
             "stop_children",
         ),
+        "rho_kernel.user_command": ("UserCommandError", "UserCommandResult"),
+        "rho_kernel.version": ("rho_version",),
     }
 )
 if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
@@ -113,6 +120,8 @@ __all__ = [
     "ToolCallRecord",
     "ToolShare",
     "UnknownStrategy",
+    "UserCommandError",
+    "UserCommandResult",
     "Winding",
     "constructed",
     "endpoint_problem",
@@ -124,6 +133,7 @@ __all__ = [
     "project_config_path",
     "quoted_key",
     "read_config",
+    "rho_version",
     "run_to_end",
     "sandbox_summary",
     "scan_context_files",

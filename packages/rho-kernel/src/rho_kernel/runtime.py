@@ -24,7 +24,7 @@ from rho_kernel.config.sections import collect_sections
 from rho_kernel.context.budget import TokenBudget, resolve_budget
 from rho_kernel.context.estimator import TokenEstimator
 from rho_kernel.context_files import context_block, trusted_context_files
-from rho_kernel.diagnostics import warn
+from rho_kernel.diagnostics import info, warn
 from rho_kernel.entry_point_cache import CACHE_NAME as ENTRY_POINT_CACHE
 from rho_kernel.home import state_dir, user_home
 from rho_kernel.loop.observer import Observer
@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from rho_kernel.providers.events import ModelResponse
     from rho_kernel.providers.service import LlmService, ServiceFactory
     from rho_kernel.session.stats import ContextMeter
+    from rho_kernel.user_command import UserCommandResult
 
 
 class StartupError(Exception):
@@ -188,7 +189,11 @@ class Runtime:
         self.plugins = plugins
         self.tools = tools
         self.provider = provider
+        #: The model the next prompt uses; "" while none is chosen (`model_problem` says why).
         self.model = model
+        #: Why no model is chosen (nothing names one and the local server reports none
+        #: loaded): a prompt asks the server again, and fails with this if it still has none.
+        self.model_problem: str | None = None
         #: Every provider rho can switch to, the active one first.
         self.providers: list[ResolvedProvider] = list(providers) or [provider]
         self.session: Session = Session.in_memory(root.path)
@@ -344,7 +349,7 @@ class Runtime:
         runtime.session = runtime._initial_session()
         if named is None and provider.is_local:
             # Last, so that a startup that fails anyway never waits on the network first.
-            runtime.model = _first_run_model(provider)
+            _first_run(runtime)
         return runtime
 
     @classmethod
@@ -500,9 +505,16 @@ class Runtime:
                     "use provider:model to switch without discovery"
                 )
             provider, model = self.provider_named(serving) or self.provider, spec
-        self.provider, self.model = provider, model
+        self.provider, self.model, self.model_problem = provider, model, None
         self.session.append_payload(ModelChangePayload(model=model))
         return provider
+
+    def set_reasoning_effort(self, effort: str | None) -> None:
+        """Set the reasoning effort sent with every model request from the next one on, in a
+        running prompt too (`[agent] reasoning_effort`; None: none is sent, the model's own
+        default applies). Like the permission mode, a setting of this process: the session
+        does not record it, and a resumed session starts with the config's."""
+        self.config.agent.reasoning_effort = effort
 
     async def models(self) -> tuple[list[tuple[str, str]], list[str]]:
         """Every model of every known provider as (id, provider), and the listing failures."""
@@ -670,13 +682,18 @@ class Runtime:
         observers: Iterable[Observer] = (),
         gate: ApprovalGate | None = None,
         cancel: CancelToken | None = None,
+        turn_id: str | None = None,
     ) -> AgentResult:
         """Run one prompt to its end (raises `AgentError` when it fails); `images` (made
-        with `image_part`) follow the text, for a model that takes them."""
+        with `image_part`) follow the text, for a model that takes them. `turn_id` names
+        the turn (`turn_` and 12 hex digits; default: a fresh one), for a front end that
+        gave it out before the turn began (a queued prompt)."""
         from rho_kernel.loop.agent import AgentLoop
 
         async with self._turn_lock:
             self.cancel = cancel or CancelToken()
+            if self.model_problem is not None:
+                await self._ask_for_loaded_model()
             start = await prompt_start(self.plugins, self, message)
             self._warn_tool_share()
             if gate is None:
@@ -690,8 +707,10 @@ class Runtime:
                     await loop.count_compaction(response)
 
             params = self._loop_params(self._observers(observers), gate, count_compaction)
-            params.refusal = start.refusal or self._image_refusal(images)
+            params.refusal = self.model_problem or start.refusal or self._image_refusal(images)
             params.context = start.context
+            if turn_id is not None:
+                params.turn_id = turn_id
             loop = AgentLoop(self.session, params)
             self.turn_id = loop.turn_id
             try:
@@ -737,6 +756,20 @@ class Runtime:
             turn_ending=partial(turn_ending, self.plugins, self),
         )
 
+    async def _ask_for_loaded_model(self) -> None:
+        """No model is chosen: ask the local server again (one may have been loaded since
+        rho started), and take the one it reports loaded, or keep why there is none."""
+        from rho_kernel.providers.local_model import first_run_choice
+
+        chosen, problem = await asyncio.to_thread(first_run_choice, self.provider)
+        if self.model_problem is None:  # a model was chosen meanwhile
+            return
+        if chosen is not None:
+            self.model, self.model_problem = chosen, None
+            info(f"using the model provider '{self.provider.name}' has loaded now: {chosen}")
+        else:
+            self.model_problem = problem
+
     def _image_refusal(self, images: Sequence[ImagePart]) -> str | None:
         """Why `images` cannot go with this prompt: too many, or a model known to take
         none (a model the catalog does not know is sent them)."""
@@ -762,6 +795,21 @@ class Runtime:
             self.notifier(method, params)
         except Exception as exc:
             warn(f"notification {method} not sent: {exc}")
+
+    async def run_user_command(
+        self, command: str, *, cwd: str | None = None, timeout: int | None = None
+    ) -> UserCommandResult:
+        """Run a shell command the user asked for and add it to the conversation as their
+        message (see `rho_kernel.user_command`): after the running prompt, if any, and as a
+        prompt would (`busy`; `abort` stops it). Raises `UserCommandError`."""
+        from rho_kernel.user_command import run_user_command
+
+        async with self._turn_lock:
+            self.cancel = CancelToken()
+            try:
+                return await run_user_command(self, command, cwd=cwd, timeout=timeout)
+            finally:
+                self.cancel = None
 
     def steer(self, message: str) -> bool:
         """Queue `message` for the running prompt (the turn `turn_id` names); False (nothing
@@ -1024,26 +1072,14 @@ def _service_factories(
     return factories
 
 
-def _first_run_model(provider: ResolvedProvider) -> str:
-    """No model is named: the one the local server reports loaded, else `DEFAULT_MODEL` with
-    a warning saying how to name one."""
-    from rho_kernel.providers.events import ProviderError
-    from rho_kernel.providers.local_model import fetch_loaded_model
+def _first_run(runtime: Runtime) -> None:
+    """No model is named: the one the local server reports loaded; else no model (never a
+    guessed name), and `model_problem` says why and how to choose one — for the front end
+    to show (rho's server warns on stderr; a prompt fails with it)."""
+    from rho_kernel.providers.local_model import first_run_choice
 
-    try:
-        loaded = fetch_loaded_model(provider)
-    except ProviderError as exc:
-        reason = exc.message
-    else:
-        if loaded is not None:
-            return loaded
-        reason = f"{provider.shown_models_endpoint} lists no model"
-    warn(
-        f"no model is named and provider '{provider.name}' could not say which one it has "
-        f"loaded ({reason}); using '{DEFAULT_MODEL}'. Name the model with --model ID, or "
-        '[agent] model = "ID" in .rho/config.toml'
-    )
-    return DEFAULT_MODEL
+    chosen, runtime.model_problem = first_run_choice(runtime.provider)
+    runtime.model = chosen or ""
 
 
 __all__ = ["ApiUsage", "Runtime", "RuntimeOptions", "StartupError", "base_prompt"]

@@ -15,6 +15,7 @@ from rho_kernel.session import warm_estimates
 from rho_rpc import startup_gc
 from rho_rpc.deferred import CoreDeferredMethod
 from rho_rpc.diagnostics import report
+from rho_rpc.followups import FOLLOW_UPS_KEY, FollowUps
 from rho_rpc.method_registry import collect_methods
 from rho_rpc.peer import RpcPeer
 from rho_rpc.plugin import PEER_KEY
@@ -116,6 +117,7 @@ def _start(runtime: Runtime) -> tuple[JsonRpcServer, RpcPeer]:
     methods = collect_methods(runtime)
     add_discover(methods)
     server = JsonRpcServer(methods, writer.write_line, before_serial=runtime.startup_settled)
+    runtime.stash[FOLLOW_UPS_KEY] = FollowUps(runtime, peer, server.run_serially)
     runtime.plugins.call_each(hookspecs.rho_startup, runtime=runtime)
     # A resumed session's context estimates are made now, once (a few milliseconds per
     # thousand entries), so that the client's first getSessionStats only adds them up.
@@ -130,16 +132,18 @@ def _announce_ready(runtime: Runtime, server: JsonRpcServer) -> None:
     """Send `ready`, then do what can wait until the client is told."""
     from rho_rpc import __version__
 
-    server.notify(
-        "ready",
-        {
-            "version": __version__,
-            "model": runtime.model,
-            "provider": runtime.provider.name,
-            "cwd": str(runtime.root.path),
-            "sessionPath": str(runtime.session.path or ""),
-        },
-    )
+    ready: dict[str, Any] = {
+        "version": __version__,
+        "model": runtime.model or None,  # null while none is chosen
+        "provider": runtime.provider.name,
+        "cwd": str(runtime.root.path),
+        "sessionPath": str(runtime.session.path or ""),
+    }
+    if runtime.model_problem is not None:
+        ready["modelProblem"] = runtime.model_problem
+    server.notify("ready", ready)
+    if runtime.model_problem is not None:
+        report(runtime.model_problem, "warning")
     _session_hint(runtime)
     if len(runtime.tools) == 0:
         report(NO_TOOLS_NOTE, "warning")

@@ -28,15 +28,18 @@ The handler is `module.Class.method` under `rho_rpc` (the class is made with the
 a model is `module.Model` under `rho_rpc.protocol`."""
 
 
-def _is_steering(raw: dict[str, object]) -> bool:
-    return raw.get("steer") is True
+def _answered_at_once(raw: dict[str, object]) -> bool:
+    """A steering prompt, or one queued as a follow-up: answered the moment it is read."""
+    return raw.get("steer") is True or raw.get("queue") is True
 
 
 CORE_TABLE: tuple[MethodRow, ...] = (
     ("prompt", "methods.CoreMethods.prompt", "prompt.PromptParams", "prompt.PromptResult",
-     "Run a user message through the agent (or steer the running prompt).", _is_steering),
-    ("abort", "methods.CoreMethods.abort", "base.NoParams", "base.EmptyResult",
-     "Cancel the running prompt, including a model request in flight.", True),
+     "Run a user message through the agent (or steer the running prompt, or queue it to "
+     "follow).", _answered_at_once),
+    ("abort", "methods.CoreMethods.abort", "prompt.AbortParams", "base.EmptyResult",
+     "Cancel the running prompt, including a model request in flight (or a queued one, by "
+     "its turnId).", True),
     ("approvalResponse", "methods.CoreMethods.approval_response",
      "prompt.ApprovalResponseParams", "base.EmptyResult",
      "Answer the approval/request named by approvalId.", True),
@@ -59,6 +62,10 @@ CORE_TABLE: tuple[MethodRow, ...] = (
     ("executeCommand", "command_methods.CommandMethods.execute_command",
      "commands.ExecuteCommandParams", "commands.ExecuteCommandResult",
      "Run a command listCommands names; it may do what its declared risk allows.", False),
+    ("runUserCommand", "user_command_methods.UserCommandMethods.run_user_command",
+     "user_command.RunUserCommandParams", "user_command.RunUserCommandResult",
+     "Run a shell command of the user's own (no approval: they asked); its redacted output "
+     "joins the conversation as their message.", False),
     ("listPlugins", "methods.CoreMethods.list_plugins", "base.NoParams",
      "plugins.ListPluginsResult",
      "Loaded plugins with versions and hooks, and the ones that failed.", True),
@@ -78,6 +85,10 @@ CORE_TABLE: tuple[MethodRow, ...] = (
     ("setModel", "methods.CoreMethods.set_model", "models.SetModelParams",
      "models.SetModelResult",
      "Switch model (bare id, found on the provider that lists it, or provider:id).", False),
+    ("setReasoningEffort", "methods.CoreMethods.set_reasoning_effort",
+     "models.SetReasoningEffortParams", "models.SetReasoningEffortResult",
+     "Set the reasoning effort sent from the next model request on (also the running "
+     "prompt's): low, medium, high, or null for none.", True),
     ("listModels", "methods.CoreMethods.list_models", "base.NoParams",
      "models.ListModelsResult", "Every model of every configured provider.", True),
     ("listProviders", "methods.CoreMethods.list_providers", "base.NoParams",

@@ -16,10 +16,10 @@ from rho_kernel.rpc import (
     RpcError,
 )
 from rho_rpc import render
-from rho_rpc.diagnostics import report
+from rho_rpc.followups import FOLLOW_UPS_KEY, FollowUps
 from rho_rpc.peer import ApprovalMismatch, RememberRefused, RpcPeer
 from rho_rpc.protocol.base import EmptyResult, NoParams
-from rho_rpc.status_bar import draw_status_bar, stderr_is_terminal
+from rho_rpc.status_bar import draw_after_turn
 
 if TYPE_CHECKING:
     from rho_kernel import ImagePart, Runtime
@@ -28,18 +28,23 @@ if TYPE_CHECKING:
         ListProvidersResult,
         SetModelParams,
         SetModelResult,
+        SetReasoningEffortParams,
     )
     from rho_rpc.protocol.plugins import ListPluginsResult
-    from rho_rpc.protocol.prompt import ApprovalResponseParams, PromptParams, PromptResult
+    from rho_rpc.protocol.prompt import (
+        AbortParams,
+        ApprovalResponseParams,
+        PromptParams,
+        PromptResult,
+    )
     from rho_rpc.protocol.sessions import (
         CompactParams,
         CompactResult,
         ListSessionsParams,
         NewSessionResult,
         ResumeSessionParams,
-        ResumeSessionResult,
     )
-    from rho_rpc.protocol.state import GetStateResult, SandboxInfo
+    from rho_rpc.protocol.state import QueuedPrompt, SandboxInfo
     from rho_rpc.protocol.tools import ListToolsResult
 
 #: Why a prompt read before the end of input is not run once it has ended.
@@ -59,6 +64,14 @@ def peer_of(runtime: Runtime) -> RpcPeer:
     if peer is None:
         raise RpcError(INTERNAL_ERROR, "no RPC client is connected to this runtime")
     return peer
+
+
+def follow_ups_of(runtime: Runtime) -> FollowUps:
+    """The client's queued prompts, put in the runtime's stash by the RPC host."""
+    follow_ups = runtime.stash.get(FOLLOW_UPS_KEY)
+    if follow_ups is None:
+        raise RpcError(INTERNAL_ERROR, "no RPC client is connected to this runtime")
+    return follow_ups
 
 
 def _images(params: PromptParams) -> list[ImagePart]:
@@ -92,11 +105,20 @@ class CoreMethods:
         if params.steer:
             if params.images:
                 raise RpcError(INVALID_PARAMS, "Invalid params: images cannot steer a prompt")
+            if params.queue:
+                raise RpcError(
+                    INVALID_PARAMS,
+                    "Invalid params: steer and queue exclude each other: steer adds the "
+                    "message to the running prompt, queue runs it after",
+                )
             return self._steer(params.message)
         images = _images(params)
         peer = peer_of(self.runtime)
         if peer.input_closed:  # the client is gone: no turn starts for it
             raise RpcError(INTERNAL_ERROR, INPUT_ENDED)
+        if params.queue:
+            queued = follow_ups_of(self.runtime).add(params.message, images)
+            return PromptResult(turnId=queued.turn_id, queued=True)
         try:
             # The client's gate and notifications come through rho-rpc's own hooks.
             result = await self.runtime.prompt(params.message, images=images)
@@ -110,18 +132,8 @@ class CoreMethods:
             peer.notify("agent/error", {"error": str(exc)})
             return PromptResult(error=str(exc))
         finally:
-            self._status_bar()
+            draw_after_turn(self.runtime)
         return PromptResult(reply=result.reply, reasoning=result.reasoning, turnId=result.turn_id)
-
-    def _status_bar(self) -> None:
-        """After a turn, the context status bar on stderr when it is a terminal."""
-        if not stderr_is_terminal():
-            return
-        try:
-            runtime = self.runtime
-            draw_status_bar(runtime.meter().stats(runtime.session), runtime.fitted_view())
-        except Exception as exc:  # a status line must never fail a prompt
-            report(f"the status bar could not be drawn: {exc}", "warning")
 
     def _steer(self, message: str) -> PromptResult:
         from rho_rpc.protocol.prompt import PromptResult
@@ -134,8 +146,18 @@ class CoreMethods:
             )
         return PromptResult(turnId=self.runtime.turn_id)
 
-    async def abort(self, _: NoParams) -> EmptyResult:
-        self.runtime.abort()
+    async def abort(self, params: AbortParams) -> EmptyResult:
+        turn_id = params.turnId
+        if turn_id is None:
+            self.runtime.abort()
+        elif not follow_ups_of(self.runtime).cancel(turn_id):
+            if self.runtime.turn_id != turn_id:
+                raise RpcError(
+                    NO_RUNNING_PROMPT,
+                    f"no prompt is running or queued as turnId {turn_id!r} (it may have "
+                    "ended); nothing was cancelled",
+                )
+            self.runtime.abort()
         return EmptyResult()
 
     async def approval_response(self, params: ApprovalResponseParams) -> EmptyResult:
@@ -231,7 +253,7 @@ class CoreMethods:
                 [{"param": "id", "problem": str(exc)}],
             ) from None
 
-    async def resume_session(self, params: ResumeSessionParams) -> ResumeSessionResult:
+    async def resume_session(self, params: ResumeSessionParams) -> dict[str, Any]:
         from rho_rpc.protocol.sessions import ResumeSessionResult
 
         path = self._session_to_resume(params)
@@ -242,24 +264,26 @@ class CoreMethods:
             if params.path is not None and not path.exists() and "/" not in params.path:
                 hint = " (to resume a session by its id, pass id instead of path)"
             raise RpcError(INTERNAL_ERROR, f"{exc}{hint}") from None
-        return ResumeSessionResult(
+        result = ResumeSessionResult(
             path=str(session.path or ""),
             sessionId=session.id,
-            model=self.runtime.model,
+            model=self.runtime.model or None,
             cwd=str(self.runtime.root.path),
             entryCount=session.entry_count,
         )
+        return result.model_dump(mode="json")  # with model: null while none is chosen
 
     # ── state ───────────────────────────────────────────────────────────────
 
-    async def get_state(self, _: NoParams) -> GetStateResult:
+    async def get_state(self, _: NoParams) -> dict[str, Any]:
         from rho_rpc.plugin_state import plugin_state
         from rho_rpc.protocol.state import GetStateResult, ToolDefinitionsInfo
 
         runtime = self.runtime
         session = runtime.session
-        return GetStateResult(
-            model=runtime.model,
+        state = GetStateResult(
+            model=runtime.model or None,
+            modelProblem=runtime.model_problem,
             provider=runtime.provider.name,
             cwd=str(runtime.root.path),
             messageCount=len(session.path_messages()),
@@ -272,8 +296,19 @@ class CoreMethods:
                 render.tool_definitions(runtime.tool_share())
             ),
             approvalMode=runtime.permission_mode,
+            reasoningEffort=runtime.config.agent.reasoning_effort,
+            queued=self._queued(),
             **plugin_state(runtime, GetStateResult.model_fields),
         )
+        # `model` is null, not left out, while none is chosen.
+        return {**state.model_dump(mode="json", exclude_none=True), "model": state.model}
+
+    def _queued(self) -> list[QueuedPrompt]:
+        from rho_rpc.protocol.state import QueuedPrompt
+
+        follow_ups = self.runtime.stash.get(FOLLOW_UPS_KEY)
+        queued = follow_ups.queued() if follow_ups is not None else []
+        return [QueuedPrompt(turnId=item.turn_id, preview=item.preview) for item in queued]
 
     async def _sandbox(self) -> SandboxInfo:
         from rho_rpc.protocol.state import SandboxInfo
@@ -341,6 +376,13 @@ class CoreMethods:
             utilizationPercent=stats.utilization_percent,
         )
 
+    async def set_reasoning_effort(self, params: SetReasoningEffortParams) -> dict[str, Any]:
+        from rho_rpc.protocol.models import SetReasoningEffortResult
+
+        self.runtime.set_reasoning_effort(params.effort)
+        result = SetReasoningEffortResult(effort=self.runtime.config.agent.reasoning_effort)
+        return result.model_dump(mode="json")  # with effort: null when none is sent
+
     async def list_models(self, _: NoParams) -> ListModelsResult:
         from rho_rpc.protocol.models import ListModelsResult, ModelEntry
 
@@ -370,4 +412,4 @@ class CoreMethods:
         )
 
 
-__all__ = ["INPUT_ENDED", "CoreMethods", "peer_of"]
+__all__ = ["INPUT_ENDED", "CoreMethods", "follow_ups_of", "peer_of"]

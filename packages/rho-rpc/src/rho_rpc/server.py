@@ -77,6 +77,12 @@ def _describe_validation(error: ValidationError) -> tuple[str, list[dict[str, An
     return f"Invalid params: {text}", details
 
 
+def _outcome_seen(future: asyncio.Future[Any]) -> None:
+    """Mark the outcome of work no request waits for as seen (no "never retrieved")."""
+    if not future.cancelled():
+        future.exception()
+
+
 def _stopped(exc: BaseException) -> bool:
     """Whether `exc` stops the current task: it is being cancelled (not merely handed a
     cancellation raised by the work it awaited)."""
@@ -287,6 +293,14 @@ class JsonRpcServer:
             task.cancel()
         if self._worker_task is not None:
             self._worker_task.cancel()
+
+    def run_serially(self, work: Callable[[], Awaitable[Any]]) -> None:
+        """Put `work` on the serial lane, behind every request read so far (a follow-up
+        prompt). Its outcome answers no request: `work` reports its own failures, and one
+        that is dropped at shutdown (`cancel_queued`) is simply not run."""
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        done.add_done_callback(_outcome_seen)
+        self._queue.put_nowait((work, done))
 
     def cancel_queued(self, reason: str) -> None:
         """Answer every request still waiting in the serial lane with an error (shutdown)."""

@@ -19,6 +19,7 @@ from rho_kernel.session import ContextStats
 from rho_rpc.render import fitted_percent
 
 if TYPE_CHECKING:
+    from rho_kernel import Runtime
     from rho_kernel.frontend import FitResult
 
 BAR_CELLS = 20
@@ -96,9 +97,23 @@ def draw_status_bar(stats: ContextStats, fitted: FitResult | None = None) -> Non
     )
 
 
+def draw_after_turn(runtime: Runtime) -> None:
+    """After a turn, the context status bar on stderr when it is a terminal (a bar that
+    cannot be drawn is reported, never raised)."""
+    if not stderr_is_terminal():
+        return
+    try:
+        draw_status_bar(runtime.meter().stats(runtime.session), runtime.fitted_view())
+    except Exception as exc:  # a status line must never fail a prompt
+        from rho_rpc.diagnostics import report
+
+        report(f"the status bar could not be drawn: {exc}", "warning")
+
+
 __all__ = [
     "BAR_CELLS",
     "colour_of",
+    "draw_after_turn",
     "draw_status_bar",
     "short_tokens",
     "status_line",

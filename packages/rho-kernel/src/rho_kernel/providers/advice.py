@@ -40,6 +40,12 @@ def _where(provider: ResolvedProvider | None) -> str:
     return f"correct the endpoint of provider '{provider.name}' ([[providers]] in config.toml)"
 
 
+def correct_endpoint(provider: ResolvedProvider | None) -> str:
+    """What to correct when the endpoint is wrong, fitting how it was given (`--endpoint`,
+    a `[[providers]]` entry, rho's default endpoint), as the end of a sentence."""
+    return _where(provider)
+
+
 def _refused(endpoint: str, provider: ResolvedProvider | None) -> str:
     address = _host_port(endpoint)
     if provider is not None and provider.origin == "default":
@@ -136,4 +142,4 @@ def failure_hint(
     return hint or error.hint
 
 
-__all__ = ["failure_hint"]
+__all__ = ["correct_endpoint", "failure_hint"]

@@ -16,6 +16,10 @@ Understood listings (entries under `data`, `models`, or a bare list):
 The first entry marked loaded wins; when the listing marks none, the first entry does.
 Embedding models (`"type": "embedding(s)"`, or "embed" in the id) are passed over, since they
 cannot chat, unless they are all there is.
+
+When the server does not answer, or lists no model, rho does not guess a name: it starts with
+no model chosen (`first_run_choice` says why, in one message that names the server's address
+and how to choose one), and asks again when a prompt comes (`first_run_choice` once more).
 """
 
 from __future__ import annotations
@@ -26,9 +30,9 @@ import time
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from rho_kernel import __version__
 from rho_kernel.providers.events import ProviderError
 from rho_kernel.providers.resolve import ResolvedProvider
+from rho_kernel.version import rho_version
 
 PROBE_TIMEOUT = 2.0
 """Seconds the whole startup request may take."""
@@ -104,7 +108,7 @@ def _probe_error(provider: ResolvedProvider, detail: str) -> ProviderError:
 
 
 def _headers(provider: ResolvedProvider, userinfo: str) -> dict[str, str]:
-    headers = {"Accept": "application/json", "User-Agent": f"rho/{__version__}"}
+    headers = {"Accept": "application/json", "User-Agent": f"rho/{rho_version()}"}
     key = provider.api_key
     if key:
         headers["Authorization"] = f"Bearer {key}"
@@ -161,6 +165,59 @@ def fetch_loaded_model(provider: ResolvedProvider, *, timeout: float = PROBE_TIM
     return loaded_model(payload)
 
 
+def first_run_choice(provider: ResolvedProvider) -> tuple[str | None, str | None]:
+    """No model is named: (the model the local `provider` reports loaded, None), or (None,
+    why no model is chosen — the message a prompt then fails with). Blocks for at most
+    `PROBE_TIMEOUT` seconds."""
+    try:
+        loaded = fetch_loaded_model(provider)
+    except ProviderError as exc:
+        return None, no_model_message(provider, exc.message)
+    if loaded is not None:
+        return loaded, None
+    return None, no_model_message(provider)
+
+
+def no_model_message(provider: ResolvedProvider, failure: str | None = None) -> str:
+    """What rho says when no model is named and the local server reports none loaded: where
+    it asked, what it found (`failure`: why the models URL gave no list; None: the list was
+    empty), and how to choose a model."""
+    from rho_kernel.providers.advice import correct_endpoint
+
+    server = _SERVERS.get(_port(provider), "the model server")
+    where = provider.shown_endpoint
+    if provider.origin == "default":
+        where += ", rho's default endpoint"
+    name = 'name one with --model ID (or [agent] model = "ID" in .rho/config.toml)'
+    listing = provider.shown_models_endpoint
+    if failure is None:
+        return (
+            f"no model is loaded at {where}: its model list ({listing}) is empty. Load one "
+            f"in {server}, or {name}."
+        )
+    unanswered = f"{listing} did not answer: "
+    if failure.startswith(unanswered):
+        return (
+            f"no model is loaded at {where}: nothing answers there "
+            f"({failure.removeprefix(unanswered)}). Start {server} and load a model in it, or "
+            f"{name}; or {correct_endpoint(provider)}."
+        )
+    return (
+        f"no model is named, and rho cannot tell which one {where} has loaded ({failure}): {name}."
+    )
+
+
+#: The servers that usually listen on a port, named in the advice.
+_SERVERS = {1234: "LM Studio", 11434: "Ollama"}
+
+
+def _port(provider: ResolvedProvider) -> int:
+    try:
+        return urlsplit(provider.endpoint).port or 0
+    except ValueError:
+        return 0
+
+
 def _bound(sock: Any, deadline: float) -> None:
     """Let the next socket operation wait only for what is left of the deadline."""
     remaining = deadline - time.monotonic()
@@ -193,4 +250,10 @@ def _reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-__all__ = ["PROBE_TIMEOUT", "fetch_loaded_model", "loaded_model"]
+__all__ = [
+    "PROBE_TIMEOUT",
+    "fetch_loaded_model",
+    "first_run_choice",
+    "loaded_model",
+    "no_model_message",
+]

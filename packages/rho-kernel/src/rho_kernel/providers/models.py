@@ -19,10 +19,10 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rho_kernel import __version__
 from rho_kernel.providers.events import ProviderError
 from rho_kernel.providers.resolve import ResolvedProvider
 from rho_kernel.providers.urls import mask_urls_in
+from rho_kernel.version import rho_version
 
 if TYPE_CHECKING:
     import httpx
@@ -32,7 +32,7 @@ MODEL_LIST_LIMIT = 16 * 1024 * 1024
 
 
 def _headers(provider: ResolvedProvider) -> dict[str, str]:
-    headers = {"Accept": "application/json", "User-Agent": f"rho/{__version__}"}
+    headers = {"Accept": "application/json", "User-Agent": f"rho/{rho_version()}"}
     key = provider.api_key
     if key:
         headers["Authorization"] = f"Bearer {key}"

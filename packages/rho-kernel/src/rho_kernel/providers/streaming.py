@@ -14,7 +14,6 @@ from typing import Any, Protocol
 
 import httpx
 
-from rho_kernel import __version__
 from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.messages import FunctionCall, ToolCall
 from rho_kernel.providers.drain import ResponseDrains
@@ -31,6 +30,7 @@ from rho_kernel.providers.request_json import RequestEncoder
 from rho_kernel.providers.sse import SSEEvent, SSEParser
 from rho_kernel.providers.surrogates import SurrogateJoiner
 from rho_kernel.providers.urls import mask_url
+from rho_kernel.version import rho_version
 
 
 class StreamDecoder(Protocol):
@@ -118,7 +118,7 @@ class SSEStreamService:
             "Content-Type": "application/json",
             "Accept": "text/event-stream",
             "Accept-Encoding": "identity",
-            "User-Agent": f"rho/{__version__}",
+            "User-Agent": f"rho/{rho_version()}",
         }
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"

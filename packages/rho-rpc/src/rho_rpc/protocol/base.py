@@ -35,9 +35,30 @@ TURN_ID = (
 )
 """The description of every `turnId`."""
 
+NO_MODEL = (
+    "null while no model is chosen: nothing names one and the local server reports none "
+    "loaded (modelProblem says so; a prompt asks the server again, and setModel chooses one)."
+)
+"""How a result says that no model is chosen."""
+
+MODEL_PROBLEM = (
+    "Only while no model is chosen: why, in one sentence naming the server's address and "
+    "how to choose a model (the error a prompt fails with)."
+)
+"""The description of every `modelProblem`."""
+
 
 class EmptyResult(Result):
     """An empty object: the request was accepted."""
 
 
-__all__ = ["TURN_ID", "EmptyResult", "NoParams", "Params", "Result", "Wire"]
+__all__ = [
+    "MODEL_PROBLEM",
+    "NO_MODEL",
+    "TURN_ID",
+    "EmptyResult",
+    "NoParams",
+    "Params",
+    "Result",
+    "Wire",
+]

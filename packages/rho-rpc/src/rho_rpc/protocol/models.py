@@ -1,6 +1,8 @@
-"""`setModel`, `listModels` and `listProviders`."""
+"""`setModel`, `setReasoningEffort`, `listModels` and `listProviders`."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import Field
 
@@ -23,6 +25,21 @@ class SetModelResult(Result):
     contextWindow: int
     estimatedUsed: int
     utilizationPercent: float
+
+
+class SetReasoningEffortParams(Params):
+    """`setReasoningEffort`: how hard a reasoning model thinks, from the next request on."""
+
+    effort: Literal["low", "medium", "high"] | None = Field(
+        description='"low", "medium" or "high", sent as the request\'s reasoning effort; '
+        "null sends none (the model's own default)."
+    )
+
+
+class SetReasoningEffortResult(Result):
+    """`setReasoningEffort` result: the effort in force now."""
+
+    effort: str | None = Field(description="The reasoning effort sent from now on; null: none.")
 
 
 class ModelEntry(Wire):
@@ -63,4 +80,6 @@ __all__ = [
     "ProviderEntry",
     "SetModelParams",
     "SetModelResult",
+    "SetReasoningEffortParams",
+    "SetReasoningEffortResult",
 ]

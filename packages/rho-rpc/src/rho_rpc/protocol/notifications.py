@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from rho_rpc.protocol import base
 from rho_rpc.protocol.base import TURN_ID, Wire
 from rho_rpc.protocol.messages import MessageDetails
 from rho_rpc.protocol.prompt import ProviderFailureInfo
@@ -22,8 +23,9 @@ CALL_ID = (
 class ReadyParams(Wire):
     """`ready`: sent once, before anything else."""
 
-    version: str
-    model: str
+    version: str = Field(description="rho's version, as `rho --version` says it.")
+    model: str | None = Field(description="The model prompts go to; " + base.NO_MODEL)
+    modelProblem: str | None = Field(None, description=base.MODEL_PROBLEM)
     provider: str
     cwd: str
     sessionPath: str

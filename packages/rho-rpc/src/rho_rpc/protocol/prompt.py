@@ -36,6 +36,14 @@ class PromptParams(Params):
         "user turn at the next tool-batch seam, or one more round if the model has just "
         "answered. Refused (-32002) when no prompt is running.",
     )
+    queue: bool = Field(
+        False,
+        description="Queue the prompt as a follow-up: answered at once with {turnId, queued: "
+        "true}, it runs once the prompts and other requests read before it have ended, in "
+        "arrival order, as the turn turnId names (its events, agent/end or agent/error carry "
+        "it). getState lists it under `queued` until it starts; abort with its turnId takes "
+        "it out. Not with `steer`.",
+    )
 
 
 class ProviderFailureInfo(Wire):
@@ -85,6 +93,22 @@ class PromptResult(Result):
     turnId: str | None = Field(
         None, description=TURN_ID + " Absent only when the prompt failed before its turn began."
     )
+    queued: bool | None = Field(
+        None,
+        description="True for a prompt sent with queue: true: it waits its turn, which runs "
+        "as turnId (the response comes at once, before the turn).",
+    )
+
+
+class AbortParams(Params):
+    """`abort`: cancel the running prompt, or the running or queued prompt `turnId` names."""
+
+    turnId: str | None = Field(
+        None,
+        description="A queued prompt's turnId takes it out of the queue (it never runs); the "
+        "running prompt's cancels it. Without it, the running prompt is cancelled (queued "
+        "ones stay). An id naming neither is refused (-32002): the turn may have ended.",
+    )
 
 
 class RememberRule(Params):
@@ -117,6 +141,7 @@ class ApprovalResponseParams(Params):
 
 
 __all__ = [
+    "AbortParams",
     "ApprovalResponseParams",
     "PromptParams",
     "PromptResult",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from rho_rpc.protocol.base import Params, Result, Wire
+from rho_rpc.protocol.base import NO_MODEL, Params, Result, Wire
 
 
 class NewSessionResult(Result):
@@ -61,7 +61,7 @@ class ResumeSessionResult(Result):
 
     path: str
     sessionId: str
-    model: str
+    model: str | None = Field(description="The model prompts go to; " + NO_MODEL)
     cwd: str
     entryCount: int
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from rho_rpc.protocol.base import Result, Wire
+from rho_rpc.protocol.base import MODEL_PROBLEM, NO_MODEL, Result, Wire
 
 PermissionModeName = Literal["ask", "auto-edit", "read-only", "auto"]
 """The permission modes (`[approval] mode`)."""
@@ -74,13 +74,21 @@ class ToolDefinitionsInfo(Wire):
     )
 
 
+class QueuedPrompt(Wire):
+    """A prompt queued with `queue: true` that has not started yet."""
+
+    turnId: str = Field(description="The turn it will run as.")
+    preview: str = Field(description="Its message on one line, at most 120 characters.")
+
+
 class GetStateResult(Result):
     """`getState` result. Plugins add members of their own (`rho_state`), each named by the
     plugin and holding any JSON value, e.g. `mcp` from rho-mcp (docs/mcp.md)."""
 
     model_config = ConfigDict(extra="allow")
 
-    model: str
+    model: str | None = Field(description="The model prompts go to; " + NO_MODEL)
+    modelProblem: str | None = Field(None, description=MODEL_PROBLEM)
     provider: str
     cwd: str
     messageCount: int
@@ -97,12 +105,22 @@ class GetStateResult(Result):
     approvalMode: PermissionModeName = Field(
         description="How much runs without asking (see setApprovalMode)."
     )
+    queued: list[QueuedPrompt] = Field(
+        default_factory=list,
+        description="Prompts queued with queue: true that have not started, first to run first.",
+    )
+    reasoningEffort: str | None = Field(
+        None,
+        description="The reasoning effort sent with each model request (setReasoningEffort, "
+        "or [agent] reasoning_effort); absent when none is sent.",
+    )
 
 
 __all__ = [
     "GetStateResult",
     "PackToolTokens",
     "PermissionModeName",
+    "QueuedPrompt",
     "SandboxInfo",
     "ToolDefinitionsInfo",
 ]
