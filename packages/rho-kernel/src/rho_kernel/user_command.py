@@ -252,15 +252,16 @@ def _add_message(
     notes: list[str],
 ) -> tuple[bool, str]:
     """Append the user message; (whether its output was cut to fit, its entry id)."""
-    from rho_kernel.context.bounding import bound_text, footer
+    from rho_kernel.context.bounding import bound_ends, shown
     from rho_kernel.messages import ChatMessage
 
     full = message_text(command, cwd, ended, "\n".join([output, *notes]) if notes else output)
     limit = _share(runtime)
-    bounded = bound_text(output, max(0, limit - (len(full.encode()) - len(output.encode()))))
+    # Like a command the model runs: its first and its last lines (where errors end up).
+    bounded = bound_ends(output, max(0, limit - (len(full.encode()) - len(output.encode()))))
     message = ChatMessage.user(full)
     if bounded is not None:
-        kept = f"{bounded.text}\n\n{footer(bounded, None)}"
+        kept = shown(bounded, None)
         message = ChatMessage.user(
             message_text(command, cwd, ended, "\n".join([kept, *notes]) if notes else kept)
         )
