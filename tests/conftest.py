@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,6 +85,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             continue
         if where.startswith(CONFINEMENT_TESTS):
             item.add_marker(pytest.mark.confinement)
+
+
+def skip_reasons(reports: list[pytest.TestReport]) -> Counter[str]:
+    """How many tests skipped for each reason (the reason as the test gave it)."""
+    reasons: Counter[str] = Counter()
+    for report in reports:
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reasons[reason.removeprefix("Skipped: ")] += 1
+    return reasons
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say, whatever the verbosity, how many tests skipped and why: a machine without
+    bubblewrap, cargo or node skips what needs them, and the count shows what did not run."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    reasons = skip_reasons(terminalreporter.stats.get("skipped", []))
+    total = sum(reasons.values())
+    terminalreporter.write_sep("-", f"{total} skipped" if total else "nothing skipped")
+    for reason, count in sorted(reasons.items(), key=lambda item: (-item[1], item[0])):
+        terminalreporter.write_line(f"{count:5} {reason}")
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from openrpc_check import drift  # type: ignore[import-not-found]
 from rho_process import RhoProcess  # type: ignore[import-not-found]
+from sandboxes import user_config  # type: ignore[import-not-found]
 from shared_rho import SharedRho, SharedRhos  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer
@@ -26,6 +27,14 @@ def home(tmp_path: Path) -> Path:
     path = tmp_path / "home"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def run_anyway(home: Path) -> Path:
+    """The user's config with `[sandbox] require = false` (`sandboxes.RUN_ANYWAY`), for a test
+    that runs commands without being about confinement: where no OS sandbox works, its commands
+    run as the rules and mode say instead of each asking."""
+    return user_config(home)
 
 
 @pytest.fixture

@@ -63,12 +63,27 @@ def mcp_servers(rho: Any) -> dict[str, dict[str, Any]]:
 EVERYTHING = "@modelcontextprotocol/server-everything@2026.8.31"
 
 
+#: HOME as the suite started, before each test points it at a folder of its own.
+_HOME = Path.home()
+
+
 def npm_cache() -> Path:
     """Where the tests' npm packages are installed (`.ci/run` installs them there first)."""
     configured = os.environ.get("RHO_TEST_NPM_PREFIX")
     if configured:
         return Path(configured)
-    return Path.home() / ".cache" / "rho-tests" / "npm"
+    return _HOME / ".cache" / "rho-tests" / "npm"
+
+
+def missing_node() -> str | None:
+    """Why the reference server cannot run here (it runs on node, installed with npm), or
+    None where it can."""
+    if shutil.which("node") is None:
+        return "node is not installed (the reference MCP server runs on node)"
+    installed = (npm_cache() / "node_modules" / ".bin" / "mcp-server-everything").exists()
+    if not installed and shutil.which("npm") is None:
+        return "npm is not installed (it installs the reference MCP server, which runs on node)"
+    return None
 
 
 def everything_server() -> Path:

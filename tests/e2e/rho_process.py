@@ -22,6 +22,27 @@ OWN_PLUGINS = ",".join(sorted(RHO_DISTRIBUTIONS))
 WAIT = 90.0
 
 
+#: How rho's line about the sandbox begins, said once at start (`sandbox_announcement`): an
+#: info line where commands are confined, a warning where they are not.
+SANDBOX_LINES = (
+    "rho: commands run confined by ",
+    "rho: warning: commands run unconfined",
+    "rho: warning: commands would run unconfined",
+    "rho: warning: commands will not run",
+)
+
+
+def stderr_lines(stderr: str) -> list[str]:
+    """The lines of rho's `stderr` but its line about how commands run, which depends on the
+    machine (bubblewrap, Landlock, or neither)."""
+    return [line for line in stderr.splitlines() if not line.startswith(SANDBOX_LINES)]
+
+
+def warnings(stderr: str) -> list[str]:
+    """rho's warnings in `stderr`, less the one about commands running unconfined."""
+    return [line for line in stderr_lines(stderr) if line.startswith("rho: warning:")]
+
+
 def rho_env(home: Path, **extra: str) -> dict[str, str]:
     """The environment for a `rho` a test starts: this one without rho's and providers'
     variables, with `home` as HOME, rho's own plugins only, and `extra`."""

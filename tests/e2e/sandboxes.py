@@ -8,6 +8,7 @@ skips, naming both, only where neither works.
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +48,18 @@ REFUSED_WRITE = ("Read-only file system", "Permission denied")
 def refusals(output: str) -> int:
     """How many refused writes `output` reports."""
     return sum(output.count(sign) for sign in REFUSED_WRITE)
+
+
+#: `[sandbox] require = false`: where no OS sandbox works, commands run unconfined as the rules
+#: and the approval mode say, instead of each asking a person. Tests that run commands but are
+#: not about confinement put it in the user's config, so that they run on such a machine too;
+#: wherever a sandbox works it changes nothing.
+RUN_ANYWAY = "[sandbox]\nrequire = false\n"
+
+
+def user_config(home: Path, text: str = "") -> Path:
+    """Write the user's config (`home/.rho/config.toml`): `text`, then `RUN_ANYWAY`."""
+    path = home / ".rho" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{text.rstrip()}\n{RUN_ANYWAY}" if text.strip() else RUN_ANYWAY)
+    return path

@@ -6,9 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from sandboxes import user_config  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+#: Its tests run commands but are not about confinement: they run on a machine where no OS
+#: sandbox works too (`run_anyway`).
+pytestmark = pytest.mark.usefixtures("run_anyway")
 
 
 def _command(line: str) -> object:
@@ -109,8 +115,7 @@ def test_a_deny_rule_covers_the_command_inside_a_list_or_a_wrapper(  # type: ign
 def test_rules_in_config_and_an_untrusted_repositorys_allow(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer, project: Path, home: Path
 ) -> None:
-    (home / ".rho").mkdir()
-    (home / ".rho" / "config.toml").write_text('[approval]\nallow = ["write_file(a.txt)"]\n')
+    user_config(home, '[approval]\nallow = ["write_file(a.txt)"]\n')
     (project / ".rho").mkdir()
     repository = project / ".rho" / "config.toml"
     repository.write_text('[approval]\nallow = ["write_file(b.txt)"]\ndeny = ["write_file(a*)"]\n')

@@ -15,6 +15,10 @@ from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-fo
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
+#: Its tests run commands but are not about confinement: they run on a machine where no OS
+#: sandbox works too (`run_anyway`).
+pytestmark = pytest.mark.usefixtures("run_anyway")
+
 _PLANT = 'sh -c "echo PWNED > planted.txt"'
 #: Lines a prefix rule must not cover, each with the rule a user would have given: every
 #: one would run a program (and plant a file) if it ran.

@@ -12,9 +12,15 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from sandboxes import user_config  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+#: Its tests run commands but are not about confinement: they run on a machine where no OS
+#: sandbox works too (`run_anyway`).
+pytestmark = pytest.mark.usefixtures("run_anyway")
 
 
 def _files(project: Path) -> dict[str, tuple[bytes, int]]:
@@ -33,8 +39,7 @@ def _user_entry(rho: RhoProcess, text: str) -> str:
 
 
 def _disable(home: Path) -> None:
-    (home / ".rho").mkdir(exist_ok=True)
-    (home / ".rho" / "config.toml").write_text("[checkpoints]\nenabled = false\n")
+    user_config(home, "[checkpoints]\nenabled = false\n")
 
 
 def test_a_turns_changes_are_restored_undone_and_conflicts_reported(
@@ -100,7 +105,7 @@ def test_bad_requests_are_clear_errors(start_rho: Any, server: ScriptedServer, h
     off = rho.call("restoreFiles", {"undo": True})["error"]
     assert off["code"] == -32022 and "checkpoints are off" in off["message"]
     assert rho.finish() == 0
-    (home / ".rho" / "config.toml").unlink()  # on by default
+    user_config(home)  # on by default
     rho = start_scripted(start_rho, server, "--ephemeral")
     missing = rho.call("restoreFiles", {"entryId": "nope"})["error"]
     assert missing["code"] == -32602 and "no entry 'nope'" in missing["message"]
@@ -374,8 +379,7 @@ def test_a_fifo_made_by_a_command_neither_hangs_the_turn_nor_stops_checkpoints(
 def test_past_the_size_bound_the_oldest_sessions_snapshots_are_pruned(
     start_rho: Any, server: ScriptedServer, project: Path, home: Path
 ) -> None:
-    (home / ".rho").mkdir(exist_ok=True)
-    (home / ".rho" / "config.toml").write_text("[checkpoints]\nmax_size_mb = 1\n")
+    user_config(home, "[checkpoints]\nmax_size_mb = 1\n")
     (project / "small.txt").write_text("one\n")
     server.add(
         tool_call_reply("run_command", {"command": "head -c 1500000 /dev/urandom > big.bin"}),

@@ -16,9 +16,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from sandboxes import user_config  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+#: Its tests run commands but are not about confinement: they run on a machine where no OS
+#: sandbox works too (`run_anyway`).
+pytestmark = pytest.mark.usefixtures("run_anyway")
 
 STOPPING_GIT = """#!/bin/sh
 # The real git; on the {nth}th run of `{subcommand}`, stop after it and wait to be killed.
@@ -119,8 +125,7 @@ def test_killed_in_a_snapshot_the_store_stays_usable(
 def test_killed_in_a_restore_every_file_is_whole_and_it_can_be_undone_or_redone(
     start_rho: Any, server: ScriptedServer, project: Path, home: Path, tmp_path: Path
 ) -> None:
-    (home / ".rho").mkdir(exist_ok=True)
-    (home / ".rho" / "config.toml").write_text("[checkpoints]\nmax_file_mb = 20\n")
+    user_config(home, "[checkpoints]\nmax_file_mb = 20\n")
     names = ("big1.bin", "big2.bin", "big3.bin")
     before = {name: name.encode() * ((12 << 20) // len(name)) for name in names}
     for name, data in before.items():

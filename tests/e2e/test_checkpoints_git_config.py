@@ -19,6 +19,10 @@ from rho_process import start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
+#: Its tests run commands but are not about confinement: they run on a machine where no OS
+#: sandbox works too (`run_anyway`).
+pytestmark = pytest.mark.usefixtures("run_anyway")
+
 #: The files git reads from a user's configuration folder (`~/.config/git` or
 #: `$XDG_CONFIG_HOME/git`).
 GIT_USER_FILES = ("config", "attributes", "ignore")

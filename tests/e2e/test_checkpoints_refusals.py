@@ -10,9 +10,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+#: Its tests run commands but are not about confinement: they run on a machine where no OS
+#: sandbox works too (`run_anyway`).
+pytestmark = pytest.mark.usefixtures("run_anyway")
 
 MIB = 1 << 20
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rho_process import start_scripted  # type: ignore[import-not-found]
+from rho_process import start_scripted, stderr_lines, warnings  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply
 
@@ -134,8 +134,8 @@ def test_a_damaged_file_resumes_with_the_system_message_and_the_whole_path(
     assert rho.finish() == 0
     assert path.read_bytes().startswith(before)  # appended to, never rewritten
     stderr = rho.stderr_text()
-    warnings = [line for line in stderr.splitlines() if line.startswith("rho: warning:")]
-    assert len(warnings) == 1 and warned in warnings[0], stderr
+    said = warnings(stderr)
+    assert len(said) == 1 and warned in said[0], stderr
     assert "Traceback" not in stderr
     # The next resume continues from the same place, after the new turn.
     shared.server.add(text_reply("again"))
@@ -163,7 +163,7 @@ def test_an_unreadable_line_is_described_in_rhos_words(
     rho.call("prompt", {"message": "next"})
     assert rho.finish() == 0
     stderr = rho.stderr_text()
-    [warning] = [line for line in stderr.splitlines() if line.startswith("rho: warning:")]
+    [warning] = warnings(stderr)
     assert (
         "skipped 1 unreadable line (first: line 7: Message entry: "
         "tool_calls[0].function.name must be a string (found 7))" in warning
@@ -186,10 +186,10 @@ def test_hostile_ids_cannot_forge_lines_on_stderr(
     assert rho.finish() == 0
     stderr = rho.stderr_text()
     assert "rho: error" not in "\n".join(
-        line for line in stderr.splitlines() if not line.startswith("rho: warning:")
+        line for line in stderr_lines(stderr) if not line.startswith("rho: warning:")
     )
     assert "\x1b" not in stderr and "\r" not in stderr
-    assert len([line for line in stderr.splitlines() if line.startswith("rho: warning:")]) == 1
+    assert len(warnings(stderr)) == 1
 
 
 @pytest.mark.parametrize("name", ["self parent", "repeated id"])

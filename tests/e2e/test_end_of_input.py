@@ -122,6 +122,7 @@ def _ended(rho: RhoProcess) -> int:
     return rho.proc.wait(timeout=WAIT)
 
 
+@pytest.mark.usefixtures("run_anyway")
 def test_closing_stdin_cancels_a_turn_blocked_in_a_command_that_ignores_sigterm(
     start_rho, server: ScriptedServer, project: Path, home: Path
 ) -> None:  # type: ignore[no-untyped-def]

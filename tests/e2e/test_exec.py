@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pyte
+import pytest
 from openrpc_check import _document, drift  # type: ignore[import-not-found]
 from rho_process import RHO, WAIT, rho_env  # type: ignore[import-not-found]
 
@@ -182,6 +183,7 @@ def _sleepers(mark: str) -> list[int]:
     return found
 
 
+@pytest.mark.usefixtures("run_anyway")
 def test_ctrl_c_mid_command_stops_it_and_leaves_a_resumable_session(
     server: ScriptedServer, home: Path, project: Path
 ) -> None:
@@ -446,6 +448,7 @@ def _wait_file(path: Path, process: subprocess.Popen[str]) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.usefixtures("run_anyway")
 def test_sigterm_mid_command_stops_it_flushes_the_session_and_exits_143(
     server: ScriptedServer, home: Path, project: Path
 ) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from sandboxes import user_config  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -461,9 +462,7 @@ def test_what_an_extension_reads_is_redacted_like_a_tool_result(  # type: ignore
 ) -> None:
     (project / ".env").write_text(f"OPENAI_API_KEY={SECRET}\n")
     _user_extension(home, "peek.ts", PEEK)
-    (home / ".rho" / "config.toml").write_text(
-        '[extensions.per_extension."peek"]\ncommands = true\n'
-    )
+    user_config(home, '[extensions.per_extension."peek"]\ncommands = true\n')
     server.add(tool_call_reply("peek", {}), text_reply("done"))
     rho = start_scripted(start_rho, server, "--ephemeral")
     _prompt(rho, approve=1)
@@ -724,9 +723,7 @@ def test_an_extensions_command_never_sees_the_key_named_by_api_key_env(  # type:
 ) -> None:
     (project / "holder.txt").write_text("key corp-Cred-7f3a9b21e4d0\n")
     _user_extension(home, "envpeek.ts", ENV_PEEK)
-    (home / ".rho" / "config.toml").write_text(
-        '[extensions.per_extension."envpeek"]\ncommands = true\n'
-    )
+    user_config(home, '[extensions.per_extension."envpeek"]\ncommands = true\n')
     server.add(tool_call_reply("envpeek", {}), text_reply("done"))
     rho = start_scripted(
         start_rho,

@@ -10,7 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from sandboxes import user_config  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -18,9 +20,8 @@ PY = sys.executable
 
 
 def _hooks(home: Path, text: str) -> None:
-    """Write the user's config (their hooks)."""
-    (home / ".rho").mkdir(exist_ok=True)
-    (home / ".rho" / "config.toml").write_text(text)
+    """Write the user's config (their hooks; commands run where no OS sandbox works too)."""
+    user_config(home, text)
 
 
 def _hook(event: str, command: str, matcher: str = "", **extra: Any) -> str:
@@ -290,6 +291,7 @@ def test_an_untrusted_repositorys_hooks_do_not_run_and_are_listed(
     assert "rho trust" in rho.stderr_text()  # the trust warning names the remedy
 
 
+@pytest.mark.usefixtures("run_anyway")
 def test_a_claude_code_script_from_settings_json_blocks_run_command(
     start_rho: Any, server: ScriptedServer, home: Path, project: Path
 ) -> None:

@@ -24,6 +24,7 @@ from mcp_servers import (  # type: ignore[import-not-found]
     write_spec,
 )
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from sandboxes import needs_sandbox  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -464,6 +465,7 @@ def test_prompts_are_commands_and_resources_have_two_tools(  # type: ignore[no-u
     assert rho.finish() == 0
 
 
+@needs_sandbox
 def test_a_repositorys_mcp_json_servers_start_once_trusted_and_confined(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer, home: Path, project: Path, tmp_path: Path, outside_tmp: Path
 ) -> None:

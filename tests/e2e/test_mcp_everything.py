@@ -8,10 +8,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mcp_servers import everything_server, mcp_servers, user_servers  # type: ignore[import-not-found]
+import pytest
+from mcp_servers import (  # type: ignore[import-not-found]
+    everything_server,
+    mcp_servers,
+    missing_node,
+    user_servers,
+)
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+pytestmark = pytest.mark.skipif(missing_node() is not None, reason=missing_node() or "")
 
 
 def _call(

@@ -5,12 +5,18 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
+import pytest
 from key_texts import rsa_key  # type: ignore[import-not-found]
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from sandboxes import user_config  # type: ignore[import-not-found]
 
 from rho_kernel.security import REDACTED
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 from rho_tools_fs.hashline import line_hash
+
+#: Its tests run commands but are not about confinement: they run on a machine where no OS
+#: sandbox works too (`run_anyway`).
+pytestmark = pytest.mark.usefixtures("run_anyway")
 
 SECRET = "sk-proj-" + "Zx9" * 16
 
@@ -183,10 +189,7 @@ def _script_calls(server: ScriptedServer) -> None:
 
 
 def _auto_commands(home: Path, extra: str = "") -> None:
-    (home / ".rho").mkdir(exist_ok=True)
-    (home / ".rho" / "config.toml").write_text(
-        extra + '\n[approval.per_tool]\nrun_command = "auto"\n'
-    )
+    user_config(home, extra + '\n[approval.per_tool]\nrun_command = "auto"\n')
 
 
 def _assert_credential_hidden(rho, server: ScriptedServer, home: Path, names: list[str]) -> None:  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
-from rust_crates import TOOLCHAIN_ENV, TYPE_ERROR, write_crate  # type: ignore[import-not-found]
+from rust_crates import TOOLCHAIN_ENV, TYPE_ERROR, needs_cargo, write_crate  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -26,6 +26,7 @@ def sandbox_mode(request: pytest.FixtureRequest, home: Path) -> str:
     return str(request.param)
 
 
+@needs_cargo
 def test_cargo_check_reports_a_type_error_and_asks_only_unconfined(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer, project: Path, sandbox_mode: str
 ) -> None:
@@ -48,6 +49,7 @@ def test_cargo_check_reports_a_type_error_and_asks_only_unconfined(  # type: ign
     )
 
 
+@needs_cargo
 def test_cargo_fix_live_output_is_rendered_diagnostics_not_json(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer, project: Path
 ) -> None:
@@ -118,6 +120,7 @@ def _start_escaping_build(
     return rho, project, target
 
 
+@needs_cargo
 def test_a_build_script_cannot_write_outside_the_project_when_confined(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer, home: Path, outside_tmp: Path
 ) -> None:

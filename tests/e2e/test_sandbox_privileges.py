@@ -8,20 +8,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from escapes import assert_contained, escape_script  # type: ignore[import-not-found]
 from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
-from rust_crates import TOOLCHAIN_ENV, write_crate  # type: ignore[import-not-found]
+from rust_crates import TOOLCHAIN_ENV, needs_cargo, write_crate  # type: ignore[import-not-found]
 from sandboxes import needs_sandbox  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
 pytestmark = needs_sandbox
-needs_cargo = pytest.mark.skipif(shutil.which("cargo") is None, reason="no Rust toolchain")
 
 
 @pytest.fixture

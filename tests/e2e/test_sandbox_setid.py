@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from rho_process import start_scripted  # type: ignore[import-not-found]
-from rust_crates import TOOLCHAIN_ENV, write_crate  # type: ignore[import-not-found]
+from rust_crates import TOOLCHAIN_ENV, needs_cargo, write_crate  # type: ignore[import-not-found]
 from setid_attacks import assert_no_setid, setid_script  # type: ignore[import-not-found]
 
 from rho_kernel.confinement.seccomp import filter_for_machine
@@ -21,7 +21,6 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
     pytest.mark.skipif(filter_for_machine() is None, reason="no filter for this machine"),
 ]
-needs_cargo = pytest.mark.skipif(shutil.which("cargo") is None, reason="no Rust toolchain")
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, start_scripted, warnings  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
@@ -126,10 +126,9 @@ def test_an_unreadable_line_is_skipped_with_one_warning_and_kept(
     again.call("prompt", {"message": "more"})
     assert again.finish() == 0
     assert path.read_bytes().startswith(before)
-    warnings = [line for line in again.stderr_text().splitlines() if "warning" in line]
-    assert len(warnings) == 1
-    assert warnings[0].startswith("rho: warning: ") and str(path) in warnings[0]
-    assert "skipped 1 unreadable line" in warnings[0] and "line 3" in warnings[0]
+    [warning] = warnings(again.stderr_text())
+    assert str(path) in warning
+    assert "skipped 1 unreadable line" in warning and "line 3" in warning
 
 
 # ── Open tool calls are closed on resume ──────────────────────────────────────

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rho_process import RhoProcess, start_scripted  # type: ignore[import-not-found]
+from rho_process import RhoProcess, start_scripted, warnings  # type: ignore[import-not-found]
 from shared_rho import SharedRho  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
@@ -278,8 +278,8 @@ def test_a_damaged_session_resumes_with_one_warning(
     assert rho.finish() == 0
     assert path.read_bytes().startswith(before)
     stderr = rho.stderr_text()
-    warnings = [line for line in stderr.splitlines() if line.startswith("rho: warning:")]
-    assert len(warnings) == 1, stderr
+    said = warnings(stderr)
+    assert len(said) == 1, stderr
     for part in ("unknown kind", "unknown resolution", "parent is missing", "cycle"):
-        assert part in warnings[0]
+        assert part in said[0]
     assert "Traceback" not in stderr

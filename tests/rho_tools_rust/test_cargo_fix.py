@@ -4,6 +4,7 @@ compile, refused arguments."""
 from __future__ import annotations
 
 import pytest
+from rust_crates import needs_cargo  # type: ignore[import-not-found]
 
 from rho_kernel.tools import Phase, Risk
 from rho_tools_rust.cargo_fix import build_succeeded, cargo_fix, parse_fixed
@@ -18,6 +19,7 @@ fn main() {
 """
 
 
+@needs_cargo
 async def test_fixable_warnings_are_fixed_and_reported(make_crate, call_tool) -> None:
     root = make_crate({"src/main.rs": FIXABLE})
     result = await call_tool(cargo_fix, root)
@@ -31,12 +33,14 @@ async def test_fixable_warnings_are_fixed_and_reported(make_crate, call_tool) ->
     assert cargo_fix.outline({}, result) == "cargo_fix: 2 fixes in 1 file"
 
 
+@needs_cargo
 async def test_a_clean_crate_has_nothing_to_fix(make_crate, call_tool) -> None:
     root = make_crate({"src/main.rs": 'fn main() {\n    println!("hi");\n}\n'})
     result = await call_tool(cargo_fix, root, package="demo")
     assert (result.output, result.is_error) == ("cargo_fix: nothing to fix", False)
 
 
+@needs_cargo
 async def test_warnings_it_cannot_fix_are_counted(make_crate, call_tool) -> None:
     root = make_crate({"src/main.rs": "fn unused() {}\n\nfn main() {}\n"})
     result = await call_tool(cargo_fix, root)
@@ -44,6 +48,7 @@ async def test_warnings_it_cannot_fix_are_counted(make_crate, call_tool) -> None
     assert not result.is_error
 
 
+@needs_cargo
 async def test_a_crate_that_does_not_compile_is_an_error_with_its_errors(
     make_crate, call_tool
 ) -> None:

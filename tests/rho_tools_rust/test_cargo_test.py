@@ -6,9 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rust_crates import needs_cargo, needs_nightly  # type: ignore[import-not-found]
 
 from rho_kernel.tools import Phase, Risk
 from rho_tools_rust.cargo_test import build_argv, cargo_test
+
+#: libtest speaks text on stable and JSON on nightly (where nightly is installed).
+STABLE_AND_NIGHTLY = [
+    pytest.param(False, id="text"),
+    pytest.param(True, id="json", marks=needs_nightly),
+]
 
 LIB = """\
 pub fn add(a: u32, b: u32) -> u32 {
@@ -48,7 +55,8 @@ ADDS_FAILURE = (
 SHOUTS_FAILURE = "FAILED tests::shouts — boom\nsecond line\n  at src/lib.rs:26:9"
 
 
-@pytest.mark.parametrize("nightly", [False, True], ids=["text", "json"])
+@needs_cargo
+@pytest.mark.parametrize("nightly", STABLE_AND_NIGHTLY)
 async def test_failures_are_errors_with_counts_and_panic_messages(
     make_crate, call_tool, nightly: bool
 ) -> None:
@@ -63,6 +71,7 @@ async def test_failures_are_errors_with_counts_and_panic_messages(
     assert cargo_test.outline({}, result) == "cargo_test: 1 passed, 2 failed"
 
 
+@needs_cargo
 async def test_panic_places_of_a_member_crate_opened_as_the_project_are_project_relative(
     tmp_path: Path, make_crate, call_tool
 ) -> None:
@@ -73,6 +82,7 @@ async def test_panic_places_of_a_member_crate_opened_as_the_project_are_project_
     assert result.details["failures"][0]["location"] == "src/lib.rs:16:9"
 
 
+@needs_cargo
 async def test_all_passing_is_not_an_error_and_counts_every_target(make_crate, call_tool) -> None:
     root = make_crate(
         {
@@ -85,7 +95,8 @@ async def test_all_passing_is_not_an_error_and_counts_every_target(make_crate, c
     assert (result.output, result.is_error) == ("cargo_test: 3 passed, 0 failed, 0 ignored", False)
 
 
-@pytest.mark.parametrize("nightly", [False, True], ids=["text", "json"])
+@needs_cargo
+@pytest.mark.parametrize("nightly", STABLE_AND_NIGHTLY)
 async def test_test_name_filters(make_crate, call_tool, nightly: bool) -> None:
     root = make_crate({"src/lib.rs": LIB}, nightly=nightly)
     result = await call_tool(cargo_test, root, test_name="tests::adds")
@@ -95,6 +106,7 @@ async def test_test_name_filters(make_crate, call_tool, nightly: bool) -> None:
     )
 
 
+@needs_cargo
 async def test_a_filter_matching_nothing_says_so(make_crate, call_tool) -> None:
     root = make_crate({"src/lib.rs": "#[test]\nfn unit() {}\n"})
     result = await call_tool(cargo_test, root, test_name="nothing_like_this")
@@ -102,6 +114,7 @@ async def test_a_filter_matching_nothing_says_so(make_crate, call_tool) -> None:
     assert result.output == "cargo_test: 0 passed, 0 failed, 0 ignored, 1 filtered out"
 
 
+@needs_cargo
 async def test_a_crate_that_does_not_compile_shows_the_errors(make_crate, call_tool) -> None:
     root = make_crate({"src/lib.rs": 'pub fn n() -> u32 {\n    "text"\n}\n'})
     result = await call_tool(cargo_test, root)
@@ -113,6 +126,7 @@ async def test_a_crate_that_does_not_compile_shows_the_errors(make_crate, call_t
     assert cargo_test.outline({}, result) == "cargo_test: build failed"
 
 
+@needs_cargo
 async def test_package_selects_a_package_and_an_unknown_one_is_an_error(
     make_crate, call_tool
 ) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rust_crates import BUILD_SCRIPT, LEN_ZERO, TYPE_ERROR, UNUSED, write_crate  # type: ignore[import-not-found]
+from rust_crates import BUILD_SCRIPT, LEN_ZERO, TYPE_ERROR, UNUSED, needs_cargo, write_crate  # type: ignore[import-not-found]
 
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config import load_config
@@ -29,6 +29,7 @@ async def check(root: Path, tool: object = cargo_check, **args: object) -> ToolR
         return ToolResult.error(str(exc))
 
 
+@needs_cargo
 async def test_a_type_error_is_an_error_result_with_typed_details(
     crate: Callable[..., Path],
 ) -> None:
@@ -43,6 +44,7 @@ async def test_a_type_error_is_an_error_result_with_typed_details(
     assert cargo_check.outline({}, result) == "cargo_check: 1 error, 0 warnings"
 
 
+@needs_cargo
 async def test_warnings_alone_are_not_an_error(crate: Callable[..., Path]) -> None:
     root = crate({"src/main.rs": UNUSED, "build.rs": BUILD_SCRIPT})
     result = await check(root)
@@ -60,6 +62,7 @@ SNOOPING_BUILD = """fn main() {
 """
 
 
+@needs_cargo
 async def test_a_build_script_sees_no_secret_of_rhos_environment(
     crate: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -71,6 +74,7 @@ async def test_a_build_script_sees_no_secret_of_rhos_environment(
     assert "build script of demo: BASH_ENV seen: false" in result.output
 
 
+@needs_cargo
 async def test_clippy_reports_lints(crate: Callable[..., Path]) -> None:
     root = crate({"src/main.rs": LEN_ZERO})
     result = await check(root, cargo_clippy)
@@ -78,6 +82,7 @@ async def test_clippy_reports_lints(crate: Callable[..., Path]) -> None:
     assert cargo_clippy.outline({}, result) == "cargo_clippy: 0 errors, 2 warnings"
 
 
+@needs_cargo
 async def test_a_clean_crate_says_the_build_finished(crate: Callable[..., Path]) -> None:
     result = await check(crate({"src/main.rs": "fn main() {}\n"}))
     assert (result.output, result.is_error) == (
@@ -86,6 +91,7 @@ async def test_a_clean_crate_says_the_build_finished(crate: Callable[..., Path])
     )
 
 
+@needs_cargo
 async def test_a_broken_manifest_returns_cargos_stderr(tmp_path: Path) -> None:
     (tmp_path / "Cargo.toml").write_text("[package\nname = 1\n")
     result = await check(tmp_path.resolve())
@@ -94,6 +100,7 @@ async def test_a_broken_manifest_returns_cargos_stderr(tmp_path: Path) -> None:
     assert "Cargo.toml" in result.output and "TOML" in result.output.upper()
 
 
+@needs_cargo
 async def test_path_selects_the_crate_and_paths_stay_project_relative(tmp_path: Path) -> None:
     project = tmp_path.resolve()
     write_crate(project / "tools" / "gen", {"src/main.rs": TYPE_ERROR})
@@ -101,6 +108,7 @@ async def test_path_selects_the_crate_and_paths_stay_project_relative(tmp_path: 
     assert "tools/gen/src/main.rs:2:18 error[E0308]" in result.output
 
 
+@needs_cargo
 async def test_package_selects_one_member_of_a_workspace(tmp_path: Path) -> None:
     project = tmp_path.resolve()
     (project / "Cargo.toml").write_text('[workspace]\nmembers = ["a", "b"]\nresolver = "2"\n')
@@ -112,6 +120,7 @@ async def test_package_selects_one_member_of_a_workspace(tmp_path: Path) -> None
     assert "b/src/lib.rs:2:9" in only_b.output and "in_a" not in only_b.output
 
 
+@needs_cargo
 async def test_all_targets_also_checks_the_tests(crate: Callable[..., Path]) -> None:
     source = (
         'fn main() {}\n\n#[cfg(test)]\nmod tests {\n    fn f() -> u32 {\n        "a"\n    }\n}\n'
@@ -122,6 +131,7 @@ async def test_all_targets_also_checks_the_tests(crate: Callable[..., Path]) -> 
     assert result.is_error and "src/main.rs:6:9 error[E0308]" in result.output
 
 
+@needs_cargo
 async def test_a_member_crate_opened_as_the_project_gets_project_relative_paths(
     tmp_path: Path,
 ) -> None:
@@ -133,6 +143,7 @@ async def test_a_member_crate_opened_as_the_project_gets_project_relative_paths(
     assert result.details[0]["span"]["file"] == "src/main.rs"
 
 
+@needs_cargo
 async def test_a_member_crate_opened_as_the_project_builds_inside_the_project(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

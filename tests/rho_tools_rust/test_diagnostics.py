@@ -6,7 +6,15 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from rust_crates import BUILD_SCRIPT, LEN_ZERO, TYPE_ERROR, UNUSED, run_cargo, write_crate  # type: ignore[import-not-found]
+from rust_crates import (  # type: ignore[import-not-found]
+    BUILD_SCRIPT,
+    LEN_ZERO,
+    TYPE_ERROR,
+    UNUSED,
+    needs_cargo,
+    run_cargo,
+    write_crate,
+)
 
 from rho_tools_rust.diagnostics import (
     Diagnostic,
@@ -17,6 +25,7 @@ from rho_tools_rust.diagnostics import (
 )
 
 
+@needs_cargo
 def test_a_type_error_becomes_one_typed_error_without_the_summary_notes(
     crate: Callable[..., Path],
 ) -> None:
@@ -32,6 +41,7 @@ def test_a_type_error_becomes_one_typed_error_without_the_summary_notes(
     assert error.package == "demo" and error.is_error
 
 
+@needs_cargo
 def test_an_unused_variable_is_a_warning_with_a_machine_applicable_suggestion(
     crate: Callable[..., Path],
 ) -> None:
@@ -51,6 +61,7 @@ def test_an_unused_variable_is_a_warning_with_a_machine_applicable_suggestion(
     assert any(note.level == "help" and "underscore" in note.message for note in warning.notes)
 
 
+@needs_cargo
 def test_a_clippy_lint_keeps_its_code_and_suggestion(crate: Callable[..., Path]) -> None:
     root = crate({"src/main.rs": LEN_ZERO})
     diagnostics = parse_messages(run_cargo(root, "clippy").stdout, project_root=root)
@@ -60,6 +71,7 @@ def test_a_clippy_lint_keeps_its_code_and_suggestion(crate: Callable[..., Path])
     assert [s.replacement for s in lint.suggestions] == ["v.is_empty()"]
 
 
+@needs_cargo
 def test_a_build_script_warning_is_read_from_stderr(crate: Callable[..., Path]) -> None:
     root = crate({"src/main.rs": "fn main() {}\n", "build.rs": BUILD_SCRIPT})
     done = run_cargo(root, "check")
@@ -69,6 +81,7 @@ def test_a_build_script_warning_is_read_from_stderr(crate: Callable[..., Path]) 
     assert warning.message == "build script of demo: generated code is stale"
 
 
+@needs_cargo
 def test_diagnostics_repeated_for_lib_and_test_targets_are_kept_once(
     crate: Callable[..., Path],
 ) -> None:
@@ -80,6 +93,7 @@ def test_diagnostics_repeated_for_lib_and_test_targets_are_kept_once(
     assert len(parse_messages(stdout + stdout, project_root=root)) == 1
 
 
+@needs_cargo
 def test_messages_about_crates_outside_the_project_are_dropped(tmp_path: Path) -> None:
     write_crate(tmp_path / "dep", {"src/lib.rs": "pub fn f() {\n    let noisy = 1;\n}\n"}, "dep")
     root = write_crate(
@@ -93,6 +107,7 @@ def test_messages_about_crates_outside_the_project_are_dropped(tmp_path: Path) -
     assert [d.message for d in diagnostics] == ["unused variable: `unused`"]  # ...rho does not
 
 
+@needs_cargo
 def test_span_paths_become_relative_to_the_project_root(tmp_path: Path) -> None:
     project = tmp_path / "project"
     root = write_crate(project / "tools" / "gen", {"src/main.rs": UNUSED})
@@ -101,6 +116,7 @@ def test_span_paths_become_relative_to_the_project_root(tmp_path: Path) -> None:
     assert warning.span is not None and warning.span.file == "tools/gen/src/main.rs"
 
 
+@needs_cargo
 def test_lines_that_are_not_compiler_messages_are_ignored(crate: Callable[..., Path]) -> None:
     root = crate({"src/main.rs": UNUSED})
     real = run_cargo(root, "check").stdout

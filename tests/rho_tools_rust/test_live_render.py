@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from rust_crates import needs_cargo, needs_nightly  # type: ignore[import-not-found]
 
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RhoConfig
@@ -38,6 +39,7 @@ def assert_no_json(text: str) -> None:
     assert not [line for line in text.splitlines() if line.lstrip().startswith("{")]
 
 
+@needs_cargo
 async def test_cargo_fix_streams_rendered_diagnostics_not_json(make_crate) -> None:
     root = make_crate({"src/main.rs": UNFIXABLE})
     result, stdout, stderr = await run_live(cargo_fix, root)
@@ -48,6 +50,7 @@ async def test_cargo_fix_streams_rendered_diagnostics_not_json(make_crate) -> No
     assert "Fixed src/main.rs (1 fix)" in stderr  # cargo's own progress, as it is
 
 
+@needs_cargo
 @pytest.mark.parametrize("tool", [cargo_check, cargo_clippy], ids=["check", "clippy"])
 async def test_cargo_check_and_clippy_stream_rendered_diagnostics(make_crate, tool: Tool) -> None:
     root = make_crate({"src/main.rs": 'fn main() {\n    let x: u32 = "a";\n}\n'})
@@ -57,6 +60,7 @@ async def test_cargo_check_and_clippy_stream_rendered_diagnostics(make_crate, to
     assert "src/main.rs:2:18 error[E0308]: mismatched types" in stdout
 
 
+@needs_nightly
 async def test_cargo_test_on_nightly_streams_test_lines_not_json(make_crate) -> None:
     lib = "#[cfg(test)]\nmod tests {\n    #[test]\n    fn passes() {}\n}\n"
     root = make_crate({"src/lib.rs": lib}, nightly=True)

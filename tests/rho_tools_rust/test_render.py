@@ -6,12 +6,13 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from rust_crates import TYPE_ERROR, UNUSED, run_cargo  # type: ignore[import-not-found]
+from rust_crates import TYPE_ERROR, UNUSED, needs_cargo, run_cargo  # type: ignore[import-not-found]
 
 from rho_tools_rust.diagnostics import Diagnostic, Span, parse_messages
 from rho_tools_rust.render import render, summary
 
 
+@needs_cargo
 def test_a_type_error_renders_as_one_line_with_its_primary_label(
     crate: Callable[..., Path],
 ) -> None:
@@ -23,6 +24,7 @@ def test_a_type_error_renders_as_one_line_with_its_primary_label(
     )
 
 
+@needs_cargo
 def test_help_lines_show_the_replacement_and_skip_boilerplate_notes(
     crate: Callable[..., Path],
 ) -> None:
@@ -52,6 +54,7 @@ def test_errors_come_before_warnings_and_files_are_grouped() -> None:
     )
 
 
+@needs_cargo
 def test_long_lists_are_capped_with_a_count(crate: Callable[..., Path]) -> None:
     root = crate({"src/main.rs": UNUSED})
     [real] = parse_messages(run_cargo(root, "check").stdout, project_root=root)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rust_crates import hostile_toolchain  # type: ignore[import-not-found]
+from rust_crates import hostile_toolchain, needs_cargo, needs_rustup  # type: ignore[import-not-found]
 
 from rho_kernel.tools import Phase, Risk
 from rho_tools_rust.rustc_explain import rustc_explain
 from rho_tools_rust.rustup import NO_DEFAULT, forget_toolchain
 
 
+@needs_cargo
 @pytest.mark.parametrize("code", ["E0308", "e0308", " E0308 "])
 async def test_a_real_code_is_explained(tmp_path: Path, call_tool, code: str) -> None:
     result = await call_tool(rustc_explain, tmp_path, error_code=code)
@@ -20,6 +21,7 @@ async def test_a_real_code_is_explained(tmp_path: Path, call_tool, code: str) ->
     assert rustc_explain.outline({"error_code": code}, result).startswith("rustc_explain: ")
 
 
+@needs_cargo
 async def test_an_unknown_code_is_a_clear_error(tmp_path: Path, call_tool) -> None:
     result = await call_tool(rustc_explain, tmp_path, error_code="E9999")
     assert (result.output, result.is_error) == (
@@ -52,6 +54,7 @@ def test_tool_metadata() -> None:
     assert rustc_explain.parameters["required"] == ["error_code"]
 
 
+@needs_cargo
 async def test_a_projects_toolchain_file_does_not_choose_the_rustc_that_runs(
     tmp_path: Path, call_tool
 ) -> None:
@@ -64,6 +67,7 @@ async def test_a_projects_toolchain_file_does_not_choose_the_rustc_that_runs(
     assert not marker.exists()
 
 
+@needs_rustup
 async def test_no_default_toolchain_is_a_clear_error(
     tmp_path: Path, call_tool, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rust_crates import hostile_toolchain  # type: ignore[import-not-found]
+from rust_crates import hostile_toolchain, needs_docs, needs_rustup  # type: ignore[import-not-found]
 
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.model import RhoConfig
@@ -65,6 +65,7 @@ def test_declares_read_exploration() -> None:
     assert enum == ["all", "methods", "traits", "examples", "signature"]
 
 
+@needs_docs
 async def test_vec_resolves_to_the_std_struct_with_docs_and_methods(tmp_path: Path) -> None:
     result = await lookup(tmp_path, query="Vec")
     relpath, body = framed(result)
@@ -78,6 +79,7 @@ async def test_vec_resolves_to_the_std_struct_with_docs_and_methods(tmp_path: Pa
     )
 
 
+@needs_docs
 async def test_method_query_gives_the_method_signature_and_docs(tmp_path: Path) -> None:
     result = await lookup(tmp_path, query="Option::map")
     relpath, body = framed(result)
@@ -90,6 +92,7 @@ async def test_method_query_gives_the_method_signature_and_docs(tmp_path: Path) 
     )
 
 
+@needs_docs
 async def test_display_prefers_the_fmt_trait_over_structs_named_display(tmp_path: Path) -> None:
     relpath, body = framed(await lookup(tmp_path, query="Display", section="signature"))
     assert relpath == "std/fmt/trait.Display.html"
@@ -97,6 +100,7 @@ async def test_display_prefers_the_fmt_trait_over_structs_named_display(tmp_path
     assert "fn fmt(&self, f: &mut Formatter<'_>)" in body
 
 
+@needs_docs
 async def test_primitive_str_and_its_methods(tmp_path: Path) -> None:
     relpath, body = framed(await lookup(tmp_path, query="str", section="methods"))
     assert relpath == "std/primitive.str.html"
@@ -105,6 +109,7 @@ async def test_primitive_str_and_its_methods(tmp_path: Path) -> None:
     assert relpath == "std/primitive.u32.html"
 
 
+@needs_docs
 async def test_macro_query_keeps_code_blocks_with_line_breaks(tmp_path: Path) -> None:
     relpath, body = framed(await lookup(tmp_path, query="println!"))
     assert relpath == "std/macro.println.html"
@@ -112,6 +117,7 @@ async def test_macro_query_keeps_code_blocks_with_line_breaks(tmp_path: Path) ->
     assert '```rust\nprintln!(); // prints just a newline\nprintln!("hello there!");' in body
 
 
+@needs_docs
 async def test_qualified_path_with_methods_section(tmp_path: Path) -> None:
     relpath, body = framed(
         await lookup(tmp_path, query="std::collections::HashMap", section="methods")
@@ -123,6 +129,7 @@ async def test_qualified_path_with_methods_section(tmp_path: Path) -> None:
     assert relpath == "core/fmt/trait.Display.html"
 
 
+@needs_docs
 async def test_traits_and_examples_sections(tmp_path: Path) -> None:
     _, traits = framed(await lookup(tmp_path, query="Vec", section="traits"))
     assert "impl<T, A> Clone for Vec<T, A>" in traits
@@ -132,6 +139,7 @@ async def test_traits_and_examples_sections(tmp_path: Path) -> None:
     assert "Maps an" not in examples
 
 
+@needs_docs
 async def test_unknown_query_is_a_clear_error(tmp_path: Path) -> None:
     for query in ["NoSuchTypeAnywhere", "Option::no_such_method", "std::nothing::Here"]:
         result = await lookup(tmp_path, query=query)
@@ -152,6 +160,7 @@ async def test_unknown_query_is_a_clear_error(tmp_path: Path) -> None:
         "",
     ],
 )
+@needs_docs
 async def test_hostile_queries_do_not_resolve(tmp_path: Path, query: str) -> None:
     result = await lookup(tmp_path, query=query)
     assert result.is_error
@@ -159,6 +168,7 @@ async def test_hostile_queries_do_not_resolve(tmp_path: Path, query: str) -> Non
     assert len(result.output) < 300
 
 
+@needs_rustup
 async def test_empty_rustup_home_says_the_docs_are_not_installed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -181,6 +191,7 @@ async def test_no_rust_toolchain_says_to_install_rust(
     assert result.output == NO_RUST
 
 
+@needs_docs
 async def test_docs_found_once_are_kept_for_the_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -195,6 +206,7 @@ async def test_docs_found_once_are_kept_for_the_process(
     assert relpath == "std/string/struct.String.html"
 
 
+@needs_docs
 async def test_a_projects_toolchain_file_does_not_choose_the_documentation(
     tmp_path: Path,
 ) -> None:
