@@ -9,9 +9,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rho_process import RHO, RhoProcess, rho_env, start_scripted  # type: ignore[import-not-found]
 
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
+
+#: Its turns run commands but are not about confinement: they run where no OS sandbox works.
+pytestmark = pytest.mark.usefixtures("run_anyway")
 
 
 def _user_entry(rho: RhoProcess, text: str) -> str:
