@@ -61,3 +61,11 @@ def path_without_bubblewrap(directory: Path) -> str:
         if found := shutil.which(name):
             (directory / name).symlink_to(found)
     return str(directory)
+
+
+if __name__ == "__main__":  # `python machines.py without-landlock ARGV...`, for .ci/run
+    run = {"without-landlock": without_landlock, "without-namespaces": without_namespaces}
+    import os
+
+    command = run[sys.argv[1]](sys.argv[2:])
+    os.execv(command[0], command)

@@ -95,7 +95,9 @@ def test_an_untrusted_repository_cannot_turn_escalation_back_on(  # type: ignore
     assert "sandbox.allow_escalation = true" in rho.stderr_text()
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.skipif(
+    shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)"
+)
 def test_an_approved_escalation_applies_to_that_call_only(  # type: ignore[no-untyped-def]
     start_rho, server: ScriptedServer
 ) -> None:

@@ -18,7 +18,9 @@ from rho_kernel.confinement.seccomp import filter_for_machine
 from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 
 pytestmark = [
-    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)"),
+    pytest.mark.skipif(
+        shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)"
+    ),
     pytest.mark.skipif(filter_for_machine() is None, reason="no filter for this machine"),
 ]
 

@@ -19,7 +19,9 @@ from rho_kernel.process import ProcessResult, find_shell, run_process
 from rho_kernel.security import SandboxRoot
 
 SH = find_shell(None)
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)")
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None, reason="bubblewrap is not installed (.ci/run installs it)"
+)
 
 
 def fake_bwrap(directory: Path, help_text: str) -> str:
