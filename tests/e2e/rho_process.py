@@ -133,6 +133,22 @@ class RhoProcess:
             params["message"] = message
         return self.request("approvalResponse", params)
 
+    def approve_remembering(
+        self, scope: str, rule: str, request: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Approve the next `approval/request` (or `request`), remembering `rule`, one of the
+        rules it offers, for `scope`; returns the request's params."""
+        request = request or self.notification("approval/request")["params"]
+        offered = {(s["scope"], s["rule"]) for s in request["suggestedRules"]}
+        assert (scope, rule) in offered, offered
+        remember = {"scope": scope, "rule": rule}
+        answer = self.request(
+            "approvalResponse",
+            {"approvalId": request["approvalId"], "approved": True, "remember": remember},
+        )
+        assert self.wait_for(lambda m: m.get("id") == answer)["result"] == {}
+        return request
+
     def close_stdin(self) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.close()

@@ -23,25 +23,6 @@ def _command(line: str) -> object:
     return tool_call_reply("run_command", {"command": line})
 
 
-def _ask_and_remember(
-    rho: RhoProcess, scope: str, rule: str, request: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """Approve the next approval request (or `request`), remembering `rule` for `scope`."""
-    request = request or rho.notification("approval/request")["params"]
-    offered = {(s["scope"], s["rule"]) for s in request["suggestedRules"]}
-    assert (scope, rule) in offered, offered
-    answer = rho.request(
-        "approvalResponse",
-        {
-            "approvalId": request["approvalId"],
-            "approved": True,
-            "remember": {"scope": scope, "rule": rule},
-        },
-    )
-    assert rho.wait_for(lambda m: m.get("id") == answer)["result"] == {}
-    return request
-
-
 def _finish_prompt(rho: RhoProcess, prompt_id: Any) -> dict[str, Any]:
     return rho.wait_for(lambda m: m.get("id") == prompt_id and "method" not in m)
 
@@ -54,7 +35,7 @@ def test_a_session_rule_stops_the_asking_and_a_resumed_session_keeps_it(  # type
     rho = start_scripted(start_rho, server)
     session_path = rho.seen[0]["params"]["sessionPath"]
     prompt_id = rho.request("prompt", {"message": "go"})
-    request = _ask_and_remember(rho, "session", "run_command(echo one:*)")
+    request = rho.approve_remembering("session", "run_command(echo one:*)")
     assert {s["rule"] for s in request["suggestedRules"]} == {
         "run_command(echo one 1)",
         "run_command(echo one:*)",
@@ -103,7 +84,7 @@ def test_a_project_rule_survives_a_restart_until_revoked(  # type: ignore[no-unt
     server.add(write, text_reply("done"))
     rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "go"})
-    _ask_and_remember(rho, "project", "edit(docs/**)")
+    rho.approve_remembering("project", "edit(docs/**)")
     _finish_prompt(rho, prompt_id)
     assert rho.finish() == 0
     store = home / ".rho" / "approval-rules.json"
@@ -158,7 +139,7 @@ def test_only_an_offered_rule_is_remembered_and_deny_still_wins(  # type: ignore
         },
     )
     assert denied["error"]["code"] == -32602  # and the approval is still pending
-    _ask_and_remember(rho, "session", "run_command(touch made:*)", request)
+    rho.approve_remembering("session", "run_command(touch made:*)", request)
     _finish_prompt(rho, prompt_id)
     outputs = [m["params"]["output"] for m in rho.seen if m.get("method") == "tool/result"]
     assert outputs[1] == f"Tool call denied by the rule '{deny}' (--deny)."
@@ -180,7 +161,7 @@ def test_a_session_file_from_elsewhere_brings_no_rules(  # type: ignore[no-untyp
     rho = start_scripted(start_rho, server)
     session_path = Path(rho.seen[0]["params"]["sessionPath"])
     prompt_id = rho.request("prompt", {"message": "go"})
-    _ask_and_remember(rho, "session", "run_command(echo two:*)")
+    rho.approve_remembering("session", "run_command(echo two:*)")
     _finish_prompt(rho, prompt_id)
     assert rho.finish() == 0
     shipped = tmp_path / "shipped.jsonl"  # e.g. a session file that came with a repository

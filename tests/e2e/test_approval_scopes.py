@@ -33,23 +33,6 @@ def _command(line: str) -> object:
     return tool_call_reply("run_command", {"command": line})
 
 
-def _remember(rho: RhoProcess, scope: str, rule: str) -> dict[str, Any]:
-    """Approve the next approval request, remembering the offered `rule` for `scope`."""
-    request = rho.notification("approval/request")["params"]
-    offered = {(s["scope"], s["rule"]) for s in request["suggestedRules"]}
-    assert (scope, rule) in offered, offered
-    answer = rho.request(
-        "approvalResponse",
-        {
-            "approvalId": request["approvalId"],
-            "approved": True,
-            "remember": {"scope": scope, "rule": rule},
-        },
-    )
-    assert rho.wait_for(lambda m: m.get("id") == answer)["result"] == {}
-    return request
-
-
 def _deny_the_rest(rho: RhoProcess, prompt_id: Any) -> list[dict[str, Any]]:
     """Deny every approval request until the prompt ends; the requests denied."""
     denied = []
@@ -120,7 +103,7 @@ def test_a_remembered_folder_rule_covers_every_edit_in_the_folder_and_nothing_ou
     (project / "src" / "main.py").write_text("a\n")
     rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "go"})
-    _remember(rho, "session", "edit(src/app/**)")
+    rho.approve_remembering("session", "edit(src/app/**)")
     asked = _asked(_deny_the_rest(rho, prompt_id))
     assert asked == ["src/other.py", "src/app/up/escape.txt", "src/app/../main.py"]
     assert _approved(rho) == [
@@ -158,7 +141,7 @@ def test_the_project_rule_covers_every_edit_in_the_project_and_no_further(  # ty
     server.add(*[_write(path, "pwned\n") for path in hostile], text_reply("done"))
     rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "go"})
-    _remember(rho, "project", "edit(**)")
+    rho.approve_remembering("project", "edit(**)")
     denied = _deny_the_rest(rho, prompt_id)
     assert all(request["suggestedRules"] == [] for request in denied)  # nothing to offer
     assert _approved(rho) == [
@@ -227,7 +210,7 @@ def test_a_plugins_tool_that_declares_it_writes_a_path_joins_the_edit_class(  # 
     server.add(tool_call_reply("shred", {"path": "docs/keep.md"}), text_reply("done"))
     rho = start_scripted(start_rho, server, "--ephemeral", env=plugin_env(site, "stamp"))
     prompt_id = rho.request("prompt", {"message": "go"})
-    first = _remember(rho, "session", "edit(docs/**)")
+    first = rho.approve_remembering("session", "edit(docs/**)")
     assert first["tool"] == "stamp"
     assert _asked(_deny_the_rest(rho, prompt_id)) == ["c.md", "docs/keep.md"]
     assert _approved(rho) == [("write_file", "edit(docs/**)", "session")]
@@ -256,7 +239,7 @@ def test_a_command_offers_itself_and_its_prefix_only_when_known_safe(  # type: i
     server.add(*[_command(line) for line in lines], text_reply("done"))
     rho = start_scripted(start_rho, server, "--ephemeral")
     prompt_id = rho.request("prompt", {"message": "go"})
-    first = _remember(rho, "session", "run_command(git log:*)")
+    first = rho.approve_remembering("session", "run_command(git log:*)")
     assert [(s["scope"], s["rule"], s["label"]) for s in first["suggestedRules"]] == [
         ("session", "run_command(git log -n 1)", "the command git log -n 1"),
         ("session", "run_command(git log:*)", "commands starting with git log"),
