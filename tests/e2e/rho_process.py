@@ -88,6 +88,7 @@ class RhoProcess:
         self.sent: list[bytes] = []  # every byte written to rho (checked by openrpc_check)
         threading.Thread(target=self._pump, daemon=True).start()
         self._next_id = 1000
+        self._stderr: str | None = None
 
     def _pump(self) -> None:
         assert self.proc.stdout is not None
@@ -200,10 +201,13 @@ class RhoProcess:
         return code
 
     def stderr_text(self) -> str:
+        """All rho wrote on stderr, once it has exited (the same text on every call)."""
         if self.proc.poll() is None:
             return "(still running)"
-        assert self.proc.stderr is not None
-        return self.proc.stderr.read().decode(errors="replace")
+        if self._stderr is None:
+            assert self.proc.stderr is not None
+            self._stderr = self.proc.stderr.read().decode(errors="replace")
+        return self._stderr
 
     def kill(self) -> None:
         if self.proc.poll() is None:

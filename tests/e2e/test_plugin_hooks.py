@@ -160,7 +160,7 @@ def test_a_wrapper_of_a_registration_hook_decides_the_tools(  # type: ignore[no-
     plugins = {p["name"]: p for p in rho.call("listPlugins")["result"]["plugins"]}
     assert plugins["nowrites"]["hooks"] == ["rho_register_tools"]
     assert rho.finish() == 0
-    assert not any("warning" in line for line in stderr_lines(rho.stderr_text()))
+    assert [line for line in stderr_lines(rho.stderr_text()) if "warning" in line] == []
 
 
 def test_trace_env_traces_the_calls_rho_makes(  # type: ignore[no-untyped-def]

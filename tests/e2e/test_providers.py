@@ -555,7 +555,7 @@ def test_first_run_uses_the_model_the_local_server_has_loaded(start_rho, project
         rho.call("prompt", {"message": "x"})
         assert _posts(lm_studio)[0].json["model"] == "qwen3-coder-30b"
         assert rho.finish() == 0
-    assert not any("warning" in line for line in stderr_lines(rho.stderr_text()))
+    assert [line for line in stderr_lines(rho.stderr_text()) if "warning" in line] == []
 
 
 def test_first_run_with_an_empty_listing_chooses_no_model_and_says_so(
