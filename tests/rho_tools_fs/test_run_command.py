@@ -34,7 +34,7 @@ def test_tool_metadata() -> None:
         "sandbox",
         "justification",
     }
-    assert params["properties"]["sandbox"]["anyOf"][0]["enum"] == ["network", "unconfined"]
+    assert params["properties"]["sandbox"]["enum"] == ["network", "unconfined"]
 
 
 def test_plugin_registers_the_shell_tools_after_the_file_tools() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -40,7 +41,6 @@ def test_schema_comes_from_signature_and_docstring() -> None:
     assert shout.risk is Risk.READ
     assert shout.parameters == {
         "type": "object",
-        "additionalProperties": False,
         "properties": {
             "text": {"type": "string", "description": "What to shout."},
             "times": {
@@ -51,6 +51,96 @@ def test_schema_comes_from_signature_and_docstring() -> None:
         },
         "required": ["text"],
     }
+
+
+def test_the_schema_carries_only_what_the_model_needs() -> None:
+    @tool
+    def fetch(
+        url: str,
+        retries: int | None = None,
+        mode: Literal["fast", "slow"] | None = None,
+        either: int | str | None = None,
+        label: str | None = "x",
+    ) -> str:
+        """Fetch a page.
+
+        Args:
+            url: The page.
+            retries: How often to retry (default: never).
+            mode: How to fetch.
+            either: A number or a name.
+            label: A label.
+        """
+        return url
+
+    properties = fetch.parameters["properties"]
+    assert "additionalProperties" not in fetch.parameters and "title" not in str(properties)
+    assert properties["retries"] == {
+        "type": "integer",
+        "description": "How often to retry (default: never).",
+    }
+    assert properties["mode"] == {
+        "type": "string",
+        "enum": ["fast", "slow"],
+        "description": "How to fetch.",
+    }
+    assert properties["either"] == {
+        "anyOf": [{"type": "integer"}, {"type": "string"}],
+        "description": "A number or a name.",
+    }
+    # A default other than None is kept, and so is the null its type allows.
+    assert (
+        properties["label"]["default"] == "x" and {"type": "null"} in properties["label"]["anyOf"]
+    )
+    assert fetch.parameters["required"] == ["url"]
+
+
+async def test_an_omitted_or_null_optional_argument_and_no_unknown_one_is_taken(
+    tmp_path: Path,
+) -> None:
+    @tool
+    def count(text: str, limit: int | None = None) -> str:
+        """Count."""
+        return f"{text}:{limit}"
+
+    assert (await count.execute({"text": "a"}, _ctx(tmp_path))).output == "a:None"
+    assert (await count.execute({"text": "a", "limit": None}, _ctx(tmp_path))).output == "a:None"
+    refused = await count.execute({"text": "a", "limits": 3}, _ctx(tmp_path))
+    assert refused.is_error and "limits" in refused.output
+
+
+def test_a_description_is_unwrapped_but_lists_and_code_keep_their_lines() -> None:
+    @tool
+    def tidy(path: str) -> str:
+        """Tidy a file: sort its
+        imports and wrap its lines.
+
+        It does:
+        - sorting, when the file
+          has imports
+        - wrapping
+        1. first
+        | a | b |
+        | 1 | 2 |
+        ```
+        keep this
+        as it is
+        ```
+        After the
+        code.
+
+        Args:
+            path: The
+                file.
+        """
+        return path
+
+    assert tidy.description == (
+        "Tidy a file: sort its imports and wrap its lines.\n\nIt does:\n- sorting, when the file\n"
+        "  has imports\n- wrapping\n1. first\n| a | b |\n| 1 | 2 |\n```\nkeep this\nas it is\n"
+        "```\nAfter the code."
+    )
+    assert tidy.parameters["properties"]["path"]["description"] == "The file."
 
 
 def test_context_parameter_is_not_in_the_schema() -> None:

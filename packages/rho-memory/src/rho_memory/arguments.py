@@ -56,8 +56,19 @@ PARAMETERS: dict[str, Any] = {
             "description": "store/update: the document's tags; search: only documents with "
             "every one of these tags.",
         },
-        "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
-        "offset": {"type": "integer", "minimum": 0, "default": 0},
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 50,
+            "default": 10,
+            "description": "search/list: how many documents to return.",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 0,
+            "description": "search/list: how many to skip (for the next page).",
+        },
         "id": _text("get/update/delete/restore: the document id (from store, search or list)."),
         "title": _text("store: a short title saying what the document is about.", MAX_TITLE_CHARS),
         "content": _text("store: the text to keep.", MAX_CONTENT_CHARS),
@@ -68,12 +79,12 @@ PARAMETERS: dict[str, Any] = {
         ),
     },
     "required": ["operation"],
-    "additionalProperties": False,
 }
 
 
 class MemoryArguments(BaseModel):
-    """A call's arguments, checked against `PARAMETERS`."""
+    """A call's arguments, checked against `PARAMETERS` (an argument it does not name is
+    refused)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 

@@ -14,38 +14,41 @@ from rho_kernel import ConfigSectionError, escape_controls
 from rho_kernel.tools import Phase, Preview, Risk, Tool, ToolContext, ToolResult
 from rho_tools_fs.config import SECTION, EditConfig, ToolsConfig
 
-DESCRIPTION = """Edit a text file in the project: replace, insert or delete lines, or replace exact text.
-
-Hashline edits address lines by the anchors read_file shows (`12#BTMZ` for the row `12#BTMZ:fn main() {`): {"op": "replace"|"append"|"prepend"|"delete", "pos": "12#BTMZ", "end": "15#QXKV" (optional: a range, for replace and delete), "lines": ["new line", ...]}. append inserts after pos, prepend before it; delete needs no lines. Exact-match edits replace text: {"old_text": "...", "new_text": "..."}; old_text must occur exactly once in the file. All edits in one call refer to the file as it was before the call, so take every anchor from the same read; edits must not overlap. A stale anchor is refused with the current anchors around it, so re-read or use those. The result shows a diff and fresh anchors for the edited region. Files inside .git/ and .rho/ are never edited."""
+DESCRIPTION = (
+    "Edit a text file by line anchors (as read_file shows them) or by exact text. All edits "
+    "of a call apply to the file as it was before the call (take every anchor from one read) "
+    "and must not overlap. A stale anchor is refused with the current anchors around it. "
+    "Returns a diff and fresh anchors for the edited region."
+)
 
 PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {
-            "type": "string",
-            "description": "File path relative to the project root (an absolute path must be "
-            "inside the project).",
-        },
+        "path": {"type": "string", "description": "The file."},
         "edits": {
             "type": "array",
             "minItems": 1,
-            "description": "The edits, each a hashline edit (op, pos, end, lines) or an "
-            "exact-match edit (old_text, new_text).",
+            "description": "Each {op, pos, end?, lines} by anchors, or {old_text, new_text}.",
             "items": {
                 "type": "object",
                 "properties": {
-                    "op": {"type": "string", "enum": ["replace", "append", "prepend", "delete"]},
-                    "pos": {"type": "string", "description": "Anchor of the line, e.g. 12#BTMZ."},
-                    "end": {
+                    "op": {
                         "type": "string",
-                        "description": "Anchor of the last line of a range (replace, delete).",
+                        "enum": ["replace", "append", "prepend", "delete"],
+                        "description": "replace pos (or pos..end) by lines; append or prepend "
+                        "lines after or before pos; delete pos (or pos..end).",
                     },
+                    "pos": {"type": "string", "description": "Anchor of the line, e.g. 12#BTMZ."},
+                    "end": {"type": "string", "description": "Anchor of a range's last line."},
                     "lines": {
                         "type": "array",
                         "items": {"type": "string"},
                         "description": "The new lines, without anchors or line endings.",
                     },
-                    "old_text": {"type": "string", "description": "Exact text to replace."},
+                    "old_text": {
+                        "type": "string",
+                        "description": "Exact text to replace; it must occur once.",
+                    },
                     "new_text": {"type": "string", "description": "Its replacement."},
                 },
             },

@@ -119,17 +119,13 @@ async def find_files(
     *,
     ctx: ToolContext,
 ) -> ToolResult:
-    """Find files by name pattern (glob) in the project (or a part of it).
-
-    Returns the matching file paths relative to the project root, one a line, sorted by
-    path; directories are not returned (use list_dir). Respects .gitignore (and .ignore,
-    .git/info/exclude, the global git excludes) and skips hidden files. Prefer this over
-    run_command with find or ls -R.
+    """Find files by name: their paths, one a line, sorted; no directories (see list_dir).
+    Skips hidden and ignored files.
 
     Args:
-        pattern: Glob matched against the file NAME, e.g. '*.rs', '*test*', 'Cargo.toml', '*.{js,ts}'; a glob containing '/' is matched against the path from the project root instead, e.g. 'src/**/mod.rs'.
-        path: Directory to search, relative to the project root (default: the whole project).
-        max_results: Maximum paths to return (default 200, at most 1000).
+        pattern: Glob matched against the file name, e.g. `*.rs`, `*test*`, `*.{js,ts}`; a glob with `/` matches the path from the project root, e.g. `src/**/mod.rs`.
+        path: Directory to search.
+        max_results: How many paths to return at most (up to 1000).
     """
     if "\0" in path:
         return ToolResult.error("find_files: path contains a NUL byte")

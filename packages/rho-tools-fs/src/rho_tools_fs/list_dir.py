@@ -67,16 +67,13 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
 
 @tool(risk=Risk.READ, phase=Phase.EXPLORATION, outline=_outline)
 async def list_dir(path: str = ".", recursive: bool = False, *, ctx: ToolContext) -> ToolResult:
-    """List the files and directories in a project directory.
-
-    One entry a line, relative to the listed directory, sorted by name; directories end
-    with '/'. Hidden entries are shown; entries excluded by .gitignore (and .ignore,
-    .git/info/exclude, the global git excludes) are not. Recursive listings go depth first,
-    never into .git, and stop after 1000 entries.
+    """List a directory: one entry a line, relative to it, sorted by name; directories end
+    with `/`. Hidden entries are shown, ignored ones (.gitignore, .ignore, git excludes) are
+    not. A recursive listing goes depth first, never into .git, and stops after 1000 entries.
 
     Args:
-        path: Directory to list, relative to the project root (default: the project root).
-        recursive: Also list everything below, depth first (default false: one level).
+        path: The directory.
+        recursive: Also list everything below.
     """
     return await asyncio.to_thread(_list, ctx.root, path, recursive)
 

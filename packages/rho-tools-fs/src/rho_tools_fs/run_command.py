@@ -170,26 +170,21 @@ async def run_command(
     *,
     ctx: ToolContext,
 ) -> ToolResult:
-    """Run a shell command line in the project and return its exit code and output.
-
-    The line runs with bash (`bash -c`, no profile or rc files; PowerShell where
-    configured) in a fresh process starting in the project root — a cd does not carry over
-    to the next call. The result is `exit_code: N` followed by stdout, then `stderr:` and
-    stderr. Output too long for the context keeps its first and last lines, with a note of
-    what was left out and how to see it (pipe through grep, head or tail to ask for less).
-    Network tools
-    (curl, wget, ssh, …) and recursive removal of / or ~ are refused. The command is
-    stopped, with every process it started, after timeout_secs. Where the OS sandbox is on,
-    the command can write only inside the project (never in a .git or .rho) and has no network
-    unless the user allowed it.
+    """Run a shell command line (`bash -c` without profile or rc files; PowerShell where
+    configured) in a fresh process in the project root: a cd does not carry over, use cwd.
+    Returns `exit_code: N`, then stdout, then `stderr:` and stderr; long output keeps its
+    first and last lines with a note (pipe through grep, head or tail for less). Network
+    tools (curl, wget, ssh, …) and recursive removal of / or ~ are refused. The command and
+    every process it started stop after timeout_secs. Under the OS sandbox it writes only in
+    the project and has no network unless the user allowed it.
 
     Args:
         command: The command line, e.g. `cargo test -p core 2>&1 | tail -50`.
-        cwd: Directory to start in, relative to the project root (default: the root); it must exist.
-        input: Text written to the command's standard input, which is then closed.
-        timeout_secs: Seconds before the command is stopped (default [shell] timeout_secs = 120, at most [shell] max_timeout_secs = 600).
-        sandbox: Only when the sandbox stopped this command and it truly needs more: "network" (network access) or "unconfined" (no sandbox) for this one call. The user is always asked; give a justification.
-        justification: Why the command must leave the sandbox (required with sandbox; shown to the user).
+        cwd: Directory to start in; it must exist.
+        input: Text written to standard input, which is then closed.
+        timeout_secs: Seconds before it is stopped (default 120, at most 600, unless configured).
+        sandbox: Only when the sandbox stopped this command and it truly needs more: `network` or `unconfined` (no sandbox), for this call. The user is always asked.
+        justification: Why it must leave the sandbox (required with sandbox; shown to the user).
     """
     from rho_kernel.process import ProcessStartError
 

@@ -324,23 +324,18 @@ async def search_files(
     *,
     ctx: ToolContext,
 ) -> ToolResult:
-    """Search file contents with a regular expression across the project (or a part of it).
-
-    Returns one line per matching line, `path:line: text`, sorted by path; paths are
-    relative to the project root, texts are cut at 240 characters. Respects .gitignore
-    (and .ignore, .git/info/exclude, the global git excludes) and skips hidden files,
-    binary files and files over 10 MiB. Prefer this over run_command with grep. The regex
-    syntax is ripgrep's (Rust regex): no look-around (lookahead/lookbehind) and no
-    backreferences; escape `(`, `[`, `.`, `*` and the like to match them literally, or set
-    fixed_strings to search for plain text.
+    """Search file contents for a regular expression: `path:line: text` lines sorted by path,
+    the text cut at 240 characters. Skips hidden, ignored, binary and over-10-MiB files.
+    Rust regex syntax (no look-around or backreferences): escape `(`, `[`, `.`, `*` to match
+    them, or set fixed_strings.
 
     Args:
-        pattern: Regular expression to search for (no look-around), or plain text with fixed_strings.
-        path: File or directory to search, relative to the project root (default: the whole project).
-        glob: Only search files whose name matches this glob, e.g. '*.rs' or '*.{ts,tsx}'; a glob containing '/' is matched against the path from the project root, e.g. 'src/**/*.py'.
-        ignore_case: Case-insensitive matching (default false).
-        max_results: Maximum matching lines to return (default 100, at most 500).
-        fixed_strings: Match the pattern as plain text, not as a regex, e.g. `greet(` (default false).
+        pattern: The regular expression, or plain text with fixed_strings.
+        path: File or directory to search.
+        glob: Only files whose name matches, e.g. `*.rs`, `*.{ts,tsx}`; a glob with `/` matches the path from the project root, e.g. `src/**/*.py`.
+        ignore_case: Match case-insensitively.
+        max_results: How many matching lines to return at most (up to 500).
+        fixed_strings: Match the pattern as plain text, e.g. `greet(`.
     """
     for name, value in (("pattern", pattern), ("glob", glob or ""), ("path", path)):
         problem = _check_text(name, value)

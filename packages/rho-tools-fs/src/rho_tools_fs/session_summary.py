@@ -107,12 +107,9 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
 
 @tool(risk=Risk.READ, phase=Phase.EXPLORATION, outline=_outline)
 async def session_summary(*, ctx: ToolContext) -> ToolResult:
-    """Show the conversation so far, compressed: the last 50 turns, one numbered line each.
-
-    Lists user and assistant messages, the tool calls made (`name(args…)`) and whether each
-    result was ok or an error, with its first line. Use it when you have lost track of what
-    happened earlier in the conversation (older turns may have been shortened to fit the
-    context window).
+    """The conversation so far, one numbered line per turn (the last 50): messages, tool calls
+    (`name(args…)`) and whether each result was ok or an error, with its first line. Use it
+    when you lost track of earlier turns (old ones may have been shortened).
     """
     if ctx.session is None:
         return ToolResult.error("session_summary: no session is running")

@@ -176,21 +176,18 @@ async def wait_for(
     *,
     ctx: ToolContext,
 ) -> ToolResult:
-    """Run a probe command every poll_secs seconds until a condition holds or timeout_secs pass.
-
-    Use it to wait for a server to come up, a build to finish or a file to appear instead
-    of calling run_command in a loop. Each probe runs like run_command and is stopped
-    after 2 × poll_secs (a probe that runs over counts as a failed poll). Returns the last
-    probe's trimmed stdout and stderr and `[wait_for: N polls, Ss elapsed, exit C]`
-    (output too long for the context keeps its first and last lines); an error when the
-    time runs out.
+    """Run a probe command every poll_secs until a condition holds (a server is up, a build
+    done, a file there) or timeout_secs pass, rather than run_command in a loop. Probes run
+    as run_command's do, each stopped after 2 × poll_secs (a failed poll). Returns the last
+    probe's trimmed stdout and stderr and `[wait_for: N polls, Ss elapsed, exit C]`; an
+    error on timeout.
 
     Args:
-        command: The probe command line, e.g. `test -f build/done` or `cat server.log`.
-        until: `success` (exit status 0, the default), `exit_code: N`, or `regex: PATTERN` (case-insensitive regular expression searched line by line in stdout and stderr).
-        timeout_secs: Total seconds to wait (default 300, 1 to 86400).
-        poll_secs: Seconds between probes (default 10, 1 to 300, at most timeout_secs).
-        cwd: Directory to run the probe in, relative to the project root (default: the root).
+        command: The probe, e.g. `test -f build/done` or `cat server.log`.
+        until: `success` (exit status 0), `exit_code: N`, or `regex: PATTERN` (case-insensitive, per line of stdout and stderr).
+        timeout_secs: Seconds to wait in all (1 to 86400).
+        poll_secs: Seconds between probes (1 to 300, at most timeout_secs).
+        cwd: Directory to run the probe in.
     """
     from rho_kernel.process import ProcessStartError, ShellNotFoundError
 

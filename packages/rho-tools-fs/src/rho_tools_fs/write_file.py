@@ -165,16 +165,12 @@ def _outline(arguments: dict[str, Any], result: ToolResult) -> str:
     check=_check,
 )
 async def write_file(path: str, content: str, *, ctx: ToolContext) -> ToolResult:
-    """Create a file, or replace an existing file's entire content, in the project.
-
-    Missing parent directories are created. The write is atomic: the file holds either its
-    old content or the new one, never a mix. To change part of an existing file prefer
-    edit_file. Content is written exactly as given, encoded as UTF-8. Files inside .git/ and
-    .rho/ are never written.
+    """Create a file or replace its whole content, atomically; missing parent directories are
+    created. To change part of a file, use edit_file.
 
     Args:
-        path: File path relative to the project root (an absolute path must be inside the project).
-        content: The complete new content of the file.
+        path: The file.
+        content: The complete new content, written exactly as given (UTF-8).
     """
     problem = _unencodable(content)
     if problem is not None:

@@ -67,7 +67,36 @@ def _split_docstring(doc: str) -> tuple[str, dict[str, str]]:
                 params[current] = match.group(2).strip()
             elif current:
                 params[current] = f"{params[current]} {line.strip()}".strip()
-    return "\n".join(description).strip(), params
+    return _unwrap(description).strip(), params
+
+
+#: A line that keeps its own line: indented, or the start of a list item, table row,
+#: quotation, heading or code fence.
+_OWN_LINE = re.compile(r"\s|(?:[-*+•|>#]|\d+[.)])(?:\s|$)|```")
+#: A line that nothing joins: a table row, heading or code fence.
+_WHOLE_LINE = re.compile(r"[|#]|```")
+
+
+def _unwrap(lines: list[str]) -> str:
+    """The lines with each paragraph's hard wraps undone: they lay out the source, and each
+    costs the model a token. Blank lines, lines that keep their own line (`_OWN_LINE`) and
+    everything inside a code fence stay as they are."""
+    out: list[str] = []
+    fenced = False
+    for line in lines:
+        joins = (
+            bool(out and out[-1] and line)
+            and not fenced
+            and not _OWN_LINE.match(line)
+            and not _WHOLE_LINE.match(out[-1])
+        )
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if joins:
+            out[-1] = f"{out[-1]} {line}"
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def _strip_titles(schema: Any) -> Any:
@@ -75,6 +104,40 @@ def _strip_titles(schema: Any) -> Any:
         return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
     if isinstance(schema, list):
         return [_strip_titles(v) for v in schema]
+    return schema
+
+
+_NULL = {"type": "null"}
+
+
+def _optional(prop: Any) -> Any:
+    """A parameter defaulting to None as the model needs it: its own type, left out when not
+    given (`{"type": "integer"}` for pydantic's `{"anyOf": [{"type": "integer"}, {"type":
+    "null"}], "default": null}`). An explicit null still validates."""
+    if not isinstance(prop, dict) or "default" not in prop or prop["default"] is not None:
+        return prop
+    prop = {k: v for k, v in prop.items() if k != "default"}
+    options = prop.get("anyOf")
+    if isinstance(options, list) and _NULL in options:
+        rest = [option for option in options if option != _NULL]
+        del prop["anyOf"]
+        if len(rest) == 1 and isinstance(rest[0], dict):
+            return {**rest[0], **prop}
+        if rest:
+            prop["anyOf"] = rest
+    return prop
+
+
+def _model_facing_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """pydantic's JSON Schema of a tool's arguments without what the model does not need:
+    titles, `additionalProperties` (unknown arguments are still refused when the call is
+    validated; no provider rho speaks to requires it without strict mode, which rho does
+    not ask for) and the null branch and default of optional parameters (see `_optional`)."""
+    schema = _strip_titles(schema)
+    schema.pop("additionalProperties", None)
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        schema["properties"] = {name: _optional(prop) for name, prop in properties.items()}
     return schema
 
 
@@ -166,7 +229,7 @@ class FunctionTool(Tool):
     def parameters(self) -> dict[str, Any]:  # type: ignore[override]
         """The JSON Schema of the arguments (built on first use)."""
         if self._parameters is None:
-            schema = _strip_titles(self.args_model.model_json_schema())
+            schema = _model_facing_schema(self.args_model.model_json_schema())
             schema.setdefault("properties", {})
             self._parameters = schema
         return self._parameters
