@@ -172,7 +172,9 @@ async def test_the_memory_guard_is_a_mebibyte_so_the_budget_decides_what_the_mod
 def test_a_cut_result_keeps_its_last_lines_and_says_how_to_read_on() -> None:
     from rho_tools_fs import plugin
 
-    declared = next(t for t in plugin.rho_register_tools() if t.name == "run_command")
+    declared = next(
+        t for t in plugin.rho_register_tools(config=RhoConfig()) if t.name == "run_command"
+    )
     assert run_command.cut_keeps_tail is True and declared.cut_keeps_tail is True
     stdout = ToolResult("exit_code: 0\n" + "".join(f"{n}\n" for n in range(1, 5001)))
     hint = declared.continuation({"command": "seq 1 5000"}, stdout, 120)

@@ -62,7 +62,9 @@ def test_tool_metadata() -> None:
 def test_a_cut_result_keeps_its_last_lines_where_the_poll_count_and_exit_status_are() -> None:
     from rho_tools_fs import plugin
 
-    declared = next(t for t in plugin.rho_register_tools() if t.name == "wait_for")
+    declared = next(
+        t for t in plugin.rho_register_tools(config=RhoConfig()) if t.name == "wait_for"
+    )
     assert wait_for.cut_keeps_tail is True and declared.cut_keeps_tail is True
 
 

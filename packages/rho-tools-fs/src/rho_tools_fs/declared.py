@@ -70,9 +70,12 @@ DECLARATIONS = (
     ),
 )
 
+#: The tools that run command lines in the configured shell (offered only where it is installed).
+SHELL_TOOLS = ("run_command", "wait_for")
+
 
 if __name__ == "__main__":
     write_schemas(DECLARATIONS, SCHEMAS)
 
 
-__all__ = ["DECLARATIONS", "SCHEMAS"]
+__all__ = ["DECLARATIONS", "SCHEMAS", "SHELL_TOOLS"]
