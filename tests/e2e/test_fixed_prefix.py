@@ -142,31 +142,52 @@ def _config(home: Path, text: str) -> None:
     (home / ".rho" / "config.toml").write_text(text)
 
 
-@pytest.mark.skipif(
-    bool(shutil.which("pwsh") or shutil.which("powershell")), reason="PowerShell is installed"
+@pytest.mark.parametrize(
+    "missing",
+    [
+        pytest.param(
+            "PowerShell (pwsh or powershell)",
+            marks=pytest.mark.skipif(
+                bool(shutil.which("pwsh") or shutil.which("powershell")),
+                reason="PowerShell is installed",
+            ),
+            id="pwsh-configured",
+        ),
+        pytest.param("bash", id="no-bash-on-path"),
+    ],
 )
-def test_without_the_configured_shell_the_shell_tools_are_not_offered_nor_run(  # type: ignore[no-untyped-def]
-    start_rho, server: ScriptedServer, project: Path, home: Path
+def test_without_the_shell_they_run_the_shell_tools_are_not_offered_nor_run(  # type: ignore[no-untyped-def]
+    start_rho, server: ScriptedServer, project: Path, home: Path, tmp_path: Path, missing: str
 ) -> None:
-    _config(home, '[shell]\nprogram = "pwsh"\n')
-    rho = start_scripted(start_rho, server, "--ephemeral")
+    env = None
+    if missing == "bash":
+        (tmp_path / "empty-bin").mkdir()
+        env = {"PATH": str(tmp_path / "empty-bin")}  # neither bash nor sh
+    else:
+        _config(home, '[shell]\nprogram = "pwsh"\n')
+    rho = start_scripted(start_rho, server, "--ephemeral", env=env)
     listed = [t["name"] for t in rho.call("listTools")["result"]["tools"]]
     assert "run_command" not in listed and "wait_for" not in listed and "read_file" in listed
     body = _first_request(rho, server)
     names = [t["function"]["name"] for t in body["tools"]]
     assert names == [n for n in PLAIN_TOOLS if n not in ("run_command", "wait_for")]
-    # A model that calls it all the same runs nothing.
-    server.add(tool_call_reply("run_command", {"command": "touch pwned"}), text_reply("done"))
+    # A model that calls them all the same runs nothing, and is told which tools there are.
+    server.add(
+        tool_call_reply("run_command", {"command": "touch pwned"}),
+        tool_call_reply("wait_for", {"command": "touch pwned"}),
+        text_reply("done"),
+    )
     rho.request("prompt", {"message": "run it"})
-    result = rho.notification("tool/result")["params"]
-    assert result["name"] == "run_command" and result["is_error"] is True
+    for name in ("run_command", "wait_for"):
+        result = rho.notification("tool/result")["params"]
+        assert result["name"] == name and result["is_error"] is True
+        assert result["output"].startswith(f"unknown tool '{name}'. Available tools: ")
     assert rho.notification("agent/end")["params"]["reply"] == "done"
+    assert not any(m.get("method") == "approval/request" for m in rho.seen)
     assert not (project / "pwned").exists()
     assert rho.finish() == 0
-    assert (
-        "rho: warning: run_command and wait_for are not offered: PowerShell (pwsh or "
-        "powershell) is not installed" in rho.stderr_text()
-    )
+    warning = f"rho: warning: run_command and wait_for are not offered: {missing} is not installed"
+    assert rho.stderr_text().count(warning) == 1
 
 
 def test_with_the_configured_shell_installed_the_shell_tools_are_offered(  # type: ignore[no-untyped-def]

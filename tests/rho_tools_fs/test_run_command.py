@@ -54,6 +54,33 @@ def test_plugin_registers_the_shell_tools_after_the_file_tools() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("program", "missing"),
+    [(None, "bash is not installed"), ("pwsh", "PowerShell (pwsh or powershell) is not installed")],
+)
+def test_without_the_shell_the_plugin_leaves_out_only_the_shell_tools(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    program: str | None,
+    missing: str,
+) -> None:
+    from rho_tools_fs import plugin
+    from rho_tools_fs.declared import DECLARATIONS
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no shell of any kind on it
+    config = RhoConfig(shell=ShellConfig(program=program))
+    names = [t.name for t in plugin.rho_register_tools(config=config)]
+    assert names == [d.name for d in DECLARATIONS if d.name not in ("run_command", "wait_for")]
+    stderr = capsys.readouterr().err
+    assert stderr == f"rho: warning: run_command and wait_for are not offered: {missing}\n"
+    monkeypatch.undo()
+    assert [t.name for t in plugin.rho_register_tools(config=RhoConfig())] == [
+        d.name for d in DECLARATIONS
+    ]
+    assert capsys.readouterr().err == ""
+
+
 async def test_stdout_only(tmp_path: Path) -> None:
     result = await run(tmp_path, command="echo hi")
     assert (result.output, result.is_error) == ("exit_code: 0\nhi\n", False)
