@@ -9,6 +9,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from rho_kernel.config.model import ProviderConfig, RhoConfig
+from rho_kernel.providers.cache_hints import CacheStyle, cache_style, endpoint_style
 from rho_kernel.providers.urls import mask_url
 from rho_kernel.security.credentials import register_credential
 
@@ -19,13 +20,15 @@ MODEL_ENV = "RHO_MODEL"
 
 @dataclass(frozen=True, slots=True)
 class Preset:
-    """A built-in provider preset."""
+    """A built-in provider preset. `cache_hints` is the style of cache hints the provider
+    takes (`providers.cache_hints`), which `cache_hints = "auto"` gives an entry naming it."""
 
     name: str
     endpoint: str
     api: str = "chat_completions"
     models_endpoint: str | None = None
     key_env_hint: str | None = None
+    cache_hints: CacheStyle = "off"
 
 
 PRESETS: dict[str, Preset] = {
@@ -35,12 +38,14 @@ PRESETS: dict[str, Preset] = {
         "openrouter",
         "https://openrouter.ai/api/v1/chat/completions",
         key_env_hint="OPENROUTER_API_KEY",
+        cache_hints="openrouter",
     ),
     "openai": Preset(
         "openai",
         "https://api.openai.com/v1/responses",
         api="responses",
         key_env_hint="OPENAI_API_KEY",
+        cache_hints="prompt_cache_key",
     ),
     "groq": Preset(
         "groq", "https://api.groq.com/openai/v1/chat/completions", key_env_hint="GROQ_API_KEY"
@@ -67,6 +72,7 @@ class ResolvedProvider:
 
     `origin` says how it was chosen ("flag": `--endpoint`; "config": a `[[providers]]` or
     `[provider]` entry; "default": nothing was configured), so advice can fit what was given.
+    `cache_hints` is the style of cache hints its requests carry (`providers.cache_hints`).
     """
 
     name: str
@@ -76,6 +82,7 @@ class ResolvedProvider:
     default_model: str | None
     models_endpoint: str
     origin: ProviderOrigin = "config"
+    cache_hints: CacheStyle = "off"
 
     @property
     def api_key(self) -> str | None:
@@ -150,6 +157,9 @@ def resolve_entry(entry: ProviderConfig, index: int = 0) -> ResolvedProvider:
         api_key_env=entry.api_key_env,
         default_model=entry.default_model,
         models_endpoint=models,
+        cache_hints=cache_style(
+            entry.cache_hints, preset.cache_hints if preset else None, endpoint
+        ),
     )
 
 
@@ -225,6 +235,7 @@ def resolve_provider(
             default_model=None,
             models_endpoint=derive_models_endpoint(endpoint),
             origin="flag",
+            cache_hints=endpoint_style(endpoint),
         )
     providers = configured_providers(config)
     chosen: ResolvedProvider | None = None
