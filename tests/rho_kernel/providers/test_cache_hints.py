@@ -109,6 +109,7 @@ def test_a_preset_keeps_its_style_at_another_endpoint_and_auto_follows_the_host(
         (False, "off"),
         ("off", "off"),
         ("cache_control", "cache_control"),
+        ("openrouter", "openrouter"),
         ("prompt_cache_key", "prompt_cache_key"),
     ],
 )

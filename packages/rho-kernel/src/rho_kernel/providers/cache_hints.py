@@ -35,7 +35,7 @@ CacheStyle = Literal["off", "prompt_cache_key", "openrouter", "cache_control"]
 """Which hints a provider takes: none; OpenAI's `prompt_cache_key`; OpenRouter's
 `session_id` with breakpoints for Anthropic's models; breakpoints for every model."""
 
-CacheSetting = Literal["auto", "off", "prompt_cache_key", "cache_control"] | bool
+CacheSetting = Literal["auto", "off", "prompt_cache_key", "openrouter", "cache_control"] | bool
 """`[[providers]] cache_hints` as written: "auto" (or true), a style by name, or "off" (or
 false)."""
 
