@@ -536,7 +536,7 @@ class AgentLoop:
 
     def _request(self) -> ModelRequest:
         """The next request: the session's current path fitted into the prompt budget, with
-        the cache hints the provider takes (keyed to this session: `cache_hints`).
+        the cache hints the provider takes (keyed to this session: `providers.cache_hints`).
 
         Raises `AgentError` when the conversation cannot fit at all (see `ContextOverflow`),
         so that no request the provider would refuse is sent.

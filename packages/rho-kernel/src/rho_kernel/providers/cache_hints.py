@@ -1,4 +1,5 @@
-"""Cache hints: what a request may carry to help the provider's prompt cache, and to whom.
+"""Cache hints: what one request carries for the provider's prompt cache (the session's key,
+the hints, the breakpoints on its messages), for the providers that take them.
 
 A provider caches the longest beginning a request shares with the requests before it; some
 take hints that make the cache hit more often:
@@ -11,9 +12,11 @@ take hints that make the cache hit more often:
   breakpoints: `"cache_control": {"type": "ephemeral"}` on a content part caches the prompt
   up to and including that part (at most 4 a request).
 
-Anything else gets no hint: a strict server refuses a field it does not know. Which hints a
-provider gets is its *style* (`[[providers]] cache_hints`, resolved by `cache_style`); what
-one request carries is a `CacheHints`, which the agent loop puts on `ModelRequest.cache` and
+Anything else gets no hint: a strict server refuses a field it does not know.
+
+Which hints a provider takes is its style (`ResolvedProvider.cache_hints`, from its
+`[[providers]] cache_hints`, its preset and its endpoint's host: `resolve.cache_style`);
+`request_hints` turns it into the `CacheHints` of a request, which the agent loop puts on `ModelRequest.cache` and
 each protocol service renders in its own shape (`Breakpoints` marks the messages).
 
 The key (`session_cache_key`) is a one-way hash of the session id: the same for every
@@ -25,25 +28,10 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rho_kernel.providers.resolve import ResolvedProvider
-
-CacheStyle = Literal["off", "prompt_cache_key", "openrouter", "cache_control"]
-"""Which hints a provider takes: none; OpenAI's `prompt_cache_key`; OpenRouter's
-`session_id` with breakpoints for Anthropic's models; breakpoints for every model."""
-
-CacheSetting = Literal["auto", "off", "prompt_cache_key", "openrouter", "cache_control"] | bool
-"""`[[providers]] cache_hints` as written: "auto" (or true), a style by name, or "off" (or
-false)."""
-
-#: The styles of the endpoints' hosts rho recognises (for "auto" without a preset that has one).
-_HOST_STYLES: dict[str, CacheStyle] = {
-    "api.openai.com": "prompt_cache_key",
-    "openrouter.ai": "openrouter",
-}
+    from rho_kernel.providers.resolve import CacheStyle, ResolvedProvider
 
 #: What a breakpoint says: cache the prompt up to here, for the provider's default time.
 EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
@@ -65,34 +53,6 @@ class CacheHints:
     prompt_cache_key: str | None = None
     session_id: str | None = None
     breakpoints: bool = False
-
-
-def endpoint_style(endpoint: str) -> CacheStyle:
-    """The style of an endpoint's host: OpenAI's API and OpenRouter (and its subdomains)
-    are recognised; anything else, a local server included, takes none."""
-    try:
-        host = (urlsplit(endpoint.strip()).hostname or "").lower().rstrip(".")
-    except ValueError:
-        return "off"
-    for known, style in _HOST_STYLES.items():
-        if host == known or (style == "openrouter" and host.endswith("." + known)):
-            return style
-    return "off"
-
-
-def cache_style(
-    setting: CacheSetting, preset_style: CacheStyle | None, endpoint: str
-) -> CacheStyle:
-    """The style of a provider: `setting` when it names one (false: "off"); for "auto"
-    (or true), the preset's style when the entry names a preset that has one, else the
-    style of the endpoint's host."""
-    if setting is False or setting == "off":
-        return "off"
-    if setting is True or setting == "auto":
-        if preset_style is not None and preset_style != "off":
-            return preset_style
-        return endpoint_style(endpoint)
-    return setting
 
 
 def takes_breakpoints(model: str) -> bool:
@@ -250,12 +210,8 @@ __all__ = [
     "MAX_BREAKPOINTS",
     "Breakpoints",
     "CacheHints",
-    "CacheSetting",
-    "CacheStyle",
     "breakpoint_positions",
-    "cache_style",
     "can_carry",
-    "endpoint_style",
     "marked",
     "request_hints",
     "session_cache_key",

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.messages import ToolCall
-from rho_kernel.providers.cache_hints import CacheHints
 from rho_kernel.providers.urls import mask_url, mask_urls_in
+
+if TYPE_CHECKING:
+    from rho_kernel.providers.cache_hints import CacheHints
 
 
 def token_count(value: Any) -> int:

@@ -5,17 +5,31 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from rho_kernel.config.model import ProviderConfig, RhoConfig
-from rho_kernel.providers.cache_hints import CacheStyle, cache_style, endpoint_style
 from rho_kernel.providers.urls import mask_url
 from rho_kernel.security.credentials import register_credential
 
 DEFAULT_ENDPOINT = "http://localhost:1234/v1/chat/completions"
 DEFAULT_MODEL = "anthropic/claude-sonnet-4"
 MODEL_ENV = "RHO_MODEL"
+
+
+if TYPE_CHECKING:  # names for annotations only: nothing to build at startup
+    from typing import TypeAlias
+
+    CacheStyle: TypeAlias = Literal["off", "prompt_cache_key", "openrouter", "cache_control"]
+    """Which hints for its prompt cache a provider takes (`providers.cache_hints`): none;
+    OpenAI's `prompt_cache_key`; OpenRouter's `session_id`, with breakpoints for Anthropic's
+    models; breakpoints for every model."""
+
+    CacheSetting: TypeAlias = (
+        Literal["auto", "off", "prompt_cache_key", "openrouter", "cache_control"] | bool
+    )
+    """`[[providers]] cache_hints` as written: "auto" (or true), a style by name, or "off" (or
+    false)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +134,41 @@ def is_local_endpoint(endpoint: str) -> bool:
         or host.endswith(".localhost")
         or host.startswith("127.")
     )
+
+
+#: The styles of the endpoints' hosts rho recognises (for "auto" without a preset that has one).
+_HOST_STYLES: dict[str, CacheStyle] = {
+    "api.openai.com": "prompt_cache_key",
+    "openrouter.ai": "openrouter",
+}
+
+
+def endpoint_cache_style(endpoint: str) -> CacheStyle:
+    """The style of an endpoint's host: OpenAI's API and OpenRouter (and its subdomains)
+    are recognised; anything else, a local server included, takes none."""
+    try:
+        host = (urlsplit(endpoint.strip()).hostname or "").lower().rstrip(".")
+    except ValueError:
+        return "off"
+    for known, style in _HOST_STYLES.items():
+        if host == known or (style == "openrouter" and host.endswith("." + known)):
+            return style
+    return "off"
+
+
+def cache_style(
+    setting: CacheSetting, preset_style: CacheStyle | None, endpoint: str
+) -> CacheStyle:
+    """The style of a provider: `setting` when it names one (false: "off"); for "auto"
+    (or true), the preset's style when the entry names a preset that has one, else the
+    style of the endpoint's host."""
+    if setting is False or setting == "off":
+        return "off"
+    if setting is True or setting == "auto":
+        if preset_style is not None and preset_style != "off":
+            return preset_style
+        return endpoint_cache_style(endpoint)
+    return setting
 
 
 def derive_models_endpoint(endpoint: str) -> str:
@@ -235,7 +284,7 @@ def resolve_provider(
             default_model=None,
             models_endpoint=derive_models_endpoint(endpoint),
             origin="flag",
-            cache_hints=endpoint_style(endpoint),
+            cache_hints=endpoint_cache_style(endpoint),
         )
     providers = configured_providers(config)
     chosen: ResolvedProvider | None = None
@@ -289,8 +338,10 @@ __all__ = [
     "Preset",
     "ProviderOrigin",
     "ResolvedProvider",
+    "cache_style",
     "configured_providers",
     "derive_models_endpoint",
+    "endpoint_cache_style",
     "is_local_endpoint",
     "missing_key_warnings",
     "named_model",
