@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from rho_kernel.config.model import ProviderConfig
+from rho_kernel.messages import ChatMessage
 from rho_kernel.providers.cache_hints import (
     EPHEMERAL,
     MAX_BREAKPOINTS,
@@ -162,3 +163,13 @@ def test_a_message_marked_again_is_the_same_object_and_encoded_once() -> None:
     )
     assert encoder.encoded_items - encoded == 3  # the new messages only
     assert marks.apply([]) == []
+
+
+def test_a_stored_or_received_message_brings_no_breakpoint_of_its_own() -> None:
+    part = {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}
+    image = {**_image(), "cache_control": {"type": "ephemeral"}}
+    hostile = ChatMessage.model_validate({"role": "user", "content": [part, image]})
+    wire = hostile.to_wire()
+    assert "cache_control" not in json.dumps(wire)
+    out = Breakpoints().apply([S, *[wire] * 6])
+    assert json.dumps(out).count("cache_control") == 2  # the system prompt and the end

@@ -16,8 +16,10 @@ Anything else gets no hint: a strict server refuses a field it does not know.
 
 Which hints a provider takes is its style (`ResolvedProvider.cache_hints`, from its
 `[[providers]] cache_hints`, its preset and its endpoint's host: `resolve.cache_style`);
-`request_hints` turns it into the `CacheHints` of a request, which the agent loop puts on `ModelRequest.cache` and
-each protocol service renders in its own shape (`Breakpoints` marks the messages).
+`request_hints` turns it into the `CacheHints` of a request, which the agent loop puts on
+`ModelRequest.cache` and each protocol service renders in its own shape (`Breakpoints` marks
+the messages). Breakpoints are placed by rho alone: a message's parts (`TextPart`,
+`ImagePart`) keep only their declared fields, so nothing stored or received brings one.
 
 The key (`session_cache_key`) is a one-way hash of the session id: the same for every
 request of a session, after a resume too, different for another session, and it tells the
