@@ -180,6 +180,33 @@ def test_bad_choice_lists_the_choices(env: Env) -> None:
     assert info.value.problem.startswith("must be one of: auto, ask, deny")
 
 
+@pytest.mark.parametrize(("written", "kept"), [("false", False), ('"off"', "off"), ("true", True)])
+def test_cache_hints_take_a_boolean_or_a_style(env: Env, written: str, kept: object) -> None:
+    env.user(f'[[providers]]\nname = "x"\ncache_hints = {written}\n')
+    assert env.load().providers[0].cache_hints == kept
+
+
+@pytest.mark.parametrize(("written", "got"), [('"sometimes"', "'sometimes'"), ("1", "1")])
+def test_a_value_no_member_of_a_union_takes_is_one_plain_problem(
+    env: Env, written: str, got: str
+) -> None:
+    env.user(f'[[providers]]\nname = "x"\ncache_hints = {written}\n')
+    with pytest.raises(ConfigError) as info:
+        env.load()
+    assert info.value.key == "providers[0].cache_hints"
+    assert info.value.problem == (
+        "expected true or false, or one of: auto, off, prompt_cache_key, openrouter, "
+        f"cache_control, got {got}"
+    )
+    env.user('[sandbox]\nrequire = "later"\n')
+    with pytest.raises(ConfigError) as info:
+        env.load()
+    assert (info.value.key, info.value.problem) == (
+        "sandbox.require",
+        "expected true or false, or one of: ask, got 'later'",
+    )
+
+
 def test_error_in_provider_array_uses_index(env: Env) -> None:
     env.project(
         '[[providers]]\npreset = "openrouter"\n\n[[providers]]\nname = "x"\napi = "Chat Completions!"\n'

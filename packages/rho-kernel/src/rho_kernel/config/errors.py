@@ -108,9 +108,41 @@ def _problem(error: Mapping[str, Any]) -> str:
     return message[:1].lower() + message[1:]
 
 
+#: How pydantic names the members of a union in an error's location (`literal[...]` too).
+_UNION_MEMBERS = frozenset({"bool", "str", "int", "float"})
+
+
+def _is_member_tag(part: Any) -> bool:
+    return isinstance(part, str) and (part in _UNION_MEMBERS or part.startswith("literal["))
+
+
+def _union_problem(errors: list[Any]) -> tuple[tuple[Any, ...], str] | None:
+    """A value no member of its union takes (`true or false, or one of: …`): its location
+    and one problem for all the members' errors; None for errors of anything else."""
+    if len(errors) < 2 or len({tuple(error["loc"][:-1]) for error in errors}) != 1:
+        return None
+    wanted: list[str] = []
+    for error in errors:
+        if not _is_member_tag(error["loc"][-1]):
+            return None
+        if error["type"] == "literal_error":
+            choices = re.findall(r"'([^']*)'", str((error.get("ctx") or {}).get("expected", "")))
+            wanted.append(f"one of: {', '.join(choices)}")
+        elif error["type"] in _EXPECTED:
+            wanted.append(_EXPECTED[error["type"]])
+        else:
+            return None
+    wanted.sort(key=lambda words: words.startswith("one of"))  # "true or false, or one of: …"
+    got = _describe(errors[0].get("input"))
+    return tuple(errors[0]["loc"][:-1]), f"expected {', or '.join(wanted)}, got {got}"
+
+
 def _config_error(
     file: Path | None, errors: list[Any], prefix: tuple[Any, ...] = ()
 ) -> ConfigError:
+    union = _union_problem(errors)
+    if union is not None:
+        return ConfigError(file, key_path((*prefix, *union[0])) or None, union[1])
     first = errors[0]
     problem = _problem(first)
     if len(errors) > 1:

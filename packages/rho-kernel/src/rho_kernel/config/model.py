@@ -81,6 +81,12 @@ class ProviderConfig(_Section):
     api_key_env: str | None = None
     default_model: str | None = None
     models_endpoint: str | None = None
+    #: Hints for the provider's prompt cache (see `rho_kernel.providers.cache_hints`):
+    #: "auto" (those the preset or the endpoint's host is known to take), one style by name
+    #: for an endpoint rho does not recognise, or "off" (none). true is "auto", false "off".
+    cache_hints: (
+        Literal["auto", "off", "prompt_cache_key", "openrouter", "cache_control"] | bool
+    ) = "auto"
 
 
 ApprovalMode = Literal["auto", "ask", "deny"]

@@ -53,6 +53,7 @@ from rho_kernel.loop.retrying import provider_failure, retry_delay, retry_limit
 from rho_kernel.loop.steering import SteeringQueue
 from rho_kernel.messages import ChatMessage, ImagePart, ToolCall
 from rho_kernel.messages import FinishReason as MessageFinish
+from rho_kernel.providers.cache_hints import request_hints
 from rho_kernel.providers.events import (
     ModelRequest,
     ModelResponse,
@@ -534,7 +535,8 @@ class AgentLoop:
     # ── model calls ─────────────────────────────────────────────────────────
 
     def _request(self) -> ModelRequest:
-        """The next request: the session's current path fitted into the prompt budget.
+        """The next request: the session's current path fitted into the prompt budget, with
+        the cache hints the provider takes (keyed to this session: `providers.cache_hints`).
 
         Raises `AgentError` when the conversation cannot fit at all (see `ContextOverflow`),
         so that no request the provider would refuse is sent.
@@ -558,6 +560,7 @@ class AgentLoop:
             tools=schemas,
             max_tokens=self.budget.completion_reserve,
             reasoning_effort=self.agent.reasoning_effort,
+            cache=request_hints(self.params.provider, self.params.model, self.session.id),
         )
 
     def _schema_bytes(self, schemas: list[dict[str, Any]]) -> int:

@@ -29,6 +29,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from rho_kernel.providers.cache_hints import Breakpoints
 from rho_kernel.providers.events import (
     ModelRequest,
     ModelResponse,
@@ -63,12 +64,26 @@ class ChatCompletionsService(SSEStreamService):
     """
 
     api = "chat_completions"
+    #: Marks the messages of the requests that ask for breakpoints (made on first use).
+    _breakpoints: Breakpoints | None = None
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
-        """The JSON request body for `request`."""
+        """The JSON request body for `request`.
+
+        Its cache hints (`request.cache`) become `prompt_cache_key` and `session_id` at the
+        top level and, when it asks for breakpoints, `cache_control` on the text part of the
+        messages `cache_hints.breakpoint_positions` chooses (a text content becomes one text
+        part for that).
+        """
+        hints = request.cache
+        messages = request.messages
+        if hints is not None and hints.breakpoints:
+            if self._breakpoints is None:
+                self._breakpoints = Breakpoints()
+            messages = self._breakpoints.apply(messages)
         body: dict[str, Any] = {
             "model": request.model,
-            "messages": request.messages,
+            "messages": messages,
             "stream": True,
             "stream_options": {"include_usage": True},
         }
@@ -89,6 +104,10 @@ class ChatCompletionsService(SSEStreamService):
             body["max_tokens"] = request.max_tokens
         if request.reasoning_effort is not None:
             body["reasoning_effort"] = request.reasoning_effort
+        if hints is not None and hints.prompt_cache_key:
+            body["prompt_cache_key"] = hints.prompt_cache_key
+        if hints is not None and hints.session_id:
+            body["session_id"] = hints.session_id
         return body
 
     def new_decoder(self) -> ChatStreamDecoder:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rho_kernel.encoding import scrub_surrogates
 from rho_kernel.messages import ToolCall
 from rho_kernel.providers.urls import mask_url, mask_urls_in
+
+if TYPE_CHECKING:
+    from rho_kernel.providers.cache_hints import CacheHints
 
 
 def token_count(value: Any) -> int:
@@ -73,7 +76,9 @@ class ModelRequest:
     """One request to a model: wire-neutral messages (Chat Completions shaped dicts) and tools.
 
     `tools` holds `{"name", "description", "parameters"}` dicts; each protocol service
-    renders them in its own shape.
+    renders them in its own shape. `cache` holds the hints for the provider's prompt cache
+    that this provider takes (None: none; see `providers.cache_hints`): a service renders
+    those its wire protocol has.
     """
 
     model: str
@@ -81,6 +86,7 @@ class ModelRequest:
     tools: list[dict[str, Any]] = field(default_factory=list)
     max_tokens: int | None = None
     reasoning_effort: str | None = None
+    cache: CacheHints | None = None
 
 
 @dataclass(slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from rho_kernel.config.model import ProviderConfig, RhoConfig
@@ -17,15 +17,32 @@ DEFAULT_MODEL = "anthropic/claude-sonnet-4"
 MODEL_ENV = "RHO_MODEL"
 
 
+if TYPE_CHECKING:  # names for annotations only: nothing to build at startup
+    from typing import TypeAlias
+
+    CacheStyle: TypeAlias = Literal["off", "prompt_cache_key", "openrouter", "cache_control"]
+    """Which hints for its prompt cache a provider takes (`providers.cache_hints`): none;
+    OpenAI's `prompt_cache_key`; OpenRouter's `session_id`, with breakpoints for Anthropic's
+    models; breakpoints for every model."""
+
+    CacheSetting: TypeAlias = (
+        Literal["auto", "off", "prompt_cache_key", "openrouter", "cache_control"] | bool
+    )
+    """`[[providers]] cache_hints` as written: "auto" (or true), a style by name, or "off" (or
+    false)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Preset:
-    """A built-in provider preset."""
+    """A built-in provider preset. `cache_hints` is the style of cache hints the provider
+    takes (`providers.cache_hints`), which `cache_hints = "auto"` gives an entry naming it."""
 
     name: str
     endpoint: str
     api: str = "chat_completions"
     models_endpoint: str | None = None
     key_env_hint: str | None = None
+    cache_hints: CacheStyle = "off"
 
 
 PRESETS: dict[str, Preset] = {
@@ -35,12 +52,14 @@ PRESETS: dict[str, Preset] = {
         "openrouter",
         "https://openrouter.ai/api/v1/chat/completions",
         key_env_hint="OPENROUTER_API_KEY",
+        cache_hints="openrouter",
     ),
     "openai": Preset(
         "openai",
         "https://api.openai.com/v1/responses",
         api="responses",
         key_env_hint="OPENAI_API_KEY",
+        cache_hints="prompt_cache_key",
     ),
     "groq": Preset(
         "groq", "https://api.groq.com/openai/v1/chat/completions", key_env_hint="GROQ_API_KEY"
@@ -67,6 +86,7 @@ class ResolvedProvider:
 
     `origin` says how it was chosen ("flag": `--endpoint`; "config": a `[[providers]]` or
     `[provider]` entry; "default": nothing was configured), so advice can fit what was given.
+    `cache_hints` is the style of cache hints its requests carry (`providers.cache_hints`).
     """
 
     name: str
@@ -76,6 +96,7 @@ class ResolvedProvider:
     default_model: str | None
     models_endpoint: str
     origin: ProviderOrigin = "config"
+    cache_hints: CacheStyle = "off"
 
     @property
     def api_key(self) -> str | None:
@@ -115,6 +136,41 @@ def is_local_endpoint(endpoint: str) -> bool:
     )
 
 
+#: The styles of the endpoints' hosts rho recognises (for "auto" without a preset that has one).
+_HOST_STYLES: dict[str, CacheStyle] = {
+    "api.openai.com": "prompt_cache_key",
+    "openrouter.ai": "openrouter",
+}
+
+
+def endpoint_cache_style(endpoint: str) -> CacheStyle:
+    """The style of an endpoint's host: OpenAI's API and OpenRouter (and its subdomains)
+    are recognised; anything else, a local server included, takes none."""
+    try:
+        host = (urlsplit(endpoint.strip()).hostname or "").lower().rstrip(".")
+    except ValueError:
+        return "off"
+    for known, style in _HOST_STYLES.items():
+        if host == known or (style == "openrouter" and host.endswith("." + known)):
+            return style
+    return "off"
+
+
+def cache_style(
+    setting: CacheSetting, preset_style: CacheStyle | None, endpoint: str
+) -> CacheStyle:
+    """The style of a provider: `setting` when it names one (false: "off"); for "auto"
+    (or true), the preset's style when the entry names a preset that has one, else the
+    style of the endpoint's host."""
+    if setting is False or setting == "off":
+        return "off"
+    if setting is True or setting == "auto":
+        if preset_style is not None and preset_style != "off":
+            return preset_style
+        return endpoint_cache_style(endpoint)
+    return setting
+
+
 def derive_models_endpoint(endpoint: str) -> str:
     """Strip a trailing `/chat/completions` or `/responses` and append `/models`."""
     base = endpoint.rstrip("/")
@@ -150,6 +206,9 @@ def resolve_entry(entry: ProviderConfig, index: int = 0) -> ResolvedProvider:
         api_key_env=entry.api_key_env,
         default_model=entry.default_model,
         models_endpoint=models,
+        cache_hints=cache_style(
+            entry.cache_hints, preset.cache_hints if preset else None, endpoint
+        ),
     )
 
 
@@ -225,6 +284,7 @@ def resolve_provider(
             default_model=None,
             models_endpoint=derive_models_endpoint(endpoint),
             origin="flag",
+            cache_hints=endpoint_cache_style(endpoint),
         )
     providers = configured_providers(config)
     chosen: ResolvedProvider | None = None
@@ -278,8 +338,10 @@ __all__ = [
     "Preset",
     "ProviderOrigin",
     "ResolvedProvider",
+    "cache_style",
     "configured_providers",
     "derive_models_endpoint",
+    "endpoint_cache_style",
     "is_local_endpoint",
     "missing_key_warnings",
     "named_model",

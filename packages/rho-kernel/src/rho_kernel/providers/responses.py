@@ -15,7 +15,9 @@ are rendered as follows:
 Tools are flat `{"type": "function", "name", "description", "parameters", "strict": false}`
 (`strict` is sent explicitly because the Responses API documents it as defaulting to true, which
 would reject ordinary, non-strict JSON schemas). `max_tokens` becomes `max_output_tokens`, and
-`reasoning: {"effort", "summary": "auto"}` is sent only when `reasoning_effort` is set.
+`reasoning: {"effort", "summary": "auto"}` is sent only when `reasoning_effort` is set, and
+`prompt_cache_key` only when the request's cache hints carry one (the other hints have no
+place in this protocol).
 
 Decoding rules, applied to each SSE event in order (the event type is the payload's `type`,
 else the SSE `event:` name; unknown types are ignored):
@@ -195,6 +197,8 @@ class ResponsesService(SSEStreamService):
             body["max_output_tokens"] = request.max_tokens
         if request.reasoning_effort is not None:
             body["reasoning"] = {"effort": request.reasoning_effort, "summary": "auto"}
+        if request.cache is not None and request.cache.prompt_cache_key:
+            body["prompt_cache_key"] = request.cache.prompt_cache_key
         return body
 
     def new_decoder(self) -> ResponsesStreamDecoder:
