@@ -350,6 +350,7 @@ class Runtime:
         if named is None and provider.is_local:
             # Last, so that a startup that fails anyway never waits on the network first.
             _first_run(runtime)
+        runtime.warm_context()
         return runtime
 
     @classmethod
@@ -602,6 +603,23 @@ class Runtime:
         except ContextOverflow:
             return None
 
+    def warm_context(self) -> None:
+        """Make the context figures of a resumed session now, as part of loading it: the
+        totals of its path (its entries were estimated while it was read) and the fitter's
+        plan for the current budget (the first request only extends it), so that the first
+        `getSessionStats`, the first status bar and the first request find them made. A new
+        session has nothing to make. A failure is said on stderr; the figures are then made
+        when first asked for."""
+        from rho_kernel.session.stats import warm_estimates
+
+        if self.session.path_length() <= 1:
+            return
+        try:
+            warm_estimates(self.session)
+            self.fitted_view()
+        except Exception as exc:  # the figures are made again on demand
+            warn(f"the context figures of the session could not be made: {exc}")
+
     # ── compaction ──────────────────────────────────────────────────────────
 
     def compactor(
@@ -846,10 +864,12 @@ class Runtime:
             except StartupError:
                 self.session = self._fresh_session()
                 raise
+            self.warm_context()
             return self.session
         session = self._open(path)
         current.close()
         self.session = session
+        self.warm_context()
         return session
 
     def sessions(self, limit: int | None = 10, offset: int = 0) -> list[SessionInfo]:
