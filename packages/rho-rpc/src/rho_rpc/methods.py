@@ -327,7 +327,10 @@ class CoreMethods:
 
         runtime = self.runtime
         stats = render.session_stats(
-            runtime.meter().stats(runtime.session), runtime.api_usage, runtime.fitted_view()
+            runtime.meter().stats(runtime.session),
+            runtime.api_usage,
+            runtime.fitted_view(),
+            runtime.cache_hits.of(runtime.session.id),
         )
         return GetSessionStatsResult.model_validate(stats).model_dump(mode="json")
 
