@@ -57,11 +57,21 @@ def test_a_request_outside_a_turn_counts_for_the_session_only() -> None:
     assert turn is not None and (turn.cached_tokens, turn.input_tokens) == (90, 100)
 
 
-def test_another_session_starts_the_counts_over() -> None:
+def test_each_session_has_its_own_counts() -> None:
     hits = SessionCacheHits()
     hits.record("s1", "turn_a", input_tokens=100, cached_tokens=90)
     assert hits.of("s2") == (CacheHits(), None)  # nothing counted in s2 yet
     hits.record("s2", None, input_tokens=10, cached_tokens=0)
     session, turn = hits.of("s2")
     assert (session.input_tokens, turn) == (10, None)
-    assert hits.of("s1") == (CacheHits(), None)  # s1's counts are gone with it
+    session, turn = hits.of("s1")  # back in s1: its own counts
+    assert (session.cached_tokens, session.input_tokens) == (90, 100)
+    assert turn == session
+
+
+def test_what_of_gives_does_not_change_the_counts() -> None:
+    hits = SessionCacheHits()
+    hits.record("s1", "turn_a", input_tokens=100, cached_tokens=90)
+    session, _ = hits.of("s1")
+    session.add(1000, 0)
+    assert hits.of("s1")[0].input_tokens == 100

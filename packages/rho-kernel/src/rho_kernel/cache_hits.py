@@ -4,13 +4,13 @@ A model request's usage gives the input tokens the provider counted and how many
 read from its prompt cache (Chat Completions' `prompt_tokens_details.cached_tokens`,
 Responses' `input_tokens_details.cached_tokens`), which it charges at the cached rate or, for
 a local server, does not compute again. `CacheHits` sums them over some requests, and its
-`rate` is cached ÷ input. `SessionCacheHits` keeps them for the current session (the
-requests this process made in it) and for its last turn: `Runtime.cache_hits`.
+`rate` is cached ÷ input. `SessionCacheHits` keeps them per session (the requests this
+process made in it) and for each session's last turn: `Runtime.cache_hits`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(slots=True)
@@ -38,19 +38,25 @@ class CacheHits:
 
 
 @dataclass(slots=True)
-class SessionCacheHits:
-    """The cache hits of the model requests made in one session and in its last turn.
+class _Counted:
+    """The hits of one session's requests, and of its last turn that made one."""
 
-    `record` counts a request; the counts start over when a request is made in another
-    session than the one counted (a new, resumed or forked session). `last_turn` is the
-    last turn that made a model request — the running one while a prompt runs — and None
-    before any.
-    """
-
-    session_id: str | None = None
     session: CacheHits = field(default_factory=CacheHits)
     turn_id: str | None = None
     last_turn: CacheHits | None = None
+
+
+@dataclass(slots=True)
+class SessionCacheHits:
+    """The cache hits of the model requests this process made, per session and per last turn.
+
+    `record` counts a request in the session it was made in; `of` gives a session's hits and
+    those of its last turn that made a model request — the running one while a prompt runs —
+    (None before any). A session this process made no request in has none yet, also when an
+    earlier process did (providers' usage is not kept in the session file).
+    """
+
+    _sessions: dict[str, _Counted] = field(default_factory=dict)
 
     def record(
         self,
@@ -63,22 +69,23 @@ class SessionCacheHits:
     ) -> None:
         """Count a request made in the session `session_id`, during the turn `turn_id`
         (None outside a turn, e.g. the model request of a `compact`: the session's only)."""
-        if session_id != self.session_id:
-            self.session_id, self.session = session_id, CacheHits()
-            self.turn_id = self.last_turn = None
-        self.session.add(input_tokens, cached_tokens, requests)
+        counted = self._sessions.get(session_id)
+        if counted is None:
+            counted = self._sessions[session_id] = _Counted()
+        counted.session.add(input_tokens, cached_tokens, requests)
         if turn_id is None:
             return
-        if turn_id != self.turn_id or self.last_turn is None:
-            self.turn_id, self.last_turn = turn_id, CacheHits()
-        self.last_turn.add(input_tokens, cached_tokens, requests)
+        if turn_id != counted.turn_id or counted.last_turn is None:
+            counted.turn_id, counted.last_turn = turn_id, CacheHits()
+        counted.last_turn.add(input_tokens, cached_tokens, requests)
 
     def of(self, session_id: str) -> tuple[CacheHits, CacheHits | None]:
-        """The hits of the session `session_id` and of its last turn: none yet while no
-        request of it was counted."""
-        if session_id != self.session_id:
+        """The hits of the session `session_id` and of its last turn (copies)."""
+        counted = self._sessions.get(session_id)
+        if counted is None:
             return CacheHits(), None
-        return self.session, self.last_turn
+        turn = counted.last_turn
+        return replace(counted.session), replace(turn) if turn is not None else None
 
 
 __all__ = ["CacheHits", "SessionCacheHits"]
