@@ -56,7 +56,7 @@ class SessionCacheHits:
     earlier process did (providers' usage is not kept in the session file).
     """
 
-    _sessions: dict[str, _Counted] = field(default_factory=dict)
+    _sessions: dict[str, _Counted] = field(default_factory=dict, init=False, repr=False)
 
     def record(
         self,
