@@ -88,7 +88,8 @@ class CacheStats(Wire):
 
     session: CacheHitRate = Field(
         description="The model requests this rho process made in the current session (LLM "
-        "compactions' included); they start over in a new, resumed or forked session."
+        "compactions' included); a session this process only resumed has none yet (providers' "
+        "usage is not kept in the session file)."
     )
     lastTurn: CacheHitRate | None = Field(
         description="The model requests of the last turn that made one (the running turn "
