@@ -254,6 +254,18 @@ def test_no_reported_input_tokens_is_no_rate_and_no_turn_is_null() -> None:
     GetSessionStatsResult.model_validate(wire)
 
 
+def test_session_stats_are_sent_exactly_as_their_wire_model_would_send_them() -> None:
+    """getSessionStats sends the rendered dict without validating it again: it must be what
+    GetSessionStatsResult makes of it, member for member and type for type."""
+    session = CacheHits()
+    session.add(3, 1)
+    for fitted, cache in ((_fitted(), (session, session)), (None, None)):
+        for usage in (ApiUsage(5, 6, 1, 0.125, 2, 3, 4, 0.0625, 1), ApiUsage()):
+            wire = render.session_stats(_stats(), usage, fitted, cache)
+            dumped = GetSessionStatsResult.model_validate(wire).model_dump(mode="json")
+            assert json.dumps(wire) == json.dumps(dumped)
+
+
 def test_the_hit_rate_is_rounded_down_so_100_means_all_cached() -> None:
     almost = CacheHits()
     almost.add(10_000, 9_999)

@@ -623,12 +623,10 @@ class Runtime:
         `getSessionStats`, the first status bar and the first request find them made. A new
         session has nothing to make. A failure is said on stderr; the figures are then made
         when first asked for."""
-        from rho_kernel.session.stats import warm_estimates
-
         if self.session.path_length() <= 1:
             return
         try:
-            warm_estimates(self.session)
+            self.meter().stats(self.session)
             self.fitted_view()
         except Exception as exc:  # the figures are made again on demand
             warn(f"the context figures of the session could not be made: {exc}")

@@ -211,10 +211,13 @@ def api_usage(usage: ApiUsage) -> dict[str, int | float]:
 
 
 def fitted_view(fitted: FitResult) -> dict[str, Any]:
-    """`getSessionStats`' `fitted`: the path as the model receives it."""
+    """`getSessionStats`' `fitted`: the path as the model receives it (`fit_result`'s
+    members, with `utilizationPercent` after `promptBudget`)."""
     view = fit_result(fitted)
-    view["utilizationPercent"] = fitted_percent(fitted)
-    return view
+    ordered = {key: view.pop(key) for key in ("estimatedTokens", "promptBudget")}
+    ordered["utilizationPercent"] = fitted_percent(fitted)
+    ordered.update(view)
+    return ordered
 
 
 def fitted_percent(fitted: FitResult) -> float:
