@@ -4,6 +4,7 @@ of the session makes after branching, compaction and resume."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -75,11 +76,13 @@ def test_odd_cache_counts_from_a_provider_keep_the_rate_between_0_and_100(
         tool_call_reply("read_file", {"path": "a.txt"}, usage=_usage(50, -7)),
         # Counts that are not numbers, and details that are not an object: nothing.
         tool_call_reply("read_file", {"path": "a.txt"}, usage=_usage("many", "some")),
+        # Infinity and NaN, which a JSON parser lets through: nothing, and the turn goes on.
+        tool_call_reply("read_file", {"path": "a.txt"}, usage=_usage(math.inf, math.nan)),
         text_reply("done", usage={"prompt_tokens": 50, "prompt_tokens_details": "cached: all"}),
     )
     assert rho.call("prompt", {"message": "read"})["result"]["reply"] == "done"
     cache = rho.call("getSessionStats")["result"]["cache"]
-    assert cache["session"] == cache["lastTurn"] == _rate(100, 200, 4)
+    assert cache["session"] == cache["lastTurn"] == _rate(100, 200, 5)
     assert cache["session"]["hitRatePercent"] == 50.0
     assert rho.finish() == 0
 
