@@ -38,7 +38,12 @@ def _read_available(fd: int, until: str, timeout: float = 20) -> str:
 def test_a_terminal_gets_a_status_bar_after_each_turn(
     server: ScriptedServer, project: Path, home: Path
 ) -> None:
-    server.add(text_reply("one"), text_reply("two"))
+    usage = [
+        {"prompt_tokens": 400, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 0}},
+        {"prompt_tokens": 600, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 570}},
+    ]  # fmt: skip
+    server.add(text_reply("one", usage=usage[0]), text_reply("two", usage=usage[1]))
+    cache = ["cache 0% (last turn 0%)", "cache 57% (last turn 95%)"]
     master, slave = pty.openpty()
     proc = subprocess.Popen(
         [RHO, "--endpoint", server.chat_url, "-m", "scripted-model", "--token-budget", "16000"],
@@ -62,12 +67,14 @@ def test_a_terminal_gets_a_status_bar_after_each_turn(
             proc.stdin.flush()
             while b'"id":%d' % number not in proc.stdout.readline():
                 pass
-            text = _read_available(master, "messages")
+            text = _read_available(master, cache[number - 1])  # the end of the bar
             [bar] = [line for line in text.splitlines() if "tokens (" in line]
             assert bar.startswith("[") and ("█" in bar or "░" in bar)
             assert "] path " in bar and "/16k tokens (" in bar and "remaining │" in bar
             assert "│ sent " in bar  # what the model receives, labelled apart from the path
-            assert bar.rstrip().endswith(f"{1 + 2 * number} messages")
+            # The prompt cache's hit rate as the provider reported it, for the session and
+            # the turn: (0 + 570) ÷ (400 + 600) and 570 ÷ 600.
+            assert bar.rstrip().endswith(f"{1 + 2 * number} messages │ {cache[number - 1]}")
         proc.stdin.close()
         assert proc.wait(timeout=20) == 0
     finally:

@@ -205,6 +205,7 @@ def test_get_session_stats_has_every_field(
         "phaseTokens",
         "apiUsage",
         "fitted",
+        "cache",
     }
     assert stats["messageCount"] == 7 and stats["entryCount"] == 7
     assert stats["toolSchemaTokens"] > 0

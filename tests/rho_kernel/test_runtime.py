@@ -138,6 +138,54 @@ def test_resuming_the_current_session_rereads_it(project: Path, tmp_path: Path) 
     assert [m.role for m in resumed.path_messages()] == ["system", "user"]
 
 
+def _long_session(project: Path, home: Path, turns: int = 200) -> Path:
+    """A saved session of `turns` turns, each a read_file call, its result and a reply."""
+    runtime = Runtime.build(_options(project, home, model="scripted-model"))
+    session = runtime.session
+    for n in range(turns):
+        session.append_message(ChatMessage.user(f"read part {n}"))
+        call = ToolCall(id=f"c{n}", function=FunctionCall(name="read_file", arguments="{}"))
+        session.append_message(ChatMessage.assistant("", [call]))
+        session.append_message(ChatMessage.tool_result(f"c{n}", "text " * 400, False))
+        session.append_message(ChatMessage.assistant(f"part {n} read"))
+    path = session.path
+    session.close()
+    assert path is not None
+    return path
+
+
+def test_loading_a_session_makes_its_context_figures(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rho_kernel.session.estimates as estimates
+
+    path = _long_session(project, tmp_path)
+    runtime = Runtime.build(_options(project, tmp_path, model="scripted-model", session_path=path))
+    estimated: list[ChatMessage] = []
+    original = estimates.approximate_tokens
+    monkeypatch.setattr(
+        estimates, "approximate_tokens", lambda m: estimated.append(m) or original(m)
+    )
+    stats = runtime.meter().stats(runtime.session)
+    fitted = runtime.fitted_view()
+    assert estimated == [] and stats.path_entry_count == 801
+    # The fitter's plan was made as the session loaded: this view only looked at it.
+    assert fitted is not None and fitted.measured == 0 and not fitted.rebuilt
+    assert fitted.evicted > 0  # 200 turns of 2 KB do not fit the default budget
+
+
+def test_resuming_makes_the_context_figures_of_the_session_it_opens(
+    project: Path, tmp_path: Path
+) -> None:
+    path = _long_session(project, tmp_path, turns=20)
+    runtime = Runtime.build(_options(project, tmp_path, model="scripted-model"))
+    assert runtime.fitted_view().rebuilt  # type: ignore[union-attr]  # a new session: nothing made ahead
+    runtime.resume(path)
+    fitted = runtime.fitted_view()
+    assert fitted is not None and fitted.measured == 0 and not fitted.rebuilt
+    assert len(fitted.messages) == 81
+
+
 def test_system_prompt_has_base_environment_and_fragments(project: Path, tmp_path: Path) -> None:
     class Fragments:
         @hookimpl

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import rho_kernel
+from rho_kernel.cache_hits import CacheHits
 from rho_kernel.confinement.state import SandboxStatus
 from rho_kernel.context.fitting import FitResult
 from rho_kernel.loop.result import (
@@ -178,6 +179,7 @@ def test_session_stats_keep_their_key_order_and_every_distribution_key() -> None
         "phaseTokens",
         "apiUsage",
         "fitted",
+        "cache",
     ]
     assert wire["estimatedRemaining"] == 697
     assert wire["roleTokens"] == {"system": 1, "user": 0, "assistant": 0, "tool": 4}
@@ -218,6 +220,59 @@ def test_a_path_that_does_not_fit_has_no_fitted_view() -> None:
     wire = render.session_stats(_stats(), ApiUsage(), None)
     assert wire["fitted"] is None
     GetSessionStatsResult.model_validate(wire)
+
+
+def test_session_stats_show_the_cache_hit_rate_of_the_session_and_the_last_turn() -> None:
+    session, turn = CacheHits(), CacheHits()
+    session.add(1000, 400)
+    session.add(3000, 2600)
+    turn.add(3000, 2600)
+    wire = render.session_stats(_stats(), ApiUsage(), _fitted(), (session, turn))
+    assert wire["cache"] == {
+        "session": {
+            "cachedTokens": 3000,
+            "inputTokens": 4000,
+            "requestCount": 2,
+            "hitRatePercent": 75.0,
+        },
+        "lastTurn": {
+            "cachedTokens": 2600,
+            "inputTokens": 3000,
+            "requestCount": 1,
+            "hitRatePercent": 86.6,  # 86.66… rounded down
+        },
+    }
+    GetSessionStatsResult.model_validate(wire)
+
+
+def test_no_reported_input_tokens_is_no_rate_and_no_turn_is_null() -> None:
+    wire = render.session_stats(_stats(), ApiUsage(), None)
+    assert wire["cache"] == {
+        "session": {"cachedTokens": 0, "inputTokens": 0, "requestCount": 0, "hitRatePercent": None},
+        "lastTurn": None,
+    }
+    GetSessionStatsResult.model_validate(wire)
+
+
+def test_session_stats_are_sent_exactly_as_their_wire_model_would_send_them() -> None:
+    """getSessionStats sends the rendered dict without validating it again: it must be what
+    GetSessionStatsResult makes of it, member for member and type for type."""
+    session = CacheHits()
+    session.add(3, 1)
+    for fitted, cache in ((_fitted(), (session, session)), (None, None)):
+        for usage in (ApiUsage(5, 6, 1, 0.125, 2, 3, 4, 0.0625, 1), ApiUsage()):
+            wire = render.session_stats(_stats(), usage, fitted, cache)
+            dumped = GetSessionStatsResult.model_validate(wire).model_dump(mode="json")
+            assert json.dumps(wire) == json.dumps(dumped)
+
+
+def test_the_hit_rate_is_rounded_down_so_100_means_all_cached() -> None:
+    almost = CacheHits()
+    almost.add(10_000, 9_999)
+    assert render.hit_rate_percent(almost) == 99.9
+    whole = CacheHits()
+    whole.add(7, 7)
+    assert render.hit_rate_percent(whole) == 100.0
 
 
 def test_sandbox_status_names_problem_and_fix_only_when_there_is_a_problem() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rho_kernel.cache_hits import CacheHits
 from rho_kernel.context.fitting import FitResult
 from rho_kernel.session.stats import ContextStats
 from rho_rpc.status_bar import colour_of, short_tokens, status_line
@@ -47,6 +48,30 @@ def test_what_fitting_did_is_shown_next_to_what_is_sent() -> None:
     assert "path 30k/32.8k tokens (100%)" in line
     assert "│ sent 20k (81%, 4 outlined, 7 left out) │" in line
     assert "sent: does not fit" in status_line(stats(99_000), None)
+
+
+def hits(input_tokens: int, cached_tokens: int) -> CacheHits:
+    counted = CacheHits()
+    counted.add(input_tokens, cached_tokens)
+    return counted
+
+
+def test_the_cache_hit_rate_of_the_session_and_the_last_turn_ends_the_line() -> None:
+    line = status_line(stats(12288), fitted(12288), cache=(hits(4000, 3480), hits(1000, 920)))
+    assert line.endswith("│ 10 messages │ cache 87% (last turn 92%)")
+    # Whole percent rounded down: 100 only when every input token was read from the cache.
+    assert status_line(stats(1), cache=(hits(1000, 999), None)).endswith("│ cache 99%")
+    assert status_line(stats(1), cache=(hits(5, 5), hits(5, 5))).endswith(
+        "│ cache 100% (last turn 100%)"
+    )
+
+
+def test_no_cache_figure_while_the_provider_reported_no_input_tokens() -> None:
+    plain = status_line(stats(12288), fitted(12288))
+    assert status_line(stats(12288), fitted(12288), cache=(CacheHits(), None)) == plain
+    assert status_line(stats(12288), fitted(12288), cache=(hits(10, 0), CacheHits())) == (
+        plain + " │ cache 0%"
+    )
 
 
 def test_an_overfull_context_fills_the_bar_and_nothing_goes_negative() -> None:

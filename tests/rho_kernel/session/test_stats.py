@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import rho_kernel.session.estimates as estimates_module
 import rho_kernel.session.stats as stats_module
 from rho_kernel.messages import ChatMessage, FunctionCall, TextPart, ToolCall
 from rho_kernel.session import (
@@ -349,14 +350,24 @@ def test_outlined_compaction_counts_as_compaction(session: Session) -> None:
 
 
 def fresh_stats(session: Session, meter: ContextMeter) -> ContextStats:
-    stats_module._ESTIMATES.pop(session, None)  # nothing estimated or added up before
-    stats_module._TALLIES.pop(session, None)
-    return ContextMeter(
-        context_window=meter.context_window,
-        completion_reserve=meter.completion_reserve,
-        tool_phases=meter.tool_phases,
-        overhead_tokens=meter.overhead_tokens,
-    ).stats(session)
+    """The statistics recomputed from scratch: nothing estimated or added up before (what
+    the session keeps is set aside meanwhile, and put back)."""
+    estimates = estimates_module._ESTIMATES.pop(session, None)
+    tally = stats_module._TALLIES.pop(session, None)
+    try:
+        return ContextMeter(
+            context_window=meter.context_window,
+            completion_reserve=meter.completion_reserve,
+            tool_phases=meter.tool_phases,
+            overhead_tokens=meter.overhead_tokens,
+        ).stats(session)
+    finally:
+        estimates_module._ESTIMATES.pop(session, None)
+        stats_module._TALLIES.pop(session, None)
+        if estimates is not None:
+            estimates_module._ESTIMATES[session] = estimates
+        if tally is not None:
+            stats_module._TALLIES[session] = tally
 
 
 def test_cache_follows_appends_branching_and_resolutions(session: Session) -> None:
@@ -410,65 +421,102 @@ def test_meter_matches_path_messages_after_resume(tmp_path: Path) -> None:
 
 Op = tuple[str, int]
 
+_OPS = (
+    "user",
+    "assistant_call",
+    "tool",
+    "text",
+    "branch",
+    "resolve",
+    "compaction",
+    "branch_summary",
+    "clear",
+    "resume",
+)
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(
-    st.lists(
-        st.tuples(
-            st.sampled_from(["user", "assistant_call", "tool", "text", "branch", "resolve"]),
-            st.integers(min_value=0, max_value=1000),
-        ),
-        max_size=40,
-    )
-)
-def test_cached_meter_always_equals_fresh_meter(tmp_path: Path, ops: list[Op]) -> None:
-    session = Session.in_memory(tmp_path)
-    meter = ContextMeter(context_window=3000, completion_reserve=500, tool_phases=PHASES)
+
+def _apply(session: Session, kind: str, n: int) -> Session:
+    """One change to `session` (the session to go on with: a resume reopens the file)."""
+    entries = list(session.entries)
     resolutions: list[Callable[[int], object]] = [
         lambda n: Outlined(outline="o" * (n % 50)),
         lambda n: Summarized(summary="s" * (n % 20)),
         lambda n: PINNED,
         lambda n: Compacted(into="ffffffff"),
     ]
-    for kind, n in ops:
-        entries = list(session.entries)
-        if kind == "user":
-            session.append_message(ChatMessage.user("u" * (n % 97)))
-        elif kind == "assistant_call":
-            name = ["read_file", "edit_file", "list_dir", "other"][n % 4]
-            session.append_message(
-                ChatMessage.assistant("", [call(f"c{n % 5}", name, "{}" * (n % 7))])
-            )
-        elif kind == "tool":
-            session.append_message(ChatMessage.tool_result(f"c{n % 5}", "r" * (n % 300), False))
-        elif kind == "text":
-            session.append_message(ChatMessage.assistant("t" * (n % 60)))
-        elif kind == "branch" and entries:
-            session.branch_to(entries[n % len(entries)])
-        elif kind == "resolve" and entries:
-            session.set_resolution(entries[n % len(entries)], resolutions[n % 4](n))  # type: ignore[arg-type]
-        stats = meter.stats(session)
-        assert stats == fresh_stats(session, meter)
-        assert stats.estimated_used == sum(reference_tokens(m) for m in session.path_messages())
-        assert sum(stats.role_tokens.values()) == stats.estimated_used
-        assert sum(stats.phase_tokens.values()) == stats.estimated_used
-        assert sum(stats.resolution_tokens.values()) == stats.estimated_used
+    if kind == "user":
+        session.append_message(ChatMessage.user("u" * (n % 97)))
+    elif kind == "assistant_call":
+        name = ["read_file", "edit_file", "list_dir", "other"][n % 4]
+        session.append_message(ChatMessage.assistant("", [call(f"c{n % 5}", name, "{}" * (n % 7))]))
+    elif kind == "tool":
+        session.append_message(ChatMessage.tool_result(f"c{n % 5}", "r" * (n % 300), False))
+    elif kind == "text":
+        session.append_message(ChatMessage.assistant("t" * (n % 60)))
+    elif kind == "branch" and entries:
+        session.branch_to(entries[n % len(entries)])
+    elif kind == "resolve" and entries:
+        session.set_resolution(entries[n % len(entries)], resolutions[n % 4](n))  # type: ignore[arg-type]
+    elif kind == "compaction":
+        summary = CompactionSummary(notes="n" * (n % 40), entry_count=n % 9)
+        session.append_payload(CompactionPayload(summary=summary, first_kept="00000000"))
+    elif kind == "branch_summary" and entries:
+        summary = CompactionSummary(notes="b" * (n % 30))
+        session.branch_with_summary(entries[n % len(entries)], summary)
+    elif kind == "clear" and entries:
+        session.clear()
+    elif kind == "resume" and session.written and session.path is not None:
+        path = session.path
+        session.close()
+        return Session.open(path)
+    return session
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_OPS), st.integers(min_value=0, max_value=1000)),
+        max_size=40,
+    )
+)
+def test_kept_statistics_always_equal_a_recomputation_from_scratch(
+    tmp_path_factory: pytest.TempPathFactory, ops: list[Op]
+) -> None:
+    """Appends, branches (with and without a summary), resolution changes, compactions,
+    clears and resumes (whose estimates are made while the file is read), in any order: the
+    statistics kept with the session always equal the statistics made from nothing, and the
+    estimate of the path's messages."""
+    project = tmp_path_factory.mktemp("project")
+    session = Session.create(project, home=project / "home")
+    session.append_message(ChatMessage.system("You are rho."))
+    meter = ContextMeter(context_window=3000, completion_reserve=500, tool_phases=PHASES)
+    try:
+        for kind, n in ops:
+            session = _apply(session, kind, n)
+            stats = meter.stats(session)
+            assert stats == fresh_stats(session, meter), (kind, n)
+            assert stats.estimated_used == sum(reference_tokens(m) for m in session.path_messages())
+            assert sum(stats.role_tokens.values()) == stats.estimated_used
+            assert sum(stats.phase_tokens.values()) == stats.estimated_used
+            assert sum(stats.resolution_tokens.values()) == stats.estimated_used
+    finally:
+        session.close()
 
 
 def test_second_call_on_large_session_does_not_re_estimate(
     session: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls = 0
-    original = stats_module.approximate_tokens
+    original = estimates_module.approximate_tokens
 
     def counting(message: ChatMessage) -> int:
         nonlocal calls
         calls += 1
         return original(message)
 
-    monkeypatch.setattr(stats_module, "approximate_tokens", counting)
+    monkeypatch.setattr(estimates_module, "approximate_tokens", counting)
     session.append_message(ChatMessage.system("system"))
     for i in range(1666):
         session.append_message(ChatMessage.assistant("", [call(f"c{i}", "read_file", "{}")]))
@@ -504,14 +552,14 @@ def test_warmed_estimates_are_shared_by_every_meter_of_the_session(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls = 0
-    original = stats_module.approximate_tokens
+    original = estimates_module.approximate_tokens
 
     def counting(message: ChatMessage) -> int:
         nonlocal calls
         calls += 1
         return original(message)
 
-    monkeypatch.setattr(stats_module, "approximate_tokens", counting)
+    monkeypatch.setattr(estimates_module, "approximate_tokens", counting)
     session = Session.in_memory(tmp_path)
     build_conversation(session)
     stats_module.warm_estimates(session)

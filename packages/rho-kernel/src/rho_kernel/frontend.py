@@ -5,7 +5,8 @@ A front end builds a `Runtime` from `RuntimeOptions` (the errors that stop a sta
 `StartupError`, `ConfigError` and `ConsentRequired`), drives its prompts, and renders what the
 kernel reports: the loop's results (`AgentResult` and the types `rho_kernel` exports, plus
 `AgentError`, `ToolCallRecord`, `RunUsage`), the context (`FitResult`, `ToolShare`), the
-sandbox (`SandboxStatus`), the API use (`ApiUsage`) and the session (`rho_kernel.session`).
+sandbox (`SandboxStatus`), the API use (`ApiUsage`, and the prompt cache's hits: `CacheHits`,
+`SessionCacheHits`) and the session (`rho_kernel.session`).
 It also finds the project (`find_project_root`), reviews what trusting a project's files
 turns on (`read_config`, `loosening_settings`, `plugin_sections`, `scan_context_files`), shows
 endpoints without their secrets (`mask_url`, `endpoint_problem`), reads JSON whose objects
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING
 from rho_kernel.lazy import exports_of, lazy_exports
 
 if TYPE_CHECKING:
+    from rho_kernel.cache_hits import CacheHits, SessionCacheHits
     from rho_kernel.compaction.compactor import UnknownStrategy
     from rho_kernel.config.errors import ConfigError
     from rho_kernel.config.fast_path import constructed
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
 
 _ORIGIN = exports_of(
     {
+        "rho_kernel.cache_hits": ("CacheHits", "SessionCacheHits"),
         "rho_kernel.compaction.compactor": ("UnknownStrategy",),
         "rho_kernel.config.errors": ("ConfigError",),
         "rho_kernel.config.fast_path": ("constructed",),
@@ -105,6 +108,7 @@ __all__ = [
     "AgentConfig",
     "AgentError",
     "ApiUsage",
+    "CacheHits",
     "ConfigError",
     "Confinement",
     "ConsentRequired",
@@ -116,6 +120,7 @@ __all__ = [
     "Runtime",
     "RuntimeOptions",
     "SandboxStatus",
+    "SessionCacheHits",
     "StartupError",
     "ToolCallRecord",
     "ToolShare",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rho_kernel import hookspecs
+from rho_kernel.cache_hits import SessionCacheHits
 from rho_kernel.cancel import CancelToken
 from rho_kernel.config.loader import ConfigFiles, read_config
 from rho_kernel.config.model import PermissionMode, RhoConfig
@@ -159,22 +160,32 @@ class ApiUsage:
 
 
 class _UsageCounter(Observer):
-    """Adds every iteration's usage to the runtime's totals (failed prompts included)."""
+    """Adds every iteration's usage to the runtime's totals (failed prompts included), and
+    its cache hits to those of the session and the turn it was made in."""
 
-    def __init__(self, totals: ApiUsage) -> None:
-        self.totals = totals
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
 
     async def on_usage(self, iteration: int, usage: RequestUsage, context: UsageContext) -> None:
-        self.totals.input_tokens += usage.input_tokens
-        self.totals.output_tokens += usage.output_tokens
-        self.totals.cached_tokens += usage.cached_tokens
-        self.totals.total_cost += usage.cost
-        self.totals.request_count += usage.request_count
+        runtime = self.runtime
+        totals = runtime.api_usage
+        totals.input_tokens += usage.input_tokens
+        totals.output_tokens += usage.output_tokens
+        totals.cached_tokens += usage.cached_tokens
+        totals.total_cost += usage.cost
+        totals.request_count += usage.request_count
         if usage.kind == "compaction":
-            self.totals.compaction_input_tokens += usage.input_tokens
-            self.totals.compaction_output_tokens += usage.output_tokens
-            self.totals.compaction_cost += usage.cost
-            self.totals.compaction_request_count += usage.request_count
+            totals.compaction_input_tokens += usage.input_tokens
+            totals.compaction_output_tokens += usage.output_tokens
+            totals.compaction_cost += usage.cost
+            totals.compaction_request_count += usage.request_count
+        runtime.cache_hits.record(
+            runtime.session.id,
+            runtime.turn_id,
+            input_tokens=usage.input_tokens,
+            cached_tokens=usage.cached_tokens,
+            requests=usage.request_count,
+        )
 
 
 class Runtime:
@@ -218,6 +229,8 @@ class Runtime:
         self._factories: dict[str, ServiceFactory] | None = None
         self._turn_lock = asyncio.Lock()
         self.api_usage = ApiUsage()
+        #: Cached ÷ input tokens of the current session's model requests and its last turn.
+        self.cache_hits = SessionCacheHits()
         self.phase: str | None = None
         self._catalog: ModelCatalog | None = None
         self._meter: tuple[tuple[int, int, int], ContextMeter] | None = None
@@ -359,6 +372,7 @@ class Runtime:
         if named is None and provider.is_local:
             # Last, so that a startup that fails anyway never waits on the network first.
             _first_run(runtime)
+        runtime.warm_context()
         return runtime
 
     @classmethod
@@ -611,6 +625,21 @@ class Runtime:
         except ContextOverflow:
             return None
 
+    def warm_context(self) -> None:
+        """Make the context figures of a resumed session now, as part of loading it: the
+        totals of its path (its entries were estimated while it was read) and the fitter's
+        plan for the current budget (the first request only extends it), so that the first
+        `getSessionStats`, the first status bar and the first request find them made. A new
+        session has nothing to make. A failure is said on stderr; the figures are then made
+        when first asked for."""
+        if self.session.path_length() <= 1:
+            return
+        try:
+            self.meter().stats(self.session)
+            self.fitted_view()
+        except Exception as exc:  # the figures are made again on demand
+            warn(f"the context figures of the session could not be made: {exc}")
+
     # ── compaction ──────────────────────────────────────────────────────────
 
     def compactor(
@@ -674,7 +703,7 @@ class Runtime:
         collected = self.plugins.collect(
             hookspecs.rho_register_observers, config=self.config, runtime=self
         )
-        return [*given, *(obs for _, obs in collected), _UsageCounter(self.api_usage)]
+        return [*given, *(obs for _, obs in collected), _UsageCounter(self)]
 
     # ── prompts ─────────────────────────────────────────────────────────────
 
@@ -855,10 +884,12 @@ class Runtime:
             except StartupError:
                 self.session = self._fresh_session()
                 raise
+            self.warm_context()
             return self.session
         session = self._open(path)
         current.close()
         self.session = session
+        self.warm_context()
         return session
 
     def sessions(self, limit: int | None = 10, offset: int = 0) -> list[SessionInfo]:

@@ -95,7 +95,8 @@ CORE_TABLE: tuple[MethodRow, ...] = (
      "models.ListProvidersResult", "Configured providers: active, external, reachable.", True),
     ("getSessionStats", "methods.CoreMethods.get_session_stats", "base.NoParams",
      "stats.GetSessionStatsResult",
-     "Context usage estimates by role, resolution and phase, and API usage.", True),
+     "Context usage estimates by role, resolution and phase, API usage and the prompt "
+     "cache's hit rate.", True),
     ("resumeSession", "methods.CoreMethods.resume_session", "sessions.ResumeSessionParams",
      "sessions.ResumeSessionResult",
      "Continue a saved session, named by its file (path) or its id (id, or a unique prefix).",

@@ -323,13 +323,16 @@ class CoreMethods:
         return {"messages": [render.chat_message(message) for message in messages]}
 
     async def get_session_stats(self, _: NoParams) -> dict[str, Any]:
-        from rho_rpc.protocol.stats import GetSessionStatsResult
-
+        # The figures are kept (made as the session loaded, extended since); the plain dict
+        # is the shape of GetSessionStatsResult, which the OpenRPC document declares (no
+        # validator is built for a first call to pay).
         runtime = self.runtime
-        stats = render.session_stats(
-            runtime.meter().stats(runtime.session), runtime.api_usage, runtime.fitted_view()
+        return render.session_stats(
+            runtime.meter().stats(runtime.session),
+            runtime.api_usage,
+            runtime.fitted_view(),
+            runtime.cache_hits.of(runtime.session.id),
         )
-        return GetSessionStatsResult.model_validate(stats).model_dump(mode="json")
 
     async def list_tools(self, _: NoParams) -> ListToolsResult:
         from rho_rpc.protocol.tools import ListToolsResult, ToolInfo

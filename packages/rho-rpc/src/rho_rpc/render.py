@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
     from rho_kernel.frontend import (
         ApiUsage,
+        CacheHits,
         FitResult,
         RunUsage,
         SandboxStatus,
@@ -210,10 +211,13 @@ def api_usage(usage: ApiUsage) -> dict[str, int | float]:
 
 
 def fitted_view(fitted: FitResult) -> dict[str, Any]:
-    """`getSessionStats`' `fitted`: the path as the model receives it."""
+    """`getSessionStats`' `fitted`: the path as the model receives it (`fit_result`'s
+    members, with `utilizationPercent` after `promptBudget`)."""
     view = fit_result(fitted)
-    view["utilizationPercent"] = fitted_percent(fitted)
-    return view
+    ordered = {key: view.pop(key) for key in ("estimatedTokens", "promptBudget")}
+    ordered["utilizationPercent"] = fitted_percent(fitted)
+    ordered.update(view)
+    return ordered
 
 
 def fitted_percent(fitted: FitResult) -> float:
@@ -224,14 +228,48 @@ def fitted_percent(fitted: FitResult) -> float:
     return min(100.0, round(fitted.estimated_tokens * 100 / fitted.budget_tokens, 1))
 
 
+def hit_rate_percent(hits: CacheHits) -> float | None:
+    """cached ÷ input tokens as a percentage rounded down to one decimal (so 100 means
+    every input token was cached); None while no input tokens were reported."""
+    if hits.input_tokens <= 0:
+        return None
+    return min(hits.cached_tokens * 1000 // hits.input_tokens, 1000) / 10
+
+
+def cache_hit_rate(hits: CacheHits) -> dict[str, Any]:
+    """One `CacheHitRate` of `getSessionStats`' `cache`."""
+    return {
+        "cachedTokens": hits.cached_tokens,
+        "inputTokens": hits.input_tokens,
+        "requestCount": hits.request_count,
+        "hitRatePercent": hit_rate_percent(hits),
+    }
+
+
+def cache_stats(session: CacheHits, last_turn: CacheHits | None) -> dict[str, Any]:
+    """`getSessionStats`' `cache`: the hit rate of the session and of its last turn."""
+    return {
+        "session": cache_hit_rate(session),
+        "lastTurn": cache_hit_rate(last_turn) if last_turn is not None else None,
+    }
+
+
 def session_stats(
-    stats: ContextStats, usage: ApiUsage, fitted: FitResult | None = None
+    stats: ContextStats,
+    usage: ApiUsage,
+    fitted: FitResult | None = None,
+    cache: tuple[CacheHits, CacheHits | None] | None = None,
 ) -> dict[str, Any]:
-    """The `getSessionStats` result fields (`fitted` None: the path does not fit)."""
+    """The `getSessionStats` result fields (`fitted` None: the path does not fit; `cache`
+    the hits of the session and of its last turn, none counted when None)."""
+    from rho_kernel.frontend import CacheHits
+
+    session, last_turn = cache if cache is not None else (CacheHits(), None)
     return {
         **context_stats(stats),
         "apiUsage": api_usage(usage),
         "fitted": fitted_view(fitted) if fitted is not None else None,
+        "cache": cache_stats(session, last_turn),
     }
 
 
@@ -328,12 +366,15 @@ __all__ = [
     "agent_result",
     "api_usage",
     "approval_request",
+    "cache_hit_rate",
+    "cache_stats",
     "chat_message",
     "context_snapshot",
     "context_stats",
     "fit_result",
     "fitted_percent",
     "fitted_view",
+    "hit_rate_percent",
     "request_usage",
     "run_usage",
     "sandbox_status",

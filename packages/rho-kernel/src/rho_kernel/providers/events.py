@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -14,12 +15,13 @@ if TYPE_CHECKING:
 
 
 def token_count(value: Any) -> int:
-    """A token count from a provider's JSON: integers (floats truncated); anything else is 0."""
+    """A token count from a provider's JSON: integers (finite floats truncated); anything
+    else — `Infinity` and `NaN` too, which JSON parsing lets through — is 0."""
     if isinstance(value, bool):
         return 0
     if isinstance(value, int):
         return value
-    if isinstance(value, float):
+    if isinstance(value, float) and math.isfinite(value):
         return int(value)
     return 0
 
@@ -46,9 +48,21 @@ class Usage:
             self.cost = (self.cost or 0.0) + other.cost
 
 
+def _finite_cost(value: Any) -> float | None:
+    """A reported cost: a finite number, else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        cost = float(value)
+    except OverflowError:  # an integer too large for a float
+        return None
+    return cost if math.isfinite(cost) else None
+
+
 def usage_from_payload(data: dict[str, Any], *, input_key: str, output_key: str) -> Usage:
     """Read a provider's usage object: `<input_key>`/`<output_key>` counts and their
-    `*_details` (`cached_tokens`, `reasoning_tokens`), `total_tokens`, and a reported `cost`.
+    `*_details` (`cached_tokens`, `reasoning_tokens`), `total_tokens`, and a reported `cost`
+    (a finite number, else none).
 
     Chat Completions names them `prompt_tokens`/`completion_tokens`, Responses
     `input_tokens`/`output_tokens`.
@@ -60,14 +74,13 @@ def usage_from_payload(data: dict[str, Any], *, input_key: str, output_key: str)
 
     input_tokens = token_count(data.get(input_key))
     output_tokens = token_count(data.get(output_key))
-    cost = data.get("cost")
     return Usage(
         input_tokens=input_tokens,
         output_tokens=output_tokens,
         cached_tokens=detail(input_key, "cached_tokens"),
         reasoning_tokens=detail(output_key, "reasoning_tokens"),
         total_tokens=token_count(data.get("total_tokens")) or input_tokens + output_tokens,
-        cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+        cost=_finite_cost(data.get("cost")),
     )
 
 

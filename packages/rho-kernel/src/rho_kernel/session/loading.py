@@ -37,6 +37,7 @@ from rho_kernel.session.entries import (
     UnknownResolution,
     parse_line,
 )
+from rho_kernel.session.estimates import Estimates, measure_into
 from rho_kernel.session.problems import describe, quote_id
 from rho_kernel.session.torn import is_torn
 
@@ -73,6 +74,8 @@ class Replayed:
     roots: int = 0  # repaired entries read as roots (no entry before them to continue)
     # For each entry naming a parent not read before it: the leaf when it was read.
     fallback: dict[str, str | None] = field(default_factory=dict)
+    # The token estimate of every entry, made as it is read (rho_kernel.session.estimates).
+    estimates: Estimates = field(default_factory=dict)
 
     def leaf(self) -> str | None:
         """The last Entry line's id, or the target of a LeafMoved entry that is the last."""
@@ -125,9 +128,12 @@ def parse_header(path: Path, line: RawLine | None) -> Header:
 
 def replay(lines: list[RawLine]) -> Replayed:
     """Replay the lines after the header: of entries sharing an id the first wins,
-    Resolution lines apply in file order, unreadable lines are skipped and counted."""
+    Resolution lines apply in file order, unreadable lines are skipped and counted. Every
+    entry is estimated as it is read (`Replayed.estimates`), so that the context statistics
+    of the session need no pass of their own."""
     result = Replayed()
     entries = result.entries
+    estimates = result.estimates
     for raw in lines:
         try:
             line = _parse(raw.data)
@@ -145,11 +151,14 @@ def replay(lines: list[RawLine]) -> Replayed:
                 result.forward += 1
                 result.fallback[line.id] = result.leaf()
             entries[line.id] = line
+            measure_into(estimates, line)
             result.last_entry_id = line.id
         elif isinstance(line, ResolutionChange):
             target = entries.get(line.entry)
             if target is not None:
-                entries[line.entry] = target.model_copy(update={"resolution": line.resolution})
+                changed = target.model_copy(update={"resolution": line.resolution})
+                entries[line.entry] = changed
+                measure_into(estimates, changed)
             else:
                 result.stray_resolutions += 1
         elif line is None:

@@ -1,9 +1,11 @@
 """Context statistics: how much of the model's window the current path uses, and on what.
 
-`approximate_tokens` is the cheap per-message estimator used for context stats and
-utilization; `ContextMeter` applies it to a session's current path, caching the estimate of
-every entry so that repeated calls (one per model request) cost a dict lookup per path
-entry rather than a re-estimate of the whole path.
+`ContextMeter` adds up the estimates of a session's current path (`rho_kernel.session.
+estimates`: one per entry object, made while a resumed session is read, or when an appended
+entry is first seen). The totals of the path are kept with the session and extended by the
+entries appended since the last call, so a call costs what the session gained since, not
+what it holds; after a branch or a resolution change they are summed again from the kept
+estimates (a dict lookup per path entry, no estimate made again).
 """
 
 from __future__ import annotations
@@ -15,18 +17,17 @@ from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from rho_kernel.messages import ChatMessage
-from rho_kernel.session.entries import (
-    BranchSummaryPayload,
-    Compacted,
-    CompactionPayload,
-    Entry,
-    Full,
-    MessagePayload,
-    Outlined,
-    Pinned,
-    Summarized,
-    render_entry,
+from rho_kernel.session.entries import CompactionPayload, Entry
+from rho_kernel.session.estimates import (
+    COMPACTED_FLAG,
+    COMPACTION_FLAG,
+    CONCLUSION_FLAG,
+    SUMMARY_FLAG,
+    Estimates,
+    approximate_tokens,
+    estimates_of,
+    measure,
+    prune_estimates,
 )
 from rho_kernel.session.store import Session
 
@@ -38,34 +39,6 @@ RESOLUTIONS = ("full", "outlined", "summarized", "pinned")
 
 PHASES = ("exploration", "execution", "verification", "conclusion", "unclassified")
 """The keys of `ContextStats.phase_tokens`."""
-
-_MESSAGE_OVERHEAD = 20
-_TOOL_MESSAGE_OVERHEAD = 10
-
-
-def _utf8_len(text: str) -> int:
-    if text.isascii():  # constant time: CPython records it
-        return len(text)
-    try:
-        return len(text.encode("utf-8"))
-    except UnicodeEncodeError:  # a lone surrogate
-        return len(text.encode("utf-8", "surrogatepass"))
-
-
-def approximate_tokens(message: ChatMessage) -> int:
-    """A quick token estimate of one message: ceil(bytes / 4), at least 1.
-
-    The bytes are the UTF-8 text, 20 for the message framing, for a tool message its
-    `tool_call_id` plus 10, and for each tool call its name and raw arguments.
-    """
-    content = message.content
-    text = content if type(content) is str else message.text
-    size = (len(text) if text.isascii() else _utf8_len(text)) + _MESSAGE_OVERHEAD
-    if message.role == "tool":
-        size += _utf8_len(message.tool_call_id or "") + _TOOL_MESSAGE_OVERHEAD
-    for call in message.tool_calls or ():
-        size += _utf8_len(call.function.name) + _utf8_len(call.function.arguments)
-    return max(1, -(-size // 4))
 
 
 def schema_tokens(schemas: list[dict[str, Any]]) -> int:
@@ -128,92 +101,6 @@ class ContextStats:
         return max(0, self.prompt_budget - self.estimated_used)
 
 
-# What the meter remembers about one entry at one resolution, as a plain tuple (cheap to
-# make by the ten thousand): (tokens — 0 when nothing renders, role, resolution bucket,
-# flags, tool_call_id of a rendered tool message, (call id, tool name) of its tool calls).
-_EntryInfo = tuple[int, str | None, str | None, int, str | None, tuple[tuple[str, str], ...]]
-_COMPACTED_FLAG = 1  # folded into a compaction
-_SUMMARY_FLAG = 2  # a rendered Compaction or BranchSummary
-_COMPACTION_FLAG = 4  # a rendered Compaction
-_CONCLUSION_FLAG = 8  # a rendered assistant text without tool calls
-
-_NOT_RENDERED: _EntryInfo = (0, None, None, 0, None, ())
-_COMPACTED: _EntryInfo = (0, None, None, _COMPACTED_FLAG, None, ())
-_BUCKETS: dict[type, str] = {
-    Full: "full",
-    Pinned: "pinned",
-    Outlined: "outlined",
-    Summarized: "summarized",
-}
-
-
-def _measure(entry: Entry) -> _EntryInfo:
-    """Estimate one entry (the only place `approximate_tokens` is called)."""
-    payload = entry.payload
-    kind = type(entry.resolution)
-    if type(payload) is MessagePayload and (kind is Full or kind is Pinned):
-        # The common case, without render_entry's copy: the message is sent as it is.
-        message = payload.message
-        role = message.role
-        tool_calls = message.tool_calls
-        calls = tuple((c.id, c.function.name) for c in tool_calls) if tool_calls else ()
-        flags = _CONCLUSION_FLAG if role == "assistant" and not tool_calls and message.text else 0
-        return (
-            approximate_tokens(message),
-            role,
-            _BUCKETS[kind],
-            flags,
-            message.tool_call_id if role == "tool" else None,
-            calls,
-        )
-    return _measure_rendered(entry)
-
-
-def _measure_rendered(entry: Entry) -> _EntryInfo:
-    """Estimate an entry through what `render_entry` makes of it."""
-    source = entry.message
-    calls = (
-        tuple((call.id, call.function.name) for call in source.tool_calls)
-        if source is not None and source.tool_calls
-        else ()
-    )
-    if type(entry.resolution) is Compacted:
-        return (0, None, None, _COMPACTED_FLAG, None, calls) if calls else _COMPACTED
-    rendered = render_entry(entry)
-    if rendered is None:
-        return (0, None, None, 0, None, calls) if calls else _NOT_RENDERED
-    role = rendered.role
-    payload = entry.payload
-    flags = 0
-    if isinstance(payload, CompactionPayload | BranchSummaryPayload):
-        flags |= _SUMMARY_FLAG
-    if isinstance(payload, CompactionPayload):
-        flags |= _COMPACTION_FLAG
-    if role == "assistant" and not rendered.tool_calls and rendered.text:
-        flags |= _CONCLUSION_FLAG
-    return (
-        approximate_tokens(rendered),
-        role,
-        _BUCKETS.get(type(entry.resolution)),
-        flags,
-        rendered.tool_call_id if role == "tool" else None,
-        calls,
-    )
-
-
-# The estimates of each session's entries, shared by every meter (a meter is rebuilt when the
-# budget or the tools change; the estimates do not depend on either) and dropped with the
-# session: entry id → (the entry object estimated, what it came to).
-_ESTIMATES: WeakKeyDictionary[Session, dict[str, tuple[Entry, _EntryInfo]]] = WeakKeyDictionary()
-
-
-def _estimates(session: Session) -> dict[str, tuple[Entry, _EntryInfo]]:
-    cache = _ESTIMATES.get(session)
-    if cache is None:
-        cache = _ESTIMATES[session] = {}
-    return cache
-
-
 class _Tally:
     """Running totals over a prefix of one session's path, extended as the path grows.
 
@@ -259,36 +146,36 @@ class _Tally:
 _TALLIES: WeakKeyDictionary[Session, _Tally] = WeakKeyDictionary()
 
 
-def _tally(session: Session, path: list[Entry]) -> _Tally:
-    """The totals of `path`, `session`'s current path: the kept ones, extended by the
-    entries appended since, or summed again after a branch or a resolution change."""
+def _tally(session: Session) -> _Tally:
+    """The totals of `session`'s current path: the kept ones, extended by the entries
+    appended since, or summed again after a branch or a resolution change."""
+    length = session.path_length()
     tally = _TALLIES.get(session)
-    if tally is None or tally.generation != session.path_generation or tally.seen > len(path):
+    if tally is None or tally.generation != session.path_generation or tally.seen > length:
         tally = _TALLIES[session] = _Tally(session.path_generation)
-    if tally.seen < len(path):
-        _count(_estimates(session), tally, path)
+    if tally.seen < length:
+        _count(estimates_of(session), tally, session.path_tail(tally.seen))
     return tally
 
 
-def _count(cache: dict[str, tuple[Entry, _EntryInfo]], tally: _Tally, path: list[Entry]) -> None:
-    """Add the path entries from `tally.seen` on to `tally`."""
+def _count(cache: Estimates, tally: _Tally, new: list[Entry]) -> None:
+    """Add `new`, the path entries from `tally.seen` on, to `tally`."""
     role_tokens = tally.role_tokens
     resolution_tokens = tally.resolution_tokens
     tool_tokens = tally.tool_tokens
     call_names = tally.call_names
     used = messages = compacted = conclusion = other = 0
-    for index in range(tally.seen, len(path)):
-        entry = path[index]
+    for entry in new:
         cached = cache.get(entry.id)
         if cached is not None and cached[0] is entry:
             info = cached[1]
         else:
-            info = _measure(entry)
+            info = measure(entry)
             cache[entry.id] = (entry, info)
         tokens, role, bucket, flags, tool_call_id, calls = info
         if calls:
             call_names.update(calls)
-        if flags & _COMPACTED_FLAG:
+        if flags & COMPACTED_FLAG:
             compacted += 1
         if not tokens:
             continue
@@ -298,9 +185,9 @@ def _count(cache: dict[str, tuple[Entry, _EntryInfo]], tally: _Tally, path: list
             role_tokens[role] += tokens
         if bucket is not None:
             resolution_tokens[bucket] += tokens
-        if flags & _SUMMARY_FLAG:
+        if flags & SUMMARY_FLAG:
             tally.compaction_tokens += tokens
-            if flags & _COMPACTION_FLAG:
+            if flags & COMPACTION_FLAG:
                 tally.compactions += 1
                 # A compaction that wrote a new branch marks nothing `Compacted`: what it
                 # folded is known from its summary.
@@ -310,7 +197,7 @@ def _count(cache: dict[str, tuple[Entry, _EntryInfo]], tally: _Tally, path: list
         if tool_call_id is not None:
             name = call_names.get(tool_call_id)
             tool_tokens[name] = tool_tokens.get(name, 0) + tokens
-        elif flags & _CONCLUSION_FLAG:
+        elif flags & CONCLUSION_FLAG:
             conclusion += tokens
         else:
             other += tokens
@@ -319,25 +206,28 @@ def _count(cache: dict[str, tuple[Entry, _EntryInfo]], tally: _Tally, path: list
     tally.compacted += compacted
     tally.conclusion_tokens += conclusion
     tally.other_tokens += other
-    tally.seen = len(path)
+    tally.seen += len(new)
 
 
 def warm_estimates(session: Session) -> None:
-    """Estimate and add up `session`'s current path now (e.g. right after a resume, before
-    the client's first question), so that the first `ContextMeter.stats` finds it done."""
-    _tally(session, session.path_entries())
+    """Add up `session`'s current path now (e.g. right after a resume, before the client's
+    first question), so that the first `ContextMeter.stats` finds it done. A session read
+    from a file has its entries estimated already (while it was read); any entry that is not
+    is estimated now."""
+    _tally(session)
 
 
 class ContextMeter:
     """Context statistics of a session's current path.
 
-    Token estimates are kept per entry, and the totals of the path are kept and extended by
-    the entries appended since the last call, so a call after a turn costs what the turn
-    added, not what the session holds. After a branch or a resolution change the totals are
-    summed again from the kept estimates (a dict lookup per path entry). An entry is
-    re-estimated only when the session holds a different object for its id (entries are
-    immutable; a resolution change replaces the entry). Estimates and totals belong to the
-    session, not to the meter: a meter rebuilt for a new budget or tool set reuses them.
+    Token estimates are kept per entry (those of a resumed session are made while it is
+    read), and the totals of the path are kept and extended by the entries appended since
+    the last call, so a call after a turn costs what the turn added, not what the session
+    holds. After a branch or a resolution change the totals are summed again from the kept
+    estimates (a dict lookup per path entry). An entry is re-estimated only when the session
+    holds a different object for its id (entries are immutable; a resolution change
+    replaces the entry). Estimates and totals belong to the session, not to the meter: a
+    meter rebuilt for a new budget or tool set reuses them.
 
     `context_window`, `completion_reserve`, `tool_phases` (tool name → phase, None or
     missing = unclassified) and `overhead_tokens` (added to `estimated_used`, e.g.
@@ -369,8 +259,7 @@ class ContextMeter:
 
     def stats(self, session: Session) -> ContextStats:
         """The statistics of `session`'s current path."""
-        path = session.path_entries()
-        tally = _tally(session, path)
+        tally = _tally(session)
         phase_tokens = _zeros(PHASES)
         for name, tokens in tally.tool_tokens.items():
             phase_tokens[self._phase(name)] += tokens
@@ -383,7 +272,7 @@ class ContextMeter:
             estimated_used=tally.used + overhead,
             message_count=tally.messages,
             entry_count=session.entry_count,
-            path_entry_count=len(path),
+            path_entry_count=tally.seen,
             # Older compactions both mark and count what they fold: never count it twice,
             # and never more than the session holds (a damaged file's summary may claim more).
             compacted_entry_count=min(max(tally.compacted, tally.summarized), session.entry_count),
@@ -394,20 +283,8 @@ class ContextMeter:
             resolution_tokens=dict(tally.resolution_tokens),
             phase_tokens=phase_tokens,
         )
-        self._prune(session)
+        prune_estimates(session)
         return stats
-
-    @staticmethod
-    def _prune(session: Session) -> None:
-        """Drop estimates of entries the session no longer holds (replaced by a resolution
-        change) once they pile up."""
-        cache = _estimates(session)
-        entries = session.entries
-        if len(cache) <= 2 * len(entries) + 256:
-            return
-        _ESTIMATES[session] = {
-            key: value for key, value in cache.items() if entries.get(key) is value[0]
-        }
 
 
 __all__ = [

@@ -193,6 +193,7 @@ class Session:
     @classmethod
     def _load(cls, path: Path, data: bytes) -> tuple[Session, str | None]:
         # Reading a file is all these are for: a new session never loads them.
+        from rho_kernel.session.estimates import keep_estimates
         from rho_kernel.session.loading import load_warning, parse_header, replay, split_lines
         from rho_kernel.session.torn import torn_tail
 
@@ -224,6 +225,7 @@ class Session:
         session._gaps = replayed.gaps
         session._leaf = replayed.leaf()
         session._invalidate()
+        keep_estimates(session, replayed.estimates)
         return session, load_warning(path, replayed)
 
     # ── Properties ────────────────────────────────────────────────────────────

@@ -66,6 +66,37 @@ class FittedView(Wire):
     evicted: int = Field(description="Session messages it leaves out.")
 
 
+class CacheHitRate(Wire):
+    """Input tokens of some model requests, and the part the provider read from its prompt
+    cache (as it reports them: `prompt_tokens_details.cached_tokens`)."""
+
+    cachedTokens: int = Field(
+        description="Input tokens the provider read from its prompt cache (a request counts at "
+        "most its input tokens)."
+    )
+    inputTokens: int = Field(description="Input tokens the provider counted.")
+    requestCount: int = Field(description="Model requests counted.")
+    hitRatePercent: float | None = Field(
+        description="cachedTokens as a share of inputTokens, 0–100, rounded down to one "
+        "decimal (100 only when every input token was cached); null while the provider "
+        "reported no input tokens."
+    )
+
+
+class CacheStats(Wire):
+    """The prompt cache's hit rate: cached ÷ input tokens, as the provider reports them."""
+
+    session: CacheHitRate = Field(
+        description="The model requests this rho process made in the current session (LLM "
+        "compactions' included); a session this process only resumed has none yet (providers' "
+        "usage is not kept in the session file)."
+    )
+    lastTurn: CacheHitRate | None = Field(
+        description="The model requests of the last turn that made one (the running turn "
+        "while a prompt runs); null before any."
+    )
+
+
 class GetSessionStatsResult(Result):
     """`getSessionStats` result: context usage estimates and API usage.
 
@@ -103,10 +134,15 @@ class GetSessionStatsResult(Result):
         description="The path as the model receives it (fitted into the prompt budget, as the "
         "next request would be); null when even its parts that are never shortened do not fit."
     )
+    cache: CacheStats = Field(
+        description="The prompt cache's hit rate, for the session and for its last turn."
+    )
 
 
 __all__ = [
     "ApiUsageTotals",
+    "CacheHitRate",
+    "CacheStats",
     "FittedView",
     "GetSessionStatsResult",
     "PhaseTokens",
