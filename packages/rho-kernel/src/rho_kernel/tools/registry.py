@@ -80,7 +80,7 @@ class ToolRegistry:
         if self._schemas is not None:
             return
         schemas: list[dict[str, Any]] = []
-        for name, tool in list(self._tools.items()):
+        for name, tool in sorted(self._tools.items(), key=self._place):
             try:
                 schema = tool.schema()
                 problem = schema_problem(schema)
@@ -95,6 +95,12 @@ class ToolRegistry:
             )
             self.unregister(name)
         self._schemas = schemas
+
+    def _place(self, item: tuple[str, Tool]) -> tuple[int, str]:
+        """Where a tool's definition goes: after those of plugins that load before its own,
+        then by name."""
+        owner = self._owners.get(item[0], "")
+        return (self._plugins.rank(owner) if self._plugins else 0, item[0])
 
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, or None."""
@@ -114,7 +120,11 @@ class ToolRegistry:
         return len(self._tools)
 
     def schemas(self) -> list[dict[str, Any]]:
-        """Tool definitions for the model, in registration order (cached until a change)."""
+        """Tool definitions for the model (cached until a change), in one fixed order: by
+        the plugin that contributed them (in load order), then by name. Never by when a tool
+        was registered: a server's restart or an extension's reload registers its tools
+        again, and every request must begin with the same definitions for a provider's
+        prompt cache to reuse it."""
         if self._schemas is None:
             self.prepare(diagnostics.warn)
         assert self._schemas is not None
