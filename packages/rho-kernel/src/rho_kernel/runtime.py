@@ -592,12 +592,16 @@ class Runtime:
         from rho_kernel.context.fitting import ContextOverflow
         from rho_kernel.loop.agent import tool_definition_bytes
 
+        schemas = self.tools.schemas()
         try:
             return self.fitter.fit(
                 self.session,
                 budget_tokens=self.budget().prompt_budget,
                 ratio=self.estimator.ratio(self.model),
-                overhead_bytes=tool_definition_bytes(self.tools.schemas()),
+                overhead_bytes=tool_definition_bytes(schemas),
+                tools=schemas,
+                low_water=self.config.agent.fit_low_water,
+                view=True,
             )
         except ContextOverflow:
             return None
