@@ -152,6 +152,16 @@ class Reuse:
         return 1 - self.fresh / self.sent if self.sent else 0.0
 
 
+def reads(body: dict[str, Any]) -> str:
+    """The `read_file` results a request holds, oldest first: `W` sent whole, `o` shortened
+    (an outline or a summary)."""
+    return "".join(
+        "W" if message["content"].startswith("<context>") else "o"
+        for message in body["messages"]
+        if message["role"] == "tool"
+    )
+
+
 def measure(bodies: Sequence[dict[str, Any]]) -> Reuse:
     """The reuse of a session's requests, in the order sent."""
     sizes, fresh = [], []
@@ -172,8 +182,9 @@ def run(
     project: Path, home: Path, budget: int, env: dict[str, str] | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Run the workload through `rho exec --stream-json` at `budget` tokens (0: rho's
-    default window); (the request bodies, the `usage` notifications' params)."""
-    environment = {**os.environ, **(env or {}), "HOME": str(home), "NO_COLOR": "1"}
+    default window) with `env` (default: this environment with `home` as HOME); (the
+    request bodies, the `usage` notifications' params)."""
+    environment = env if env is not None else {**os.environ, "HOME": str(home)}
     with ScriptedServer() as server:
         script(server)
         args = [RHO, "exec", "--ephemeral", "--stream-json", "-m", MODEL]
@@ -205,14 +216,19 @@ def report(budget: int, bodies: list[dict[str, Any]], usage: list[dict[str, Any]
     reuse = measure(bodies)
     fitted = [u["context"].get("fitted") or {} for u in usage]
     largest = max((f.get("estimatedTokens", 0) for f in fitted), default=0)
+    counted = max(reuse.sizes, default=0) // 4  # as the server counts: bytes ÷ 4
     prompt_budget = max((f.get("promptBudget", 0) for f in fitted), default=0)
     steps = sum(1 for f in fitted if (f.get("step") or {}).get("changed"))
+    whole = [read.count("W") for read in map(reads, bodies[1:])]
     name = "default" if budget == 0 else "unfitted" if budget == UNFITTED else str(budget)
     return (
         f"budget {name:>8}: {len(bodies)} requests, sent {_kb(reuse.sent)}, uncacheable "
-        f"{_kb(reuse.fresh)}, repeat share {reuse.repeat_share * 100:.1f} %, largest request "
-        f"{largest} of {prompt_budget} tokens (estimated), {steps} prefix steps; fresh bytes "
-        f"per request: {' '.join(str(round(u / 1000, 1)) for u in reuse.uncacheable)}"
+        f"{_kb(reuse.fresh)}, repeat share {reuse.repeat_share * 100:.1f} %; largest request "
+        f"{largest} (estimated) / {counted} (server) of {prompt_budget} tokens; "
+        f"{steps} requests changed the prefix; reads sent whole: "
+        f"{min(whole, default=0)}–{max(whole, default=0)}\n"
+        f"  uncacheable KB per request: "
+        f"{' '.join(str(round(u / 1000, 1)) for u in reuse.uncacheable)}"
     )
 
 
