@@ -587,8 +587,9 @@ class Runtime:
 
     def fitted_view(self) -> FitResult | None:
         """The current path as the model receives it: fitted into the prompt budget by the
-        conversation's own fitter, as the next request would be (before its new message).
-        None when even the parts that are never shortened do not fit."""
+        conversation's own fitter, as the next request would be (before its new message;
+        a view, not a request: the next request's `step` still compares it with the last
+        one sent). None when even the parts that are never shortened do not fit."""
         from rho_kernel.context.fitting import ContextOverflow
         from rho_kernel.loop.agent import tool_definition_bytes
 
