@@ -146,18 +146,14 @@ def test_definitions_keep_one_order_whatever_the_order_of_registration() -> None
     assert other.schemas() == registry.schemas()
 
 
-def test_definitions_go_by_the_load_order_of_their_plugins_then_by_name() -> None:
-    from rho_kernel.plugins import PluginHost
-
-    host = PluginHost(autoload=False)
-    host.register(type("Early", (), {})(), "early")
-    host.register(type("Late", (), {})(), "late")
-    registry = ToolRegistry(host)
-    registry.register(_named("b_late"), "late")
-    registry.register(_named("z_early"), "early")
-    registry.register(_named("a_late"), "late")
-    registry.register(_named("y_early"), "early")
-    assert _names(registry) == ["y_early", "z_early", "a_late", "b_late"]
-    registry.unregister("y_early")
-    registry.register(_named("y_early"), "early")
-    assert _names(registry) == ["y_early", "z_early", "a_late", "b_late"]
+def test_definitions_go_by_the_plugins_first_contribution_then_by_name() -> None:
+    registry = ToolRegistry()
+    registry.register(_named("z_builtin"), "builtins")
+    registry.register(_named("a_builtin"), "builtins")
+    registry.register(_named("m_server"), "mcp")  # a server that came later
+    registry.register(_named("b_builtin"), "builtins")
+    assert _names(registry) == ["a_builtin", "b_builtin", "z_builtin", "m_server"]
+    for name in ("z_builtin", "a_builtin", "b_builtin"):
+        registry.unregister(name)
+    registry.register(_named("a_builtin"), "builtins")
+    assert _names(registry) == ["a_builtin", "m_server"]  # the plugin keeps its place
