@@ -5,8 +5,9 @@ the longest beginning a request shares with the one before: the tool definitions
 messages in order. Fitting keeps that beginning: between steps a request only appends to
 the one before. A *step* rewrites part of what was sent before (an entry shortened, turns
 left out, the note of what was left out) and costs one full prefill after the first change;
-so a step frees the conversation down to a low-water mark (`LOW_WATER` of the room the tool
-definitions leave), and the next requests only append until it is over the budget again.
+so a step frees the conversation down to a low-water mark (the turns never shortened and
+`LOW_WATER` of the room they leave beside the tool definitions), and the next requests only
+append until the conversation outgrows the budget again.
 
 `FitStep` says what a request did: `changed` whether it rewrote part of what the previous
 request sent, `reason` why (`STEP_REASONS`), and `kept_messages` how many of its leading
@@ -20,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 LOW_WATER: Final = 0.5
-"""The share of the room beside the tool definitions a step frees the conversation down to
-(`[agent] fit_low_water`)."""
+"""The share of the room beside the tool definitions and the turns never shortened that a
+step frees the conversation down to (`[agent] fit_low_water`)."""
 
 APPEND: Final = "append"
 START: Final = "start"
@@ -32,9 +33,9 @@ BUDGET: Final = "budget"
 
 STEP_REASONS: Final = {
     APPEND: "nothing sent before changed: the request begins with the whole previous one",
-    START: "the first request of this conversation here: there is none before to compare",
+    START: "the first request of this process, or of another session: none to compare with",
     PATH: "the session's path changed other than by adding to it (a branch, a compaction, "
-    "a change of how an entry is shown, another session)",
+    "a change of how an entry is shown, such as a pin)",
     TOOLS: "the tool definitions changed",
     GREW: "the prompt budget grew: entries shortened for a smaller one are sent whole again",
     BUDGET: "the conversation outgrew the prompt budget: older entries were shortened or "

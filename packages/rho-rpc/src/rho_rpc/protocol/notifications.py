@@ -269,11 +269,11 @@ class FitStepInfo(Wire):
     )
     reason: Literal["append", "start", "path", "tools", "grew", "budget"] = Field(
         description='"append": nothing sent before changed; "start": no request before it '
-        'here to compare with; "path": the session\'s path changed other than by adding to '
-        'it (a branch, a compaction, another session); "tools": the tool definitions '
-        'changed; "grew": the prompt budget grew and shortened entries are sent whole '
-        'again; "budget": the conversation outgrew the prompt budget and older entries were '
-        "shortened or left out, down to the low-water mark."
+        'in this process, or another session; "path": the session\'s path changed other '
+        'than by adding to it (a branch, a compaction, a pin); "tools": the tool '
+        'definitions changed; "grew": the prompt budget grew and shortened entries are sent '
+        'whole again; "budget": the conversation outgrew the prompt budget and older entries '
+        "were shortened or left out, down to the low-water mark."
     )
     keptMessages: int = Field(
         description="Leading messages sent exactly as the previous request sent them, after "
