@@ -14,6 +14,14 @@ every machine (the e2e test `tests/e2e/test_context_reuse.py` asserts them throu
 functions).
 
 Run: uv run python bench/context_reuse.py [budget …]   (a budget of 0: rho's default window)
+
+Measured (bytes, so the same on any machine; 13.1 KB of tool definitions):
+- fitted to the budget at every request (before fitting in steps): at 16000, 830.5 KB sent,
+  317.3 KB uncacheable, repeat share 61.8 %; at the default window 1734 KB, 344.3 KB, 80.1 %;
+- fitted in steps down to the low-water mark: at 16000, 752.0 KB sent, 128.9 KB
+  uncacheable, 82.9 % (8 steps in 28 requests); at the default window 1625.5 KB, 146.5 KB,
+  91.0 % (one step);
+- unfitted (append-only, both): 1752.5 KB sent, 106.6 KB uncacheable, 93.9 %.
 """
 
 from __future__ import annotations
