@@ -76,6 +76,13 @@ def test_the_first_request_survives_hundreds_of_large_tool_results(shared_rho) -
     assert len(usage) == rounds + 1
     assert all(f["estimatedTokens"] <= f["promptBudget"] == PROMPT_BUDGET for f in usage)
     assert usage[-1]["evicted"] > 0
+    # fitted in large steps: most requests begin with the whole request before them
+    steps = [f["step"] for f in usage]
+    assert all(s["reason"] in ("start", "append", "budget") for s in steps)
+    assert sum(s["changed"] for s in steps) <= rounds // 3
+    for before, body, step in zip(requests, requests[1:], steps[1:], strict=False):
+        if not step["changed"]:
+            assert body["messages"][: len(before["messages"])] == before["messages"]
 
 
 def test_a_large_read_is_cut_with_how_to_read_on_and_kept_in_the_session(  # type: ignore[no-untyped-def]

@@ -126,7 +126,7 @@ def test_the_plan_starts_over_when_the_path_changes_or_the_budget_grows() -> Non
     assert fitter.fit(other, budget_tokens=100_000, ratio=2.5).rebuilt
 
 
-def test_a_previous_request_loses_its_protection_when_a_new_one_comes() -> None:
+def test_a_previous_request_loses_its_protection_at_the_next_step() -> None:
     session = _session()
     fitter = ContextFitter()
     session.append_message(ChatMessage.user("second request " + "z" * 3000))
@@ -134,10 +134,22 @@ def test_a_previous_request_loses_its_protection_when_a_new_one_comes() -> None:
         _read(session, index)
     fitter.fit(session, budget_tokens=3000, ratio=2.5)
     session.append_message(ChatMessage.user("third request"))
-    result = fitter.fit(session, budget_tokens=3000, ratio=2.5)
+    kept = fitter.fit(session, budget_tokens=3000, ratio=2.5)
+    # it still fits: the second request is sent as before, nothing sent is rewritten
+    assert kept.step is not None and not kept.step.changed
+    assert any("z" * 3000 in m["content"] for m in kept.messages)
+    index = 30
+    while True:  # until the conversation outgrows the budget: a step shortens it
+        _read(session, index, size=500)
+        index += 1
+        result = fitter.fit(session, budget_tokens=3000, ratio=2.5)
+        assert result.step is not None
+        if result.step.changed:
+            break
+    assert result.step.reason == "budget"
     assert all("z" * 3000 not in m["content"] for m in result.messages)
-    assert result.messages[-1]["content"] == "third request"
     assert result.messages[1]["content"] == "FIRST: fix the parser"
+    assert "third request" in [m["content"] for m in result.messages]
 
 
 def test_a_long_turn_sends_its_messages_as_they_now_stand_at_every_request() -> None:

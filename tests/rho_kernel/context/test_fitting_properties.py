@@ -14,10 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from rho_kernel.context import ContextFitter, ContextOverflow, message_bytes
+from rho_kernel.context import (
+    STEP_REASONS,
+    ContextFitter,
+    ContextOverflow,
+    FitResult,
+    FitStep,
+    message_bytes,
+)
 from rho_kernel.context.fitting import _NOTE_BYTES, TINY_BYTES
 from rho_kernel.context.outlines import OUTLINE, SUMMARY, generic_outline, short_size
 from rho_kernel.messages import ChatMessage, FunctionCall, ToolCall
@@ -306,6 +313,7 @@ def test_fitting_invariants_hold_request_after_request(system: bool, plan: list[
         session.append_message(ChatMessage.system("You are rho. " * 20))
     run = _Run(session)
     fitter = ContextFitter()
+    previous: list[dict[str, Any]] | None = None
     for step in plan:
         if step[0] != "fit":
             _apply(run, step)
@@ -323,8 +331,48 @@ def test_fitting_invariants_hold_request_after_request(system: bool, plan: list[
                 continue
             assert result.estimated_tokens <= budget
             _check_fitted(session, result.messages, available)
+            _check_newest_whole(session, result.messages)
             if candidate is fitter:
+                _check_step(previous, result)
+                previous = result.messages
                 _check_emitted_afresh(fitter, result.messages)
+
+
+def _check_step(previous: list[dict[str, Any]] | None, result: FitResult) -> None:
+    """The step says truly how the request begins compared with the previous one."""
+    step = result.step
+    assert step is not None and step.reason in STEP_REASONS
+    if previous is None:
+        assert step == FitStep(True, "start", 0)
+        return
+    kept = 0
+    while kept < min(len(previous), len(result.messages)) and (
+        previous[kept] == result.messages[kept]
+    ):
+        kept += 1
+    assert step.kept_messages == kept
+    assert step.changed == (kept < len(previous))
+    assert (step.reason == "append") == (not step.changed)
+
+
+def _check_newest_whole(session: Session, wire: list[dict[str, Any]]) -> None:
+    """Never a tool result sent whole while a result of a later turn is sent shortened (of
+    the results that shortening makes smaller: pinned and tiny ones are never shortened)."""
+    calls = _calls(session)
+    where: dict[str, tuple[int, Any, ChatMessage]] = {}
+    for index, turn in enumerate(_turns(session)):
+        for entry, message in turn.items:
+            if message is not None and message.role == "tool" and message.tool_call_id:
+                where[message.tool_call_id] = (index, entry, message)
+    whole, cut = [], []
+    for sent in wire:
+        if sent["role"] != "tool":
+            continue
+        index, entry, message = where[sent["tool_call_id"]]
+        if _fixed(entry, message) or _smallest(entry, message, calls) >= message_bytes(message):
+            continue
+        (whole if sent == message.to_wire() else cut).append(index)
+    assert not whole or not cut or max(cut) <= min(whole), (cut, whole)
 
 
 def _check_emitted_afresh(fitter: ContextFitter, messages: list[dict[str, Any]]) -> None:
@@ -397,3 +445,50 @@ def test_a_fresh_plan_shortens_before_leaving_out_and_equals_the_plan_step_by_st
     _check_fresh_equals_step_by_step(session, budget)
     if budget >= 200:
         _check_shortened_before_left_out(session, budget)
+
+
+steady_steps = st.lists(
+    st.one_of(user_step, tool_step, tool_step, tool_step, reply_step, pin_step, other_step),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(  # a request that lost its protection, shortened only at the next step
+    plan=[("user", "first"), ("user", "word " * 200)]
+    + [("tools", "", [("line\n" * 150, False, True)])] * 8
+    + [("user", "next")],
+    budget=1500,
+    low_water=0.5,
+)
+@given(
+    plan=steady_steps,
+    budget=st.integers(min_value=300, max_value=3000),
+    low_water=st.sampled_from([0.3, 0.5, 0.8, 1.0]),
+)
+def test_at_a_steady_budget_requests_only_append_between_steps(
+    plan: list[Any], budget: int, low_water: float
+) -> None:
+    """A session fitted after every message at one budget: each request begins with the
+    whole previous one unless it says it took a step (and then why and what it kept); a
+    step for the budget frees down to the low-water mark when the turns that are never
+    shortened allow; the reads sent whole are the newest."""
+    session = _planned([])
+    run = _Run(session)
+    fitter = ContextFitter()
+    previous: list[dict[str, Any]] | None = None
+    for step in plan:
+        _apply(run, step)
+        try:
+            result = fitter.fit(session, budget_tokens=budget, ratio=2.5, low_water=low_water)
+        except ContextOverflow:
+            assert _minimum(session) > budget * 2.5
+            continue
+        sent = [ChatMessage.model_validate(m) for m in result.messages]
+        assert sum(message_bytes(m) for m in sent) <= budget * 2.5
+        _check_newest_whole(session, result.messages)
+        _check_step(previous, result)
+        assert result.step is not None
+        assert result.step.reason in ("start", "append", "budget", "path")  # path: a pin
+        previous = result.messages

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rho_kernel import tool
+from rho_kernel import Tool, tool
 from rho_kernel.tools import DuplicateToolError, ToolRegistry
 
 
@@ -111,3 +111,49 @@ def test_a_name_no_model_api_takes_is_refused(name: object) -> None:
     Named.name = name  # type: ignore[assignment]
     with pytest.raises(TypeError, match="plugin 'p' contributed a tool named"):
         ToolRegistry().register(Named(), "p")
+
+
+def _named(name: str) -> Tool:
+
+    class Named(Tool):
+        description = f"The tool {name}."
+        parameters = {"type": "object", "properties": {}}  # noqa: RUF012
+
+    Named.name = name
+    return Named()
+
+
+def _names(registry: ToolRegistry) -> list[str]:
+    return [schema["name"] for schema in registry.schemas()]
+
+
+def test_definitions_keep_one_order_whatever_the_order_of_registration() -> None:
+    registry = ToolRegistry()
+    for name in ("mcp_zeta", "read", "mcp_alpha", "edit"):
+        registry.register(_named(name), "p")
+    first = _names(registry)
+    assert first == sorted(first)
+    # a server restarting, an extension reloading: its tools go away and come back
+    for name in ("mcp_zeta", "mcp_alpha"):
+        registry.unregister(name)
+    assert _names(registry) == ["edit", "read"]
+    registry.register(_named("mcp_alpha"), "p")
+    registry.register(_named("mcp_zeta"), "p")
+    assert _names(registry) == first
+    other = ToolRegistry()
+    for name in reversed(first):
+        other.register(_named(name), "p")
+    assert other.schemas() == registry.schemas()
+
+
+def test_definitions_go_by_the_plugins_first_contribution_then_by_name() -> None:
+    registry = ToolRegistry()
+    registry.register(_named("z_builtin"), "builtins")
+    registry.register(_named("a_builtin"), "builtins")
+    registry.register(_named("m_server"), "mcp")  # a server that came later
+    registry.register(_named("b_builtin"), "builtins")
+    assert _names(registry) == ["a_builtin", "b_builtin", "z_builtin", "m_server"]
+    for name in ("z_builtin", "a_builtin", "b_builtin"):
+        registry.unregister(name)
+    registry.register(_named("a_builtin"), "builtins")
+    assert _names(registry) == ["a_builtin", "m_server"]  # the plugin keeps its place

@@ -610,17 +610,22 @@ class Runtime:
 
     def fitted_view(self) -> FitResult | None:
         """The current path as the model receives it: fitted into the prompt budget by the
-        conversation's own fitter, as the next request would be (before its new message).
-        None when even the parts that are never shortened do not fit."""
+        conversation's own fitter, as the next request would be (before its new message;
+        a view, not a request: the next request's `step` still compares it with the last
+        one sent). None when even the parts that are never shortened do not fit."""
         from rho_kernel.context.fitting import ContextOverflow
         from rho_kernel.loop.agent import tool_definition_bytes
 
+        schemas = self.tools.schemas()
         try:
             return self.fitter.fit(
                 self.session,
                 budget_tokens=self.budget().prompt_budget,
                 ratio=self.estimator.ratio(self.model),
-                overhead_bytes=tool_definition_bytes(self.tools.schemas()),
+                overhead_bytes=tool_definition_bytes(schemas),
+                tools=schemas,
+                low_water=self.config.agent.fit_low_water,
+                view=True,
             )
         except ContextOverflow:
             return None

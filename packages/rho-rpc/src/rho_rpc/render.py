@@ -156,10 +156,18 @@ def fit_result(fitted: FitResult) -> dict[str, Any]:
 
 
 def usage_context(context: UsageContext) -> dict[str, Any]:
-    """The `usage` notification's `context`: empty without a meter, `fitted` when fitted."""
+    """The `usage` notification's `context`: empty without a meter, `fitted` when fitted
+    (with its `step` when the fitter said how the request began)."""
     wire = context_snapshot(context.stats) if context.stats is not None else {}
-    if context.fitted is not None:
-        wire["fitted"] = fit_result(context.fitted)
+    fitted = context.fitted
+    if fitted is not None:
+        wire["fitted"] = fit_result(fitted)
+        if fitted.step is not None:
+            wire["fitted"]["step"] = {
+                "changed": fitted.step.changed,
+                "reason": fitted.step.reason,
+                "keptMessages": fitted.step.kept_messages,
+            }
     return wire
 
 

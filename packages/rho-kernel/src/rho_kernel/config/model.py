@@ -54,6 +54,9 @@ class AgentConfig(_Section):
     completion_reserve: int = Field(8192, ge=1)
     #: The share of the prompt budget one tool result may use before it is cut.
     tool_result_share: float = Field(0.5, gt=0, le=1)
+    #: The share of the room beside the tool definitions a fitting step frees the
+    #: conversation down to, so that the next requests only append (see context/steps.py).
+    fit_low_water: float = Field(0.5, gt=0, le=1)
     stuck_loop_threshold: int = Field(3, ge=0)
     max_consecutive_empty: int = Field(5, ge=0)
     show_reasoning: bool = False

@@ -1,5 +1,5 @@
 """Context management: the token budget, the estimator, bounded tool results, outlines, and
-the fitting of each request into the budget."""
+the fitting of each request into the budget, in steps that keep a prompt cache's prefix."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         shrink_arguments,
         tool_outline,
     )
+    from rho_kernel.context.steps import LOW_WATER, STEP_REASONS, FitStep
 
 _ORIGIN = exports_of(
     {
@@ -61,6 +62,7 @@ _ORIGIN = exports_of(
             "shrink_arguments",
             "tool_outline",
         ),
+        "rho_kernel.context.steps": ("LOW_WATER", "STEP_REASONS", "FitStep"),
     }
 )
 if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an error
@@ -68,13 +70,16 @@ if not TYPE_CHECKING:  # hidden from type checkers: an unknown name stays an err
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
+    "LOW_WATER",
     "OUTLINE",
+    "STEP_REASONS",
     "SUMMARY",
     "BatchAllowance",
     "Bounded",
     "ContextFitter",
     "ContextOverflow",
     "FitResult",
+    "FitStep",
     "TokenBudget",
     "TokenEstimator",
     "bound_ends",

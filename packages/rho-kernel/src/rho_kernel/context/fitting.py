@@ -1,26 +1,33 @@
 """Fitting: the view of a session's current path that is sent to the model.
 
-Before every request the path is fitted into the prompt budget, in this order:
+Before every request the path is fitted into the prompt budget. While the conversation fits,
+a request is the one before with what the path gained since appended: nothing sent is
+rewritten, so a provider's prompt cache reuses all of it. When it no longer fits, fitting
+takes a *step* (see `rho_kernel.context.steps`): it frees the conversation down to a
+low-water mark, so that the next requests only append again, in this order:
 
 1. outline entries (Full → Outlined), oldest turn first and the largest entry of a turn
-   first, until the request fits;
-2. when every candidate is outlined and it still does not fit, summarize them
+   first;
+2. when every candidate is outlined and it is still too large, summarize them
    (→ Summarized), in the same order;
 3. when everything is summarized, leave out whole turns, oldest first, with one note in
-   their place saying how many messages were left out.
+   their place saying how many messages were left out (written once per step).
 
 A turn is a user or system message alone, or an assistant message with the tool results
 that answer it, so a tool call and its result are always sent or left out together. The
 system messages, the first user message, the last user message, the last turn, pinned
 entries and compaction summaries are never shortened or left out; entries a session already
-shows shortened (Outlined, Summarized) keep that form. When even these do not fit, fitting
-fails with `ContextOverflow` instead of sending a request the provider would refuse.
+shows shortened (Outlined, Summarized) keep that form. A turn that loses its protection (the
+previous request, once a new one comes) is shortened like the turns around it at the next
+step. When even the protected parts do not fit, fitting fails with `ContextOverflow`
+instead of sending a request the provider would refuse.
 
 The session is not changed: the plan lives in a `ContextFitter`, which keeps it between
 requests and extends it with what the path gained since, so the cost of a fit grows with
 what changed, not with the length of the session. It starts over when the path changed in
 another way (a branch, a resolution change, a compaction), for another session, or when
-the budget grew by more than a tenth.
+the prompt budget grew by more than a tenth (a larger window). Each result says in its
+`step` whether the request rewrote part of what the one before sent, and why.
 """
 
 from __future__ import annotations
@@ -32,8 +39,10 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rho_kernel.context.estimator import MESSAGE_OVERHEAD, message_bytes, utf8_len
+from rho_kernel.context.estimator import message_bytes
 from rho_kernel.context.outlines import OUTLINE, SUMMARY, downgrade, generic_outline, short_size
+from rho_kernel.context.results import _NOTE_BYTES, ContextOverflow, FitResult, omitted_note
+from rho_kernel.context.steps import BUDGET, GREW, LOW_WATER, PATH, START, StepTracker
 from rho_kernel.messages import ChatMessage
 from rho_kernel.session.entries import (
     BranchSummaryPayload,
@@ -54,54 +63,10 @@ TINY_BYTES = 48
 """Entries this small are not worth shortening."""
 
 REBUILD_GROWTH = 1.1
-"""The plan starts over when the budget in bytes grew beyond this factor of what it was built
-for, so that a larger window (or a better calibrated estimate) lets shortened entries back."""
-
-
-def omitted_note(count: int) -> str:
-    """The text of the message standing in for `count` left-out messages."""
-    return f"[{count} earlier messages were left out here to fit the context window]"
-
-
-_NOTE_BYTES = utf8_len(omitted_note(10**12)) + MESSAGE_OVERHEAD
-
-
-class ContextOverflow(Exception):
-    """The parts of the conversation that are never shortened do not fit the budget."""
-
-    def __init__(self, needed_tokens: int, budget_tokens: int, overhead_tokens: int) -> None:
-        self.needed_tokens = needed_tokens
-        self.budget_tokens = budget_tokens
-        self.overhead_tokens = overhead_tokens
-        super().__init__(
-            f"the conversation does not fit the context window: even with older turns "
-            f"shortened and left out, the request needs about {needed_tokens} tokens "
-            f"(system prompt, first and latest request, latest turn, pinned entries and "
-            f"{overhead_tokens} tokens of tool definitions) but the prompt budget is "
-            f"{budget_tokens} tokens (context window minus completion reserve). Use a model "
-            f"with a larger window or raise --token-budget / [agent] token_budget, lower "
-            f"[agent] completion_reserve, or start over (clear, or a new session)"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class FitResult:
-    """One fitted request: the wire messages and what fitting did.
-
-    `estimated_tokens` counts the messages and the `overhead` (tool definitions);
-    `outlined`, `summarized` and `evicted` count entries shown shortened or left out;
-    `measured` how many path entries were examined for this fit (new ones, or all after a
-    restart) and `rebuilt` whether the plan started over.
-    """
-
-    messages: list[dict[str, Any]]
-    estimated_tokens: int
-    budget_tokens: int
-    outlined: int
-    summarized: int
-    evicted: int
-    measured: int
-    rebuilt: bool
+"""The plan starts over when the prompt budget in tokens grew beyond this factor of what it
+was built for, so that a larger window lets shortened entries back. A better calibrated
+estimate (more bytes a token) only leaves more room for what comes next: letting entries
+back would rewrite what was sent."""
 
 
 @dataclass(slots=True, eq=False)
@@ -178,7 +143,8 @@ class ContextFitter:
         self._cache: dict[str, _Info] = {}
         self._session_key: tuple[int, str] | None = None
         self._generation = -1
-        self._built_for = 0
+        self._built_tokens = 0
+        self._steps = StepTracker()
         self._reset()
 
     def _reset(self) -> None:
@@ -190,6 +156,8 @@ class ContextFitter:
         self._total = 0
         self._first_user: int | None = None
         self._last_user: int | None = None
+        self._released: list[int] = []  # turns that lost their protection since the last step
+        self._keeps: list[int] = []  # turns never left out (system, pinned, summaries)
         self._p1 = [0, 0]  # outline pointer: group, position in its order
         self._p2 = [0, 0]  # summary pointer
         self._p3 = 0  # eviction pointer: groups before it are left out or kept protected
@@ -207,30 +175,29 @@ class ContextFitter:
     # ── public ──────────────────────────────────────────────────────────────
 
     def fit(
-        self, session: Session, *, budget_tokens: int, ratio: float, overhead_bytes: int = 0
+        self,
+        session: Session,
+        *,
+        budget_tokens: int,
+        ratio: float,
+        overhead_bytes: int = 0,
+        tools: list[dict[str, Any]] | None = None,
+        low_water: float = LOW_WATER,
+        view: bool = False,
     ) -> FitResult:
         """The fitted messages of `session`'s current path (wire form).
 
         `budget_tokens` is the prompt budget, `ratio` the model's bytes per token and
-        `overhead_bytes` the size of what else the request carries (tool definitions).
+        `overhead_bytes` the size of what else the request carries (the definitions of
+        `tools`, which the step compares with the previous request's). A step frees the
+        conversation down to `low_water` of the room beside them. `view`: the result is not
+        sent (a statistic): the next request still compares itself with the last one sent.
         Raises `ContextOverflow` when even the protected parts exceed the budget.
         """
         ratio = ratio if ratio > 0 else 1.0
         available = math.floor(budget_tokens * ratio) - max(0, overhead_bytes)
-        key = (id(session), session.id)
-        generation = session.path_generation
-        rebuilt = (
-            key != self._session_key
-            or generation != self._generation
-            or session.path_length() < len(self._infos)
-            or available > self._built_for * REBUILD_GROWTH
-        )
-        if rebuilt:
-            self._reset()
-            self._session_key, self._generation = key, generation
-            self._built_for = available
-        else:
-            self._built_for = min(self._built_for, available)
+        reason = self._restart(session, budget_tokens)
+        rebuilt = reason is not None
         new = session.path_tail(len(self._infos))
         paused = len(new) > _BULK and gc.isenabled()
         if paused:
@@ -239,17 +206,25 @@ class ContextFitter:
             self._extend(new)
             self._prune(session)
             if rebuilt:
-                self._fast_forward(available)
-            fits = self._shrink(available)
+                self._released.clear()  # a fresh plan has passed no turn while it was protected
+            if self._total > available:
+                target = self._low_water(available, low_water)
+                if rebuilt:
+                    self._fast_forward(target)
+                self._catch_up_released()
+                self._shrink(target)
+                reason = reason or BUDGET
         finally:
             if paused:
                 gc.enable()
         overhead_tokens = math.ceil(max(0, overhead_bytes) / ratio)
         needed = math.ceil((self._total + max(0, overhead_bytes)) / ratio)
-        if not fits:
+        if self._total > available:
+            self._steps.note(reason)
             raise ContextOverflow(needed, budget_tokens, overhead_tokens)
+        messages = self._messages()
         return FitResult(
-            messages=self._messages(),
+            messages=messages,
             estimated_tokens=needed,
             budget_tokens=budget_tokens,
             outlined=self._outlined,
@@ -257,12 +232,43 @@ class ContextFitter:
             evicted=self._evicted_messages,
             measured=len(new),
             rebuilt=rebuilt,
+            step=self._steps.compare(messages, tools, reason, key=self._session_key, view=view),
         )
 
     @property
     def size(self) -> int:
         """The size in bytes of the messages the last fit produced."""
         return self._total
+
+    def _low_water(self, available: int, share: float) -> int:
+        """What a step frees the conversation down to: the turns it may not shorten or leave
+        out (the first and the latest request's, the latest turn, those holding a system
+        message, a pinned entry or a summary) as they stand, and `share` of the room they
+        leave."""
+        groups = self._groups
+        protected = {self._first_user, self._last_user, len(groups) - 1, *self._keeps}
+        fixed = sum(groups[g].size for g in protected if g is not None and 0 <= g < len(groups))
+        share = min(1.0, max(0.0, share))
+        return min(available, fixed + math.floor(max(0, available - fixed) * share))
+
+    def _restart(self, session: Session, budget_tokens: int) -> str | None:
+        """Start the plan over when it no longer holds for `session`; why (None: it holds)."""
+        key = (id(session), session.id)
+        if key != self._session_key:
+            reason: str | None = START
+        elif session.path_generation != self._generation or session.path_length() < len(
+            self._infos
+        ):
+            reason = PATH
+        elif budget_tokens > self._built_tokens * REBUILD_GROWTH:
+            reason = GREW
+        else:
+            self._built_tokens = min(self._built_tokens, budget_tokens)
+            return None
+        self._reset()
+        self._session_key, self._generation = key, session.path_generation
+        self._built_tokens = budget_tokens
+        return reason
 
     # ── adding path entries ─────────────────────────────────────────────────
 
@@ -300,8 +306,9 @@ class ContextFitter:
                     self._user_group(len(groups) - 1)
             group_index.append(len(groups) - 1)
             current.size += size
-            if info.keeps_group:
+            if info.keeps_group and not current.keep:
                 current.keep = True
+                self._keeps.append(len(groups) - 1)
             self._total += size
 
     def _user_group(self, group: int) -> None:
@@ -309,7 +316,15 @@ class ContextFitter:
             self._first_user = group
         released, self._last_user = self._last_user, group
         if released is not None and not self._protected(released):
-            self._catch_up(released)
+            self._released.append(released)  # shortened at the next step, not now
+
+    def _catch_up_released(self) -> None:
+        """Bring the turns that lost their protection since the last step to the level of
+        the turns around them (a step rewrites from its first change anyway)."""
+        released, self._released = self._released, []
+        for group in released:
+            if not self._protected(group):
+                self._catch_up(group)
 
     def _protected(self, group: int) -> bool:
         return group in (self._first_user, self._last_user) or group == len(self._groups) - 1
@@ -337,10 +352,10 @@ class ContextFitter:
             turn.order = candidates
         return turn.order
 
-    def _shrink(self, available: int) -> bool:
-        """Shorten and leave out until the total fits `available` bytes; False if it cannot."""
+    def _shrink(self, target: int) -> bool:
+        """Shorten and leave out until the total fits `target` bytes; False if it cannot."""
         last = len(self._groups) - 1
-        while self._total > available:
+        while self._total > target:
             if self._step(self._p1, last, OUTLINE):
                 continue
             if self._p1[0] >= last and self._step(self._p2, self._p1[0], SUMMARY):
@@ -356,15 +371,16 @@ class ContextFitter:
             return False
         return True
 
-    def _fast_forward(self, available: int) -> None:
+    def _fast_forward(self, target: int) -> None:
         """On a fresh plan that will have to leave turns out, reach the plan's end state
         directly: find from the newest turn back which turns fit at their smallest, shorten
-        those to it and leave the older ones out, without shortening what is left out."""
+        those to it and leave the older ones out, without shortening what is left out (the
+        `target` of a step in bytes)."""
         last = len(self._groups) - 1
-        if self._total <= available or last < 1:
+        if self._total <= target or last < 1:
             return
         groups = self._groups
-        room = available - _NOTE_BYTES
+        room = target - _NOTE_BYTES
         for group in range(last + 1):
             if self._protected(group) or groups[group].keep:
                 room -= self._smallest(group)

@@ -549,6 +549,8 @@ class AgentLoop:
                 budget_tokens=self.budget.prompt_budget,
                 ratio=self.estimator.ratio(self.params.model),
                 overhead_bytes=overhead,
+                tools=schemas,
+                low_water=self.agent.fit_low_water,
             )
         except ContextOverflow as exc:
             raise AgentError(str(exc), "agent") from None

@@ -35,6 +35,8 @@ class ToolRegistry:
         self._owners: dict[str, str] = {}
         self._schemas: list[dict[str, Any]] | None = None
         self._plugins = plugins
+        #: Each plugin in the order it first contributed a tool (never forgotten).
+        self._contributors: dict[str, int] = {}
 
     def _describe(self, plugin: str) -> str:
         return self._plugins.describe(plugin) if self._plugins else f"plugin '{plugin}'"
@@ -61,6 +63,7 @@ class ToolRegistry:
             )
         self._tools[name] = tool
         self._owners[name] = plugin
+        self._contributors.setdefault(plugin, len(self._contributors))
         self._schemas = None
         if self._plugins is not None:
             self._plugins.credit(plugin, "tools", name)
@@ -80,7 +83,7 @@ class ToolRegistry:
         if self._schemas is not None:
             return
         schemas: list[dict[str, Any]] = []
-        for name, tool in list(self._tools.items()):
+        for name, tool in sorted(self._tools.items(), key=self._place):
             try:
                 schema = tool.schema()
                 problem = schema_problem(schema)
@@ -95,6 +98,11 @@ class ToolRegistry:
             )
             self.unregister(name)
         self._schemas = schemas
+
+    def _place(self, item: tuple[str, Tool]) -> tuple[int, str]:
+        """Where a tool's definition goes: after those of the plugins that contributed tools
+        before its own did, then by name."""
+        return (self._contributors.get(self._owners.get(item[0], ""), 0), item[0])
 
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, or None."""
@@ -114,7 +122,12 @@ class ToolRegistry:
         return len(self._tools)
 
     def schemas(self) -> list[dict[str, Any]]:
-        """Tool definitions for the model, in registration order (cached until a change)."""
+        """Tool definitions for the model (cached until a change), in one fixed order: by
+        the plugin that contributed them, in the order plugins first contributed a tool (the
+        plugins' own tools in load order, then those of MCP servers and extensions as they
+        come), then by name. Never by when a tool was registered: a server's restart or an
+        extension's reload registers its tools again, and every request must begin with the
+        same definitions for a provider's prompt cache to reuse it."""
         if self._schemas is None:
             self.prepare(diagnostics.warn)
         assert self._schemas is not None

@@ -259,6 +259,28 @@ class IterationUsage(Wire):
     requestCount: int
 
 
+class FitStepInfo(Wire):
+    """Whether the request rewrote part of what the previous request sent (a step, which a
+    prompt cache must prefill again from the first change), and why."""
+
+    changed: bool = Field(
+        description="False when the request began with the whole previous request (it only "
+        "appended); true when it rewrote part of it."
+    )
+    reason: Literal["append", "start", "path", "tools", "grew", "budget"] = Field(
+        description='"append": nothing sent before changed; "start": no request before it '
+        'in this process, or another session; "path": the session\'s path changed other '
+        'than by adding to it (a branch, a compaction, a pin); "tools": the tool '
+        'definitions changed; "grew": the prompt budget grew and shortened entries are sent '
+        'whole again; "budget": the conversation outgrew the prompt budget and older entries '
+        "were shortened or left out, down to the low-water mark."
+    )
+    keptMessages: int = Field(
+        description="Leading messages sent exactly as the previous request sent them, after "
+        "the same tool definitions (0 when those changed): what a prompt cache can reuse."
+    )
+
+
 class FittedRequest(Wire):
     """The request as sent after fitting the conversation into the prompt budget."""
 
@@ -268,6 +290,9 @@ class FittedRequest(Wire):
     outlined: int = Field(description="Session entries it showed as an outline.")
     summarized: int = Field(description="Session entries it showed as a summary.")
     evicted: int = Field(description="Session messages it left out.")
+    step: FitStepInfo | None = Field(
+        None, description="How the request began compared with the previous request."
+    )
 
 
 class ContextSnapshot(Wire):
@@ -386,6 +411,7 @@ __all__ = [
     "ContextSnapshot",
     "DeltaParams",
     "EscalationInfo",
+    "FitStepInfo",
     "FittedRequest",
     "HookRunParams",
     "IterationUsage",
