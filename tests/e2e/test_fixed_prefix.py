@@ -19,18 +19,19 @@ from rho_kernel.testing import ScriptedServer, text_reply, tool_call_reply
 FIXED_PREFIX_LIMIT = 9500
 #: The project path as the measure counts it (`bench/fixed_prefix.py`), wherever it lies.
 SHOWN_ROOT = "/home/user/project"
-#: The tools a plain project is offered (rho's own plugins, no config, no Cargo.toml).
+#: The tools a plain project is offered (rho's own plugins, no config, no Cargo.toml), in the
+#: order the request carries them: by the plugin that contributes them, then by name.
 PLAIN_TOOLS = [
-    "read_file",
     "batch_read",
-    "write_file",
-    "list_dir",
     "edit_file",
-    "search_files",
     "find_files",
+    "list_dir",
+    "read_file",
     "run_command",
-    "wait_for",
+    "search_files",
     "session_summary",
+    "wait_for",
+    "write_file",
 ]
 #: Keywords pydantic emits that tell the model nothing: the validation refuses unknown
 #: arguments anyway, titles repeat the names.
