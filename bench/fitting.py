@@ -2,7 +2,7 @@
 
 1. The cost of fitting per turn at 1k, 10k and 100k path entries: a session of read_file
    turns (a ~1.5 KB result each, with its recorded outline) fitted into the default budget
-   (32768 − 8192 tokens at 2.5 bytes a token, 12 KB of tool definitions). The first fit
+   (32768 − 8192 tokens at 2.5 bytes a token, 8.4 KB of tool definitions). The first fit
    builds the plan from the whole path; every later turn appends one call and its result
    and fits again, which costs what changed, not the session's length.
 2. A prompt on a resumed 20,000-entry session, fitted: the kernel time of `Runtime.prompt`
@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from rho_kernel.context import ContextFitter
 from rho_kernel.messages import ChatMessage, FunctionCall, ToolCall
@@ -30,7 +31,7 @@ from rho_kernel.testing import ScriptedServer, text_reply
 
 BUDGET = 32768 - 8192
 RATIO = 2.5
-OVERHEAD = 12_000
+OVERHEAD = 8_400
 RESULT = "".join(f"{i:>3}#ABCD:    value_{i} = compute({i}) + offset\n" for i in range(36))
 
 
@@ -116,16 +117,16 @@ async def prompt_on_resumed(entries: int) -> list[tuple[float, float, float]]:
             runtime.fitter = fitter
             meter = runtime.meter()
             stats: list[float] = []
-            snapshot = meter.snapshot
+            measured = meter.stats
 
-            def timed_snapshot(session: Session) -> dict[str, object]:
+            def timed_stats(session: Session) -> Any:
                 started = time.perf_counter()
                 try:
-                    return snapshot(session)
+                    return measured(session)
                 finally:
                     stats.append((time.perf_counter() - started) * 1000)
 
-            meter.snapshot = timed_snapshot  # type: ignore[method-assign]
+            meter.stats = timed_stats  # type: ignore[method-assign]
             timings = []
             for message in ("What did you find?", "And then?"):
                 started = time.perf_counter()
