@@ -1,8 +1,11 @@
-"""At `ready`, the real `rho` process has imported only what answering a first request needs.
+"""At `ready`, the real `rho` process has imported only what reading requests needs.
 
-The heavy third-party libraries (HTTP client, tree-sitter, the JavaScript engine, SQLite)
-and the kernel's parts that only a prompt, a compaction or a command use (the agent loop,
-compaction, context fitting, the sandbox backends) are imported later, on first use.
+`ready` goes out before the runtime loads (see `rho_rpc.early_ready`): asyncio, pydantic,
+the plugins and the runtime are imported after it. Where `ready` must wait for the load (a
+local provider with no model named, a resumed session), the heavy third-party libraries
+(HTTP client, tree-sitter, the JavaScript engine, SQLite) and the kernel's parts that only a
+prompt, a compaction or a command use (the agent loop, compaction, context fitting, the
+sandbox backends) are still imported later, on first use.
 """
 
 from __future__ import annotations
@@ -65,8 +68,22 @@ def modules_at_ready(project: Path, home: Path, tmp_path: Path, *args: str) -> l
     return loaded
 
 
-def heavy_among(loaded: list[str]) -> list[str]:
-    return [name for name in loaded if any(name == h or name.startswith(h + ".") for h in HEAVY)]
+#: Loaded right after an early `ready`: the event loop, the wire models, the runtime.
+LOADED_AFTER_READY = (
+    "asyncio",
+    "pydantic",
+    "pydantic_core",
+    "pluggy",
+    "rho_kernel.runtime",
+    "rho_kernel.plugins",
+    "rho_kernel.config.model",
+    "rho_rpc.app",
+    "rho_rpc.server",
+)
+
+
+def heavy_among(loaded: list[str], heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    return [name for name in loaded if any(name == h or name.startswith(h + ".") for h in heavy)]
 
 
 @pytest.mark.parametrize(
@@ -82,8 +99,20 @@ def test_no_heavy_module_is_loaded_at_ready(
     project: Path, home: Path, tmp_path: Path, args: list[str]
 ) -> None:
     loaded = modules_at_ready(project, home, tmp_path, *args)
-    assert "rho_kernel.runtime" in loaded and "rho_rpc.app" in loaded  # the record is real
+    assert "rho_rpc.early_ready" in loaded  # the record is real
     assert heavy_among(loaded) == []
+    # Nor what the runtime loads right after `ready`.
+    assert heavy_among(loaded, LOADED_AFTER_READY) == []
+
+
+def test_ready_waits_for_the_load_where_only_the_load_can_tell(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    # No model named, and the local provider answers nothing: the load asks it first.
+    loaded = modules_at_ready(
+        project, home, tmp_path, "--ephemeral", "--endpoint", "http://127.0.0.1:9/v1/chat/completions"
+    )
+    assert "rho_kernel.runtime" in loaded and "rho_rpc.app" in loaded
 
 
 @pytest.mark.parametrize(
