@@ -139,7 +139,9 @@ def test_requests_written_at_once_get_what_they_get_after_ready(
             assert [r.json["model"] for r in server.requests] == ["other-model"] * 2
     assert outcomes[0] == outcomes[1]
     results = outcomes[0]
-    assert results[0]["result"]["busy"] is False and results[0]["result"]["model"] == "scripted-model"
+    assert (
+        results[0]["result"]["busy"] is False and results[0]["result"]["model"] == "scripted-model"
+    )
     assert results[3]["result"]["reply"] == "listed" and results[4]["result"] == {"turnId": "TURN"}
     assert results[6]["error"]["code"] == -32002
     assert results[-1]["result"]["model"] == "other-model"

@@ -110,7 +110,12 @@ def test_ready_waits_for_the_load_where_only_the_load_can_tell(
 ) -> None:
     # No model named, and the local provider answers nothing: the load asks it first.
     loaded = modules_at_ready(
-        project, home, tmp_path, "--ephemeral", "--endpoint", "http://127.0.0.1:9/v1/chat/completions"
+        project,
+        home,
+        tmp_path,
+        "--ephemeral",
+        "--endpoint",
+        "http://127.0.0.1:9/v1/chat/completions",
     )
     assert "rho_kernel.runtime" in loaded and "rho_rpc.app" in loaded
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rho_kernel.early_start import early_start
 from rho_kernel import SandboxError
+from rho_kernel.early_start import early_start
 from rho_kernel.frontend import Runtime, RuntimeOptions
 
 EXTERNAL = 'endpoint = "https://models.example.com/v1/chat/completions"\n'

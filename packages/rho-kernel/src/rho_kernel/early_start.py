@@ -106,9 +106,9 @@ def early_start(
         project = _root(cwd, root, home)
         user, own = _tables(project, home)
         provider, configured = _provider(user, endpoint)
-        if endpoint is None and not accept_external_provider:
-            if any(not is_local_endpoint(p[1]) for p in [provider, *configured]):
-                raise _Unsure("consent")
+        consented = endpoint is not None or accept_external_provider
+        if not consented and any(not is_local_endpoint(p[1]) for p in [provider, *configured]):
+            raise _Unsure("consent")
         chosen = _named_model(user, own, model, provider, configured)
     except _Unsure:
         return None

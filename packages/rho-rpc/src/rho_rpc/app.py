@@ -147,7 +147,7 @@ def _start(runtime: Runtime) -> tuple[JsonRpcServer, RpcPeer]:
 
 def ready_params(runtime: Runtime) -> dict[str, Any]:
     """The params of `ready` for `runtime` as it is now."""
-    from rho_kernel.version import rho_version
+    from rho_kernel.frontend import rho_version
 
     ready: dict[str, Any] = {
         "version": rho_version(),

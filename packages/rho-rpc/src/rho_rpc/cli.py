@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from rho_kernel.early_start import EarlyStart
+    from rho_kernel.frontend import EarlyStart
     from rho_kernel.frontend import Runtime, RuntimeOptions
     from rho_rpc.transport import StdinPump
 
@@ -158,7 +158,7 @@ def flag_problem(args: argparse.Namespace) -> str | None:
         if value < minimum:
             return f"{flag} must be at least {minimum} (got {value})"
     if args.endpoint is not None:
-        from rho_kernel.providers.urls import endpoint_problem, mask_url
+        from rho_kernel.frontend import endpoint_problem, mask_url
 
         problem = endpoint_problem(args.endpoint)
         if problem is not None:
@@ -214,7 +214,7 @@ def _early_start(args: argparse.Namespace) -> EarlyStart | None:
     """What `ready` can say before the runtime loads (None: only the load can tell)."""
     from pathlib import Path
 
-    from rho_kernel.early_start import early_start
+    from rho_kernel.frontend import early_start
 
     return early_start(
         cwd=Path.cwd(),

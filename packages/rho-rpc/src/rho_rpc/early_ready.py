@@ -18,13 +18,13 @@ from rho_rpc.encode import encode_json
 from rho_rpc.transport import StdinPump, StdoutWriter
 
 if TYPE_CHECKING:
-    from rho_kernel.early_start import EarlyStart
+    from rho_kernel.frontend import EarlyStart
 
 
 def early_ready_params(early: EarlyStart) -> dict[str, Any]:
     """The params of `ready` for a start that `early` describes (as `app.ready_params` gives
     them once the runtime has loaded)."""
-    from rho_kernel.version import rho_version
+    from rho_kernel.frontend import rho_version
 
     path = early.session_path
     return {

@@ -105,7 +105,11 @@ async def _split_lines(pump: StdinPump, max_line: int) -> AsyncIterator[bytes | 
 
     loop = asyncio.get_running_loop()
     chunks: asyncio.Queue[bytes] = asyncio.Queue()
-    pump.attach(lambda data: loop.call_soon_threadsafe(chunks.put_nowait, data))
+
+    def deliver(data: bytes) -> None:
+        loop.call_soon_threadsafe(chunks.put_nowait, data)
+
+    pump.attach(deliver)
     buffer = bytearray()
     discarding = 0  # bytes dropped from an oversize line still being read
     prefix = b""  # the start of that line
