@@ -169,8 +169,12 @@ def _announce_ready(
     ready = ready_params(runtime)
     if announced is None:
         server.notify("ready", ready)
-    elif announced != ready:  # early_start and the load disagree: a bug to report
-        report(f"internal error: ready said {announced}, the runtime loaded as {ready}")
+    elif announced != ready:  # the config files changed meanwhile (or early_start erred)
+        report(
+            f"ready said {announced}, but the runtime loaded as {ready} (did the config "
+            "files change while rho started?)",
+            "warning",
+        )
     if runtime.model_problem is not None:
         report(runtime.model_problem, "warning")
     _session_hint(runtime)
