@@ -4,6 +4,7 @@ where only the load can tell, it answers None."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,19 @@ def test_a_root_in_rhos_own_folder_is_left_to_the_load(places: tuple[Path, Path]
     assert early_start(cwd=project, root=inside, home=home, model="m") is None
     with pytest.raises(SandboxError):
         Runtime.build(RuntimeOptions(cwd=project, root=inside, home=home, model="m"))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "not-utf-8", "too-deep", "directory"])
+def test_a_hostile_project_config_is_left_to_the_load(places: tuple[Path, Path], kind: str) -> None:
+    project, home = places
+    config = project / ".rho" / "config.toml"
+    config.parent.mkdir()
+    if kind == "fifo":
+        os.mkfifo(config)  # nobody writes to it: reading it must not wait
+    elif kind == "not-utf-8":
+        config.write_bytes(b'[agent]\nmodel = "\xff\xfe"\n')
+    elif kind == "too-deep":
+        config.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    else:
+        config.mkdir()
+    assert early_start(cwd=project, home=home, model="m") is None
