@@ -68,6 +68,14 @@ def modules_at_ready(project: Path, home: Path, tmp_path: Path, *args: str) -> l
     return loaded
 
 
+#: A start whose `ready` waits for the runtime: no model named and a local provider (that
+#: answers nothing: port 9), which the load asks for its loaded model first. At its `ready`
+#: the runtime, the plugins and the tools are there, as they are when the first request
+#: comes in a start whose `ready` goes out first.
+READY_AFTER_LOAD = ("--ephemeral", "--endpoint", "http://127.0.0.1:9/v1/chat/completions")
+#: What asking that server loads (its failure is a provider error), of the heavy modules.
+ASKING_THE_SERVER = ["rho_kernel.providers.events"]
+
 #: Loaded right after an early `ready`: the event loop, the wire models, the runtime.
 LOADED_AFTER_READY = (
     "asyncio",
@@ -108,15 +116,7 @@ def test_no_heavy_module_is_loaded_at_ready(
 def test_ready_waits_for_the_load_where_only_the_load_can_tell(
     project: Path, home: Path, tmp_path: Path
 ) -> None:
-    # No model named, and the local provider answers nothing: the load asks it first.
-    loaded = modules_at_ready(
-        project,
-        home,
-        tmp_path,
-        "--ephemeral",
-        "--endpoint",
-        "http://127.0.0.1:9/v1/chat/completions",
-    )
+    loaded = modules_at_ready(project, home, tmp_path, *READY_AFTER_LOAD)
     assert "rho_kernel.runtime" in loaded and "rho_rpc.app" in loaded
 
 
@@ -133,8 +133,11 @@ def test_sandbox_and_compaction_settings_do_not_load_them_before_ready(
 ) -> None:
     (home / ".rho").mkdir()
     (home / ".rho" / "config.toml").write_text(config, encoding="utf-8")
-    loaded = modules_at_ready(project, home, tmp_path, "--ephemeral", "--model", "m")
-    assert heavy_among(loaded) == []
+    for args in (("--ephemeral", "--model", "m"), READY_AFTER_LOAD):
+        (tmp_path / "modules.json").unlink(missing_ok=True)
+        loaded = modules_at_ready(project, home, tmp_path, *args)
+        asked = ASKING_THE_SERVER if args == READY_AFTER_LOAD else []
+        assert heavy_among(loaded) == asked
 
 
 def test_a_bad_compaction_mode_is_still_refused_at_start_up(project: Path, home: Path) -> None:

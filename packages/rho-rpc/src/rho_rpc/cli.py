@@ -12,8 +12,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from rho_kernel.frontend import EarlyStart
-    from rho_kernel.frontend import Runtime, RuntimeOptions
+    from rho_kernel.frontend import EarlyStart, Runtime, RuntimeOptions
     from rho_rpc.transport import StdinPump
 
 DESCRIPTION = (
