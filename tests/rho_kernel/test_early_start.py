@@ -159,3 +159,23 @@ def test_a_hostile_project_config_is_left_to_the_load(places: tuple[Path, Path],
     else:
         config.mkdir()
     assert early_start(cwd=project, home=home, model="m") is None
+
+
+def test_the_presets_and_local_hosts_are_those_the_resolution_knows() -> None:
+    from rho_kernel.early_start import PRESET_PLACES, is_local_endpoint
+    from rho_kernel.providers.resolve import PRESETS
+    from rho_kernel.providers.resolve import is_local_endpoint as resolved_local
+
+    assert {key: (p.name, p.endpoint) for key, p in PRESETS.items()} == PRESET_PLACES
+    assert all(p.api in ("chat_completions", "responses") for p in PRESETS.values())
+    for url in (
+        "http://localhost:1/v1",
+        "http://a.localhost/v1",
+        "http://127.9.9.9/v1",
+        "http://[::1]:8/v1",
+        "http://0.0.0.0/v1",
+        "https://localhost.example.com/v1",
+        "http://[::1/v1",
+        "http://10.0.0.1/v1",
+    ):
+        assert is_local_endpoint(url) == resolved_local(url), url

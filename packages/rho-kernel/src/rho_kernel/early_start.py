@@ -31,22 +31,31 @@ import os
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from rho_kernel.home import state_dir, user_home
 from rho_kernel.project import ProjectRootError, find_project_root
-from rho_kernel.providers.presets import (
-    DEFAULT_ENDPOINT,
-    DEFAULT_MODEL,
-    MODEL_ENV,
-    entry_endpoint,
-    entry_name,
-    flag_provider_name,
-    is_local_endpoint,
-)
 from rho_kernel.providers.urls import endpoint_problem
 from rho_kernel.security.regular_file import read_optional
 from rho_kernel.security.state_fence import StateFence
 from rho_kernel.tomlparse import TomlError, parse_toml
+
+# What `rho_kernel.providers.resolve` decides from a validated config, on the raw tables
+# (that module builds on the config schema, i.e. pydantic); tests hold the two to the same
+# answers (tests/rho_kernel/test_early_start.py).
+DEFAULT_ENDPOINT = "http://localhost:1234/v1/chat/completions"
+DEFAULT_MODEL = "anthropic/claude-sonnet-4"
+MODEL_ENV = "RHO_MODEL"
+#: Each preset's provider name and endpoint (`resolve.PRESETS`).
+PRESET_PLACES: dict[str, tuple[str, str]] = {
+    "lm-studio": ("lm-studio", "http://localhost:1234/v1/chat/completions"),
+    "ollama": ("ollama", "http://localhost:11434/v1/chat/completions"),
+    "openrouter": ("openrouter", "https://openrouter.ai/api/v1/chat/completions"),
+    "openai": ("openai", "https://api.openai.com/v1/responses"),
+    "groq": ("groq", "https://api.groq.com/openai/v1/chat/completions"),
+    "zai": ("zai", "https://api.z.ai/api/paas/v4/chat/completions"),
+    "zai-coding": ("zai", "https://api.z.ai/api/coding/paas/v4/chat/completions"),
+}
 
 #: The largest config file read (as the loader's `MAX_CONFIG_BYTES`: a larger one is left
 #: to the loader, which names it).
@@ -195,9 +204,13 @@ def _entries(user: dict[str, Any]) -> list[_Provider]:
             raise _Unsure("providers")
         if entry.get("api", _KERNEL_APIS[0]) not in _KERNEL_APIS:
             raise _Unsure("api")
-        preset = _text(entry, "preset")
-        endpoint = entry_endpoint(_text(entry, "endpoint"), preset)
-        name = entry_name(_text(entry, "name"), preset, _text(entry, "type"), endpoint, index)
+        name, endpoint = _entry_place(
+            _text(entry, "name"),
+            _text(entry, "preset"),
+            _text(entry, "type"),
+            _text(entry, "endpoint"),
+            index,
+        )
         resolved.append((name, endpoint, _text(entry, "default_model")))
     return resolved
 
@@ -209,7 +222,7 @@ def _provider(user: dict[str, Any], endpoint: str | None) -> tuple[_Provider, li
     configured = _entries(user)
     wanted = _text(_table(user, "agent"), "provider")
     if endpoint:
-        return (flag_provider_name(endpoint), endpoint, None), configured
+        return (urlsplit(endpoint).hostname or "endpoint", endpoint, None), configured
     if wanted:
         chosen = next((p for p in configured if p[0] == wanted), None)
         if chosen is None:
@@ -244,6 +257,35 @@ def _named_model(
         if other[2]:
             return other[2]
     return os.environ.get(MODEL_ENV) or None
+
+
+def _entry_place(
+    name: str | None, preset: str | None, kind: str | None, endpoint: str | None, index: int
+) -> tuple[str, str]:
+    """A provider entry's name and endpoint, as `resolve.resolve_entry` makes them."""
+    known = PRESET_PLACES.get(preset) if preset else None
+    where = endpoint or (known[1] if known else None) or DEFAULT_ENDPOINT
+    called = (
+        name
+        or (known[0] if known else None)
+        or kind
+        or urlsplit(where).hostname
+        or f"provider-{index}"
+    )
+    return called, where
+
+
+def is_local_endpoint(endpoint: str) -> bool:
+    """Whether `endpoint` is on this machine, as `resolve.is_local_endpoint` says."""
+    try:
+        host = (urlsplit(endpoint).hostname or "").lower()
+    except ValueError:
+        return False
+    return (
+        host in ("localhost", "::1", "0:0:0:0:0:0:0:1", "0.0.0.0")
+        or host.endswith(".localhost")
+        or host.startswith("127.")
+    )
 
 
 def _new_session(root: Path, home: Path | None) -> tuple[Path, tuple[int, str]]:

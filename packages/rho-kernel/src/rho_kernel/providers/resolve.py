@@ -6,21 +6,56 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
+from urllib.parse import urlsplit
 
 from rho_kernel.config.model import ProviderConfig, RhoConfig
-from rho_kernel.providers.presets import (
-    DEFAULT_ENDPOINT,
-    DEFAULT_MODEL,
-    MODEL_ENV,
-    PRESETS,
-    Preset,
-    entry_endpoint,
-    entry_name,
-    flag_provider_name,
-    is_local_endpoint,
-)
 from rho_kernel.providers.urls import mask_url
 from rho_kernel.security.credentials import register_credential
+
+DEFAULT_ENDPOINT = "http://localhost:1234/v1/chat/completions"
+DEFAULT_MODEL = "anthropic/claude-sonnet-4"
+MODEL_ENV = "RHO_MODEL"
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """A built-in provider preset."""
+
+    name: str
+    endpoint: str
+    api: str = "chat_completions"
+    models_endpoint: str | None = None
+    key_env_hint: str | None = None
+
+
+PRESETS: dict[str, Preset] = {
+    "lm-studio": Preset("lm-studio", "http://localhost:1234/v1/chat/completions"),
+    "ollama": Preset("ollama", "http://localhost:11434/v1/chat/completions"),
+    "openrouter": Preset(
+        "openrouter",
+        "https://openrouter.ai/api/v1/chat/completions",
+        key_env_hint="OPENROUTER_API_KEY",
+    ),
+    "openai": Preset(
+        "openai",
+        "https://api.openai.com/v1/responses",
+        api="responses",
+        key_env_hint="OPENAI_API_KEY",
+    ),
+    "groq": Preset(
+        "groq", "https://api.groq.com/openai/v1/chat/completions", key_env_hint="GROQ_API_KEY"
+    ),
+    "zai": Preset(
+        "zai",
+        "https://api.z.ai/api/paas/v4/chat/completions",
+        models_endpoint="https://api.z.ai/api/v1/models",
+        key_env_hint="ZAI_API_KEY",
+    ),
+    "zai-coding": Preset(
+        "zai", "https://api.z.ai/api/coding/paas/v4/chat/completions", key_env_hint="ZAI_API_KEY"
+    ),
+}
+
 
 ProviderOrigin = Literal["flag", "config", "default"]
 """How a provider was chosen: `--endpoint`, a config entry, or rho's default endpoint."""
@@ -67,6 +102,19 @@ class ResolvedProvider:
         return is_local_endpoint(self.endpoint)
 
 
+def is_local_endpoint(endpoint: str) -> bool:
+    """True for localhost, *.localhost, 127.0.0.0/8, 0.0.0.0 and ::1 (False for a bad URL)."""
+    try:
+        host = (urlsplit(endpoint).hostname or "").lower()
+    except ValueError:
+        return False
+    return (
+        host in ("localhost", "::1", "0:0:0:0:0:0:0:1", "0.0.0.0")
+        or host.endswith(".localhost")
+        or host.startswith("127.")
+    )
+
+
 def derive_models_endpoint(endpoint: str) -> str:
     """Strip a trailing `/chat/completions` or `/responses` and append `/models`."""
     base = endpoint.rstrip("/")
@@ -80,7 +128,7 @@ def derive_models_endpoint(endpoint: str) -> str:
 def resolve_entry(entry: ProviderConfig, index: int = 0) -> ResolvedProvider:
     """Apply the preset (explicit fields win) and fill in the derived fields."""
     preset = PRESETS.get(entry.preset) if entry.preset else None
-    endpoint = entry_endpoint(entry.endpoint, entry.preset)
+    endpoint = entry.endpoint or (preset.endpoint if preset else None) or DEFAULT_ENDPOINT
     api = entry.api or (preset.api if preset else "chat_completions")
     if entry.models_endpoint:
         models = entry.models_endpoint
@@ -88,7 +136,13 @@ def resolve_entry(entry: ProviderConfig, index: int = 0) -> ResolvedProvider:
         models = preset.models_endpoint
     else:
         models = derive_models_endpoint(endpoint)
-    name = entry_name(entry.name, entry.preset, entry.type, endpoint, index)
+    name = (
+        entry.name
+        or (preset.name if preset else None)
+        or entry.type
+        or urlsplit(endpoint).hostname
+        or f"provider-{index}"
+    )
     return ResolvedProvider(
         name=name,
         endpoint=endpoint,
@@ -164,7 +218,7 @@ def resolve_provider(
     """The active provider: `--endpoint`, else `agent.provider`, else the first, else the default."""
     if endpoint:
         return ResolvedProvider(
-            name=flag_provider_name(endpoint),
+            name=urlsplit(endpoint).hostname or "endpoint",
             endpoint=endpoint,
             api="chat_completions",
             api_key_env=api_key_env,
