@@ -467,9 +467,13 @@ def test_session_compaction_and_notification_hooks_run(
 def test_with_no_hooks_nothing_of_the_pack_runs_or_loads(
     project: Path, home: Path, tmp_path: Path
 ) -> None:
-    from test_startup_imports import modules_at_ready  # type: ignore[import-not-found]
+    from test_startup_imports import (  # type: ignore[import-not-found]
+        READY_AFTER_LOAD,
+        modules_at_ready,
+    )
 
-    loaded = modules_at_ready(project, home, tmp_path, "--ephemeral", "--model", "m")
+    # The plugins are loaded when `ready` comes after the runtime (see READY_AFTER_LOAD).
+    loaded = modules_at_ready(project, home, tmp_path, *READY_AFTER_LOAD)
     assert sorted(m for m in loaded if m.startswith("rho_hooks")) == [
         "rho_hooks",
         "rho_hooks.config",

@@ -1,8 +1,11 @@
-"""At `ready`, the real `rho` process has imported only what answering a first request needs.
+"""At `ready`, the real `rho` process has imported only what reading requests needs.
 
-The heavy third-party libraries (HTTP client, tree-sitter, the JavaScript engine, SQLite)
-and the kernel's parts that only a prompt, a compaction or a command use (the agent loop,
-compaction, context fitting, the sandbox backends) are imported later, on first use.
+`ready` goes out before the runtime loads (see `rho_rpc.early_ready`): asyncio, pydantic,
+the plugins and the runtime are imported after it. Where `ready` must wait for the load (a
+local provider with no model named, a resumed session), the heavy third-party libraries
+(HTTP client, tree-sitter, the JavaScript engine, SQLite) and the kernel's parts that only a
+prompt, a compaction or a command use (the agent loop, compaction, context fitting, the
+sandbox backends) are still imported later, on first use.
 """
 
 from __future__ import annotations
@@ -65,8 +68,30 @@ def modules_at_ready(project: Path, home: Path, tmp_path: Path, *args: str) -> l
     return loaded
 
 
-def heavy_among(loaded: list[str]) -> list[str]:
-    return [name for name in loaded if any(name == h or name.startswith(h + ".") for h in HEAVY)]
+#: A start whose `ready` waits for the runtime: no model named and a local provider (that
+#: answers nothing: port 9), which the load asks for its loaded model first. At its `ready`
+#: the runtime, the plugins and the tools are there, as they are when the first request
+#: comes in a start whose `ready` goes out first.
+READY_AFTER_LOAD = ("--ephemeral", "--endpoint", "http://127.0.0.1:9/v1/chat/completions")
+#: What asking that server loads (its failure is a provider error), of the heavy modules.
+ASKING_THE_SERVER = ["rho_kernel.providers.events"]
+
+#: Loaded right after an early `ready`: the event loop, the wire models, the runtime.
+LOADED_AFTER_READY = (
+    "asyncio",
+    "pydantic",
+    "pydantic_core",
+    "pluggy",
+    "rho_kernel.runtime",
+    "rho_kernel.plugins",
+    "rho_kernel.config.model",
+    "rho_rpc.app",
+    "rho_rpc.server",
+)
+
+
+def heavy_among(loaded: list[str], heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    return [name for name in loaded if any(name == h or name.startswith(h + ".") for h in heavy)]
 
 
 @pytest.mark.parametrize(
@@ -82,8 +107,17 @@ def test_no_heavy_module_is_loaded_at_ready(
     project: Path, home: Path, tmp_path: Path, args: list[str]
 ) -> None:
     loaded = modules_at_ready(project, home, tmp_path, *args)
-    assert "rho_kernel.runtime" in loaded and "rho_rpc.app" in loaded  # the record is real
+    assert "rho_rpc.early_ready" in loaded  # the record is real
     assert heavy_among(loaded) == []
+    # Nor what the runtime loads right after `ready`.
+    assert heavy_among(loaded, LOADED_AFTER_READY) == []
+
+
+def test_ready_waits_for_the_load_where_only_the_load_can_tell(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    loaded = modules_at_ready(project, home, tmp_path, *READY_AFTER_LOAD)
+    assert "rho_kernel.runtime" in loaded and "rho_rpc.app" in loaded
 
 
 @pytest.mark.parametrize(
@@ -99,8 +133,11 @@ def test_sandbox_and_compaction_settings_do_not_load_them_before_ready(
 ) -> None:
     (home / ".rho").mkdir()
     (home / ".rho" / "config.toml").write_text(config, encoding="utf-8")
-    loaded = modules_at_ready(project, home, tmp_path, "--ephemeral", "--model", "m")
-    assert heavy_among(loaded) == []
+    for args in (("--ephemeral", "--model", "m"), READY_AFTER_LOAD):
+        (tmp_path / "modules.json").unlink(missing_ok=True)
+        loaded = modules_at_ready(project, home, tmp_path, *args)
+        asked = ASKING_THE_SERVER if args == READY_AFTER_LOAD else []
+        assert heavy_among(loaded) == asked
 
 
 def test_a_bad_compaction_mode_is_still_refused_at_start_up(project: Path, home: Path) -> None:

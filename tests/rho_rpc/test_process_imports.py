@@ -92,8 +92,15 @@ def _groups(modules: set[str]) -> set[str]:
     return {group for group in GROUPS if f"rho_rpc.protocol.{group}" in modules}
 
 
-def test_ready_imports_no_wire_model_and_no_method_handler(tmp_path: Path) -> None:
-    modules, lines, result = _run_rho(tmp_path, "--ephemeral")
+@pytest.mark.parametrize(
+    "args",
+    [("--ephemeral",), ("--ephemeral", "-m", "m")],
+    ids=["ready-after-the-load", "ready-before-the-load"],
+)
+def test_ready_imports_no_wire_model_and_no_method_handler(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    modules, lines, result = _run_rho(tmp_path, *args)
     assert result.returncode == 0, result.stderr
     assert [line["method"] for line in lines] == ["ready"]
     assert lines[0]["params"]["version"]  # type: ignore[index]

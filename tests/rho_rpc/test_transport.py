@@ -9,6 +9,7 @@ from rho_rpc.transport import (
     OVERSIZE_PREFIX_BYTES,
     UTF8_BOM,
     Oversize,
+    StdinPump,
     StdoutWriter,
     read_lines,
 )
@@ -81,3 +82,34 @@ def test_writer_stops_quietly_when_the_reader_is_gone() -> None:
     writer.write_line(b"{}")
     os.close(write_fd)
     assert writer.closed and closed == [True]
+
+
+async def test_what_is_read_before_the_lines_are_wanted_comes_first_and_in_order() -> None:
+    read_fd, write_fd = os.pipe()
+    pump = StdinPump(read_fd).start()
+    os.write(write_fd, b'{"id":1}\n{"id"')
+    os.write(write_fd, b":2}\n")
+    os.close(write_fd)  # end of input, all of it before anyone reads a line
+    lines = [line async for line in read_lines(pump=pump)]
+    assert lines == [b'{"id":1}', b'{"id":2}']
+    os.close(read_fd)
+
+
+def test_a_pump_hands_over_what_it_holds_then_each_later_chunk() -> None:
+    read_fd, write_fd = os.pipe()
+    pump = StdinPump(read_fd).start()
+    os.write(write_fd, b"early")
+    got: list[bytes] = []
+    arrived = threading.Event()
+
+    def deliver(data: bytes) -> None:
+        got.append(data)
+        if b"late" in data or not data:
+            arrived.set()
+
+    pump.attach(deliver)  # held or not yet read: "early" comes first either way
+    os.write(write_fd, b"late")
+    assert arrived.wait(30)
+    os.close(write_fd)
+    assert b"".join(got).startswith(b"earlylate")
+    os.close(read_fd)

@@ -12,9 +12,10 @@ turns on (`read_config`, `loosening_settings`, `plugin_sections`, `scan_context_
 endpoints without their secrets (`mask_url`, `endpoint_problem`), reads JSON whose objects
 must not repeat a key (`unique_keys`, `RepeatedKeyError`, `quoted_key`), makes plainly
 valid request params into their model without building a validator (`constructed`), says
-the version rho reports of itself (`rho_version`), and what a shell command the user runs
+the version rho reports of itself (`rho_version`), what a shell command the user runs
 into the conversation gives (`Runtime.run_user_command`: `UserCommandResult`,
-`UserCommandError`).
+`UserCommandError`), and what a start can announce before its runtime loads (`early_start`,
+`EarlyStart`; its new session then goes to `RuntimeOptions.new_session`).
 
 Each name is imported from its module on first use. Public since rho-kernel 0.3.
 """
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from rho_kernel.context.fitting import FitResult
     from rho_kernel.context.tool_share import ToolShare
     from rho_kernel.context_files import ContextFile, scan_context_files
+    from rho_kernel.early_start import EarlyStart, early_start
     from rho_kernel.encoding import RepeatedKeyError, quoted_key, unique_keys
     from rho_kernel.loop.result import AgentError, RunUsage, ToolCallRecord
     from rho_kernel.project import ProjectRootError, find_project_root
@@ -79,6 +81,7 @@ _ORIGIN = exports_of(
         "rho_kernel.context.fitting": ("FitResult",),
         "rho_kernel.context.tool_share": ("ToolShare",),
         "rho_kernel.context_files": ("ContextFile", "scan_context_files"),
+        "rho_kernel.early_start": ("EarlyStart", "early_start"),
         "rho_kernel.encoding": ("RepeatedKeyError", "quoted_key", "unique_keys"),
         "rho_kernel.loop.result": ("AgentError", "RunUsage", "ToolCallRecord"),
         "rho_kernel.project": ("ProjectRootError", "find_project_root"),
@@ -113,6 +116,7 @@ __all__ = [
     "Confinement",
     "ConsentRequired",
     "ContextFile",
+    "EarlyStart",
     "FitResult",
     "ProjectRootError",
     "RepeatedKeyError",
@@ -129,6 +133,7 @@ __all__ = [
     "UserCommandResult",
     "Winding",
     "constructed",
+    "early_start",
     "endpoint_problem",
     "find_project_root",
     "leave_now",

@@ -124,6 +124,10 @@ class RuntimeOptions:
     #: No OS sandbox for commands (`--no-sandbox`): `[sandbox] mode = "off"`, whatever the
     #: config files say.
     no_sandbox: bool = False
+    #: The creation time and id of the new session the runtime starts with, as a front end
+    #: announced its file before building the runtime (`rho_kernel.early_start`); None:
+    #: chosen when it is created.
+    new_session: tuple[int, str] | None = None
 
 
 #: What every tool shares, said once in the system prompt (after the project root, whatever
@@ -414,7 +418,7 @@ class Runtime:
                     f"no previous session for this project ({self.root.path}); start without -c"
                 )
             return self._open(latest)
-        return self._fresh_session()
+        return self._fresh_session(self.options.new_session)
 
     def _open(self, path: Path) -> Session:
         """Open a saved session (taking its lock) and close the tool calls a crash left open."""
@@ -431,13 +435,14 @@ class Runtime:
             raise StartupError(f"cannot resume session {path}: {exc}") from None
         return session
 
-    def _fresh_session(self) -> Session:
-        """A new session holding its system message; its file appears with the first prompt."""
+    def _fresh_session(self, identity: tuple[int, str] | None = None) -> Session:
+        """A new session holding its system message (created at and named as `identity`
+        says, when given); its file appears with the first prompt."""
         if self.options.ephemeral:
             session = Session.in_memory(self.root.path)
         else:
             try:
-                session = Session.create(self.root.path, home=self.options.home)
+                session = Session.create(self.root.path, home=self.options.home, identity=identity)
             except SessionError as exc:
                 raise StartupError(str(exc)) from None
         session.append_message(ChatMessage.system(self.system_prompt()))
@@ -855,13 +860,24 @@ class Runtime:
                 self.cancel = None
 
     def steer(self, message: str) -> bool:
-        """Queue `message` for the running prompt (the turn `turn_id` names); False (nothing
-        queued) when none runs.
+        """Queue `message` for the running prompt (the turn `steered_turn` names); False
+        (nothing queued) when none runs and none is expected.
 
         A message accepted here is always taken in by the running turn: at its next tool-batch
         seam, or — when the model has just answered — by one more round before the turn ends.
+        A front end that has read a prompt which has not started yet expects its turn
+        (`steering.expect(turn_id)`, and `prompt(..., turn_id=...)`): a message sent while no
+        turn runs goes to that turn, which takes it in with its own message.
         """
         return self.steering.push(message)
+
+    @property
+    def steered_turn(self) -> str | None:
+        """The turn a steering message goes to now: the running one, else the first expected
+        one (None when there is neither)."""
+        if self.steering.is_open:
+            return self.turn_id
+        return self.steering.target
 
     def abort(self) -> bool:
         """Cancel the running prompt; False when none runs."""

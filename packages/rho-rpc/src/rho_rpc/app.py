@@ -18,9 +18,10 @@ from rho_rpc.diagnostics import report
 from rho_rpc.followups import FOLLOW_UPS_KEY, FollowUps
 from rho_rpc.method_registry import collect_methods
 from rho_rpc.peer import RpcPeer
+from rho_rpc.pending_prompts import PENDING_KEY, PendingPrompts
 from rho_rpc.plugin import PEER_KEY
 from rho_rpc.server import SHUTTING_DOWN, JsonRpcServer
-from rho_rpc.transport import Oversize, StdoutWriter, read_lines
+from rho_rpc.transport import Oversize, StdinPump, StdoutWriter, read_lines
 
 if TYPE_CHECKING:
     from rho_kernel import Runtime
@@ -62,12 +63,21 @@ def add_discover(methods: dict[str, RpcMethod]) -> None:
     )
 
 
-async def serve(runtime: Runtime, winding: Winding | None = None) -> None:
+async def serve(
+    runtime: Runtime,
+    winding: Winding | None = None,
+    *,
+    stdin: StdinPump | None = None,
+    announced: dict[str, Any] | None = None,
+) -> None:
     """Announce `ready`, answer requests until end of input or a signal, then shut down
     cleanly: the running prompt is cancelled, and whatever still runs when `winding`'s
-    grace is over is abandoned (see `rho_rpc.shutdown`)."""
+    grace is over is abandoned (see `rho_rpc.shutdown`).
+
+    `announced`: `ready` was sent already, with these params, before the runtime loaded
+    (see `rho_rpc.early_ready`); `stdin` has been reading the client's input since then."""
     server, peer = _start(runtime)
-    _announce_ready(runtime, server)
+    _announce_ready(runtime, server, announced)
     startup_gc.resume()
     winding = winding or Winding()
 
@@ -78,7 +88,7 @@ async def serve(runtime: Runtime, winding: Winding | None = None) -> None:
         asyncio.get_running_loop().call_soon(runtime.abort)
         winding.start()
 
-    client = _ClientInput(peer, on_end)
+    client = _ClientInput(peer, on_end, stdin)
 
     def on_signal() -> None:
         # Stop reading, drop queued work, cancel the running prompt; serve() then returns.
@@ -116,7 +126,14 @@ def _start(runtime: Runtime) -> tuple[JsonRpcServer, RpcPeer]:
     runtime.notifier = lambda method, params: server.notify(method, _of_turn(runtime, params))
     methods = collect_methods(runtime)
     add_discover(methods)
-    server = JsonRpcServer(methods, writer.write_line, before_serial=runtime.startup_settled)
+    pending = PendingPrompts(runtime)
+    runtime.stash[PENDING_KEY] = pending
+    server = JsonRpcServer(
+        methods,
+        writer.write_line,
+        before_serial=runtime.startup_settled,
+        on_queued=pending.read,
+    )
     runtime.stash[FOLLOW_UPS_KEY] = FollowUps(runtime, peer, server.run_serially)
     runtime.plugins.call_each(hookspecs.rho_startup, runtime=runtime)
     # A resumed session's context estimates are made now, once (a few milliseconds per
@@ -128,12 +145,12 @@ def _start(runtime: Runtime) -> tuple[JsonRpcServer, RpcPeer]:
     return server, peer
 
 
-def _announce_ready(runtime: Runtime, server: JsonRpcServer) -> None:
-    """Send `ready`, then do what can wait until the client is told."""
-    from rho_rpc import __version__
+def ready_params(runtime: Runtime) -> dict[str, Any]:
+    """The params of `ready` for `runtime` as it is now."""
+    from rho_kernel.frontend import rho_version
 
     ready: dict[str, Any] = {
-        "version": __version__,
+        "version": rho_version(),
         "model": runtime.model or None,  # null while none is chosen
         "provider": runtime.provider.name,
         "cwd": str(runtime.root.path),
@@ -141,7 +158,23 @@ def _announce_ready(runtime: Runtime, server: JsonRpcServer) -> None:
     }
     if runtime.model_problem is not None:
         ready["modelProblem"] = runtime.model_problem
-    server.notify("ready", ready)
+    return ready
+
+
+def _announce_ready(
+    runtime: Runtime, server: JsonRpcServer, announced: dict[str, Any] | None = None
+) -> None:
+    """Send `ready` (unless it was `announced` already), then do what can wait until the
+    client is told."""
+    ready = ready_params(runtime)
+    if announced is None:
+        server.notify("ready", ready)
+    elif announced != ready:  # the config files changed meanwhile (or early_start erred)
+        report(
+            f"ready said {announced}, but the runtime loaded as {ready} (did the config "
+            "files change while rho started?)",
+            "warning",
+        )
     if runtime.model_problem is not None:
         report(runtime.model_problem, "warning")
     _session_hint(runtime)
@@ -158,9 +191,12 @@ class _ClientInput:
     """The client's lines until end of input or `stop`; `reason` says which ended them,
     and `on_end` is called when they end."""
 
-    def __init__(self, peer: RpcPeer, on_end: Callable[[], None]) -> None:
+    def __init__(
+        self, peer: RpcPeer, on_end: Callable[[], None], stdin: StdinPump | None = None
+    ) -> None:
         self._peer = peer
         self._on_end = on_end
+        self._stdin = stdin
         self._stop = asyncio.Event()
         self.reason = "transport EOF"
 
@@ -171,7 +207,7 @@ class _ClientInput:
 
     async def lines(self) -> AsyncIterator[bytes | Oversize]:
         """Each line read from stdin; the peer's input is closed when they end."""
-        lines = read_lines().__aiter__()
+        lines = read_lines(pump=self._stdin).__aiter__()
         stopping = asyncio.ensure_future(self._stop.wait())
         try:
             while True:
@@ -205,17 +241,23 @@ def _session_hint(runtime: Runtime) -> None:
         report(f"{len(others)} previous session(s) for this project; rho -c resumes the latest")
 
 
-def run(runtime: Runtime) -> int:
+def run(
+    runtime: Runtime,
+    *,
+    stdin: StdinPump | None = None,
+    announced: dict[str, Any] | None = None,
+) -> int:
     """Run the server on stdio; the process exit code (130 on a Ctrl-C before rho handles
-    it). The process ends even when work it started cannot be stopped (`rho_kernel.frontend.run_to_end`)."""
+    it). The process ends even when work it started cannot be stopped
+    (`rho_kernel.frontend.run_to_end`). `stdin` and `announced`: see `serve`."""
 
     winding = Winding()
 
     async def main() -> int:
-        await serve(runtime, winding)
+        await serve(runtime, winding, stdin=stdin, announced=announced)
         return 0
 
     return run_to_end(main(), winding=winding)
 
 
-__all__ = ["NO_TOOLS_NOTE", "add_discover", "collect_methods", "run", "serve"]
+__all__ = ["NO_TOOLS_NOTE", "add_discover", "collect_methods", "ready_params", "run", "serve"]

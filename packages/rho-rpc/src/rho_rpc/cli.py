@@ -10,8 +10,10 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
-    from rho_kernel.frontend import Runtime, RuntimeOptions
+    from rho_kernel.frontend import EarlyStart, Runtime, RuntimeOptions
+    from rho_rpc.transport import StdinPump
 
 DESCRIPTION = (
     "rho: a headless coding agent. Speaks JSON-RPC 2.0 (one JSON message per line) on "
@@ -134,15 +136,9 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def _config_minimum(field: str) -> int:
-    """The smallest value `[agent] <field>` accepts (its `ge` bound in the config schema)."""
-    from rho_kernel.frontend import AgentConfig
-
-    for constraint in AgentConfig.model_fields[field].metadata:
-        bound = getattr(constraint, "ge", None)
-        if isinstance(bound, int):
-            return bound
-    return 1
+#: The smallest value of each numeric flag: that of its `[agent]` key in the config schema
+#: (`AgentConfig`'s `ge` bounds; a test keeps them equal), known here without loading it.
+FLAG_MINIMUMS = {"max_iterations": 1, "token_budget": 256}
 
 
 def flag_problem(args: argparse.Namespace) -> str | None:
@@ -157,7 +153,7 @@ def flag_problem(args: argparse.Namespace) -> str | None:
     ):
         if value is None:
             continue
-        minimum = _config_minimum(field)
+        minimum = FLAG_MINIMUMS[field]
         if value < minimum:
             return f"{flag} must be at least {minimum} (got {value})"
     if args.endpoint is not None:
@@ -200,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     if problem is not None:
         diagnostics.error(problem)
         return 2
+    early = None if args.plugins else _early_start(args)
+    if early is not None:
+        return _serve_early(args, early)
     runtime = _build_runtime(args)
     if isinstance(runtime, int):
         return runtime
@@ -208,6 +207,34 @@ def main(argv: list[str] | None = None) -> int:
 
         return print_listing(runtime)
     return _serve(runtime)
+
+
+def _early_start(args: argparse.Namespace) -> EarlyStart | None:
+    """What `ready` can say before the runtime loads (None: only the load can tell)."""
+    from pathlib import Path
+
+    from rho_kernel.frontend import early_start
+
+    return early_start(
+        cwd=Path.cwd(),
+        root=args.root,
+        model=args.model,
+        endpoint=args.endpoint,
+        accept_external_provider=args.accept_external_provider,
+        ephemeral=args.ephemeral,
+        resumes=args.continue_latest or args.session is not None,
+    )
+
+
+def _serve_early(args: argparse.Namespace, early: EarlyStart) -> int:
+    """Send `ready`, then load the runtime and serve the requests read meanwhile."""
+    from rho_rpc.early_ready import announce
+
+    stdin, announced = announce(early)
+    runtime = _build_runtime(args, new_session=early.new_session)
+    if isinstance(runtime, int):
+        return runtime
+    return _serve(runtime, stdin=stdin, announced=announced)
 
 
 def runtime_options(argv: list[str], prog: str = "rho") -> RuntimeOptions | int:
@@ -228,13 +255,18 @@ def runtime_options(argv: list[str], prog: str = "rho") -> RuntimeOptions | int:
     return options
 
 
-def _build_runtime(args: argparse.Namespace) -> Runtime | int:
-    """The runtime the flags describe, or the exit code (2) after saying why it cannot start."""
+def _build_runtime(
+    args: argparse.Namespace, *, new_session: tuple[int, str] | None = None
+) -> Runtime | int:
+    """The runtime the flags describe (its new session created at and named as
+    `new_session` says, when given), or the exit code (2) after saying why it cannot start."""
     from rho_kernel import SandboxError, diagnostics
     from rho_kernel.frontend import ConfigError, ConsentRequired, Runtime, StartupError
 
+    options = _runtime_options(args)
+    options.new_session = new_session
     try:
-        return Runtime.build(_runtime_options(args))
+        return Runtime.build(options)
     except ConsentRequired as exc:
         diagnostics.error("not sending prompts and code off this machine without consent")
         print(str(exc), file=sys.stderr)
@@ -270,13 +302,16 @@ def _runtime_options(args: argparse.Namespace) -> RuntimeOptions:
     )
 
 
-def _serve(runtime: Runtime) -> int:
-    """Serve the client until it is done; the exit code."""
+def _serve(
+    runtime: Runtime, *, stdin: StdinPump | None = None, announced: dict[str, Any] | None = None
+) -> int:
+    """Serve the client until it is done; the exit code (`stdin`, `announced`: `ready` was
+    sent before the runtime loaded, see `rho_rpc.early_ready`)."""
     from rho_kernel import diagnostics
     from rho_rpc.app import run
 
     try:
-        return run(runtime)
+        return run(runtime, stdin=stdin, announced=announced)
     except Exception as exc:  # last resort: one line on stderr, never a traceback on stdout
         diagnostics.error(f"internal error: {type(exc).__name__}: {exc}")
         if os.environ.get("RHO_DEBUG"):

@@ -13,6 +13,9 @@ from typing import Any
 
 from rho_kernel import scrub_surrogates
 
+#: One encoder for every message (`json.dumps` with options makes a new one per call).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
 #: What encoding a value that is not JSON raises.
 NOT_JSON = (TypeError, ValueError, RecursionError)
 
@@ -23,7 +26,7 @@ def encode_json(value: Any) -> bytes:
     Raises one of `NOT_JSON` when `value` holds NaN, an infinity, a cycle, or an object json
     cannot encode.
     """
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = _ENCODER.encode(value)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:

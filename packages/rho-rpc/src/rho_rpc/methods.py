@@ -98,8 +98,6 @@ class CoreMethods:
     # ── prompts and approvals ───────────────────────────────────────────────
 
     async def prompt(self, params: PromptParams) -> PromptResult:
-        from rho_rpc.protocol.prompt import PromptResult, ProviderFailureInfo
-
         if not params.message.strip():
             raise RpcError(INVALID_PARAMS, "Invalid params: message must not be blank")
         if params.steer:
@@ -112,6 +110,23 @@ class CoreMethods:
                     "message to the running prompt, queue runs it after",
                 )
             return self._steer(params.message)
+        turn_id = self._read_turn(params)
+        try:
+            return await self._run_prompt(params, turn_id)
+        finally:
+            if turn_id is not None:  # a turn that never began takes no more steering
+                self.runtime.steering.forget(turn_id)
+
+    def _read_turn(self, params: PromptParams) -> str | None:
+        """The turn id this prompt got when it was read (see `rho_rpc.pending_prompts`)."""
+        from rho_rpc.pending_prompts import PENDING_KEY
+
+        pending = self.runtime.stash.get(PENDING_KEY)
+        return pending.start(params) if pending is not None else None
+
+    async def _run_prompt(self, params: PromptParams, turn_id: str | None) -> PromptResult:
+        from rho_rpc.protocol.prompt import PromptResult, ProviderFailureInfo
+
         images = _images(params)
         peer = peer_of(self.runtime)
         if peer.input_closed:  # the client is gone: no turn starts for it
@@ -121,7 +136,7 @@ class CoreMethods:
             return PromptResult(turnId=queued.turn_id, queued=True)
         try:
             # The client's gate and notifications come through rho-rpc's own hooks.
-            result = await self.runtime.prompt(params.message, images=images)
+            result = await self.runtime.prompt(params.message, images=images, turn_id=turn_id)
         except AgentError as exc:
             failure = exc.failure
             if failure is None:
@@ -138,13 +153,14 @@ class CoreMethods:
     def _steer(self, message: str) -> PromptResult:
         from rho_rpc.protocol.prompt import PromptResult
 
+        turn_id = self.runtime.steered_turn
         if not self.runtime.steer(message):
             raise RpcError(
                 NO_RUNNING_PROMPT,
                 "no prompt is running, so there is nothing to steer; send the message as a "
                 "prompt (without steer)",
             )
-        return PromptResult(turnId=self.runtime.turn_id)
+        return PromptResult(turnId=turn_id)
 
     async def abort(self, params: AbortParams) -> EmptyResult:
         turn_id = params.turnId

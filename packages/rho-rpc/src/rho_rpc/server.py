@@ -180,12 +180,16 @@ class JsonRpcServer:
         send: Callable[[bytes], None],
         *,
         before_serial: Callable[[], Awaitable[None]] | None = None,
+        on_queued: Callable[[str, Any], None] | None = None,
     ) -> None:
         """`before_serial` is awaited once before the first request of the serial lane runs
-        (work started at startup that those requests depend on)."""
+        (work started at startup that those requests depend on). `on_queued(method,
+        params)` is called as each request is put on the serial lane, the moment it is read
+        (with the params its handler will get)."""
         self.methods = methods
         self._send = send
         self._before_serial = before_serial
+        self._on_queued = on_queued
         self._queue: asyncio.Queue[
             tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any]] | None
         ] = asyncio.Queue()
@@ -439,6 +443,8 @@ class JsonRpcServer:
         async def run() -> Any:
             return await method.handler(validated)
 
+        if self._on_queued is not None:
+            self._on_queued(method.name, validated)
         self._queue.put_nowait((run, queued))
         return queued
 

@@ -280,7 +280,7 @@ class AgentLoop:
         """Append `message` (and `images`) as a user turn and loop until the model answers
         or a guard stops it."""
         await self.emit(Observer.on_agent_start)
-        self.params.steering.open()
+        self.params.steering.open(self.turn_id)
         if (keys := self._project_keys()) is not None:
             keys.start()  # the project's private keys, learned while the model thinks
         try:
@@ -293,6 +293,7 @@ class AgentLoop:
             for plugin, text in self.params.context:
                 added = context_message(plugin, self._redacted(scrub_surrogates(text)))
                 self.session.append_message(ChatMessage.user(added))
+            self._take_steering()  # sent for this turn before it began: the model sees it now
             result = await self._loop()
         except AgentError as exc:
             self.params.steering.close()

@@ -99,7 +99,12 @@ class Session:
 
     @classmethod
     def create(
-        cls, project_root: Path, *, home: Path | None = None, parent_session: str | None = None
+        cls,
+        project_root: Path,
+        *,
+        home: Path | None = None,
+        parent_session: str | None = None,
+        identity: tuple[int, str] | None = None,
     ) -> Session:
         """Start a new persisted session for `project_root`.
 
@@ -108,22 +113,30 @@ class Session:
         the file is written only with the first entry that is not a system message: then
         the file (0600) with its header and the entries held so far appear at once, and the
         session's lock is taken. A session that never gets such an entry leaves no file.
-        Raises SessionError when the folders cannot be created.
+        Raises SessionError when the folders cannot be created. `identity`: the creation
+        time and id to use (a front end announced the file already), unless a file of that
+        name exists.
         """
         root = Path(project_root).resolve()
-        return cls._create_in(sessions_dir(root, home), str(root), parent_session)
+        return cls._create_in(sessions_dir(root, home), str(root), parent_session, identity)
 
     @classmethod
-    def _create_in(cls, directory: Path, cwd: str, parent_session: str | None) -> Session:
+    def _create_in(
+        cls,
+        directory: Path,
+        cwd: str,
+        parent_session: str | None,
+        identity: tuple[int, str] | None = None,
+    ) -> Session:
         """`create`, in `directory`, with `cwd` as the header's working directory."""
         try:
             make_private_dir(directory)
         except OSError as error:
             raise SessionError(f"cannot create session folder {directory}: {error}") from error
-        created_at = int(time.time())
+        created_at, wanted = identity if identity is not None else (int(time.time()), None)
         while True:
             header = Header.model_construct(
-                id=new_id(),
+                id=wanted or new_id(),
                 version=CURRENT_VERSION,
                 created_at_secs=created_at,
                 cwd=cwd,
@@ -132,6 +145,7 @@ class Session:
             path = directory / f"{created_at}_{header.id}.jsonl"
             if not os.path.lexists(path):
                 break
+            wanted = None
         session = cls(header, path, None)
         session._pending = []
         return session
@@ -325,7 +339,10 @@ class Session:
             )
         if self._path is None:
             dump_line({"data": data})  # persisted sessions check this when writing
-        return self._append(Entry.new(self._leaf, CustomPayload(kind=kind, data=data)))
+        # Both fields are checked above (building a validator for them costs a start-up's
+        # worth of time, on the first prompt of every session).
+        payload = CustomPayload.model_construct(kind=kind, data=data)
+        return self._append(Entry.new(self._leaf, payload))
 
     def read_custom(self, kind: str) -> Any | None:
         """The data of the latest Custom entry of `kind` on the current path, or None."""

@@ -34,7 +34,8 @@ class PromptParams(Params):
         description="Steer the running prompt: answered at once with {turnId} (the turn it "
         "steers); the message becomes a "
         "user turn at the next tool-batch seam, or one more round if the model has just "
-        "answered. Refused (-32002) when no prompt is running.",
+        "answered. A prompt read before it and not started yet counts as running (the message "
+        "goes in with its own). Refused (-32002) when no prompt is running.",
     )
     queue: bool = Field(
         False,
