@@ -128,3 +128,23 @@ def test_requests_after_the_first_search_for_no_module() -> None:
         return lookups.names
 
     assert asyncio.run(three_requests(_Lookups())) == []
+
+
+def test_the_same_tool_schemas_are_encoded_once_for_the_session() -> None:
+    service = ChatCompletionsService("http://127.0.0.1:9/v1/chat/completions", None, "test")
+    tools = [
+        {"name": "read_file", "description": "Read.", "parameters": {"type": "object"}},
+        {"name": "list_dir", "description": "List."},
+    ]
+    encoder = RequestEncoder()
+    first = service.build_body(model_request(tools=tools))
+    assert encoder.encode(first) == _httpx_bytes(first)
+    encoded = encoder.encoded_items  # the two tools and the message
+    second = service.build_body(model_request(tools=list(tools)))  # the same schemas
+    assert second["tools"] is first["tools"]
+    assert encoder.encode(second) == _httpx_bytes(second)
+    assert encoder.encoded_items == encoded + 1  # only the new request's message
+    changed = [tools[0], {"name": "list_dir", "description": "List files."}]
+    third = service.build_body(model_request(tools=changed))
+    assert [t["function"]["description"] for t in third["tools"]] == ["Read.", "List files."]
+    assert third["tools"][1]["function"]["parameters"] == {"type": "object", "properties": {}}

@@ -26,6 +26,7 @@ SSE events (no network), so it can be tested and benchmarked on its own.
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,18 @@ def chat_usage(data: dict[str, Any]) -> Usage:
     return usage_from_payload(data, input_key="prompt_tokens", output_key="completion_tokens")
 
 
+def _wire_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """One tool definition as Chat Completions takes it."""
+    return {
+        "type": "function",
+        "function": {
+            "name": tool["name"],
+            "description": tool.get("description", ""),
+            "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
+        },
+    }
+
+
 class ChatCompletionsService(SSEStreamService):
     """An `LlmService` for any endpoint speaking OpenAI Chat Completions with SSE streaming.
 
@@ -66,6 +79,9 @@ class ChatCompletionsService(SSEStreamService):
     api = "chat_completions"
     #: Marks the messages of the requests that ask for breakpoints (made on first use).
     _breakpoints: Breakpoints | None = None
+    #: The last request's tool schemas and their wire form, reused while the schemas are the
+    #: same objects, so that the request encoder reuses their JSON too (`request_json`).
+    _tools_sent: tuple[list[Any], list[dict[str, Any]]] | None = None
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON request body for `request`.
@@ -88,18 +104,7 @@ class ChatCompletionsService(SSEStreamService):
             "stream_options": {"include_usage": True},
         }
         if request.tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": tool["name"],
-                        "description": tool.get("description", ""),
-                        "parameters": tool.get("parameters")
-                        or {"type": "object", "properties": {}},
-                    },
-                }
-                for tool in request.tools
-            ]
+            body["tools"] = self._wire_tools(request.tools)
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens
         if request.reasoning_effort is not None:
@@ -109,6 +114,17 @@ class ChatCompletionsService(SSEStreamService):
         if hints is not None and hints.session_id:
             body["session_id"] = hints.session_id
         return body
+
+    def _wire_tools(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """`tools` as Chat Completions takes them: the same dicts as for the last request
+        where its schemas are the same objects (they are read-only once sent)."""
+        sent = self._tools_sent
+        same = sent is not None and len(sent[0]) == len(tools)
+        if sent is not None and same and all(map(operator.is_, sent[0], tools)):
+            return sent[1]
+        wire = [_wire_tool(tool) for tool in tools]
+        self._tools_sent = (list(tools), wire)
+        return wire
 
     def new_decoder(self) -> ChatStreamDecoder:
         """A fresh Chat Completions decoder."""
