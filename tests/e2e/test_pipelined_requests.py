@@ -1,6 +1,6 @@
 """Requests a client writes with `ready` — at once, in one write, before the runtime has
 loaded — are answered in order, with what they get when written after it; a steering prompt
-written right after a prompt reaches it; and a start that fails while the runtime loads
+written right after a prompt reaches it, and so does an abort; and a start that fails while the runtime loads
 still says why and exits with status 2.
 """
 
@@ -175,3 +175,43 @@ def test_a_broken_plugin_is_reported_and_the_requests_are_answered(
     assert list(answered) == [1, 2] and all("result" in r for r in answered.values())
     assert rho.finish() == 0
     assert "broken on import" in rho.stderr_text()
+
+
+def _ends(rho: RhoProcess) -> dict[str, str]:
+    """Each turn's finish reason, by turn id (from `agent/end`)."""
+    ends = [m["params"] for m in rho.seen if m.get("method") == "agent/end"]
+    return {end["turnId"]: end["finishReason"] for end in ends}
+
+
+def test_an_abort_written_with_its_prompt_stops_it_before_any_request(
+    start_rho: Any, server: ScriptedServer
+) -> None:
+    server.add(text_reply("never sent"))
+    rho = _start(start_rho, server)
+    rho.send_raw(_line(1, "prompt", {"message": "write it"}) + _line(2, "abort"))
+    answered = _responses(rho, {1, 2})
+    assert answered[2]["result"] == {}
+    turn = answered[1]["result"]["turnId"]
+    assert answered[1]["result"] == {"reply": "", "turnId": turn}
+    assert server.requests == []  # the turn began cancelled: nothing reached the model
+    assert rho.finish() == 0
+    assert _ends(rho) == {turn: "cancelled"}
+
+
+def test_an_abort_written_after_two_prompts_stops_the_first_only(
+    start_rho: Any, server: ScriptedServer
+) -> None:
+    server.add(text_reply("answered"))
+    rho = _start(start_rho, server)
+    rho.send_raw(
+        _line(1, "prompt", {"message": "one"})
+        + _line(2, "prompt", {"message": "two"})
+        + _line(3, "abort")
+    )
+    answered = _responses(rho, {1, 2, 3})
+    assert answered[1]["result"]["reply"] == "" and answered[2]["result"]["reply"] == "answered"
+    (request,) = server.requests
+    assert request.json["messages"][-1] == {"role": "user", "content": "two"}
+    assert rho.finish() == 0
+    first, second = answered[1]["result"]["turnId"], answered[2]["result"]["turnId"]
+    assert _ends(rho) == {first: "cancelled", second: "stop"}

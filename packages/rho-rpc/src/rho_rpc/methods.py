@@ -22,7 +22,8 @@ from rho_rpc.protocol.base import EmptyResult, NoParams
 from rho_rpc.status_bar import draw_after_turn
 
 if TYPE_CHECKING:
-    from rho_kernel import ImagePart, Runtime
+    from rho_kernel import CancelToken, ImagePart, Runtime
+    from rho_rpc.pending_prompts import PendingPrompts
     from rho_rpc.protocol.models import (
         ListModelsResult,
         ListProvidersResult,
@@ -110,21 +111,28 @@ class CoreMethods:
                     "message to the running prompt, queue runs it after",
                 )
             return self._steer(params.message)
-        turn_id = self._read_turn(params)
+        read = self._read_turn(params)
+        turn_id, cancel = read if read is not None else (None, None)
         try:
-            return await self._run_prompt(params, turn_id)
+            return await self._run_prompt(params, turn_id, cancel)
         finally:
             if turn_id is not None:  # a turn that never began takes no more steering
                 self.runtime.steering.forget(turn_id)
 
-    def _read_turn(self, params: PromptParams) -> str | None:
-        """The turn id this prompt got when it was read (see `rho_rpc.pending_prompts`)."""
+    def _pending(self) -> PendingPrompts | None:
+        """The prompts read and not started yet (see `rho_rpc.pending_prompts`)."""
         from rho_rpc.pending_prompts import PENDING_KEY
 
-        pending = self.runtime.stash.get(PENDING_KEY)
+        return self.runtime.stash.get(PENDING_KEY)
+
+    def _read_turn(self, params: PromptParams) -> tuple[str, CancelToken] | None:
+        """The turn id and cancel token this prompt got when it was read."""
+        pending = self._pending()
         return pending.start(params) if pending is not None else None
 
-    async def _run_prompt(self, params: PromptParams, turn_id: str | None) -> PromptResult:
+    async def _run_prompt(
+        self, params: PromptParams, turn_id: str | None, cancel: CancelToken | None
+    ) -> PromptResult:
         from rho_rpc.protocol.prompt import PromptResult, ProviderFailureInfo
 
         images = _images(params)
@@ -136,7 +144,9 @@ class CoreMethods:
             return PromptResult(turnId=queued.turn_id, queued=True)
         try:
             # The client's gate and notifications come through rho-rpc's own hooks.
-            result = await self.runtime.prompt(params.message, images=images, turn_id=turn_id)
+            result = await self.runtime.prompt(
+                params.message, images=images, cancel=cancel, turn_id=turn_id
+            )
         except AgentError as exc:
             failure = exc.failure
             if failure is None:
@@ -164,9 +174,13 @@ class CoreMethods:
 
     async def abort(self, params: AbortParams) -> EmptyResult:
         turn_id = params.turnId
+        pending = self._pending()
         if turn_id is None:
-            self.runtime.abort()
+            if not self.runtime.abort() and pending is not None:
+                pending.cancel()  # a prompt read and not started yet runs, for abort too
         elif not follow_ups_of(self.runtime).cancel(turn_id):
+            if pending is not None and pending.cancel(turn_id):
+                return EmptyResult()
             if self.runtime.turn_id != turn_id:
                 raise RpcError(
                     NO_RUNNING_PROMPT,

@@ -5,6 +5,8 @@ before it, and before all of them for the runtime to load. Its turn id is given 
 read and the runtime's steering queue expects that turn from then on, so that a steering
 prompt sent right after it — in the same write, before it produced any event — reaches it
 (and is answered with its `turnId`) instead of being refused for want of a running prompt.
+For the same reason an `abort` read before such a prompt started reaches it: the prompt's
+cancel token is made when it is read, and the turn starts already cancelled.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from rho_kernel import StashKey
+from rho_kernel import CancelToken, StashKey
 
 if TYPE_CHECKING:
     from rho_kernel import Runtime
@@ -28,8 +30,9 @@ class PendingPrompts:
 
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
-        #: id(params) → (params, turn id); the params are kept so that their id stays theirs.
-        self._turns: dict[int, tuple[Any, str]] = {}
+        #: id(params) → (params, turn id, cancel token), in the order they were read; the
+        #: params are kept so that their id stays theirs.
+        self._turns: dict[int, tuple[Any, str, CancelToken]] = {}
 
     def read(self, method: str, params: Any) -> None:
         """A request was put on the serial lane: a prompt that will run a turn gets its turn
@@ -37,13 +40,23 @@ class PendingPrompts:
         if method != "prompt" or not starts_turn(params):
             return
         turn_id = f"turn_{secrets.token_hex(6)}"
-        self._turns[id(params)] = (params, turn_id)
+        self._turns[id(params)] = (params, turn_id, CancelToken())
         self._runtime.steering.expect(turn_id)
 
-    def start(self, params: Any) -> str | None:
-        """The turn id given to the prompt with `params` when it was read (None: none was)."""
+    def start(self, params: Any) -> tuple[str, CancelToken] | None:
+        """The turn id and cancel token given to the prompt with `params` when it was read
+        (None: none was)."""
         found = self._turns.pop(id(params), None)
-        return found[1] if found is not None and found[0] is params else None
+        return (found[1], found[2]) if found is not None and found[0] is params else None
+
+    def cancel(self, turn_id: str | None = None) -> bool:
+        """Cancel the prompt read as `turn_id` (None: the first one read) before it starts;
+        False when no such prompt waits."""
+        for _, pending_turn, token in self._turns.values():
+            if turn_id is None or pending_turn == turn_id:
+                token.cancel()
+                return True
+        return False
 
 
 #: Where the RPC host keeps them in the runtime's stash.
