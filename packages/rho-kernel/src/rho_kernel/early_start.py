@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from rho_kernel.home import state_dir, user_home
 from rho_kernel.project import ProjectRootError, find_project_root
-from rho_kernel.providers.urls import endpoint_problem
+from rho_kernel.providers.urls import endpoint_problem, is_local_endpoint
 from rho_kernel.security.regular_file import read_optional
 from rho_kernel.security.state_fence import StateFence
 from rho_kernel.tomlparse import TomlError, parse_toml
@@ -273,19 +273,6 @@ def _entry_place(
         or f"provider-{index}"
     )
     return called, where
-
-
-def is_local_endpoint(endpoint: str) -> bool:
-    """Whether `endpoint` is on this machine, as `resolve.is_local_endpoint` says."""
-    try:
-        host = (urlsplit(endpoint).hostname or "").lower()
-    except ValueError:
-        return False
-    return (
-        host in ("localhost", "::1", "0:0:0:0:0:0:0:1", "0.0.0.0")
-        or host.endswith(".localhost")
-        or host.startswith("127.")
-    )
 
 
 def _new_session(root: Path, home: Path | None) -> tuple[Path, tuple[int, str]]:

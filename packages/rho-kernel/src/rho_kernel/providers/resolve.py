@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from rho_kernel.config.model import ProviderConfig, RhoConfig
-from rho_kernel.providers.urls import mask_url
+from rho_kernel.providers.urls import is_local_endpoint, mask_url
 from rho_kernel.security.credentials import register_credential
 
 DEFAULT_ENDPOINT = "http://localhost:1234/v1/chat/completions"
@@ -121,19 +121,6 @@ class ResolvedProvider:
     def is_local(self) -> bool:
         """Whether the endpoint is on this machine (localhost or a loopback address)."""
         return is_local_endpoint(self.endpoint)
-
-
-def is_local_endpoint(endpoint: str) -> bool:
-    """True for localhost, *.localhost, 127.0.0.0/8, 0.0.0.0 and ::1 (False for a bad URL)."""
-    try:
-        host = (urlsplit(endpoint).hostname or "").lower()
-    except ValueError:
-        return False
-    return (
-        host in ("localhost", "::1", "0:0:0:0:0:0:0:1", "0.0.0.0")
-        or host.endswith(".localhost")
-        or host.startswith("127.")
-    )
 
 
 #: The styles of the endpoints' hosts rho recognises (for "auto" without a preset that has one).

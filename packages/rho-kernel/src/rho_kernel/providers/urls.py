@@ -86,4 +86,17 @@ def endpoint_problem(url: str) -> str | None:
     return None
 
 
-__all__ = ["MASK", "endpoint_problem", "mask_url", "mask_urls_in"]
+def is_local_endpoint(endpoint: str) -> bool:
+    """True for localhost, *.localhost, 127.0.0.0/8, 0.0.0.0 and ::1 (False for a bad URL)."""
+    try:
+        host = (urlsplit(endpoint).hostname or "").lower()
+    except ValueError:
+        return False
+    return (
+        host in ("localhost", "::1", "0:0:0:0:0:0:0:1", "0.0.0.0")
+        or host.endswith(".localhost")
+        or host.startswith("127.")
+    )
+
+
+__all__ = ["MASK", "endpoint_problem", "is_local_endpoint", "mask_url", "mask_urls_in"]
