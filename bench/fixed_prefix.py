@@ -30,7 +30,7 @@ from rho_kernel.testing import ScriptedServer, text_reply
 RHO = str(Path(sys.executable).with_name("rho"))
 #: The project path counted in the system prompt, whatever the real one is.
 SHOWN_ROOT = "/home/user/project"
-#: The target for the whole fixed prefix (issue: ≤ 9.5 KB).
+#: The target for the whole fixed prefix (≤ 9.5 KB).
 TARGET = 9500
 
 #: Bytes before the prompts were shortened (the same measure, 13,654 in all).
