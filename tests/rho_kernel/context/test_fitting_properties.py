@@ -25,8 +25,9 @@ from rho_kernel.context import (
     FitStep,
     message_bytes,
 )
-from rho_kernel.context.fitting import _NOTE_BYTES, TINY_BYTES
 from rho_kernel.context.outlines import OUTLINE, SUMMARY, generic_outline, short_size
+from rho_kernel.context.path_items import TINY_BYTES
+from rho_kernel.context.results import _NOTE_BYTES
 from rho_kernel.messages import ChatMessage, FunctionCall, ToolCall
 from rho_kernel.session import (
     PINNED,
