@@ -208,7 +208,9 @@ def _recorded(
         ended = _ended(result, seconds, killed)
         shortened, entry_id = _add_message(runtime, command, cwd, ended, output, notes)
     return UserCommandResult(
-        exit_code=result.exit_code,
+        # a command stopped for its time has no exit status of its own (a sandbox launcher may
+        # report the signal that stopped it as 128 + its number)
+        exit_code=None if result.timed_out else result.exit_code,
         output="\n".join([output, *notes]) if notes else output,
         timed_out=result.timed_out,
         cancelled=result.cancelled,
